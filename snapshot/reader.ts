@@ -1,0 +1,50 @@
+// Reading a published snapshot: pointer → manifest → objects, each verified against its hash.
+import { sha256Hex } from './hash.ts';
+import { manifestKey, manifestPrefix, objectKey, pointerKey } from './layout.ts';
+import type { Manifest, Pointer } from './manifest.ts';
+import type { SnapshotStore } from './store.ts';
+
+export class SnapshotIntegrityError extends Error {
+  override name = 'SnapshotIntegrityError';
+}
+
+export async function readPointer(store: SnapshotStore, orgId: string): Promise<Pointer | undefined> {
+  const bytes = await store.get(pointerKey(orgId));
+  return bytes ? (JSON.parse(bytes.toString('utf8')) as Pointer) : undefined;
+}
+
+export async function readManifest(store: SnapshotStore, orgId: string, snapshotId: string, expectedHash?: string): Promise<Manifest | undefined> {
+  const bytes = await store.get(manifestKey(orgId, snapshotId));
+  if (!bytes) return undefined;
+  if (expectedHash && sha256Hex(bytes) !== expectedHash) {
+    throw new SnapshotIntegrityError(`manifest ${snapshotId} of organization ${orgId} does not match hash ${expectedHash}`);
+  }
+  return JSON.parse(bytes.toString('utf8')) as Manifest;
+}
+
+/** The bytes of one object, verified: content addressing makes a torn or swapped object detectable. */
+export async function readObjectBytes(store: SnapshotStore, orgId: string, hash: string): Promise<Buffer | undefined> {
+  const bytes = await store.get(objectKey(orgId, hash));
+  if (!bytes) return undefined;
+  if (sha256Hex(bytes) !== hash) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is corrupt`);
+  return bytes;
+}
+
+/** Snapshot ids of an organization, oldest first (ids sort by time). */
+export async function listSnapshotIds(store: SnapshotStore, orgId: string): Promise<string[]> {
+  const prefix = manifestPrefix(orgId);
+  return (await store.list(prefix))
+    .map((key) => key.slice(prefix.length))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length));
+}
+
+/** Organization ids that have anything in the store. */
+export async function listOrganizationIds(store: SnapshotStore): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const key of await store.list('orgs/')) {
+    const id = key.split('/')[1];
+    if (id && key.endsWith('/current.json')) ids.add(id);
+  }
+  return [...ids].sort();
+}

@@ -1,0 +1,111 @@
+// Snapshot store in a local directory. Writes go to a temporary file beside the target and are
+// renamed into place, so a reader (or a crash) never sees half an object.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { SnapshotStore, Version, VersionedBytes } from '../store.ts';
+
+export const TEMP_SUFFIX = '.partial';
+
+export class DirectoryStore implements SnapshotStore {
+  readonly description: string;
+  private readonly madeDirs = new Set<string>();
+
+  constructor(readonly root: string) {
+    this.description = `directory ${root}`;
+  }
+
+  private path(key: string): string {
+    if (key.includes('..') || key.startsWith('/')) throw new Error(`store key ${JSON.stringify(key)} is not a relative path`);
+    return join(this.root, key);
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.path(key));
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+    const path = this.path(key);
+    // Read through one descriptor so that the version and the bytes belong to the same file,
+    // even when a writer renames a new one into place meanwhile.
+    let handle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    try {
+      const info = await handle.stat({ bigint: true });
+      const current = `${info.ino}-${info.mtimeNs}-${info.size}`;
+      if (current === version) return 'unchanged';
+      return { bytes: await handle.readFile(), version: current };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    try {
+      await stat(this.path(key));
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const target = this.path(key);
+    const dir = dirname(target);
+    if (!this.madeDirs.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    }
+    const temp = `${target}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    // A prefix names a directory ("orgs/x/objects/") or a path start inside one.
+    const base = prefix.endsWith('/') ? prefix : dirname(prefix) === '.' ? '' : `${dirname(prefix)}/`;
+    await this.walk(this.path(base || '.'), out);
+    return out.filter((key) => key.startsWith(prefix) && !key.endsWith(TEMP_SUFFIX)).sort();
+  }
+
+  private async walk(dir: string, out: string[]): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) await this.walk(full, out);
+      else out.push(relative(this.root, full).split(sep).join('/'));
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}

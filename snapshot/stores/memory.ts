@@ -1,0 +1,35 @@
+// Snapshot store in memory, for tests and for builds into a throwaway target.
+import type { SnapshotStore, Version, VersionedBytes } from '../store.ts';
+
+export class MemoryStore implements SnapshotStore {
+  readonly description = 'memory';
+  readonly entries = new Map<string, { bytes: Buffer; version: number }>();
+  private nextVersion = 1;
+
+  async get(key: string): Promise<Buffer | undefined> {
+    return this.entries.get(key)?.bytes;
+  }
+
+  async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (String(entry.version) === version) return 'unchanged';
+    return { bytes: entry.bytes, version: String(entry.version) };
+  }
+
+  async has(key: string): Promise<boolean> {
+    return this.entries.has(key);
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    this.entries.set(key, { bytes: Buffer.from(bytes), version: this.nextVersion++ });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    return [...this.entries.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async delete(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+}
