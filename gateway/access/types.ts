@@ -1,0 +1,18 @@
+// Rate limiting (DESIGN.md gaps table): at most `limit` accepted requests per bucket in any
+// `windowSeconds` window. In-process now; Redis later behind the same interface.
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests still accepted in the current window after this one. */
+  remaining: number;
+  /** Whole seconds until the window frees a slot (≥ 1 when not allowed). */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Counts one request against `bucket` at `nowMs` when allowed. */
+  consume(bucket: string, nowMs: number): Promise<RateDecision>;
+}

@@ -1,0 +1,44 @@
+// The one error type of the API (spec §7, DESIGN.md gaps table). Route and middleware code
+// throws these; gateway/problem.ts is the only place that turns them into response bodies.
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'API_KEY_INVALID'
+  | 'ORGANIZATION_SUSPENDED'
+  | 'API_KEY_ORIGIN_NOT_ALLOWED'
+  | 'EVENT_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR';
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+
+  constructor(
+    readonly status: number,
+    readonly errorCode: ErrorCode,
+    readonly title: string,
+    /** Safe to show a client: never an internal message. */
+    readonly detail: string,
+    /** Extra response headers (Retry-After, Allow, rate-limit headers). */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(`${errorCode}: ${detail}`);
+  }
+}
+
+export const badRequest = (detail: string) => new ApiError(400, 'BAD_REQUEST', 'Bad request', detail);
+export const keyInvalid = (detail = 'The API key is missing, unrecognised or revoked.') =>
+  new ApiError(401, 'API_KEY_INVALID', 'Invalid API key', detail);
+export const organizationSuspended = () =>
+  new ApiError(403, 'ORGANIZATION_SUSPENDED', 'Organization suspended', 'The organization is suspended or closed; its data is hidden.');
+export const originNotAllowed = (origin: string) =>
+  new ApiError(403, 'API_KEY_ORIGIN_NOT_ALLOWED', 'Origin not allowed', `This key may not be used from ${origin}.`);
+export const eventNotFound = () =>
+  new ApiError(404, 'EVENT_NOT_FOUND', 'Event not found', 'No published event of this organization has that id or slug.');
+export const notFound = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'No resource at this path.');
+export const methodNotAllowed = (allow: string) =>
+  new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });
+export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>, detail = 'The key exceeded its limit of requests per minute.') =>
+  new ApiError(429, 'RATE_LIMITED', 'Too many requests', detail, { ...headers, 'Retry-After': String(retryAfterSeconds) });

@@ -1,0 +1,34 @@
+// API keys (DESIGN.md "Keys"): only the SHA-256 of a secret is stored.
+
+export interface KeyRecord {
+  /** Public id, e.g. for `keys revoke`. Never the secret. */
+  id: string;
+  organizationId: string;
+  label: string | null;
+  /** Allowed browser origins; empty = server-side only. */
+  origins: string[];
+  createdAt: string;
+  revokedAt: string | null;
+  /** SHA-256 hex of the secret. */
+  secretHash: string;
+}
+
+export interface NewKey {
+  organizationId: string;
+  label: string | null;
+  origins: string[];
+}
+
+/**
+ * Backends: an embedded file-backed store (another process may change it while the gateway
+ * runs) and, later, Redis. Expected outcomes are return values; only broken infrastructure throws.
+ */
+export interface KeyStore {
+  /** The record whose secretHash matches, revoked or not; undefined when none. Sees changes made by other processes from the next call on. */
+  findBySecretHash(secretHash: string): Promise<KeyRecord | undefined>;
+  /** Creates a key; returns the record and the secret, which is shown once and never stored. */
+  create(key: NewKey): Promise<{ record: KeyRecord; secret: string }>;
+  /** false when no key has that id. Effective from the next request on. */
+  revoke(id: string, at: Date): Promise<boolean>;
+  list(organizationId?: string): Promise<KeyRecord[]>;
+}
