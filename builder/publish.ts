@@ -1,0 +1,140 @@
+// Publish stage: atomically per organization. New content-addressed objects first, then the
+// manifest, then the pointer last, so a reader (or a crash) never sees half a snapshot.
+// A build whose content equals the current snapshot writes nothing (DESIGN.md step 5).
+import type { ContentObject } from '../snapshot/hash.ts';
+import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey } from '../snapshot/layout.ts';
+import {
+  contentHashOf, SNAPSHOT_FORMAT, serializeManifest, serializePointer,
+  type BuildTrigger, type Manifest, type OrganizationState, type Pointer,
+} from '../snapshot/manifest.ts';
+import { listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { serializeResources, type SerializedResource } from './serialize.ts';
+
+export type PublishResult = 'published' | 'unchanged' | 'suspended';
+
+export interface PublishOutcome {
+  result: PublishResult;
+  snapshotId: string | null;
+  objectsWritten: number;
+}
+
+export interface PublishInput {
+  organizationId: string;
+  organizationSlug: string;
+  state: OrganizationState;
+  /** Empty unless the organization is active. */
+  objects: readonly SerializedResource[];
+  slugs: Record<string, string>;
+  trigger: BuildTrigger;
+  now: Date;
+  builderVersion: string;
+  durationMs: number;
+}
+
+/** Objects written at once; enough to hide store latency without flooding it. */
+const WRITE_CONCURRENCY = 16;
+
+export async function publish(store: SnapshotStore, input: PublishInput): Promise<PublishOutcome> {
+  const current = await readPointer(store, input.organizationId);
+  if (input.state !== 'active') return publishClosedState(store, input, current);
+
+  const resources: Record<string, string> = {};
+  for (const object of input.objects) resources[object.path] = object.hash;
+  const contentHash = contentHashOf(resources, input.slugs);
+
+  const latest = await latestManifest(store, input.organizationId, current);
+  if (latest && latest.manifest.contentHash === contentHash) {
+    if (current?.state === 'active' && current.snapshotId === latest.manifest.snapshotId) {
+      return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
+    }
+    // Back from suspension with the content it had: point at that snapshot again, add no history.
+    await writePointer(store, input, latest.manifest.snapshotId, latest.hash);
+    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
+  }
+
+  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects);
+  const manifest: Manifest = {
+    format: SNAPSHOT_FORMAT,
+    organizationId: input.organizationId,
+    organizationSlug: input.organizationSlug,
+    snapshotId: newSnapshotId(input.now, contentHash),
+    previousSnapshotId: latest?.manifest.snapshotId ?? null,
+    publishedAt: input.now.toISOString(),
+    trigger: input.trigger,
+    contentHash,
+    resources,
+    slugs: input.slugs,
+    build: { builderVersion: input.builderVersion, durationMs: Math.round(input.durationMs) },
+  };
+  const serialized = serializeManifest(manifest);
+  await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
+  await writePointer(store, input, manifest.snapshotId, serialized.hash);
+  return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten };
+}
+
+/** Suspended and closed organizations publish a pointer in that state and no content. */
+async function publishClosedState(store: SnapshotStore, input: PublishInput, current: Pointer | undefined): Promise<PublishOutcome> {
+  if (current?.state !== input.state || current.snapshotId !== null) {
+    await writePointer(store, input, null, null);
+  }
+  return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
+}
+
+/** The snapshot a new build compares with: the current one, or the newest in history when none is current. */
+async function latestManifest(store: SnapshotStore, orgId: string, current: Pointer | undefined): Promise<{ manifest: Manifest; hash: string } | undefined> {
+  if (current?.snapshotId && current.manifestHash) {
+    const manifest = await readManifest(store, orgId, current.snapshotId, current.manifestHash);
+    if (manifest) return { manifest, hash: current.manifestHash };
+  }
+  const ids = await listSnapshotIds(store, orgId);
+  const newest = ids[ids.length - 1];
+  if (!newest) return undefined;
+  const manifest = await readManifest(store, orgId, newest);
+  return manifest ? { manifest, hash: serializeManifest(manifest).hash } : undefined;
+}
+
+async function writeNewObjects(store: SnapshotStore, orgId: string, objects: readonly SerializedResource[]): Promise<number> {
+  // One listing instead of a lookup per object; objects are immutable, so present means whole.
+  const prefix = objectPrefix(orgId);
+  const present = new Set((await store.list(prefix)).map((key) => key.slice(prefix.length, -'.json'.length)));
+  const pending = new Map<string, SerializedResource>();
+  for (const object of objects) if (!present.has(object.hash)) pending.set(object.hash, object);
+  const queue = [...pending.values()];
+  const worker = async (): Promise<void> => {
+    for (let next = queue.pop(); next; next = queue.pop()) await store.put(objectKey(orgId, next.hash), next.bytes);
+  };
+  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, queue.length) }, worker));
+  return pending.size;
+}
+
+async function writePointer(store: SnapshotStore, input: PublishInput, snapshotId: string | null, manifestHash: string | null): Promise<void> {
+  const pointer: Pointer = {
+    format: SNAPSHOT_FORMAT,
+    organizationId: input.organizationId,
+    state: input.state,
+    snapshotId,
+    manifestHash,
+    publishedAt: input.now.toISOString(),
+  };
+  const serialized: ContentObject = serializePointer(pointer);
+  await store.put(pointerKey(input.organizationId), serialized.bytes);
+}
+
+/** Convenience for tests and tools: serialize plain resources and publish them. */
+export async function publishSnapshot(
+  store: SnapshotStore,
+  input: Omit<PublishInput, 'objects' | 'builderVersion' | 'durationMs'> & {
+    resources: ReadonlyArray<{ path: string; value: unknown }>;
+    builderVersion?: string;
+    durationMs?: number;
+  },
+): Promise<PublishOutcome> {
+  const { resources, ...rest } = input;
+  return publish(store, {
+    ...rest,
+    objects: serializeResources(resources),
+    builderVersion: input.builderVersion ?? 'test',
+    durationMs: input.durationMs ?? 0,
+  });
+}
