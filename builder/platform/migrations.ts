@@ -1,0 +1,60 @@
+// `marquee db migrate`: creates the platform relations of PLATFORM.md and their change triggers.
+// Each migration is a .sql file beside this one, applied once and recorded in
+// marquee_schema_version, so running migrate again is a no-op.
+import { readFile } from 'node:fs/promises';
+import { quoteIdentifier, type SqlClient } from './sql.ts';
+
+interface Migration {
+  version: number;
+  file: string;
+}
+
+const MIGRATIONS: readonly Migration[] = [{ version: 1, file: '001-platform-relations.sql' }];
+
+export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/** Serializes concurrent migrators (a CLI and a starting builder) on the same database. */
+const MIGRATION_LOCK = 0x6d617271; // "marq"
+
+export interface MigrationResult {
+  /** Versions applied by this call; empty when the schema was already current. */
+  applied: number[];
+  version: number;
+}
+
+export async function migrate(db: SqlClient): Promise<MigrationResult> {
+  if ((await currentVersion(db)) >= LATEST_SCHEMA_VERSION) return { applied: [], version: LATEST_SCHEMA_VERSION };
+  const applied: number[] = [];
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.exec(`
+      CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(db.schema)};
+      CREATE TABLE IF NOT EXISTS marquee_schema_version (
+        version int PRIMARY KEY,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      );`);
+    // Read again under the lock: another migrator may have finished while this one waited.
+    const done = new Set(
+      (await tx.query<{ version: number }>('SELECT version FROM marquee_schema_version')).map((row) => row.version),
+    );
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.version)) continue;
+      await tx.exec(await readFile(new URL(`./migrations/${migration.file}`, import.meta.url), 'utf8'));
+      await tx.query('INSERT INTO marquee_schema_version (version) VALUES ($1)', [migration.version]);
+      applied.push(migration.version);
+    }
+  });
+  return { applied, version: LATEST_SCHEMA_VERSION };
+}
+
+/** 0 when the database has never been migrated. */
+export async function currentVersion(db: SqlClient): Promise<number> {
+  const [row] = await db.query<{ version: number | null }>(
+    `SELECT CASE WHEN to_regclass('marquee_schema_version') IS NULL THEN 0 END AS version`,
+  );
+  if (row?.version === 0) return 0;
+  const [latest] = await db.query<{ version: number }>(
+    'SELECT coalesce(max(version), 0)::int4 AS version FROM marquee_schema_version',
+  );
+  return latest?.version ?? 0;
+}

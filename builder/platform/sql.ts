@@ -1,0 +1,309 @@
+// The one door to the platform database: a small SQL client with two backends, PostgreSQL
+// (DATABASE_URL, production) and PGlite (embedded default under MARQUEE_HOME), DESIGN.md
+// "Process model and configuration". Everything else in builder/platform talks to SqlClient only.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** What can run statements: the client itself, or one transaction of it. */
+export interface SqlQueries {
+  query<T>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of several statements (no parameters). */
+  exec(script: string): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * A read-only REPEATABLE READ snapshot, so that several queries of one reader see one
+   * consistent state of the platform (a build never mixes rows from before and after a change).
+   */
+  readOnly?: boolean;
+}
+
+export interface SqlClient extends SqlQueries {
+  /** For messages: "PostgreSQL 127.0.0.1:5433/platform", "PGlite ./var/platform". Never a password. */
+  readonly description: string;
+  /** The schema holding the platform relations (PLATFORM_SCHEMA; default `public`). */
+  readonly schema: string;
+  /** Runs `work` in one transaction on one connection: committed if it resolves, rolled back if not. */
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Calls `onPayload` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** The platform database cannot be reached or opened: broken infrastructure (STYLE.md §3). */
+export class PlatformDatabaseError extends Error {
+  override name = 'PlatformDatabaseError';
+}
+
+export interface PlatformDatabaseOptions {
+  /** DATABASE_URL; unset means the embedded PGlite database under `home`. */
+  databaseUrl?: string | undefined;
+  /** MARQUEE_HOME: the embedded database lives in `${home}/platform`. */
+  home: string;
+  /** PLATFORM_SCHEMA. */
+  schema?: string | undefined;
+}
+
+export const DEFAULT_SCHEMA = 'public';
+
+/** PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (DESIGN.md). */
+export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema });
+  const dataDir = path.join(options.home, 'platform');
+  await mkdir(dataDir, { recursive: true });
+  return openPglite(dataDir, { schema });
+}
+
+export interface OpenOptions {
+  schema?: string;
+}
+
+const POOL_SIZE = 4;
+
+export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
+  const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
+  const target = describePostgresTarget(url);
+  // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
+  const config: pg.PoolConfig = { connectionString: url, options: `-c search_path=${schema}` };
+  const pool = new pg.Pool({ ...config, max: POOL_SIZE });
+  // An idle pooled client that loses its server emits 'error' on the pool; the next query
+  // reports the failure, so the event itself must not crash the process.
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new PlatformDatabaseError(`cannot connect to DATABASE_URL (${target}): ${reason(error)}`, { cause: error });
+  }
+  const listener = new PostgresListener(config);
+
+  return {
+    description: `PostgreSQL ${target}`,
+    schema,
+    async query<T>(text: string, params?: unknown[]) {
+      const result = await pool.query(text, params);
+      return result.rows as T[];
+    },
+    async exec(script: string) {
+      const client = await pool.connect();
+      try {
+        await runScript(client, script);
+      } finally {
+        client.release();
+      }
+    },
+    async transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
+      const client = await pool.connect();
+      try {
+        await client.query(transactionOptions.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+        const result = await work({
+          query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
+          exec: (script: string) => client.query(script).then(() => undefined),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    async close() {
+      await listener.close();
+      await pool.end();
+    },
+  };
+}
+
+/** A script that fails half-way must not leave its pooled connection inside an aborted transaction. */
+async function runScript(client: pg.PoolClient, script: string): Promise<void> {
+  try {
+    await client.query(script);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * LISTEN needs a connection of its own that stays open (a pooled one would be handed to other
+ * queries). One listener connection serves every channel; it is opened on the first listen,
+ * closed after the last unsubscribe, and reconnects after losing the server, so change-triggered
+ * builds resume after a database restart (scheduled builds cover the gap).
+ */
+class PostgresListener {
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private client: Promise<pg.Client> | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly config: pg.ClientConfig) {}
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    let channelHandlers = this.handlers.get(channel);
+    const isNewChannel = channelHandlers === undefined;
+    if (!channelHandlers) {
+      channelHandlers = new Set();
+      this.handlers.set(channel, channelHandlers);
+    }
+    channelHandlers.add(onPayload);
+    if (isNewChannel) {
+      const client = await this.connection();
+      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+    }
+    return async () => {
+      channelHandlers.delete(onPayload);
+      if (channelHandlers.size > 0 || this.handlers.get(channel) !== channelHandlers) return;
+      this.handlers.delete(channel);
+      if (this.handlers.size === 0) {
+        await this.disconnect();
+      } else {
+        const client = await this.connection();
+        await client.query(`UNLISTEN ${quoteIdentifier(channel)}`);
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handlers.clear();
+    await this.disconnect();
+  }
+
+  private connection(): Promise<pg.Client> {
+    this.client ??= this.connect();
+    return this.client;
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client(this.config);
+    client.on('notification', (message) => {
+      for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+    });
+    client.on('error', () => this.scheduleReconnect(client));
+    client.on('end', () => this.scheduleReconnect(client));
+    try {
+      await client.connect();
+    } catch (error) {
+      this.client = undefined;
+      throw new PlatformDatabaseError(`cannot open the change listener connection: ${reason(error)}`, { cause: error });
+    }
+    return client;
+  }
+
+  private scheduleReconnect(lost: pg.Client): void {
+    void this.client?.then((current) => {
+      if (current !== lost || this.closed || this.reconnectTimer) return;
+      this.client = undefined;
+      this.reconnectTimer = setTimeout(() => void this.relisten(), 1000);
+      this.reconnectTimer.unref();
+    });
+  }
+
+  private async relisten(): Promise<void> {
+    this.reconnectTimer = undefined;
+    if (this.closed || this.handlers.size === 0) return;
+    try {
+      const client = await this.connection();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+    } catch {
+      const lost = await this.client?.catch(() => undefined);
+      this.client = undefined;
+      if (lost) await lost.end().catch(() => {});
+      this.reconnectTimer = setTimeout(() => void this.relisten(), 1000);
+      this.reconnectTimer.unref();
+    }
+  }
+
+  private async disconnect(): Promise<void> {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    const open = await client?.catch(() => undefined);
+    await open?.end().catch(() => {});
+  }
+}
+
+/** `dataDir` undefined: an in-memory database (tests). */
+export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
+  const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
+  const where = dataDir ?? '(in memory)';
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir);
+    // PGlite is one session, so setting the search_path once covers every later statement.
+    await db.exec(`SET search_path TO ${schema}`);
+  } catch (error) {
+    throw new PlatformDatabaseError(`cannot open the embedded PGlite database ${where}: ${reason(error)}`, { cause: error });
+  }
+  const queries = (target: PGlite | Transaction): SqlQueries => ({
+    async query<T>(text: string, params?: unknown[]) {
+      return (await target.query<T>(text, params)).rows;
+    },
+    async exec(script: string) {
+      await target.exec(script);
+    },
+  });
+
+  return {
+    description: `PGlite ${where}`,
+    schema,
+    ...queries(db),
+    async exec(script: string) {
+      try {
+        await db.exec(script);
+      } catch (error) {
+        // Same rule as PostgreSQL: a failed script leaves no transaction open behind it.
+        await db.exec('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    },
+    transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
+      return db.transaction(async (tx) => {
+        if (transactionOptions.readOnly) await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        return work(queries(tx));
+      });
+    },
+    listen: (channel, onPayload) => db.listen(channel, onPayload).then((unlisten) => () => unlisten()),
+    close: () => db.close(),
+  };
+}
+
+/** PLATFORM_SCHEMA goes into search_path unquoted, so only plain identifiers are accepted. */
+function checkedSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new PlatformDatabaseError(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(schema)}`);
+  }
+  return schema;
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** "127.0.0.1:5433/platform": enough to recognise the server, never the credentials. */
+function describePostgresTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'unparseable URL';
+  }
+}
+
+/** The short reason of a connection failure: a system error code, or the server's message. */
+function reason(error: unknown): string {
+  // Node reports a refused connection to every address of a host as an AggregateError whose own
+  // message is empty; its code (ECONNREFUSED) says it all.
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  if (error instanceof Error && error.message) return error.message;
+  return String(error);
+}
