@@ -1,0 +1,18 @@
+// Change-triggered builds (DESIGN.md "on change"): the platform's triggers NOTIFY
+// marquee_changes with an organization id (PLATFORM.md); this turns those into callbacks.
+import { isUuid } from './ids.ts';
+import type { SqlClient } from './sql.ts';
+
+export const CHANGES_CHANNEL = 'marquee_changes';
+
+/** Calls `onOrganization` with each changed organization's id; resolves to an unsubscribe function. */
+export function listenForChanges(
+  db: SqlClient,
+  onOrganization: (organizationId: string) => void,
+): Promise<() => Promise<void>> {
+  return db.listen(CHANGES_CHANNEL, (payload) => {
+    // A platform that calls pg_notify itself may send anything; only an id names an organization.
+    const organizationId = payload.trim().toLowerCase();
+    if (isUuid(organizationId)) onOrganization(organizationId);
+  });
+}
