@@ -1,0 +1,126 @@
+// The one-shot commands of DESIGN.md's command table.
+import { buildOrganizations, type OrganizationResult } from '../builder/build.ts';
+import { diffSnapshots, snapshotHistory, SnapshotNotFoundError } from '../builder/history.ts';
+import { migrate } from '../builder/platform/migrations.ts';
+import { seedSample } from '../builder/platform/sample.ts';
+import { applyRetention } from '../builder/retention.ts';
+import { createKey, listKeys, revokeKey } from '../gateway/keys/commands.ts';
+import { isUuid } from '../snapshot/layout.ts';
+import type { Config } from './config.ts';
+import { CliError, line, printJson, progressReporter } from './output.ts';
+import { buildContext, openKeyStore, openStore, organizationNamed, platformSource, withDatabase } from './services.ts';
+
+export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
+  const results = await withDatabase(config, async (db) => {
+    const ids = [];
+    for (const name of options.org) ids.push((await organizationNamed(db, name)).id);
+    const progress = progressReporter(true);
+    const store = openStore(config);
+    try {
+      return await buildOrganizations(buildContext(config, platformSource(db), store), {
+        trigger: 'manual',
+        ...(ids.length > 0 ? { organizationIds: ids } : {}),
+        onProgress: (done, total, last) => {
+          progress.update(done, total);
+          if (!options.json && !process.stderr.isTTY) line(describeResult(last));
+        },
+      });
+    } finally {
+      progress.finish();
+    }
+  });
+  if (options.json) {
+    printJson({ organizations: results.map(({ objectsWritten: _written, ...result }) => result) });
+  } else {
+    if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
+    const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
+    line(`${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore}`);
+  }
+  if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
+}
+
+function describeResult(result: OrganizationResult): string {
+  const what = result.result === 'failed' ? `failed: ${result.error}` : result.result;
+  const snapshot = result.snapshotId ? ` ${result.snapshotId}` : '';
+  return `${result.slug} (${result.id}): ${what}${snapshot}`;
+}
+
+export async function dbMigrateCommand(config: Config): Promise<void> {
+  await withDatabase(config, async (db) => {
+    const result = await migrate(db);
+    line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
+  });
+}
+
+export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
+  if (!options.sample) throw new CliError('say what to seed: marquee db seed --sample', 2);
+  await withDatabase(config, async (db) => {
+    const result = await seedSample(db, { now: new Date() });
+    line(result.seeded
+      ? `${db.description}: sample data loaded (${result.organizations.map((o) => o.slug).join(', ')})`
+      : `${db.description}: already has organizations; sample not loaded`);
+  });
+}
+
+export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; json?: boolean }): Promise<void> {
+  const org = await withDatabase(config, (db) => organizationNamed(db, options.org));
+  const created = await createKey(openKeyStore(config), { organizationId: org.id, origins: options.origin, label: options.label ?? null });
+  if (options.json) return printJson(created);
+  line(`key ${created.id} for ${org.slug} (${org.id})`);
+  line(`origins: ${created.origins.length ? created.origins.join(' ') : '(none: server-side use only)'}`);
+  line(`secret (shown once, store it now): ${created.key}`);
+}
+
+export async function keysRevokeCommand(config: Config, id: string): Promise<void> {
+  await revokeKey(openKeyStore(config), id);
+  line(`key ${id} revoked; refused from the next request on`);
+}
+
+export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
+  const orgId = options.org ? await organizationId(config, options.org) : undefined;
+  const keys = await listKeys(openKeyStore(config), orgId);
+  if (options.json) return printJson(keys);
+  for (const key of keys) {
+    line(`${key.id}  ${key.organizationId}  ${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}  ${key.label ?? ''}  ${key.origins.join(' ')}`);
+  }
+}
+
+export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
+  const orgId = await organizationId(config, options.org);
+  const history = await snapshotHistory(openStore(config), orgId);
+  if (options.json) return printJson(history.map(({ current: _current, ...entry }) => entry));
+  if (history.length === 0) line(`organization ${orgId} has no snapshots in ${config.snapshotStore}`);
+  for (const entry of history) {
+    line(`${entry.snapshotId}  ${entry.publishedAt}  ${entry.trigger.padEnd(8)}  ${entry.resources} resources${entry.current ? '  (current)' : ''}`);
+  }
+}
+
+export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
+  const orgId = await organizationId(config, options.org);
+  let diff;
+  try {
+    diff = await diffSnapshots(openStore(config), orgId, options.from, options.to);
+  } catch (error) {
+    if (error instanceof SnapshotNotFoundError) throw new CliError(error.message);
+    throw error;
+  }
+  if (options.json) return printJson(diff);
+  for (const path of diff.added) line(`+ ${path}`);
+  for (const path of diff.removed) line(`- ${path}`);
+  for (const change of diff.changed) {
+    line(`~ ${change.path}`);
+    for (const op of change.patch) line(`    ${op.op} ${op.path}${'value' in op ? ` ${JSON.stringify(op.value)}` : ''}`);
+  }
+  if (!diff.added.length && !diff.removed.length && !diff.changed.length) line('no differences');
+}
+
+export async function gcCommand(config: Config, options: { keep: number }): Promise<void> {
+  const report = await applyRetention(openStore(config), options.keep);
+  line(`${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep})`);
+}
+
+/** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */
+async function organizationId(config: Config, idOrSlug: string): Promise<string> {
+  if (isUuid(idOrSlug)) return idOrSlug.toLowerCase();
+  return (await withDatabase(config, (db) => organizationNamed(db, idOrSlug))).id;
+}

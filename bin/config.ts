@@ -1,0 +1,100 @@
+// Configuration (DESIGN.md "Process model and configuration"): read from the environment once at
+// start-up, validated, and refused with one message that names every bad variable.
+import { resolve } from 'node:path';
+import cron from 'node-cron';
+
+export interface Config {
+  home: string;
+  databaseUrl: string | undefined;
+  platformSchema: string;
+  /** A directory path. */
+  snapshotStore: string;
+  port: number;
+  adminPort: number;
+  adminToken: string | undefined;
+  platformPublicUrl: string;
+  buildSchedule: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Variables of later production backends: refused rather than silently ignored. */
+const NOT_YET_SUPPORTED = ['REDIS_URL', 'S3_ENDPOINT', 'CLOUDFRONT_DISTRIBUTION_ID', 'SNAPSHOT_CDN_URL'] as const;
+
+export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const port = (name: string, fallback: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > 65535) {
+      problems.push(`${name} must be a TCP port number (0-65535), got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const home = resolve(cwd, text('MARQUEE_HOME') ?? 'var');
+
+  const databaseUrl = text('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const platformSchema = text('PLATFORM_SCHEMA') ?? 'public';
+  if (!/^[a-z_][a-z0-9_]*$/.test(platformSchema)) {
+    problems.push(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
+  }
+
+  const storeSetting = text('SNAPSHOT_STORE');
+  if (storeSetting?.startsWith('s3://')) {
+    problems.push('SNAPSHOT_STORE: s3:// stores are not available in this version; use a directory path');
+  }
+  const snapshotStore = resolve(cwd, storeSetting ?? resolve(home, 'snapshots'));
+
+  const platformPublicUrl = (text('PLATFORM_PUBLIC_URL') ?? 'https://events.example.com').replace(/\/+$/, '');
+  if (!isHttpUrl(platformPublicUrl)) {
+    problems.push(`PLATFORM_PUBLIC_URL must be an absolute http(s) URL, got ${JSON.stringify(env.PLATFORM_PUBLIC_URL)}`);
+  }
+
+  const buildSchedule = text('BUILD_SCHEDULE') ?? '*/5 * * * *';
+  if (!cron.validate(buildSchedule)) {
+    problems.push(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
+  }
+
+  for (const name of NOT_YET_SUPPORTED) {
+    if (text(name) !== undefined) problems.push(`${name} is set, but this version has no backend for it yet; unset it`);
+  }
+
+  const config: Config = {
+    home,
+    databaseUrl,
+    platformSchema,
+    snapshotStore,
+    port: port('PORT', 8080),
+    adminPort: port('ADMIN_PORT', 8081),
+    adminToken: text('ADMIN_TOKEN'),
+    platformPublicUrl,
+    buildSchedule,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,28 @@
+// A store that "crashes" the writer: the (n+1)-th put throws before touching the inner store,
+// so every write before it happened and none after. Simulates a builder killed between writes.
+import type { SnapshotStore, Version, VersionedBytes } from '../../snapshot/store.ts';
+
+export class SimulatedCrash extends Error {
+  override name = 'SimulatedCrash';
+}
+
+export class CrashingStore implements SnapshotStore {
+  readonly description: string;
+  puts = 0;
+
+  constructor(private readonly inner: SnapshotStore, private readonly putsBeforeCrash: number) {
+    this.description = `crashing ${inner.description}`;
+  }
+
+  get(key: string): Promise<Buffer | undefined> { return this.inner.get(key); }
+  getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> { return this.inner.getIfChanged(key, version); }
+  has(key: string): Promise<boolean> { return this.inner.has(key); }
+  list(prefix: string): Promise<string[]> { return this.inner.list(prefix); }
+  delete(key: string): Promise<void> { return this.inner.delete(key); }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    if (this.puts >= this.putsBeforeCrash) throw new SimulatedCrash(`crashed before write #${this.puts + 1} (${key})`);
+    this.puts++;
+    await this.inner.put(key, bytes);
+  }
+}

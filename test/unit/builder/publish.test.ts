@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { publishSnapshot } from '../../../builder/publish.ts';
+import { manifestPrefix, pointerKey } from '../../../snapshot/layout.ts';
+import { listSnapshotIds, readPointer } from '../../../snapshot/reader.ts';
+import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { CrashingStore, SimulatedCrash } from '../../support/faulty-store.ts';
+import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
+
+const ORG = '0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11';
+const EVENT = '5d1f0c3a-9b7e-4a21-8c44-1e2f3a4b5c6d';
+const base = { organizationId: ORG, organizationSlug: 'nordic', trigger: 'manual' as const };
+
+function resources(name: string) {
+  return [
+    { path: '/organization', value: { id: ORG, name } },
+    { path: '/team', value: [] },
+    { path: `/events/${EVENT}/sponsors`, value: [] },
+  ];
+}
+
+describe('publish', () => {
+  it('writes objects, then the manifest, then the pointer', async () => {
+    const store = new MemoryStore();
+    const order: string[] = [];
+    const put = store.put.bind(store);
+    store.put = async (key, bytes) => { order.push(key.split('/')[2]!); return put(key, bytes); };
+    const outcome = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: { s: EVENT }, now: new Date('2026-11-21T10:00:00Z') });
+    expect(outcome.result).toBe('published');
+    // `[]` twice is one object: content addressing deduplicates.
+    expect(outcome.objectsWritten).toBe(2);
+    expect(order).toEqual(['objects', 'objects', 'snapshots', 'current.json']);
+    expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'A' });
+  });
+
+  it('publishes nothing when the content equals the current snapshot', async () => {
+    const store = new MemoryStore();
+    const first = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const before = new Map(store.entries);
+    const again = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T11:00:00Z') });
+    expect(again).toEqual({ result: 'unchanged', snapshotId: first.snapshotId, objectsWritten: 0 });
+    expect(store.entries).toEqual(before);
+  });
+
+  it('adds one manifest per change and chains it to the previous one', async () => {
+    const store = new MemoryStore();
+    const a = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const b = await publishSnapshot(store, { ...base, state: 'active', resources: resources('B'), slugs: {}, now: new Date('2026-11-21T10:00:01Z') });
+    expect(b.objectsWritten).toBe(1);
+    expect(await listSnapshotIds(store, ORG)).toEqual([a.snapshotId, b.snapshotId]);
+    const manifest = JSON.parse((await store.get(`${manifestPrefix(ORG)}${b.snapshotId}.json`))!.toString());
+    expect(manifest.previousSnapshotId).toBe(a.snapshotId);
+  });
+
+  it('suspends with a pointer and no content, and comes back to the same snapshot without new history', async () => {
+    const store = new MemoryStore();
+    const a = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const suspended = await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:01:00Z') });
+    expect(suspended).toEqual({ result: 'suspended', snapshotId: null, objectsWritten: 0 });
+    expect(await readPointer(store, ORG)).toMatchObject({ state: 'suspended', snapshotId: null, manifestHash: null });
+    const version = store.entries.get(pointerKey(ORG))!.version;
+    await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:02:00Z') });
+    expect(store.entries.get(pointerKey(ORG))!.version).toBe(version);
+    const back = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:03:00Z') });
+    expect(back).toEqual({ result: 'published', snapshotId: a.snapshotId, objectsWritten: 0 });
+    expect(await listSnapshotIds(store, ORG)).toEqual([a.snapshotId]);
+  });
+
+  it('a publish killed between any two writes leaves the previous snapshot whole, and the next one completes', async () => {
+    const previous = new MemoryStore();
+    await publishSnapshot(previous, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const expected = await readWholeSnapshot(previous, ORG);
+    const next = { ...base, state: 'active' as const, resources: [...resources('B'), { path: '/speakers', value: [{ x: 1 }] }], slugs: {}, now: new Date('2026-11-21T10:00:05Z') };
+    for (let crashAfter = 0; ; crashAfter++) {
+      const store = new MemoryStore();
+      for (const [key, entry] of previous.entries) await store.put(key, entry.bytes);
+      const crashing = new CrashingStore(store, crashAfter);
+      const attempt = await publishSnapshot(crashing, next).catch((error: unknown) => error);
+      if (!(attempt instanceof SimulatedCrash)) {
+        expect(crashAfter).toBe(4); // two new objects, a manifest, a pointer
+        break;
+      }
+      expect(await readWholeSnapshot(store, ORG)).toEqual(expected);
+      const recovered = await publishSnapshot(store, next);
+      expect(recovered.result).toBe('published');
+      expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'B' });
+    }
+  });
+});
