@@ -1,0 +1,96 @@
+// Projection: one organization's platform rows → the API resources of its snapshot (DESIGN.md
+// "Data flow" step 2). Pure: no I/O, no clock, and no dependence on row order or locale, so the
+// same data always gives the same bytes and hashes. The reader already filters what must never
+// be published (DESIGN.md step 1); every filter is applied again here as a second line.
+import type { OrganizationData } from '../platform/rows.ts';
+import { resourcePath, type ResourceKind } from '../../snapshot/layout.ts';
+import type {
+  Organization, Speaker, Sponsor, StoredEventDetail, StoredEventSummary, TeamMember,
+} from '../../snapshot/resources.ts';
+import { inIndexOrder, isPublished, projectEvent } from './events.ts';
+import { projectOrganizationProfile } from './organization.ts';
+import { projectTeam, speakerList } from './people.ts';
+import { relate } from './relations.ts';
+import { sponsorPool } from './sponsors.ts';
+
+export { ProjectionError } from './errors.ts';
+
+export interface ProjectionOptions {
+  /** PLATFORM_PUBLIC_URL, e.g. https://events.example.com (a trailing slash is tolerated). */
+  publicBaseUrl: string;
+}
+
+export interface OrganizationProjection {
+  organization: Organization;
+  team: TeamMember[];
+  speakers: Speaker[];
+  sponsors: Sponsor[];
+  /** Every published event, start ascending, ties by name then id. */
+  eventIndex: StoredEventSummary[];
+  /** The same events in full, in the same order as eventIndex. */
+  events: StoredEventDetail[];
+  /** Event slug → event id, for `/events/{idOrSlug}`. */
+  slugs: Record<string, string>;
+}
+
+/** Throws ProjectionError (naming the event) when an event's zone or times are invalid. */
+export function projectOrganization(data: OrganizationData, options: ProjectionOptions): OrganizationProjection {
+  const relations = relate(data);
+  const organizationSlug = data.organization.slug;
+  const events = inIndexOrder(
+    data.events
+      .filter(isPublished)
+      .map((row) => projectEvent(row, { organizationSlug, publicBaseUrl: options.publicBaseUrl, relations })),
+  );
+  return {
+    organization: projectOrganizationProfile(data.organization, options.publicBaseUrl),
+    team: projectTeam(data.teamMembers),
+    speakers: speakerList(relations.announcedSpeakers.values()),
+    sponsors: sponsorPool(data.sponsors),
+    eventIndex: events.map((event) => event.summary),
+    events: events.map((event) => event.detail),
+    slugs: slugIndex(events.map((event) => event.detail)),
+  };
+}
+
+/**
+ * Slugs are unique per organization (PLATFORM.md); should a view ever break that, the first
+ * event in index order keeps the slug, so the mapping is still the same on every build.
+ * Object.fromEntries defines own properties, so even a slug like `__proto__` is just a key.
+ */
+function slugIndex(events: readonly StoredEventDetail[]): Record<string, string> {
+  const slugs = new Map<string, string>();
+  for (const event of events) if (!slugs.has(event.slug)) slugs.set(event.slug, event.id);
+  return Object.fromEntries(slugs);
+}
+
+export interface ProjectedResource {
+  /** The API path below /api/integration/v1 (snapshot/layout.ts resourcePath). */
+  path: string;
+  kind: ResourceKind;
+  value: unknown;
+}
+
+/**
+ * Every resource to publish, in a deterministic order: /organization, /team, /speakers,
+ * /sponsors, /events, then per event /events/{id}, /events/{id}/sessions, /events/{id}/speakers,
+ * /events/{id}/sponsors. The three sub-resources equal the detail's arrays.
+ */
+export function resourcesOf(projection: OrganizationProjection): ProjectedResource[] {
+  const resources: ProjectedResource[] = [
+    { path: resourcePath.organization, kind: 'organization', value: projection.organization },
+    { path: resourcePath.team, kind: 'team', value: projection.team },
+    { path: resourcePath.speakers, kind: 'speakers', value: projection.speakers },
+    { path: resourcePath.sponsors, kind: 'sponsors', value: projection.sponsors },
+    { path: resourcePath.eventIndex, kind: 'eventIndex', value: projection.eventIndex },
+  ];
+  for (const event of projection.events) {
+    resources.push(
+      { path: resourcePath.event(event.id), kind: 'event', value: event },
+      { path: resourcePath.eventSessions(event.id), kind: 'eventSessions', value: event.sessions },
+      { path: resourcePath.eventSpeakers(event.id), kind: 'eventSpeakers', value: event.speakers },
+      { path: resourcePath.eventSponsors(event.id), kind: 'eventSponsors', value: event.sponsors },
+    );
+  }
+  return resources;
+}

@@ -1,0 +1,55 @@
+// spec §2 TeamMember and Speaker, and the `/team` and `/speakers` lists (spec §4). Each object is
+// built field by field: rows may carry columns such as `email` at runtime, and none of them may
+// reach a snapshot (spec §1 rule 5). The filters repeat the reader's (DESIGN.md step 1) on purpose.
+import type { SpeakerRow, TeamMemberRow } from '../platform/rows.ts';
+import type { Speaker, TeamMember } from '../../snapshot/resources.ts';
+import { projectImage } from './image.ts';
+import { ordered } from './order.ts';
+
+/** spec §1 rule 6: invited and declined speakers are not announced. */
+export function isAnnounced(row: SpeakerRow): boolean {
+  return row.invitationStatus === 'accepted';
+}
+
+export function projectSpeaker(row: SpeakerRow): Speaker {
+  return {
+    id: row.id,
+    name: row.name,
+    jobTitle: row.jobTitle ?? null,
+    company: row.company ?? null,
+    bio: row.bio ?? null,
+    photo: projectImage(row.photo),
+    linkedInUrl: row.linkedinUrl ?? null,
+    gitHubUrl: row.githubUrl ?? null,
+    websiteUrl: row.websiteUrl ?? null,
+  };
+}
+
+/** Announced speakers by id, each projected once and shared by every list that shows it. */
+export function announcedSpeakers(rows: readonly SpeakerRow[]): Map<string, Speaker> {
+  return new Map(rows.filter(isAnnounced).map((row) => [row.id, projectSpeaker(row)]));
+}
+
+/** spec §4 GET /speakers: every announced speaker of the organization, by name (ties: id). */
+export function speakerList(speakers: Iterable<Speaker>): Speaker[] {
+  return ordered([...speakers], (speaker) => speaker.name, (speaker) => speaker.id);
+}
+
+function projectTeamMember(row: TeamMemberRow): TeamMember {
+  return {
+    id: row.id,
+    fullName: row.fullName,
+    title: row.title ?? null,
+    bio: row.bio ?? null,
+    photo: projectImage(row.photo),
+    linkedInUrl: row.linkedinUrl ?? null,
+    websiteUrl: row.websiteUrl ?? null,
+    sortOrder: row.sortOrder,
+  };
+}
+
+/** spec §4 GET /team: members shown on the website (spec §1 rule 7) by sortOrder (ties: fullName, id). */
+export function projectTeam(rows: readonly TeamMemberRow[]): TeamMember[] {
+  const visible = rows.filter((row) => row.showOnWebsite === true).map(projectTeamMember);
+  return ordered(visible, (member) => member.sortOrder, (member) => member.fullName, (member) => member.id);
+}
