@@ -1,0 +1,179 @@
+// Access control of the integration API, as Express middleware factories wired in this order
+// (DESIGN.md gaps table "order of checks"):
+//   cors() → authenticate() → checkOrigin() → rateLimit() → routes
+// preflight (no key) → key 401 → organization state 403 → origin 403 → rate limit 429.
+// Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
+// body (STYLE.md §4). The hot path does one key-store lookup and no other I/O.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
+import { parseKey } from '../keys/format.ts';
+import type { KeyRecord, KeyStore } from '../keys/types.ts';
+import type { OrganizationState } from '../../snapshot/manifest.ts';
+import { OriginMatcherCache } from './origin.ts';
+import type { RateLimiter, RateProbe } from './types.ts';
+
+/** What these middleware leave in `res.locals` for the routes. */
+export interface AccessLocals {
+  /** The authenticated, unrevoked key of an organization that is not suspended or closed. */
+  key: KeyRecord;
+}
+
+type AccessHandler = (req: Request, res: Response<unknown, Partial<AccessLocals>>, next: NextFunction) => unknown;
+
+/** Milliseconds since the epoch; injected so tests control time. */
+export type Clock = () => number;
+
+// DESIGN.md "CORS": open on every response, errors included, so page JavaScript can read
+// `errorCode`. No Access-Control-Allow-Credentials: browser requests carry no cookies (§5.8).
+const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy';
+const ALLOWED_METHODS = 'GET, HEAD';
+const ALLOWED_HEADERS = 'Authorization, X-Api-Key, If-None-Match';
+// Chromium caps a preflight cache at 2 hours; asking for more gains nothing there.
+const PREFLIGHT_MAX_AGE_SECONDS = '7200';
+// ACAO is the constant `*`, so it needs no `Vary: Origin` for CORS's sake. But the response does
+// depend on request headers a browser's private cache does not key on: the key picks the
+// organization, and the Origin decides between 200 and 403 for a key with an allowed list.
+// Without Vary, a cached 200 (Cache-Control: private, max-age=60) could be reused for another
+// key, or for a page of a refused origin.
+const VARY = 'Authorization, X-Api-Key, Origin';
+
+/** CORS headers on every response; answers OPTIONS (preflight or not) 204 without a key. */
+export function cors(): RequestHandler {
+  return function corsHeaders(req, res, next) {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    res.setHeader('Vary', VARY);
+    if (req.method !== 'OPTIONS') return next();
+    res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+    res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
+    res.setHeader('Allow', `${ALLOWED_METHODS}, OPTIONS`);
+    res.status(204).end();
+  };
+}
+
+export interface AuthenticateOptions {
+  keys: KeyStore;
+  /** Failed key checks per client address (e.g. 30 a minute); over it: 429 before any lookup. */
+  failures: RateLimiter & RateProbe;
+  clock: Clock;
+  /** From the organization's pointer; undefined while it has no snapshot yet (the routes decide). */
+  organizationState: (organizationId: string) => OrganizationState | undefined | PromiseLike<OrganizationState | undefined>;
+}
+
+type Credential = { ok: true; key: string } | { ok: false; detail: string };
+
+const MISSING = 'No API key was sent: use Authorization: Bearer <key> or X-Api-Key: <key>.';
+const AMBIGUOUS = 'Authorization and X-Api-Key carry different keys; send one key.';
+const NOT_BEARER = 'The Authorization header must be "Bearer <key>".';
+const MALFORMED = 'The API key is malformed.';
+const UNKNOWN = 'The API key is not recognised or has been revoked.';
+const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; try again later.';
+const BEARER = /^bearer +(\S+)$/i;
+
+/**
+ * The key (spec §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
+ * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Failed key checks
+ * count per client address, to slow down key guessing.
+ */
+export function authenticate({ keys, failures, clock, organizationState }: AuthenticateOptions): RequestHandler {
+  const handler: AccessHandler = async function authenticateKey(req, res, next) {
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const now = clock();
+    const probe = await failures.peek(address, now);
+    if (!probe.allowed) throw rateLimited(probe.resetSeconds, {}, TOO_MANY_FAILURES);
+
+    const credential = credentialOf(req);
+    if (!credential.ok) return refuse(address, now, credential.detail);
+    // Format and checksum first: a malformed key never reaches the store.
+    const parsed = parseKey(credential.key);
+    if (!parsed.valid) return refuse(address, now, MALFORMED);
+    const record = await keys.findBySecretHash(parsed.secretHash);
+    if (record === undefined || record.revokedAt !== null) return refuse(address, now, UNKNOWN);
+
+    const state = await organizationState(record.organizationId);
+    if (state === 'suspended' || state === 'closed') throw organizationSuspended();
+    res.locals.key = record;
+    next();
+  };
+
+  /** Counts the failure against the address; the one that crosses the limit is already a 429. */
+  async function refuse(address: string, now: number, detail: string): Promise<never> {
+    const counted = await failures.consume(address, now);
+    if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
+    throw unauthorized(detail);
+  }
+
+  return handler;
+}
+
+/** 401 API_KEY_INVALID with the `WWW-Authenticate` challenge a 401 must carry (RFC 9110 §15.5.2). */
+function unauthorized(detail: string): ApiError {
+  const error = keyInvalid(detail);
+  return new ApiError(error.status, error.errorCode, error.title, error.detail, { 'WWW-Authenticate': 'Bearer' });
+}
+
+/**
+ * The key from `Authorization: Bearer` (scheme case-insensitive, RFC 9110 §11.1) or
+ * `X-Api-Key`. Both with different values is refused (DESIGN.md: never authenticate ambiguous
+ * credentials); equal values are fine. An Authorization header of another scheme is refused
+ * rather than ignored, for the same reason.
+ */
+function credentialOf(req: Request): Credential {
+  const authorization = req.headers.authorization;
+  const apiKey = req.headers['x-api-key'];
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    bearer = BEARER.exec(authorization)?.[1];
+    if (bearer === undefined) return { ok: false, detail: NOT_BEARER };
+  }
+  // Node joins repeated X-Api-Key headers with ", ", which then fails the key format.
+  const headerKey = typeof apiKey === 'string' ? apiKey : undefined;
+  if (bearer !== undefined && headerKey !== undefined && bearer !== headerKey) return { ok: false, detail: AMBIGUOUS };
+  const key = bearer ?? headerKey;
+  return key === undefined ? { ok: false, detail: MISSING } : { ok: true, key };
+}
+
+/** The browser origin against the key's allowed list (spec §5.7): 403 API_KEY_ORIGIN_NOT_ALLOWED. */
+export function checkOrigin(): RequestHandler {
+  const matchers = new OriginMatcherCache();
+  const handler: AccessHandler = function checkKeyOrigin(req, res, next) {
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const key = authenticatedKey(res);
+      if (!matchers.matcherFor(key.id, key.origins).allows(origin)) throw originNotAllowed(origin);
+    }
+    next();
+  };
+  return handler;
+}
+
+export interface RateLimitOptions {
+  /** Per key id; its limit and window are announced in RateLimit-Policy. */
+  limiter: RateLimiter;
+  clock: Clock;
+}
+
+/**
+ * Requests per key (spec §8: 600 a minute), with the IETF httpapi RateLimit headers on every
+ * response that gets this far; over the limit, 429 RATE_LIMITED with Retry-After.
+ */
+export function rateLimit({ limiter, clock }: RateLimitOptions): RequestHandler {
+  const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;
+  const handler: AccessHandler = async function rateLimitKey(_req, res, next) {
+    const decision = await limiter.consume(authenticatedKey(res).id, clock());
+    const state = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
+    res.setHeader('RateLimit-Policy', policy);
+    res.setHeader('RateLimit', state);
+    if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: state });
+    next();
+  };
+  return handler;
+}
+
+function authenticatedKey(res: Response<unknown, Partial<AccessLocals>>): KeyRecord {
+  const key = res.locals.key;
+  // A wiring mistake, not a client's: these run after authenticate().
+  if (key === undefined) throw new Error('access middleware: no authenticated key; authenticate() must run first');
+  return key;
+}

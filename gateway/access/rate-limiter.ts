@@ -1,0 +1,114 @@
+// In-process sliding-window rate limiter (DESIGN.md gaps table "rate limit window"): at most
+// `limit` accepted requests per bucket in any `windowSeconds` window, at 1-second granularity.
+//
+// Each bucket keeps a ring of per-second counters, the running total over the window and the
+// oldest second still holding requests. Moving the window clears at most `windowSeconds` slots,
+// and each slot once per elapsed second, so a consume is O(1) amortised. Refused requests are
+// not counted: a client that keeps retrying still gets in once a slot frees.
+import type { RateDecision, RateLimiter, RateProbe } from './types.ts';
+
+interface Bucket {
+  counts: Uint32Array;
+  total: number;
+  /** The latest second the ring has been moved to. */
+  second: number;
+  /** The oldest second inside the window with a non-zero count; -1 when the window is empty. */
+  oldest: number;
+}
+
+export interface RateLimiterOptions {
+  limit: number;
+  windowSeconds?: number;
+}
+
+export class InMemoryRateLimiter implements RateLimiter, RateProbe {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  private readonly buckets = new Map<string, Bucket>();
+  private lastSweepSecond = -Infinity;
+
+  constructor({ limit, windowSeconds = 60 }: RateLimiterOptions) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
+    if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`windowSeconds must be a positive integer, not ${windowSeconds}`);
+    this.limit = limit;
+    this.windowSeconds = windowSeconds;
+  }
+
+  consume(bucketName: string, nowMs: number): Promise<RateDecision> {
+    return Promise.resolve(this.decide(bucketName, nowMs, true));
+  }
+
+  peek(bucketName: string, nowMs: number): Promise<RateDecision> {
+    return Promise.resolve(this.decide(bucketName, nowMs, false));
+  }
+
+  /** Buckets currently held (for tests of the bounded memory). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private decide(bucketName: string, nowMs: number, consume: boolean): RateDecision {
+    const second = Math.floor(nowMs / 1000);
+    this.sweep(second);
+    let bucket = this.buckets.get(bucketName);
+    if (bucket === undefined) {
+      if (!consume) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0 };
+      bucket = { counts: new Uint32Array(this.windowSeconds), total: 0, second, oldest: -1 };
+      this.buckets.set(bucketName, bucket);
+    }
+    this.advance(bucket, second);
+    const allowed = bucket.total < this.limit;
+    if (allowed && consume) {
+      bucket.counts[bucket.second % this.windowSeconds]! += 1;
+      bucket.total += 1;
+      if (bucket.oldest === -1) bucket.oldest = bucket.second;
+    }
+    return {
+      allowed,
+      limit: this.limit,
+      remaining: this.limit - bucket.total,
+      resetSeconds: this.resetSeconds(bucket, nowMs),
+    };
+  }
+
+  /** Moves the ring forward to `second`, dropping the seconds that leave the window. */
+  private advance(bucket: Bucket, second: number): void {
+    // A clock that steps back counts into the latest second: the window never moves back.
+    if (second <= bucket.second) return;
+    const window = this.windowSeconds;
+    if (second - bucket.second >= window) {
+      bucket.counts.fill(0);
+      bucket.total = 0;
+    } else {
+      for (let s = bucket.second + 1; s <= second; s++) {
+        const slot = s % window;
+        bucket.total -= bucket.counts[slot]!;
+        bucket.counts[slot] = 0;
+      }
+    }
+    bucket.second = second;
+    if (bucket.total === 0) {
+      bucket.oldest = -1;
+      return;
+    }
+    let oldest = Math.max(bucket.oldest, second - window + 1);
+    while (bucket.counts[oldest % window] === 0) oldest++;
+    bucket.oldest = oldest;
+  }
+
+  /** Whole seconds until the oldest counted second leaves the window and frees its slots. */
+  private resetSeconds(bucket: Bucket, nowMs: number): number {
+    if (bucket.oldest === -1) return 0;
+    const freesAtMs = (bucket.oldest + this.windowSeconds) * 1000;
+    return Math.max(1, Math.ceil((freesAtMs - nowMs) / 1000));
+  }
+
+  /** Drops buckets idle for a whole window (they hold nothing); at most once a window. */
+  private sweep(second: number): void {
+    if (second - this.lastSweepSecond < this.windowSeconds) return;
+    this.lastSweepSecond = second;
+    for (const [name, bucket] of this.buckets) {
+      if (second - bucket.second >= this.windowSeconds) this.buckets.delete(name);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+// The embedded key store (DESIGN.md "Keys"): one JSON file, changed by the CLI while the
+// gateway runs.
+//
+// Readers: every lookup stats the file (one cheap syscall) and reloads only when its identity
+// (inode, mtime in ns, size) changed, so a revocation is seen from the next request on (spec
+// §3, §5.4). Writers replace the file atomically (temp file + fsync + rename, mode 0600), so a
+// reader sees the old file or the new one, never a part; renaming also gives the file a new
+// inode, so even a same-size change within one mtime tick is noticed. Read-modify-write is
+// guarded by a lock file created with O_EXCL, so two concurrent `keys create` never lose one
+// another's key. Only the SHA-256 of a secret is stored.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { generateKeyId, generateSecret, hashSecret } from './format.ts';
+import type { KeyRecord, KeyStore, NewKey } from './types.ts';
+
+const FILE_FORMAT = 1;
+
+interface KeyFile {
+  format: typeof FILE_FORMAT;
+  keys: KeyRecord[];
+}
+
+export interface FileKeyStoreOptions {
+  /** How long a writer waits for the lock before giving up (ms). */
+  lockTimeoutMs?: number;
+  /** A lock file older than this is left over by a crashed writer and is taken over (ms). */
+  staleLockMs?: number;
+  now?: () => Date;
+}
+
+export class FileKeyStore implements KeyStore {
+  private readonly lockPath: string;
+  private readonly lockTimeoutMs: number;
+  private readonly staleLockMs: number;
+  private readonly now: () => Date;
+  /** Identity of the file the maps were loaded from; undefined before the first load. */
+  private loaded: FileIdentity | undefined;
+  private bySecretHash = new Map<string, KeyRecord>();
+  private records: KeyRecord[] = [];
+
+  constructor(readonly path: string, options: FileKeyStoreOptions = {}) {
+    this.lockPath = `${path}.lock`;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.staleLockMs = options.staleLockMs ?? 30_000;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async findBySecretHash(secretHash: string): Promise<KeyRecord | undefined> {
+    this.refresh();
+    return this.bySecretHash.get(secretHash);
+  }
+
+  async list(organizationId?: string): Promise<KeyRecord[]> {
+    this.refresh();
+    return this.records.filter((record) => organizationId === undefined || record.organizationId === organizationId);
+  }
+
+  async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
+    const secret = generateSecret();
+    const record: KeyRecord = {
+      id: generateKeyId(),
+      organizationId: key.organizationId,
+      label: key.label,
+      origins: [...key.origins],
+      createdAt: this.now().toISOString(),
+      revokedAt: null,
+      secretHash: hashSecret(secret),
+    };
+    await this.update((keys) => [...keys, record]);
+    return { record, secret };
+  }
+
+  async revoke(id: string, at: Date): Promise<boolean> {
+    let found = false;
+    await this.update((keys) => {
+      const target = keys.find((record) => record.id === id);
+      found = target !== undefined;
+      // Revoking twice keeps the first revocation time.
+      if (target === undefined || target.revokedAt !== null) return undefined;
+      return keys.map((record) => (record === target ? { ...record, revokedAt: at.toISOString() } : record));
+    });
+    return found;
+  }
+
+  /** Reloads the maps when the file changed since the last load; a stat when it did not. */
+  private refresh(): void {
+    const current = statSync(this.path, STAT_OPTIONS);
+    if (this.loaded !== undefined && sameIdentity(this.loaded, current)) return;
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      this.load([], MISSING);
+      return;
+    }
+    try {
+      // Identity from the descriptor actually read, so a replacement between the stat above
+      // and this read is picked up by the next lookup instead of being missed.
+      const identity = fstatSync(fd, { bigint: true });
+      this.load(parseKeyFile(readFileSync(fd, 'utf8'), this.path), identity);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private load(records: KeyRecord[], identity: FileIdentity): void {
+    this.records = records;
+    this.bySecretHash = new Map(records.map((record) => [record.secretHash, record]));
+    this.loaded = identity;
+  }
+
+  /** Read-modify-write of the whole file under the lock; `change` returns undefined for no change. */
+  private async update(change: (keys: KeyRecord[]) => KeyRecord[] | undefined): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const release = await this.lock();
+    try {
+      this.refresh();
+      const keys = change(this.records);
+      if (keys === undefined) return;
+      const content: KeyFile = { format: FILE_FORMAT, keys };
+      await writeAtomically(this.path, `${JSON.stringify(content, null, 2)}\n`);
+      this.refresh();
+    } finally {
+      await release();
+    }
+  }
+
+  private async lock(): Promise<() => Promise<void>> {
+    const deadline = Date.now() + this.lockTimeoutMs;
+    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+      try {
+        const handle = await open(this.lockPath, 'wx', 0o600);
+        await handle.writeFile(`${process.pid}\n`);
+        await handle.close();
+        return () => unlink(this.lockPath);
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+      await this.removeStaleLock();
+      if (Date.now() > deadline) {
+        throw new Error(`key store ${this.path}: could not take the lock ${this.lockPath} within ${this.lockTimeoutMs} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  private async removeStaleLock(): Promise<void> {
+    try {
+      const { mtimeMs } = await stat(this.lockPath);
+      if (Date.now() - mtimeMs > this.staleLockMs) await unlink(this.lockPath);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+function parseKeyFile(text: string, path: string): KeyRecord[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`key store ${path}: not valid JSON`, { cause: error });
+  }
+  if (!isKeyFile(parsed)) throw new Error(`key store ${path}: not a key file of format ${FILE_FORMAT}`);
+  return parsed.keys;
+}
+
+function isKeyFile(value: unknown): value is KeyFile {
+  if (typeof value !== 'object' || value === null) return false;
+  const { format, keys } = value as Partial<Record<keyof KeyFile, unknown>>;
+  return format === FILE_FORMAT && Array.isArray(keys) && keys.every(isKeyRecord);
+}
+
+function isKeyRecord(value: unknown): value is KeyRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Partial<Record<keyof KeyRecord, unknown>>;
+  return (
+    typeof record.id === 'string' &&
+    typeof record.organizationId === 'string' &&
+    (record.label === null || typeof record.label === 'string') &&
+    Array.isArray(record.origins) &&
+    record.origins.every((origin) => typeof origin === 'string') &&
+    typeof record.createdAt === 'string' &&
+    (record.revokedAt === null || typeof record.revokedAt === 'string') &&
+    typeof record.secretHash === 'string'
+  );
+}
+
+type FileIdentity = Pick<BigIntStats, 'ino' | 'mtimeNs' | 'size'>;
+
+// No exception per lookup while there is no file yet.
+const STAT_OPTIONS = { bigint: true, throwIfNoEntry: false } as const;
+const MISSING: FileIdentity = { ino: -1n, mtimeNs: -1n, size: -1n };
+
+/** Same file, unchanged: (inode, mtime in ns, size) as a stat sees them; `current` undefined = no file. */
+function sameIdentity(loaded: FileIdentity, current: FileIdentity | undefined): boolean {
+  const other = current ?? MISSING;
+  return loaded.ino === other.ino && loaded.mtimeNs === other.mtimeNs && loaded.size === other.size;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+function isAlreadyExists(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EEXIST';
+}

@@ -1,0 +1,91 @@
+// The API key format (DESIGN.md "Keys"): a recognisable prefix for secret scanners and a
+// checksum, so that a malformed key is refused without a store lookup.
+//
+//   mqk_ <30 base62 chars of CSPRNG randomness> <6 base62 chars: CRC32 of everything before>
+//
+// 30 base62 characters carry ~178 bits of entropy. The checksum covers the prefix too, so a key
+// of another product that happens to share the body is refused. Only SHA-256 of the whole key
+// text is ever stored (KeyRecord.secretHash).
+import { createHash, randomBytes } from 'node:crypto';
+
+export const KEY_PREFIX = 'mqk_';
+export const KEY_RANDOM_LENGTH = 30;
+export const KEY_CHECKSUM_LENGTH = 6;
+export const KEY_LENGTH = KEY_PREFIX.length + KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH;
+export const KEY_ID_PREFIX = 'key_';
+const KEY_ID_RANDOM_LENGTH = 12;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export type KeyRejection = 'LENGTH' | 'PREFIX' | 'ALPHABET' | 'CHECKSUM';
+export type ParsedKey = { valid: true; secretHash: string } | { valid: false; reason: KeyRejection };
+
+/** A new secret key; shown once to its owner, never stored. */
+export function generateSecret(): string {
+  const body = KEY_PREFIX + randomBase62(KEY_RANDOM_LENGTH);
+  return body + checksumOf(body);
+}
+
+/** A new public key id, e.g. for `keys revoke`. */
+export function generateKeyId(): string {
+  return KEY_ID_PREFIX + randomBase62(KEY_ID_RANDOM_LENGTH);
+}
+
+/** Checks the format and checksum; pure CPU, no lookup. */
+export function parseKey(text: string): ParsedKey {
+  if (text.length !== KEY_LENGTH) return { valid: false, reason: 'LENGTH' };
+  if (!text.startsWith(KEY_PREFIX)) return { valid: false, reason: 'PREFIX' };
+  for (let i = KEY_PREFIX.length; i < KEY_LENGTH; i++) {
+    if (BASE62_VALUE[text.charCodeAt(i)] === -1) return { valid: false, reason: 'ALPHABET' };
+  }
+  const bodyEnd = KEY_LENGTH - KEY_CHECKSUM_LENGTH;
+  if (text.slice(bodyEnd) !== checksumOf(text.slice(0, bodyEnd))) return { valid: false, reason: 'CHECKSUM' };
+  return { valid: true, secretHash: hashSecret(text) };
+}
+
+/** SHA-256 hex of the whole key text: what the store keeps and looks up by. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** CRC32 (IEEE 802.3, as zlib) of the ASCII body, as 6 base62 digits, zero-padded. */
+export function checksumOf(body: string): string {
+  let value = crc32(body);
+  let digits = '';
+  for (let i = 0; i < KEY_CHECKSUM_LENGTH; i++) {
+    digits = BASE62.charAt(value % 62) + digits;
+    value = Math.floor(value / 62);
+  }
+  return digits;
+}
+
+/** Uniform base62 characters: bytes ≥ 248 (= 4 × 62) are dropped so `% 62` has no bias. */
+function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62.charAt(byte % 62);
+    }
+  }
+  return out;
+}
+
+// Any UTF-16 code unit to its base62 value, -1 for everything outside the alphabet.
+const BASE62_VALUE = new Int8Array(65536).fill(-1);
+for (let i = 0; i < BASE62.length; i++) BASE62_VALUE[BASE62.charCodeAt(i)] = i;
+
+// Own CRC32 rather than zlib.crc32, which only exists from Node 20.15 (engines allow 20.11).
+const CRC_TABLE = new Uint32Array(256);
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  CRC_TABLE[n] = c >>> 0;
+}
+
+function crc32(ascii: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < ascii.length; i++) {
+    crc = CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
