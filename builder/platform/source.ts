@@ -233,7 +233,7 @@ export class SqlPlatformSource implements PlatformSource {
   constructor(private readonly db: SqlClient) {}
 
   listOrganizations(): Promise<OrganizationRef[]> {
-    return this.db.query<OrganizationRef>('SELECT id, slug, status FROM organizations ORDER BY id');
+    return listOrganizations(this.db);
   }
 
   readOrganization(id: string): Promise<OrganizationData | undefined> {
@@ -270,6 +270,11 @@ async function readOrganizationData(tx: SqlQueries, id: string): Promise<Organiz
     sessionSpeakers: sessionSpeakers.map(toSessionSpeaker),
     eventSponsors: eventSponsors.map(toEventSponsor),
   };
+}
+
+/** Every organization, whatever its status (the pointer publishes the state), ordered by id. */
+export function listOrganizations(db: SqlQueries): Promise<OrganizationRef[]> {
+  return db.query<OrganizationRef>('SELECT id, slug, status FROM organizations ORDER BY id');
 }
 
 /** The CLI's `--org ID|SLUG` (DESIGN.md "Command line"): an id when it looks like one, else a slug. */
