@@ -130,7 +130,8 @@ export class FileKeyStore implements KeyStore {
 
   private async lock(): Promise<() => Promise<void>> {
     const deadline = Date.now() + this.lockTimeoutMs;
-    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    // Writes take a few ms (one fsync): short waits, jittered so waiters do not move in step.
+    for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
       try {
         const handle = await open(this.lockPath, 'wx', 0o600);
         await handle.writeFile(`${process.pid}\n`);
@@ -143,7 +144,7 @@ export class FileKeyStore implements KeyStore {
       if (Date.now() > deadline) {
         throw new Error(`key store ${this.path}: could not take the lock ${this.lockPath} within ${this.lockTimeoutMs} ms`);
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
     }
   }
 

@@ -1,0 +1,70 @@
+// Keys for tests: a throwaway file-backed store, and an in-memory store that counts lookups
+// (to prove that malformed keys never reach a store).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileKeyStore } from '../../gateway/keys/file-store.ts';
+import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
+
+export interface TemporaryKeyFile {
+  dir: string;
+  path: string;
+  /** A store on the file; call again for another "process" on the same file. */
+  open(): FileKeyStore;
+  remove(): Promise<void>;
+}
+
+export async function temporaryKeyFile(): Promise<TemporaryKeyFile> {
+  const dir = await mkdtemp(join(tmpdir(), 'marquee-keys-'));
+  const path = join(dir, 'keys.json');
+  return {
+    dir,
+    path,
+    open: () => new FileKeyStore(path),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** A key and its secret, created through the store like `keys create` would. */
+export async function issueKey(
+  store: KeyStore,
+  key: Partial<NewKey> & { organizationId: string },
+): Promise<{ record: KeyRecord; secret: string }> {
+  return store.create({ label: null, origins: [], ...key });
+}
+
+/** An in-memory KeyStore that counts `findBySecretHash` calls. */
+export class CountingKeyStore implements KeyStore {
+  lookups = 0;
+  private readonly records: KeyRecord[] = [];
+
+  async findBySecretHash(secretHash: string): Promise<KeyRecord | undefined> {
+    this.lookups += 1;
+    return this.records.find((record) => record.secretHash === secretHash);
+  }
+
+  async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
+    const secret = generateSecret();
+    const record: KeyRecord = {
+      ...key,
+      id: generateKeyId(),
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+      secretHash: hashSecret(secret),
+    };
+    this.records.push(record);
+    return { record, secret };
+  }
+
+  async revoke(id: string, at: Date): Promise<boolean> {
+    const record = this.records.find((candidate) => candidate.id === id);
+    if (record === undefined) return false;
+    record.revokedAt ??= at.toISOString();
+    return true;
+  }
+
+  async list(organizationId?: string): Promise<KeyRecord[]> {
+    return this.records.filter((record) => organizationId === undefined || record.organizationId === organizationId);
+  }
+}

@@ -1,0 +1,134 @@
+// FileKeyStore: what it keeps on disk, and that other processes' changes are seen at once and
+// never lost.
+import { execFile } from 'node:child_process';
+import { readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileKeyStore } from '../../../../gateway/keys/file-store.ts';
+import { hashSecret } from '../../../../gateway/keys/format.ts';
+import { issueKey, temporaryKeyFile, type TemporaryKeyFile } from '../../../support/keys.ts';
+
+const ORG = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
+const OTHER_ORG = '9f8e7d6c-5b4a-4321-8fed-cba987654321';
+
+let file: TemporaryKeyFile;
+beforeEach(async () => {
+  file = await temporaryKeyFile();
+});
+afterEach(async () => {
+  await file.remove();
+});
+
+describe('FileKeyStore', () => {
+  it('starts empty when there is no file yet', async () => {
+    const store = file.open();
+    expect(await store.list()).toEqual([]);
+    expect(await store.findBySecretHash(hashSecret('anything'))).toBeUndefined();
+  });
+
+  it('creates, finds by secret hash, lists by organization and revokes', async () => {
+    const store = file.open();
+    const a = await issueKey(store, { organizationId: ORG, label: 'site', origins: ['https://example.org'] });
+    const b = await issueKey(store, { organizationId: OTHER_ORG });
+
+    expect(a.record).toMatchObject({ organizationId: ORG, label: 'site', origins: ['https://example.org'], revokedAt: null });
+    expect(a.record.secretHash).toBe(hashSecret(a.secret));
+    expect(await store.findBySecretHash(hashSecret(a.secret))).toEqual(a.record);
+    expect((await store.list()).map((r) => r.id)).toEqual([a.record.id, b.record.id]);
+    expect((await store.list(OTHER_ORG)).map((r) => r.id)).toEqual([b.record.id]);
+
+    const at = new Date('2026-05-01T09:00:00Z');
+    expect(await store.revoke(a.record.id, at)).toBe(true);
+    expect((await store.findBySecretHash(a.record.secretHash))?.revokedAt).toBe(at.toISOString());
+    // Revoking again keeps the first time.
+    expect(await store.revoke(a.record.id, new Date('2027-01-01T00:00:00Z'))).toBe(true);
+    expect((await store.findBySecretHash(a.record.secretHash))?.revokedAt).toBe(at.toISOString());
+    expect(await store.revoke('key_doesnotexist', at)).toBe(false);
+  });
+
+  it('keeps only the hash on disk, in a file only its owner can read', async () => {
+    const store = file.open();
+    const { secret, record } = await issueKey(store, { organizationId: ORG });
+    const text = await readFile(file.path, 'utf8');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(secret.slice(4, 34));
+    expect(text).toContain(record.secretHash);
+    expect((await stat(file.path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('sees a revocation made by another process from the next lookup on', async () => {
+    const gateway = file.open();
+    const { record } = await issueKey(gateway, { organizationId: ORG });
+    expect((await gateway.findBySecretHash(record.secretHash))?.revokedAt).toBeNull();
+
+    const cli = file.open();
+    expect(await cli.revoke(record.id, new Date())).toBe(true);
+    expect((await gateway.findBySecretHash(record.secretHash))?.revokedAt).not.toBeNull();
+  });
+
+  it('sees a key created by another process from the next lookup on', async () => {
+    const gateway = file.open();
+    await gateway.list();
+    const { record } = await issueKey(file.open(), { organizationId: ORG });
+    expect(await gateway.findBySecretHash(record.secretHash)).toEqual(record);
+  });
+
+  it('notices a same-size replacement with an unchanged mtime (by its new inode)', async () => {
+    const gateway = file.open();
+    const { record } = await issueKey(gateway, { organizationId: ORG, label: 'a' });
+    await gateway.findBySecretHash(record.secretHash);
+    const before = await stat(file.path);
+    // What a writer does (temp file + rename), with content of the same size and the old mtime.
+    const text = await readFile(file.path, 'utf8');
+    await writeFile(`${file.path}.tmp`, text.replace('"label": "a"', '"label": "b"'));
+    await rename(`${file.path}.tmp`, file.path);
+    await utimes(file.path, before.atime, before.mtime);
+    const after = await stat(file.path, { bigint: true });
+    expect(after.size).toBe(BigInt(before.size));
+
+    expect((await gateway.findBySecretHash(record.secretHash))?.label).toBe('b');
+  });
+
+  it('loses no key when several processes create at the same time', async () => {
+    const stores = Array.from({ length: 4 }, () => file.open());
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => issueKey(stores[i % stores.length]!, { organizationId: ORG, label: `k${i}` })),
+    );
+    const listed = await file.open().list();
+    expect(listed.map((r) => r.id).sort()).toEqual(created.map((c) => c.record.id).sort());
+  });
+
+  it('loses no key when separate OS processes create at the same time', async () => {
+    const script = fileURLToPath(new URL('./create-keys.script.ts', import.meta.url));
+    const run = promisify(execFile);
+    const outputs = await Promise.all(
+      [0, 1, 2].map(() => run(process.execPath, ['--import', 'tsx', script, file.path, ORG, '10'])),
+    );
+    const created = outputs.flatMap(({ stdout }) => stdout.trim().split('\n'));
+    expect(created).toHaveLength(30);
+    const listed = await file.open().list();
+    expect(listed.map((r) => r.id).sort()).toEqual(created.sort());
+  });
+
+  it('takes over a lock left by a crashed writer once it is stale', async () => {
+    await writeFile(`${file.path}.lock`, '12345\n');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${file.path}.lock`, old, old);
+    const { record } = await issueKey(file.open(), { organizationId: ORG });
+    expect((await file.open().list()).map((r) => r.id)).toEqual([record.id]);
+  });
+
+  it('gives up on a live lock after its timeout: broken infrastructure throws', async () => {
+    await writeFile(`${file.path}.lock`, '12345\n');
+    const store = new FileKeyStore(file.path, { lockTimeoutMs: 50 });
+    await expect(issueKey(store, { organizationId: ORG })).rejects.toThrow(/could not take the lock/);
+  });
+
+  it('throws on a corrupt file rather than serving as if no key existed', async () => {
+    await writeFile(file.path, '{"format":1,"keys":[{"id":1}]}');
+    await expect(file.open().findBySecretHash(hashSecret('x'))).rejects.toThrow(/not a key file/);
+    await writeFile(file.path, 'not json');
+    await expect(file.open().list()).rejects.toThrow(/not valid JSON/);
+  });
+});
