@@ -1,0 +1,110 @@
+// The gateway as an Express app, apart from listen() (STYLE.md §9): wires the snapshot reader,
+// access control, routes and the one error handler. Tests drive it in-process; server.ts binds it.
+import express, { type Express } from 'express';
+import type { PublishChannel } from '../snapshot/notifications.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { authenticate, checkOrigin, cors, rateLimit } from './access/middleware.ts';
+import { InMemoryRateLimiter } from './access/rate-limiter.ts';
+import type { RateLimiter, RateProbe } from './access/types.ts';
+import { EventViews } from './events/views.ts';
+import type { KeyStore } from './keys/types.ts';
+import { jsonLinesLog, type GatewayLog } from './log.ts';
+import { problemHandler } from './problem.ts';
+import { healthz, StoreReadiness } from './readiness.ts';
+import { OrganizationResources } from './resources.ts';
+import { API_BASE, apiRouter } from './routes/api-router.ts';
+import { rejectUnknownPath } from './routes/fallbacks.ts';
+import { CurrentSnapshots } from './snapshots/current-snapshots.ts';
+import { ObjectCache } from './snapshots/object-cache.ts';
+
+/** Memory bounds and freshness; defaults keep 1,000 organizations well inside 200 MB RSS. */
+export interface GatewayLimits {
+  /** Snapshot object bytes kept in memory. */
+  objectBytes: number;
+  /** Parsed event indexes and details, weighed at about four times their stored size. */
+  viewBytes: number;
+  /** Organizations whose pointer and manifest are kept. */
+  organizations: number;
+  /** A pointer older than this is re-read before use: another process's publish shows within 2 s. */
+  pointerMaxAgeMs: number;
+}
+
+const DEFAULT_LIMITS: GatewayLimits = {
+  objectBytes: 48 * 1024 * 1024,
+  viewBytes: 64 * 1024 * 1024,
+  organizations: 20_000,
+  pointerMaxAgeMs: 1000,
+};
+
+export interface GatewayDeps {
+  snapshots: SnapshotStore;
+  keys: KeyStore;
+  /** Requests per key; default in-process, 600 a minute (spec §8). */
+  rateLimiter?: RateLimiter;
+  /** Failed key checks per client address; default in-process, 30 a minute. */
+  authFailures?: RateLimiter & RateProbe;
+  /** Milliseconds since the epoch: decides timing, registration and rate windows. */
+  clock?: () => number;
+  /** Publish notifications: the changed organization's pointer is re-read at once. */
+  channel?: PublishChannel;
+  log?: GatewayLog;
+  limits?: Partial<GatewayLimits>;
+}
+
+export interface Gateway {
+  app: Express;
+  /** Resolves once GET /healthz answers 200. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  const clock = deps.clock ?? Date.now;
+  const log = deps.log ?? jsonLinesLog();
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+
+  const snapshots = new CurrentSnapshots({
+    store: deps.snapshots,
+    log,
+    maxAgeMs: limits.pointerMaxAgeMs,
+    maxOrganizations: limits.organizations,
+  });
+  const objects = new ObjectCache(deps.snapshots, limits.objectBytes);
+  const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
+  const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
+  const readiness = new StoreReadiness(deps.snapshots, log);
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Entity tags are content hashes set by the routes, never Express's weak body hashes.
+  app.set('etag', false);
+  // A repeated parameter arrives as an array, which GET /events refuses (DESIGN.md gaps table).
+  app.set('query parser', 'simple');
+  app.use(cors());
+  app.get('/healthz', healthz(readiness));
+  app.use(API_BASE, apiRouter({
+    access: [
+      authenticate({
+        keys: deps.keys,
+        failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 30, windowSeconds: 60 }),
+        clock,
+        organizationState: async (organizationId) => (await snapshots.get(organizationId))?.state,
+      }),
+      checkOrigin(),
+      rateLimit({ limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }), clock }),
+    ],
+    resources,
+    clock,
+  }));
+  app.use(rejectUnknownPath());
+  app.use(problemHandler({ log }));
+
+  return {
+    app,
+    ready: readiness.ready,
+    close: async () => {
+      unsubscribe?.();
+      readiness.close();
+    },
+  };
+}

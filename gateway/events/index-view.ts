@@ -1,0 +1,117 @@
+// GET /events from the stored event index (spec §4, DESIGN.md "Clock-dependent fields").
+// Parsed once per index hash. Between two consecutive clock boundaries of its events nothing can
+// change, so per such window the filtered lists are computed once and each requested page is
+// rendered once; each item's serialization is kept per state. A request inside a known window
+// with a known page costs a few lookups, which is what makes 5,000 events cheap.
+import type { StoredEventSummary } from '../../snapshot/resources.ts';
+import { LruCache } from '../snapshots/lru.ts';
+import { computedRepresentation, type Representation } from '../representation.ts';
+import {
+  CLOCK_STATE_COUNT, clockStateAt, sortedBoundaries, stableInterval, timingOf,
+  type ClockState, type ParsedClock,
+} from '../timing.ts';
+import { renderWithClockFields, splitClock } from './clock-fields.ts';
+import type { EventsQuery, TimingFilter } from './query.ts';
+
+type SummaryCore = Omit<StoredEventSummary, 'clock'>;
+
+interface IndexedEvent {
+  readonly core: SummaryCore;
+  readonly clock: ParsedClock;
+  /** Serialized item per ClockState, filled on first use. */
+  readonly rendered: Array<string | undefined>;
+}
+
+interface Window {
+  readonly from: number;
+  readonly until: number;
+  readonly states: Uint8Array;
+  /** Positions in the index, in the order each filter lists them. */
+  readonly lists: Readonly<Record<TimingFilter, readonly number[]>>;
+  readonly pages: LruCache<string, Representation>;
+}
+
+/** Rendered pages kept per window: enough for every page size a site plausibly uses. */
+const PAGES_PER_WINDOW = 256;
+
+export class EventIndexView {
+  private readonly events: IndexedEvent[];
+  private readonly boundaries: number[];
+  /** Positions in `past` order. */
+  private readonly newestFirst: number[];
+  private window: Window | undefined;
+
+  constructor(private readonly hash: string, index: readonly StoredEventSummary[]) {
+    this.events = index.map((stored) => ({ ...splitClock<SummaryCore>(stored), rendered: new Array(CLOCK_STATE_COUNT) }));
+    this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
+    this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));
+  }
+
+  static parse(hash: string, bytes: Buffer): EventIndexView {
+    return new EventIndexView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventSummary[]);
+  }
+
+  page(now: number, query: EventsQuery): Representation {
+    const window = this.windowAt(now);
+    const key = `${query.timing} ${query.page} ${query.pageSize}`;
+    let page = window.pages.get(key);
+    if (!page) {
+      page = this.render(window, query);
+      window.pages.set(key, page);
+    }
+    return page;
+  }
+
+  private windowAt(now: number): Window {
+    const current = this.window;
+    if (current && now >= current.from && now < current.until) return current;
+    const { from, until } = stableInterval(this.boundaries, now);
+    const states = Uint8Array.from(this.events, (event) => clockStateAt(event.clock, now));
+    const inOrder = (order: Iterable<number>, timing: string): number[] => {
+      const out: number[] = [];
+      for (const position of order) if (timingOf(states[position]!) === timing) out.push(position);
+      return out;
+    };
+    const ascending = this.events.map((_, position) => position);
+    this.window = {
+      from,
+      until,
+      states,
+      lists: {
+        upcoming: inOrder(ascending, 'upcoming'),
+        ongoing: inOrder(ascending, 'ongoing'),
+        past: inOrder(this.newestFirst, 'past'),
+        all: ascending,
+      },
+      pages: new LruCache(PAGES_PER_WINDOW),
+    };
+    return this.window;
+  }
+
+  private render(window: Window, query: EventsQuery): Representation {
+    const list = window.lists[query.timing];
+    const first = (query.page - 1) * query.pageSize;
+    const positions = list.slice(first, first + query.pageSize);
+    const items: string[] = [];
+    let state = `${query.timing} ${query.page} ${query.pageSize} ${list.length}`;
+    for (const position of positions) {
+      const event = this.events[position]!;
+      const eventState: ClockState = window.states[position]!;
+      items.push((event.rendered[eventState] ??= renderWithClockFields(event.core, eventState)));
+      state += ` ${position}:${eventState}`;
+    }
+    // hasMore: whether the next page could return anything (spec §2 PagedResponse).
+    const hasMore = first + query.pageSize < list.length;
+    // Keys in canonical (sorted) order, as canonicalJson would write them.
+    const body = `{"hasMore":${hasMore},"items":[${items.join(',')}],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length}}`;
+    return computedRepresentation(body, this.hash, state);
+  }
+}
+
+/**
+ * `past` lists newest first: start descending (DESIGN.md "Orders"). Ties keep the index's order,
+ * which the builder already made name then id, so a reversed index would get ties wrong.
+ */
+export function pastOrder(starts: readonly number[]): number[] {
+  return starts.map((_, position) => position).sort((a, b) => starts[b]! - starts[a]! || a - b);
+}

@@ -1,0 +1,47 @@
+// GET /events parameters (spec §4; DESIGN.md gaps table): defaults, and a 400 naming the
+// parameter and the rule for anything else. Unknown parameters are ignored.
+import { badRequest } from '../errors.ts';
+import type { Timing } from '../../snapshot/resources.ts';
+
+export type TimingFilter = Timing | 'all';
+
+export interface EventsQuery {
+  timing: TimingFilter;
+  page: number;
+  pageSize: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+/** page is an int32 (spec §4), and the response schema says so too. */
+const MAX_PAGE = 2_147_483_647;
+const TIMING_FILTERS: ReadonlySet<string> = new Set<TimingFilter>(['upcoming', 'ongoing', 'past', 'all']);
+const DIGITS = /^[0-9]{1,10}$/;
+
+/** `query` as node:querystring parses it: a repeated parameter arrives as an array. */
+export function parseEventsQuery(query: Readonly<Record<string, unknown>>): EventsQuery {
+  const timing = single(query, 'timing') ?? 'upcoming';
+  if (!TIMING_FILTERS.has(timing)) {
+    throw badRequest('timing must be one of upcoming, ongoing, past, all.');
+  }
+  return {
+    timing: timing as TimingFilter,
+    page: integer(query, 'page', 1, MAX_PAGE, 1),
+    pageSize: integer(query, 'pageSize', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
+  };
+}
+
+function single(query: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  if (!Object.hasOwn(query, name)) return undefined;
+  const value = query[name];
+  if (typeof value !== 'string') throw badRequest(`${name} must be given at most once.`);
+  return value;
+}
+
+function integer(query: Readonly<Record<string, unknown>>, name: string, min: number, max: number, fallback: number): number {
+  const text = single(query, name);
+  if (text === undefined) return fallback;
+  const value = DIGITS.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw badRequest(`${name} must be an integer from ${min} to ${max}.`);
+  return value;
+}

@@ -1,0 +1,66 @@
+// The one place an error becomes a response (STYLE.md §4): RFC 7807 application/problem+json
+// with spec §7's fields plus `errorCode`, registered once as the last Express error handler.
+// Anything that is not an ApiError is a fault of ours: the client gets a bare 500 body and the
+// log gets one line with the stack — never the other way round.
+import type { ErrorRequestHandler, Request } from 'express';
+import { canonicalJson } from '../snapshot/canonical.ts';
+import type { ProblemDetails } from '../snapshot/resources.ts';
+import { ApiError, badRequest } from './errors.ts';
+import { errorFields, type GatewayLog } from './log.ts';
+
+/** `type` URIs name the errorCode, so a client can branch on either (spec §7). */
+const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
+
+const internalError = () =>
+  new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
+
+/** Headers describing a representation: an error is not one (DESIGN.md: errors carry no ETag). */
+const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];
+
+export function problemHandler({ log }: { log: GatewayLog }): ErrorRequestHandler {
+  return function problemResponse(error: unknown, req, res, next) {
+    const problem = asApiError(error);
+    if (problem === undefined) {
+      log.error('request failed', { method: req.method, path: pathOf(req), ...errorFields(error) });
+    }
+    // Too late for a status line; Express's final handler closes the connection.
+    if (res.headersSent) return next(error);
+
+    const apiError = problem ?? internalError();
+    for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
+    // CORS and rate-limit headers set earlier stay: a browser must be able to read the error.
+    res.status(apiError.status);
+    res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-store');
+    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+    const body: ProblemDetails = {
+      type: PROBLEM_TYPE_BASE + apiError.errorCode.toLowerCase().replaceAll('_', '-'),
+      title: apiError.title,
+      status: apiError.status,
+      detail: apiError.detail,
+      instance: pathOf(req),
+      errorCode: apiError.errorCode,
+    };
+    const bytes = Buffer.from(canonicalJson(body), 'utf8');
+    res.setHeader('Content-Length', bytes.length);
+    // Node writes no body for HEAD, but the headers match GET's.
+    res.end(bytes);
+  };
+}
+
+/** The client-facing error for what a client did wrong; undefined for our own faults. */
+function asApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  // The router could not percent-decode a path parameter (e.g. "%E0%A4%A"): the client's input.
+  if (error instanceof URIError && (error as URIError & { status?: number }).status === 400) {
+    return badRequest('The request path is not validly percent-encoded.');
+  }
+  return undefined;
+}
+
+/** `instance`: the path the client asked for, as sent, without the query. */
+function pathOf(req: Request): string {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

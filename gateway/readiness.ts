@@ -1,0 +1,49 @@
+// Readiness for GET /healthz (DESIGN.md "serve": 200 once ready): the gateway is ready once the
+// snapshot store has answered, since every API response depends on it. Keys and rate limits are
+// checked per request and report their own faults.
+import type { RequestHandler } from 'express';
+import { ORGS_PREFIX } from '../snapshot/layout.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { errorFields, type GatewayLog } from './log.ts';
+
+export class StoreReadiness {
+  /** Resolves once the store has answered a probe; probes repeat until then. */
+  readonly ready: Promise<void>;
+  private isReady = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly store: SnapshotStore, private readonly log: GatewayLog, private readonly retryMs = 1000) {
+    this.ready = new Promise((resolve) => this.probe(resolve));
+  }
+
+  get ok(): boolean {
+    return this.isReady;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private probe(resolve: () => void): void {
+    // Whether anything was ever published does not matter, only that the store answers.
+    this.store.has(ORGS_PREFIX).then(
+      () => {
+        this.isReady = true;
+        resolve();
+      },
+      (error: unknown) => {
+        this.log.warn('snapshot store not reachable yet', { store: this.store.description, ...errorFields(error) });
+        if (!this.closed) this.timer = setTimeout(() => this.probe(resolve), this.retryMs);
+      },
+    );
+  }
+}
+
+export function healthz(readiness: StoreReadiness): RequestHandler {
+  return function healthCheck(_req, res) {
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(readiness.ok ? 200 : 503).json({ status: readiness.ok ? 'ok' : 'starting' });
+  };
+}

@@ -1,0 +1,44 @@
+// Binding the gateway to a port (STYLE.md §9: apart from createGateway). Configuration is read
+// by the caller (bin/); this only listens and waits for readiness.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGateway, type GatewayDeps } from './app.ts';
+
+export interface StartGatewayOptions extends GatewayDeps {
+  port: number;
+  /** Default: all interfaces, like PORT conventionally means. */
+  host?: string;
+}
+
+export interface RunningGateway {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Resolves once the port is bound and GET /healthz answers 200; the caller reports it. */
+export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const gateway = createGateway(options);
+  const server = createServer(gateway.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  await gateway.ready;
+  return {
+    url,
+    port,
+    close: async () => {
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      server.closeIdleConnections();
+      await closed;
+      await gateway.close();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// Each organization's current pointer and manifest, kept in memory and refreshed so that a
+// snapshot published by another process is served within 2 seconds (DESIGN.md "Process model"):
+// a publish notification re-reads the pointer at once, and a request finding the pointer older
+// than `maxAgeMs` re-reads it first with a conditional read (store.getIfChanged), which costs one
+// small round trip and no transfer while nothing changed. Organizations nobody asks for cost
+// nothing: there is no background polling.
+import { pointerKey } from '../../snapshot/layout.ts';
+import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
+import { readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
+import type { SnapshotStore, Version } from '../../snapshot/store.ts';
+import { errorFields, type GatewayLog } from '../log.ts';
+import { LruCache } from './lru.ts';
+import { manifestView, type ManifestView } from './manifest-view.ts';
+
+export interface OrganizationSnapshot {
+  readonly state: OrganizationState;
+  /** null while suspended or closed, or when an active pointer names no snapshot. */
+  readonly manifest: ManifestView | null;
+}
+
+interface Entry {
+  /** undefined: the organization has no pointer. */
+  snapshot: OrganizationSnapshot | undefined;
+  version: Version | undefined;
+  /** Whether `snapshot` was ever read successfully, i.e. there is something to fall back on. */
+  loaded: boolean;
+  /** Monotonic milliseconds of the last read that completed. */
+  checkedAt: number;
+  /** Bumped by every notification, so that a read that began before one does not count as fresh. */
+  generation: number;
+  refreshing: Promise<void> | undefined;
+}
+
+export interface CurrentSnapshotsOptions {
+  store: SnapshotStore;
+  log: GatewayLog;
+  /** A pointer older than this is re-read before it is used (1 s: publish-to-serve within 2 s). */
+  maxAgeMs?: number;
+  maxOrganizations?: number;
+  /** Real elapsed time, never the injected API clock: freshness is about other processes. */
+  monotonicNow?: () => number;
+}
+
+export class CurrentSnapshots {
+  private readonly store: SnapshotStore;
+  private readonly log: GatewayLog;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  private readonly entries: LruCache<string, Entry>;
+
+  constructor(options: CurrentSnapshotsOptions) {
+    this.store = options.store;
+    this.log = options.log;
+    this.maxAgeMs = options.maxAgeMs ?? 1000;
+    this.now = options.monotonicNow ?? (() => performance.now());
+    this.entries = new LruCache(options.maxOrganizations ?? 20_000);
+  }
+
+  /** The organization's current snapshot; undefined when it has no pointer at all. */
+  async get(orgId: string): Promise<OrganizationSnapshot | undefined> {
+    let entry = this.entries.get(orgId);
+    if (!entry) {
+      entry = { snapshot: undefined, version: undefined, loaded: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
+      this.entries.set(orgId, entry);
+    }
+    if (this.now() - entry.checkedAt >= this.maxAgeMs) await this.refresh(orgId, entry);
+    return entry.snapshot;
+  }
+
+  /** A build published for this organization (snapshot/notifications.ts): re-read now. */
+  invalidate(orgId: string): void {
+    const entry = this.entries.get(orgId);
+    if (!entry) return;
+    entry.generation++;
+    entry.checkedAt = -Infinity;
+    // A read already under way may have seen the old pointer: read again after it.
+    const after = entry.refreshing ?? Promise.resolve();
+    after.then(() => this.refresh(orgId, entry)).catch(() => {
+      // Already logged by reload(); the next request retries.
+    });
+  }
+
+  private refresh(orgId: string, entry: Entry): Promise<void> {
+    entry.refreshing ??= this.reload(orgId, entry).finally(() => {
+      entry.refreshing = undefined;
+    });
+    return entry.refreshing;
+  }
+
+  private async reload(orgId: string, entry: Entry): Promise<void> {
+    const startedAt = this.now();
+    const generation = entry.generation;
+    try {
+      const read = await this.store.getIfChanged(pointerKey(orgId), entry.version);
+      if (read === undefined) {
+        entry.snapshot = undefined;
+        entry.version = undefined;
+      } else if (read !== 'unchanged') {
+        entry.snapshot = await this.load(orgId, parsePointer(orgId, read.bytes), entry.snapshot);
+        entry.version = read.version;
+      }
+      entry.loaded = true;
+    } catch (error) {
+      this.log.warn('snapshot pointer refresh failed', { organizationId: orgId, ...errorFields(error) });
+      // Nothing to fall back on: the request fails (500). Otherwise keep serving the last good
+      // snapshot and retry after maxAgeMs rather than failing every request while the store is down.
+      if (!entry.loaded) throw error;
+    }
+    if (entry.generation === generation) entry.checkedAt = startedAt;
+  }
+
+  private async load(orgId: string, pointer: Pointer, previous: OrganizationSnapshot | undefined): Promise<OrganizationSnapshot> {
+    if (pointer.state !== 'active' || pointer.snapshotId === null || pointer.manifestHash === null) {
+      return { state: pointer.state, manifest: null };
+    }
+    if (previous?.manifest?.hash === pointer.manifestHash) return { state: pointer.state, manifest: previous.manifest };
+    const manifest = await readManifest(this.store, orgId, pointer.snapshotId, pointer.manifestHash);
+    if (!manifest) throw new SnapshotIntegrityError(`pointer of organization ${orgId} names missing manifest ${pointer.snapshotId}`);
+    if (manifest.organizationId !== orgId) {
+      throw new SnapshotIntegrityError(`manifest ${pointer.snapshotId} under organization ${orgId} belongs to ${manifest.organizationId}`);
+    }
+    return { state: pointer.state, manifest: manifestView(manifest, pointer.manifestHash) };
+  }
+}
+
+const STATES: ReadonlySet<string> = new Set<OrganizationState>(['active', 'suspended', 'closed']);
+
+/** The fields the gateway relies on, checked: a pointer is the one mutable object in the store. */
+function parsePointer(orgId: string, bytes: Buffer): Pointer {
+  const pointer = JSON.parse(bytes.toString('utf8')) as Pointer;
+  const nullableString = (value: unknown): boolean => value === null || typeof value === 'string';
+  if (
+    pointer.organizationId !== orgId
+    || !STATES.has(pointer.state)
+    || !nullableString(pointer.snapshotId)
+    || !nullableString(pointer.manifestHash)
+  ) {
+    throw new SnapshotIntegrityError(`pointer of organization ${orgId} is malformed`);
+  }
+  return pointer;
+}

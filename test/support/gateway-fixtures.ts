@@ -1,0 +1,137 @@
+// Gateway tests' world: organizations published through the real builder stages (projection +
+// publish) into a store, keys in memory, a controllable clock, and the gateway on a loopback port.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'undici';
+import { projectOrganization, resourcesOf } from '../../builder/projection/index.ts';
+import { publishSnapshot, type PublishOutcome } from '../../builder/publish.ts';
+import { InMemoryRateLimiter } from '../../gateway/access/rate-limiter.ts';
+import { createGateway, type Gateway, type GatewayDeps } from '../../gateway/app.ts';
+import type { GatewayLog, LogFields } from '../../gateway/log.ts';
+import { InProcessChannel } from '../../snapshot/notifications.ts';
+import type { OrganizationState } from '../../snapshot/manifest.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
+import { MemoryStore } from '../../snapshot/stores/memory.ts';
+import { CountingKeyStore, issueKey } from './keys.ts';
+import type { PlatformFixture } from './platform-fixture.ts';
+
+export const API = '/api/integration/v1';
+export const PUBLIC_BASE_URL = 'https://events.example.com';
+
+/** Publishes the fixture's organization as the builder would, projected from its rows. */
+export async function publishFixture(
+  store: SnapshotStore,
+  fixture: PlatformFixture,
+  options: { state?: OrganizationState; now?: Date } = {},
+): Promise<PublishOutcome> {
+  const projection = projectOrganization(fixture.data(), { publicBaseUrl: PUBLIC_BASE_URL });
+  const state = options.state ?? 'active';
+  return publishSnapshot(store, {
+    organizationId: fixture.organization.id,
+    organizationSlug: fixture.organization.slug,
+    state,
+    resources: state === 'active' ? resourcesOf(projection).map(({ path, value }) => ({ path, value })) : [],
+    slugs: state === 'active' ? projection.slugs : {},
+    trigger: 'manual',
+    now: options.now ?? new Date('2026-01-01T00:00:00Z'),
+  });
+}
+
+/** A log that remembers its lines, so tests can assert what was (and was not) logged. */
+export class RecordingLog implements GatewayLog {
+  readonly lines: Array<{ level: string; message: string; fields: LogFields }> = [];
+  info(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'info', message, fields }); }
+  warn(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'warn', message, fields }); }
+  error(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'error', message, fields }); }
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  json<T = unknown>(): T;
+}
+
+export interface CallOptions {
+  key?: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+export interface GatewayHarness {
+  store: SnapshotStore;
+  keys: CountingKeyStore;
+  channel: InProcessChannel;
+  log: RecordingLog;
+  gateway: Gateway;
+  /** The API clock, in ms since the epoch; tests move it. */
+  clock: { now: number };
+  origin: string;
+  /** A request to `path` (below the host, e.g. `${API}/events`), with the key when given. */
+  call(path: string, options?: CallOptions): Promise<Reply>;
+  /** A key for the organization, created like `keys create`. */
+  keyFor(organizationId: string, origins?: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { store?: SnapshotStore; now?: string; deps?: Partial<GatewayDeps> } = {},
+): Promise<GatewayHarness> {
+  const store = options.store ?? new MemoryStore();
+  const keys = new CountingKeyStore();
+  const channel = new InProcessChannel();
+  const log = new RecordingLog();
+  const clock = { now: Date.parse(options.now ?? '2026-03-01T12:00:00Z') };
+  const gateway = createGateway({
+    snapshots: store,
+    keys,
+    // Generous limits: these tests are about content, not rate limiting.
+    rateLimiter: new InMemoryRateLimiter({ limit: 1_000_000 }),
+    authFailures: new InMemoryRateLimiter({ limit: 1_000_000 }),
+    clock: () => clock.now,
+    channel,
+    log,
+    ...options.deps,
+  });
+  await gateway.ready;
+  const server = createServer(gateway.app);
+  await listen(server);
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A Client sends the path exactly as given: no URL normalization of "..", "%2e%2e" or "%2F".
+  const client = new Client(origin);
+  return {
+    store,
+    keys,
+    channel,
+    log,
+    gateway,
+    clock,
+    origin,
+    call: (path, callOptions = {}) => call(client, path, callOptions),
+    keyFor: async (organizationId, origins = []) => (await issueKey(keys, { organizationId, origins })).secret,
+    close: async () => {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.close();
+    },
+  };
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+}
+
+async function call(client: Client, path: string, { key, method = 'GET', headers = {} }: CallOptions): Promise<Reply> {
+  const response = await client.request({
+    path,
+    method: method as 'GET',
+    headers: { ...(key === undefined ? {} : { 'x-api-key': key }), ...headers },
+  });
+  const body = await response.body.text();
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { status: response.statusCode, headers: flat, body, json: <T>() => JSON.parse(body) as T };
+}
