@@ -1,0 +1,199 @@
+// One shared auth / origin / CORS / rate-limit suite (STYLE.md §11), run against every one of
+// the nine routes of spec §4 on the real gateway (createGateway), with the embedded file-backed
+// key store; keys are created and revoked through a second store on the same file, as the CLI
+// (another process) would.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InMemoryRateLimiter } from '../../../gateway/access/rate-limiter.ts';
+import type { FileKeyStore } from '../../../gateway/keys/file-store.ts';
+import { publishSnapshot } from '../../../builder/publish.ts';
+import { API, publishFixture, startHarness, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
+import { issueKey, temporaryKeyFile, type TemporaryKeyFile } from '../../support/keys.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+
+const SUSPENDED_ORG = '11111111-1111-4111-8111-111111111111';
+const CLOSED_ORG = '22222222-2222-4222-8222-222222222222';
+const SITE = 'https://site.example';
+const KEY_LIMIT = 600;
+const FAILURE_LIMIT = 30;
+const UNKNOWN_KEY = 'mqk_0000000000000000000000000000000sQHLi';
+
+let keyFile: TemporaryKeyFile;
+/** The CLI's view of the key file: a separate store instance, like another process. */
+let cli: FileKeyStore;
+let harness: GatewayHarness;
+let organizationId: string;
+let eventId: string;
+
+beforeAll(async () => {
+  keyFile = await temporaryKeyFile();
+  cli = keyFile.open();
+  const fixture = new PlatformFixture();
+  const event = fixture.event({ slug: 'spring-summit', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z' });
+  const session = fixture.session(event);
+  fixture.bill(session, fixture.speaker({ name: 'Ada' }));
+  fixture.place(event, fixture.sponsor({ name: 'Initech' }), { tier: 'Gold' });
+  fixture.teamMember({ fullName: 'Grace' });
+  organizationId = fixture.organization.id;
+
+  harness = await startHarness({
+    deps: {
+      keys: keyFile.open(),
+      rateLimiter: new InMemoryRateLimiter({ limit: KEY_LIMIT }),
+      authFailures: new InMemoryRateLimiter({ limit: FAILURE_LIMIT }),
+    },
+  });
+  await publishFixture(harness.store, fixture);
+  for (const [id, state] of [[SUSPENDED_ORG, 'suspended'], [CLOSED_ORG, 'closed']] as const) {
+    await publishSnapshot(harness.store, {
+      organizationId: id, organizationSlug: state, state, resources: [], slugs: {}, trigger: 'manual', now: new Date('2026-01-01T00:00:00Z'),
+    });
+  }
+  eventId = event.id;
+});
+
+afterAll(async () => {
+  await harness.close();
+  await keyFile.remove();
+});
+
+// Every test starts in a fresh minute: the per-key and per-address windows hold nothing from
+// earlier tests (all requests come from 127.0.0.1).
+beforeEach(() => {
+  harness.clock.now += 61_000;
+});
+
+function expectProblem(reply: Reply, status: number, errorCode: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(reply.headers['cache-control']).toBe('no-store');
+  expect(reply.headers.etag).toBeUndefined();
+  // DESIGN.md "CORS": open on errors too, so page JavaScript can read errorCode.
+  expect(reply.headers['access-control-allow-origin']).toBe('*');
+  expect(reply.headers['access-control-expose-headers']).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy');
+  expect(reply.json<{ errorCode: string; status: number }>()).toMatchObject({ errorCode, status });
+}
+
+function expectServed(reply: Reply): void {
+  expect(reply.status, reply.body).toBe(200);
+  expect(reply.headers['content-type']).toMatch(/^application\/json/);
+  expect(reply.headers['access-control-allow-origin']).toBe('*');
+  expect(reply.headers.etag).toMatch(/^"/);
+  expect(reply.headers['cache-control']).toBe('private, max-age=60');
+}
+
+async function newKey(origins: string[] = [], forOrganization = organizationId): Promise<string> {
+  return (await issueKey(cli, { organizationId: forOrganization, origins })).secret;
+}
+
+/** The shared suite: everything access control promises, for one route. */
+function authSuite(route: () => string): void {
+  const call = (options: Parameters<GatewayHarness['call']>[1] = {}) => harness.call(API + route(), options);
+
+  it('serves a valid key in X-Api-Key or Authorization: Bearer (any case), with rate-limit headers', async () => {
+    const key = await newKey();
+    const served = await call({ key });
+    expectServed(served);
+    expect(served.headers['ratelimit-policy']).toBe(`"default";q=${KEY_LIMIT};w=60`);
+    expect(served.headers.ratelimit).toBe(`"default";r=${KEY_LIMIT - 1};t=60`);
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) expectServed(await call({ headers: { authorization: `${scheme} ${key}` } }));
+    expectServed(await call({ key, headers: { authorization: `Bearer ${key}` } }));
+  });
+
+  it('refuses a missing, malformed, unknown or ambiguous key with 401 API_KEY_INVALID', async () => {
+    const key = await newKey();
+    const other = await newKey();
+    expectProblem(await call(), 401, 'API_KEY_INVALID');
+    expectProblem(await call({ key: 'mqk_not-a-key' }), 401, 'API_KEY_INVALID');
+    expectProblem(await call({ key: `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}` }), 401, 'API_KEY_INVALID');
+    expectProblem(await call({ key: UNKNOWN_KEY }), 401, 'API_KEY_INVALID');
+    expectProblem(await call({ headers: { authorization: `Basic ${key}` } }), 401, 'API_KEY_INVALID');
+    expectProblem(await call({ key, headers: { authorization: `Bearer ${other}` } }), 401, 'API_KEY_INVALID');
+  });
+
+  it('refuses a key revoked by another process from the next request on', async () => {
+    const { record, secret } = await issueKey(cli, { organizationId, origins: [] });
+    expectServed(await call({ key: secret }));
+    expect(await keyFile.open().revoke(record.id, new Date())).toBe(true);
+    expectProblem(await call({ key: secret }), 401, 'API_KEY_INVALID');
+  });
+
+  it('refuses keys of a suspended or closed organization with 403 ORGANIZATION_SUSPENDED', async () => {
+    expectProblem(await call({ key: await newKey([], SUSPENDED_ORG) }), 403, 'ORGANIZATION_SUSPENDED');
+    expectProblem(await call({ key: await newKey([], CLOSED_ORG) }), 403, 'ORGANIZATION_SUSPENDED');
+  });
+
+  it('serves an allowed origin and requests without Origin; refuses other origins with 403', async () => {
+    const key = await newKey([SITE, 'https://*.site.example']);
+    expectServed(await call({ key, headers: { origin: SITE } }));
+    expectServed(await call({ key, headers: { origin: 'https://www.site.example' } }));
+    expectServed(await call({ key }));
+    expectProblem(await call({ key, headers: { origin: 'https://evil.example' } }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED');
+    expectProblem(await call({ key, headers: { origin: 'http://site.example' } }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED');
+    expectProblem(await call({ key, headers: { origin: 'null' } }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED');
+  });
+
+  it('refuses any Origin for a server-side key (empty list)', async () => {
+    const key = await newKey();
+    expectProblem(await call({ key, headers: { origin: SITE } }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED');
+    expectServed(await call({ key }));
+  });
+
+  it('answers a preflight 204 without a key', async () => {
+    const reply = await call({
+      method: 'OPTIONS',
+      headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key, if-none-match' },
+    });
+    expect(reply.status).toBe(204);
+    expect(reply.body).toBe('');
+    expect(reply.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD',
+      'access-control-allow-headers': 'Authorization, X-Api-Key, If-None-Match',
+    });
+    expect(reply.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it(`refuses the ${KEY_LIMIT + 1}st request of a minute with 429 and Retry-After`, async () => {
+    const key = await newKey();
+    const start = harness.clock.now;
+    for (let i = 1; i <= KEY_LIMIT; i++) {
+      harness.clock.now = start + Math.floor((i * 30_000) / KEY_LIMIT);
+      const reply = await call({ key });
+      if (reply.status !== 200) expect.fail(`request ${i}: ${reply.status} ${reply.body}`);
+    }
+    // The first second of the window frees at start + 60 s.
+    harness.clock.now = start + 45_000;
+    const refused = await call({ key });
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers['retry-after']).toBe('15');
+    expect(refused.headers.ratelimit).toBe('"default";r=0;t=15');
+    expect(refused.headers['ratelimit-policy']).toBe(`"default";q=${KEY_LIMIT};w=60`);
+    // Another key of the same organization has its own quota.
+    expectServed(await call({ key: await newKey() }));
+  });
+
+  it(`answers 429 to an address after ${FAILURE_LIMIT} failed key checks, even with a valid key`, async () => {
+    const key = await newKey();
+    for (let i = 0; i < FAILURE_LIMIT; i++) expectProblem(await call({ key: UNKNOWN_KEY }), 401, 'API_KEY_INVALID');
+    const blocked = await call({ key });
+    expectProblem(blocked, 429, 'RATE_LIMITED');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    harness.clock.now += 60_000;
+    expectServed(await call({ key }));
+  });
+}
+
+// The nine routes of spec §4; an event is addressed by slug and by id.
+const ROUTES: ReadonlyArray<readonly [string, () => string]> = [
+  ['GET /organization', () => '/organization'],
+  ['GET /team', () => '/team'],
+  ['GET /speakers', () => '/speakers'],
+  ['GET /sponsors', () => '/sponsors'],
+  ['GET /events', () => '/events?timing=all'],
+  ['GET /events/{idOrSlug}', () => '/events/spring-summit'],
+  ['GET /events/{idOrSlug}/sessions', () => `/events/${eventId}/sessions`],
+  ['GET /events/{idOrSlug}/speakers', () => '/events/spring-summit/speakers'],
+  ['GET /events/{idOrSlug}/sponsors', () => '/events/spring-summit/sponsors'],
+];
+
+describe.each(ROUTES)('%s', (_name, route) => authSuite(route));
