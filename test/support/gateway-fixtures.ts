@@ -135,3 +135,41 @@ async function call(client: Client, path: string, { key, method = 'GET', headers
   }
   return { status: response.statusCode, headers: flat, body, json: <T>() => JSON.parse(body) as T };
 }
+
+/**
+ * An organization with something in every resource, relative to the harness's default clock
+ * (2026-03-01T12:00Z): a past, an ongoing and two upcoming events (one with a registration window
+ * and a programme with speakers and sponsors), a draft and a cancelled one, hidden people.
+ */
+export function acmeFixture(fixture: PlatformFixture): AcmeWorld {
+  fixture.teamMember({ fullName: 'Visible Member', sortOrder: 1 });
+  fixture.teamMember({ fullName: 'Hidden Member', showOnWebsite: false });
+  const ada = fixture.speaker({ name: 'Ada Lovelace' });
+  const grace = fixture.speaker({ name: 'Grace Hopper' });
+  fixture.speaker({ name: 'Invited Only', invitationStatus: 'invited' });
+  const sponsor = fixture.sponsor({ name: 'Initech', isOrganizationSponsor: true });
+  const past = fixture.event({ name: 'Winter Meetup', slug: 'winter', startsAt: '2026-01-10T09:00:00Z', endsAt: '2026-01-10T17:00:00Z' });
+  const ongoing = fixture.event({ name: 'Spring Hackathon', slug: 'hackathon', startsAt: '2026-02-28T09:00:00Z', endsAt: '2026-03-02T17:00:00Z' });
+  const conference = fixture.event({
+    name: 'Acme Conf', slug: 'acme-conf', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z',
+    registrationStartsAt: '2026-03-10T00:00:00Z', registrationEndsAt: '2026-04-20T00:00:00Z', capacity: 100,
+  });
+  const workshop = fixture.event({ name: 'Workshop', slug: 'workshop', startsAt: '2026-06-01T07:00:00Z', endsAt: '2026-06-01T16:00:00Z' });
+  const draft = fixture.event({ name: 'Secret Draft', slug: 'secret', status: 'draft', startsAt: '2026-07-01T07:00:00Z', endsAt: '2026-07-01T16:00:00Z' });
+  fixture.event({ name: 'Cancelled', slug: 'cancelled', status: 'cancelled', startsAt: '2026-07-02T07:00:00Z', endsAt: '2026-07-02T16:00:00Z' });
+  const keynote = fixture.session(conference, { name: 'Keynote', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T08:00:00Z' });
+  const talk = fixture.session(conference, { name: 'Talk', startsAt: '2026-05-01T08:00:00Z', endsAt: '2026-05-01T09:00:00Z' });
+  fixture.bill(keynote, grace, 0);
+  fixture.bill(talk, ada, 0);
+  fixture.bill(talk, grace, 1);
+  fixture.place(conference, sponsor, { tier: 'Gold', sortOrder: 1 });
+  return { past, ongoing, conference, workshop, draft };
+}
+
+export interface AcmeWorld {
+  past: { id: string; slug: string };
+  ongoing: { id: string; slug: string };
+  conference: { id: string; slug: string };
+  workshop: { id: string; slug: string };
+  draft: { id: string; slug: string };
+}

@@ -1,0 +1,91 @@
+// Conditional requests (spec §4, STYLE.md §8): strong tags on every 200, If-None-Match with one
+// tag, a list, `*` or a weak tag gives 304 without a body; caching headers on 200 and 304.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+
+let harness: GatewayHarness;
+let key: string;
+const PATHS = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=2&page=2', '/events/acme-conf', '/events/acme-conf/sessions', '/events/acme-conf/speakers', '/events/acme-conf/sponsors'];
+
+beforeAll(async () => {
+  harness = await startHarness();
+  const fixture = new PlatformFixture();
+  acmeFixture(fixture);
+  await publishFixture(harness.store, fixture);
+  key = await harness.keyFor(fixture.organization.id);
+});
+afterAll(() => harness.close());
+
+async function tagOf(path: string): Promise<string> {
+  const reply = await harness.call(`${API}${path}`, { key });
+  expect(reply.status).toBe(200);
+  return reply.headers.etag!;
+}
+
+describe.each(PATHS)('%s', (path) => {
+  it('carries a strong tag that stays the same while nothing changes', async () => {
+    const tag = await tagOf(path);
+    expect(tag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(await tagOf(path)).toBe(tag);
+  });
+
+  it.each([
+    ['the tag', (tag: string) => tag],
+    ['a list containing the tag', (tag: string) => `"0000", ${tag} , W/"1111"`],
+    ['the tag marked weak (weak comparison)', (tag: string) => `W/${tag}`],
+    ['*', () => '*'],
+  ])('If-None-Match with %s gives 304 without a body, GET and HEAD', async (_what, header) => {
+    const tag = await tagOf(path);
+    for (const method of ['GET', 'HEAD']) {
+      const reply = await harness.call(`${API}${path}`, { key, method, headers: { 'if-none-match': header(tag) } });
+      expect(reply.status).toBe(304);
+      expect(reply.body).toBe('');
+      expect(reply.headers.etag).toBe(tag);
+      expect(reply.headers['cache-control']).toBe('private, max-age=60');
+      expect(reply.headers['content-type']).toBeUndefined();
+      expect(reply.headers['access-control-allow-origin']).toBe('*');
+    }
+  });
+
+  it('If-None-Match with other tags gives the full 200', async () => {
+    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-none-match': '"0000", W/"1111"' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body.length).toBeGreaterThan(1);
+  });
+});
+
+describe('tags differ between representations', () => {
+  it('every path has its own tag', async () => {
+    const tags = await Promise.all(PATHS.map(tagOf));
+    expect(new Set(tags).size).toBe(PATHS.length);
+  });
+
+  it('the same representation has the same tag under id and slug', async () => {
+    const detail = await harness.call(`${API}/events/acme-conf`, { key });
+    const id = detail.json<{ id: string }>().id;
+    expect(await tagOf(`/events/${id}`)).toBe(detail.headers.etag);
+  });
+
+  it('a new build with changed content changes the stored tag; an identical build keeps it', async () => {
+    const local = await startHarness();
+    try {
+      const fixture = new PlatformFixture();
+      acmeFixture(fixture);
+      await publishFixture(local.store, fixture);
+      const localKey = await local.keyFor(fixture.organization.id);
+      const before = (await local.call(`${API}/organization`, { key: localKey })).headers.etag;
+      await publishFixture(local.store, fixture, { now: new Date('2026-02-01T00:00:00Z') });
+      local.channel.announce(fixture.organization.id);
+      expect((await local.call(`${API}/organization`, { key: localKey })).headers.etag).toBe(before);
+      fixture.organization.description = 'Now with a description';
+      await publishFixture(local.store, fixture, { now: new Date('2026-02-02T00:00:00Z') });
+      local.channel.announce(fixture.organization.id);
+      const after = await local.call(`${API}/organization`, { key: localKey, headers: { 'if-none-match': before! } });
+      expect(after.status).toBe(200);
+      expect(after.headers.etag).not.toBe(before);
+    } finally {
+      await local.close();
+    }
+  });
+});

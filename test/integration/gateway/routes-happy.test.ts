@@ -1,0 +1,150 @@
+// Every GET route answering from the organization's snapshot (spec §4): bodies, schemas, tags.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { objectKey } from '../../../snapshot/layout.ts';
+import { readManifest, readPointer } from '../../../snapshot/reader.ts';
+import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
+import { SchemaSet, type SchemaName } from '../../../snapshot/schemas.ts';
+import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+
+const schemas = new SchemaSet();
+let harness: GatewayHarness;
+let fixture: PlatformFixture;
+let world: AcmeWorld;
+let key: string;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  fixture = new PlatformFixture();
+  world = acmeFixture(fixture);
+  await publishFixture(harness.store, fixture);
+  key = await harness.keyFor(fixture.organization.id);
+});
+afterAll(() => harness.close());
+
+async function manifestHashOf(path: string): Promise<string> {
+  const orgId = fixture.organization.id;
+  const pointer = (await readPointer(harness.store, orgId))!;
+  const manifest = (await readManifest(harness.store, orgId, pointer.snapshotId!))!;
+  return manifest.resources[path]!;
+}
+
+describe('stored resources', () => {
+  it.each([
+    ['/organization', 'organization'],
+    ['/team', 'team'],
+    ['/speakers', 'speaker-list'],
+    ['/sponsors', 'sponsor-list'],
+  ] as Array<[string, SchemaName]>)('GET %s serves the stored bytes, tagged with their hash', async (path, schema) => {
+    const reply = await harness.call(`${API}${path}`, { key });
+    expect(reply.status).toBe(200);
+    const hash = await manifestHashOf(path);
+    expect(reply.headers.etag).toBe(`"${hash}"`);
+    expect(reply.body).toBe((await harness.store.get(objectKey(fixture.organization.id, hash)))!.toString('utf8'));
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.headers['cache-control']).toBe('private, max-age=60');
+    expect(schemas.validate(schema, reply.json())).toEqual({ valid: true });
+  });
+
+  it('serves what the builder published, no more: the visible team only', async () => {
+    const team = await harness.call(`${API}/team`, { key });
+    expect(team.body).toContain('Visible Member');
+    expect(team.body).not.toContain('Hidden Member');
+  });
+});
+
+describe('GET /events', () => {
+  it('lists upcoming events by default, with computed clock fields', async () => {
+    const reply = await harness.call(`${API}/events`, { key });
+    expect(reply.status).toBe(200);
+    const page = reply.json<PagedResponse<EventSummary>>();
+    expect(schemas.validate('paged-event-summaries', page)).toEqual({ valid: true });
+    expect(page.items.map((item) => [item.slug, item.timing, item.isRegistrationOpen])).toEqual([
+      ['acme-conf', 'upcoming', false],
+      ['workshop', 'upcoming', true],
+    ]);
+    expect(page).toMatchObject({ page: 1, pageSize: 20, totalCount: 2, hasMore: false });
+  });
+
+  it.each([
+    ['ongoing', ['hackathon']],
+    ['past', ['winter']],
+    ['all', ['winter', 'hackathon', 'acme-conf', 'workshop']],
+  ])('timing=%s', async (timing, slugs) => {
+    const page = (await harness.call(`${API}/events?timing=${timing}`, { key })).json<PagedResponse<EventSummary>>();
+    expect(page.items.map((item) => item.slug)).toEqual(slugs);
+  });
+
+  it('never lists drafts or cancelled events', async () => {
+    const reply = await harness.call(`${API}/events?timing=all&pageSize=100`, { key });
+    expect(reply.body).not.toContain('Secret Draft');
+    expect(reply.body).not.toContain('Cancelled');
+  });
+});
+
+describe('GET /events/{idOrSlug}', () => {
+  it('serves the detail with computed clock fields, by id and by slug alike', async () => {
+    const byId = await harness.call(`${API}/events/${world.ongoing.id}`, { key });
+    const bySlug = await harness.call(`${API}/events/hackathon`, { key });
+    expect(byId.status).toBe(200);
+    expect(bySlug.body).toBe(byId.body);
+    expect(bySlug.headers.etag).toBe(byId.headers.etag);
+    const detail = byId.json<EventDetail>();
+    expect(schemas.validate('event-detail', detail)).toEqual({ valid: true });
+    expect(detail).toMatchObject({ id: world.ongoing.id, timing: 'ongoing', isRegistrationOpen: true });
+  });
+
+  it('tags a computed detail differently from its stored object', async () => {
+    const reply = await harness.call(`${API}/events/acme-conf`, { key });
+    expect(reply.headers.etag).not.toBe(`"${await manifestHashOf(`/events/${world.conference.id}`)}"`);
+    expect(reply.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+  });
+
+  it.each([
+    ['sessions', 'session-list'],
+    ['speakers', 'speaker-list'],
+    ['sponsors', 'sponsor-list'],
+  ] as Array<['sessions' | 'speakers' | 'sponsors', SchemaName]>)('/%s equals the detail\'s array', async (part, schema) => {
+    const detail = (await harness.call(`${API}/events/acme-conf`, { key })).json<EventDetail>();
+    for (const idOrSlug of ['acme-conf', world.conference.id]) {
+      const reply = await harness.call(`${API}/events/${idOrSlug}/${part}`, { key });
+      expect(reply.status).toBe(200);
+      expect(reply.json()).toEqual(detail[part]);
+      expect(schemas.validate(schema, reply.json())).toEqual({ valid: true });
+      expect(reply.headers.etag).toBe(`"${await manifestHashOf(`/events/${world.conference.id}/${part}`)}"`);
+    }
+    expect(detail[part].length).toBeGreaterThan(0);
+  });
+
+  it('an event without a programme has empty arrays', async () => {
+    const reply = await harness.call(`${API}/events/workshop/speakers`, { key });
+    expect(reply.json()).toEqual([]);
+  });
+});
+
+describe('HEAD and health', () => {
+  it('HEAD answers like GET without a body', async () => {
+    for (const path of ['/organization', '/events?timing=all', '/events/acme-conf', '/events/acme-conf/sessions']) {
+      const get = await harness.call(`${API}${path}`, { key });
+      const head = await harness.call(`${API}${path}`, { key, method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.body).toBe('');
+      for (const name of ['etag', 'cache-control', 'content-type', 'content-length']) expect(head.headers[name]).toBe(get.headers[name]);
+    }
+  });
+
+  it('GET /healthz answers 200 without a key', async () => {
+    const reply = await harness.call('/healthz');
+    expect(reply.status).toBe(200);
+    expect(reply.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers CORS preflights without a key', async () => {
+    const reply = await harness.call(`${API}/events`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://site.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
+    expect(reply.status).toBe(204);
+    expect(reply.headers['access-control-allow-origin']).toBe('*');
+  });
+});
