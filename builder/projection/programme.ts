@@ -23,9 +23,10 @@ export function projectProgramme(eventId: string, time: EventTime, relations: Re
     (session) => session.id,
   );
   // spec §2: "A speaker announced before the programme exists is absent, because speakers attach to sessions."
+  // A Map keeps keys in first-insertion order: each speaker stays where they first appear.
   const speakers = new Map<string, Speaker>();
   for (const session of programme) {
-    for (const speaker of session.speakers) if (!speakers.has(speaker.id)) speakers.set(speaker.id, speaker);
+    for (const speaker of session.speakers) speakers.set(speaker.id, speaker);
   }
   return { sessions: programme, speakers: [...speakers.values()] };
 }

@@ -30,10 +30,11 @@ describe('sessions', () => {
     const event = fixture.event();
     const late = fixture.session(event, { name: 'A', startsAt: '2026-05-01T11:00:00Z', endsAt: '2026-05-01T12:00:00Z' });
     const longer = fixture.session(event, { name: 'A', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:30:00Z' });
+    // Created against name order, so that only the name can put them right.
+    const lower = fixture.session(event, { name: 'apple', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
+    const upper = fixture.session(event, { name: 'Zebra', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
     const twinB = fixture.session(event, { name: 'Talk', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
     const twinA = fixture.session(event, { name: 'Talk', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
-    const upper = fixture.session(event, { name: 'Zebra', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
-    const lower = fixture.session(event, { name: 'apple', startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z' });
     const early = fixture.session(event, { name: 'Z', startsAt: '2026-05-01T08:59:59Z', endsAt: '2026-05-01T18:00:00Z' });
 
     const { detail } = onlyEvent(fixture);
@@ -77,23 +78,27 @@ describe('session speakers', () => {
   it('lists accepted speakers only, in billing order, ties by name then id, and joins their names', () => {
     const fixture = new PlatformFixture();
     const session = fixture.session(fixture.event());
-    const third = fixture.speaker({ name: 'Carol' });
+    const last = fixture.speaker({ name: 'Carol' });
     const twinB = fixture.speaker({ name: 'Sam' });
     const twinA = fixture.speaker({ name: 'Sam' });
     const first = fixture.speaker({ name: 'Zed' });
+    const yan = fixture.speaker({ name: 'Yan' }); // created before Xia, billed level with her
+    const xia = fixture.speaker({ name: 'Xia' });
     const invited = fixture.speaker({ name: 'Invited', invitationStatus: 'invited' });
     const declined = fixture.speaker({ name: 'Declined', invitationStatus: 'declined' });
-    fixture.bill(session, third, 5);
+    fixture.bill(session, last, 5);
     fixture.bill(session, invited, 0);
     fixture.bill(session, twinA, 2);
+    fixture.bill(session, yan, 3);
     fixture.bill(session, first, 1);
     fixture.bill(session, declined, 1);
+    fixture.bill(session, xia, 3);
     fixture.bill(session, twinB, 2);
 
     const [projected] = onlyEvent(fixture).detail.sessions;
 
-    expect(projected!.speakers.map((speaker) => speaker.id)).toEqual([first.id, twinB.id, twinA.id, third.id]);
-    expect(projected!.speakerNames).toBe('Zed, Sam, Sam, Carol');
+    expect(projected!.speakers.map((speaker) => speaker.id)).toEqual([first.id, twinB.id, twinA.id, xia.id, yan.id, last.id]);
+    expect(projected!.speakerNames).toBe('Zed, Sam, Sam, Xia, Yan, Carol');
   });
 
   it('has speakerNames null when only unconfirmed speakers are billed', () => {
