@@ -157,6 +157,8 @@ export interface RateLimitOptions {
 /**
  * Requests per key (spec §8: 600 a minute), with the IETF httpapi RateLimit headers on every
  * response that gets this far; over the limit, 429 RATE_LIMITED with Retry-After.
+ * In a sliding window `t` is the seconds until the oldest counted second leaves it (when `r`
+ * next grows); on a refusal it equals Retry-After.
  */
 export function rateLimit({ limiter, clock }: RateLimitOptions): RequestHandler {
   const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;

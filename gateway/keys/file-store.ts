@@ -148,6 +148,10 @@ export class FileKeyStore implements KeyStore {
     }
   }
 
+  /**
+   * Only a crashed writer leaves a lock this old (a write takes milliseconds), so taking it over
+   * cannot break into a live writer's read-modify-write.
+   */
   private async removeStaleLock(): Promise<void> {
     try {
       const { mtimeMs } = await stat(this.lockPath);

@@ -9,10 +9,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'mqk_';
-export const KEY_RANDOM_LENGTH = 30;
-export const KEY_CHECKSUM_LENGTH = 6;
+const KEY_RANDOM_LENGTH = 30;
+const KEY_CHECKSUM_LENGTH = 6;
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH;
-export const KEY_ID_PREFIX = 'key_';
+const KEY_ID_PREFIX = 'key_';
 const KEY_ID_RANDOM_LENGTH = 12;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
