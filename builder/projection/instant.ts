@@ -1,7 +1,7 @@
 // spec §2 Instant: one instant in UTC and on the venue's wall clock (DESIGN.md "Instant format":
 // `utc` 2026-05-01T09:00:00Z, `local` 2026-05-01T11:00:00+02:00, DST-correct in the IANA zone).
 // A full build projects ~500k instants, so Intl is asked as rarely as possible: one
-// DateTimeFormat per zone, and one UTC offset per zone per UTC hour.
+// DateTimeFormat per zone, and one offset measurement per zone per UTC hour boundary.
 import type { Instant } from '../../snapshot/resources.ts';
 
 const SECOND = 1000;
@@ -136,5 +136,5 @@ function measureOffset(format: Intl.DateTimeFormat, millis: number): number {
   // setUTCFullYear, unlike Date.UTC, does not read years 0–99 as 1900–1999.
   date.setUTCFullYear(wall.year, wall.month - 1, wall.day);
   date.setUTCHours(wall.hour, wall.minute, wall.second, 0);
-  return Math.round((date.getTime() - Math.floor(millis / SECOND) * SECOND) / MINUTE);
+  return Math.round((date.getTime() - millis) / MINUTE);
 }
