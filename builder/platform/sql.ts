@@ -154,8 +154,13 @@ class PostgresListener {
     }
     channelHandlers.add(onPayload);
     if (isNewChannel) {
-      const client = await this.connection();
-      await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      try {
+        const client = await this.connection();
+        await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+      } catch (error) {
+        this.handlers.delete(channel);
+        throw error;
+      }
     }
     return async () => {
       channelHandlers.delete(onPayload);
@@ -255,7 +260,7 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
   return {
     description: `PGlite ${where}`,
     schema,
-    ...queries(db),
+    query: queries(db).query,
     async exec(script: string) {
       try {
         await db.exec(script);
