@@ -1,6 +1,6 @@
 // Change-triggered builds (DESIGN.md "on change"): the platform's triggers NOTIFY
 // marquee_changes with an organization id (PLATFORM.md); this turns those into callbacks.
-import { isUuid } from './ids.ts';
+import { isUuid } from '../../snapshot/layout.ts';
 import type { SqlClient } from './sql.ts';
 
 export const CHANGES_CHANNEL = 'marquee_changes';

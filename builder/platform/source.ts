@@ -15,7 +15,7 @@ import type {
   SponsorRow,
   TeamMemberRow,
 } from './rows.ts';
-import { isUuid } from './ids.ts';
+import { isUuid } from '../../snapshot/layout.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
 
 export interface OrganizationRef {
