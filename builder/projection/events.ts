@@ -17,6 +17,7 @@ export interface ProjectedEvent {
 }
 
 export interface EventSetting {
+  organizationId: string;
   organizationSlug: string;
   publicBaseUrl: string;
   relations: Relations;
@@ -28,7 +29,7 @@ export function isPublished(row: EventRow): boolean {
 }
 
 export function projectEvent(row: EventRow, setting: EventSetting): ProjectedEvent {
-  const time = eventTime(row);
+  const time = eventTime(row, setting.organizationId);
   const core: EventCore = {
     id: row.id,
     name: row.name,

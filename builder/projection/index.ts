@@ -13,8 +13,6 @@ import { projectTeam, speakerList } from './people.ts';
 import { relate } from './relations.ts';
 import { sponsorPool } from './sponsors.ts';
 
-export { ProjectionError } from './errors.ts';
-
 export interface ProjectionOptions {
   /** PLATFORM_PUBLIC_URL, e.g. https://events.example.com (a trailing slash is tolerated). */
   publicBaseUrl: string;
@@ -33,15 +31,16 @@ export interface OrganizationProjection {
   slugs: Record<string, string>;
 }
 
-/** Throws ProjectionError (naming the event) when an event's zone or times are invalid. */
+/** Throws ProjectionError (builder/errors.ts, naming the event) when an event's zone or times are invalid. */
 export function projectOrganization(data: OrganizationData, options: ProjectionOptions): OrganizationProjection {
   const relations = relate(data);
-  const organizationSlug = data.organization.slug;
-  const events = inIndexOrder(
-    data.events
-      .filter(isPublished)
-      .map((row) => projectEvent(row, { organizationSlug, publicBaseUrl: options.publicBaseUrl, relations })),
-  );
+  const setting = {
+    organizationId: data.organization.id,
+    organizationSlug: data.organization.slug,
+    publicBaseUrl: options.publicBaseUrl,
+    relations,
+  };
+  const events = inIndexOrder(data.events.filter(isPublished).map((row) => projectEvent(row, setting)));
   return {
     organization: projectOrganizationProfile(data.organization, options.publicBaseUrl),
     team: projectTeam(data.teamMembers),

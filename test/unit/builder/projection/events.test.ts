@@ -1,7 +1,7 @@
 // spec §2 EventSummary/EventDetail in their stored forms (snapshot/resources.ts), spec §1 rule 4,
 // spec §4 GET /events order, and the EventClock of DESIGN.md "Clock-dependent fields".
 import { describe, expect, it } from 'vitest';
-import { ProjectionError } from '../../../../builder/projection/index.ts';
+import { ProjectionError } from '../../../../builder/errors.ts';
 import type { EventRow } from '../../../../builder/platform/rows.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 import { project, withExtraColumns } from './project.ts';
@@ -121,11 +121,14 @@ describe('events', () => {
     expect(Object.entries(slugs).sort()).toEqual([['__proto__', b.id], ['spring', a.id]]);
   });
 
-  it('names the event and the zone when the time zone is unknown', () => {
+  it('names the organization, the event and the zone when the time zone is unknown', () => {
     const fixture = new PlatformFixture();
     const event = fixture.event({ slug: 'moon-summit', timeZone: 'Moon/Tranquility' });
+    expect(() => project(fixture)).toThrow(new RegExp(`${fixture.organization.id}.*${event.id}.*moon-summit.*"Moon/Tranquility"`));
+    expect(() => project(fixture)).toThrow(expect.objectContaining({
+      name: 'ProjectionError', organizationId: fixture.organization.id, resource: `/events/${event.id}`,
+    }));
     expect(() => project(fixture)).toThrow(ProjectionError);
-    expect(() => project(fixture)).toThrow(new RegExp(`${event.id}.*moon-summit.*"Moon/Tranquility"`));
   });
 
   it('names the event and the value when a time is not a date-time', () => {
