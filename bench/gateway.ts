@@ -1,0 +1,317 @@
+// Gateway benchmark (`npm run bench:gateway`): the gateway against two references that return
+// the same bytes from memory — a minimal Express 5 app with one middleware and a bare node:http
+// server — measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
+// organizations' snapshots served. Each server runs alone in a child process; every run is
+// bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and medians.
+//
+//   node --import tsx bench/gateway.ts [--rounds 3] [--seconds 5]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import express from 'express';
+import { request } from 'undici';
+import { projectOrganization, resourcesOf } from '../builder/projection/index.ts';
+import { publishSnapshot } from '../builder/publish.ts';
+import { InMemoryRateLimiter } from '../gateway/access/rate-limiter.ts';
+import { FileKeyStore } from '../gateway/keys/file-store.ts';
+import type { GatewayLog } from '../gateway/log.ts';
+import { startGateway } from '../gateway/server.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { DirectoryStore } from '../snapshot/stores/directory.ts';
+import { PlatformFixture } from '../test/support/platform-fixture.ts';
+
+const API = '/api/integration/v1';
+const ORIGIN = 'https://site.example';
+const CONNECTIONS = 32;
+const SELF = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: one server each.
+
+interface ServeConfig {
+  storeDir: string;
+  keyFile: string;
+  /** For the references: request URL → the bytes and tag the gateway answered with. */
+  bodies: Record<string, { body: string; etag: string }>;
+}
+
+type ServerKind = 'gateway' | 'express' | 'bare';
+
+async function serve(kind: ServerKind, configPath: string): Promise<void> {
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
+  const bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag }]) => [url, { bytes: Buffer.from(body), etag }]));
+  const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
+  let port: number;
+  if (kind === 'gateway') {
+    const quiet: GatewayLog = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
+    const gateway = await startGateway({
+      port: 0,
+      host: '127.0.0.1',
+      snapshots: new DirectoryStore(config.storeDir),
+      keys: new FileKeyStore(config.keyFile),
+      // Checked on every request like in production, with a limit the benchmark cannot reach.
+      rateLimiter: new InMemoryRateLimiter({ limit: 1_000_000_000 }),
+      authFailures: new InMemoryRateLimiter({ limit: 1_000_000_000 }),
+      log: quiet,
+    });
+    port = gateway.port;
+  } else if (kind === 'express') {
+    const app = express();
+    app.set('etag', false);
+    app.use(function sendFromMemory(req, res, next) {
+      const entry = bodies.get(req.url);
+      if (!entry) return next();
+      res.set(headersOf(entry.etag));
+      res.send(entry.bytes);
+    });
+    port = await listen(createServer(app));
+  } else {
+    port = await listen(createServer((req, res) => {
+      const entry = bodies.get(req.url ?? '');
+      if (!entry) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { ...headersOf(entry.etag), 'Content-Length': entry.bytes.length });
+      res.end(entry.bytes);
+    }));
+  }
+  process.stdout.write(`${JSON.stringify({ port })}\n`);
+}
+
+function listen(server: ReturnType<typeof createServer>): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+}
+
+interface Child {
+  process: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function startChild(kind: ServerKind, configPath: string): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${kind} did not start within 30 s`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
+    child.stdout!.once('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      const { port } = JSON.parse(chunk.toString()) as { port: number };
+      resolve({
+        process: child,
+        url: `http://127.0.0.1:${port}`,
+        stop: () => new Promise((done) => {
+          child.removeAllListeners('exit');
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+      });
+    });
+  });
+}
+
+/** Resident and peak resident memory of a process, in MB (Linux /proc). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data: organizations published through the real builder stages into a directory store.
+
+interface Published {
+  id: string;
+  key: string;
+  slugs: string[];
+}
+
+async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture): Promise<Published> {
+  const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
+  await publishSnapshot(store, {
+    organizationId: fixture.organization.id,
+    organizationSlug: fixture.organization.slug,
+    state: 'active',
+    resources: resourcesOf(projection).map(({ path, value }) => ({ path, value })),
+    slugs: projection.slugs,
+    trigger: 'manual',
+    now: new Date(),
+  });
+  const { secret } = await keys.create({ organizationId: fixture.organization.id, label: 'bench', origins: [ORIGIN] });
+  return { id: fixture.organization.id, key: secret, slugs: Object.keys(projection.slugs) };
+}
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A typical small organization: team, speakers, sponsors, `events` events with a programme. */
+function smallOrganization(n: number, events: number): PlatformFixture {
+  const fixture = new PlatformFixture({ id: randomUUID(), name: `Organization ${n}`, slug: `org-${n}`, description: 'A community that runs events.' });
+  for (let i = 0; i < 3; i++) fixture.teamMember({ fullName: `Member ${i}`, title: 'Organizer', sortOrder: i });
+  const speakers = Array.from({ length: 6 }, (_, i) => fixture.speaker({ name: `Speaker ${i}`, company: 'Company', bio: 'Speaks about things.' }));
+  const sponsors = Array.from({ length: 3 }, (_, i) => fixture.sponsor({ name: `Sponsor ${i}`, logo: fixture.image() }));
+  const now = Date.now();
+  for (let e = 0; e < events; e++) {
+    const start = now + (e - events / 2) * 30 * DAY;
+    const event = fixture.event({
+      name: `Event ${e}`, slug: `event-${e}`, description: 'An event.', venueName: 'Venue', city: 'Berlin', country: 'DE',
+      startsAt: iso(start), endsAt: iso(start + 8 * 3_600_000), capacity: 200,
+    });
+    for (let s = 0; s < 2; s++) {
+      const session = fixture.session(event, { name: `Session ${s}`, startsAt: iso(start + s * 3_600_000), endsAt: iso(start + (s + 1) * 3_600_000) });
+      fixture.bill(session, speakers[(e + s) % speakers.length]!);
+    }
+    fixture.place(event, sponsors[e % sponsors.length]!, { tier: 'Gold', sortOrder: 0 });
+  }
+  return fixture;
+}
+
+/** 5,000 published events over ±4 years around now: about half are upcoming. */
+function bigOrganization(): PlatformFixture {
+  const fixture = new PlatformFixture({ id: randomUUID(), name: 'Big Events', slug: 'big' });
+  const now = Date.now();
+  for (let e = 0; e < 5000; e++) {
+    const start = now + Math.round((e - 2500) * 0.7 * DAY);
+    fixture.event({
+      name: `Big Event ${e}`, slug: `big-${e}`, description: 'One of many events.', venueName: 'Hall', city: 'Paris', country: 'FR',
+      startsAt: iso(start), endsAt: iso(start + 6 * 3_600_000), cover: fixture.image(),
+    });
+  }
+  return fixture;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring.
+
+interface Measurement {
+  requestsPerSecond: number;
+  p99: number;
+  errors: number;
+}
+
+async function measure(url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  return { requestsPerSecond: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const fixed = (value: number, digits = 0) => value.toFixed(digits).padStart(9);
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const option = (name: string, fallback: number) => {
+    const at = args.indexOf(`--${name}`);
+    return at === -1 ? fallback : Number(args[at + 1]);
+  };
+  const rounds = option('rounds', 3);
+  const seconds = option('seconds', 5);
+
+  const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
+  const children: Child[] = [];
+  try {
+    const storeDir = join(dir, 'snapshots');
+    const keyFile = join(dir, 'keys.json');
+    const store = new DirectoryStore(storeDir);
+    const keys = new FileKeyStore(keyFile);
+    let started = performance.now();
+    const solo = await publishOrganization(store, keys, smallOrganization(0, 6));
+    const big = await publishOrganization(store, keys, bigOrganization());
+    const many: Published[] = [];
+    for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(n, 5)));
+    console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const scenarios = [
+      { name: 'GET /organization', path: `${API}/organization`, key: solo.key },
+      { name: 'GET /events upcoming, 100 of 5,000', path: `${API}/events?timing=upcoming&pageSize=100`, key: big.key },
+    ];
+    const configPath = join(dir, 'serve.json');
+    const config: ServeConfig = { storeDir, keyFile, bodies: {} };
+    await writeFile(configPath, JSON.stringify(config));
+    const gateway = await startChild('gateway', configPath);
+    children.push(gateway);
+    for (const scenario of scenarios) {
+      const reply = await request(`${gateway.url}${scenario.path}`, { headers: { 'x-api-key': scenario.key, origin: ORIGIN } });
+      if (reply.statusCode !== 200) throw new Error(`${scenario.name}: gateway answered ${reply.statusCode}`);
+      config.bodies[scenario.path] = { body: await reply.body.text(), etag: String(reply.headers.etag) };
+    }
+    await writeFile(configPath, JSON.stringify(config));
+    const express5 = await startChild('express', configPath);
+    const bare = await startChild('bare', configPath);
+    children.push(express5, bare);
+    const servers = [['gateway', gateway], ['express', express5], ['bare', bare]] as const;
+
+    type Key = `${string}|${string}`;
+    const results = new Map<Key, Measurement[]>();
+    for (const scenario of scenarios) {
+      const headers = { 'x-api-key': scenario.key, origin: ORIGIN };
+      for (const [, server] of servers) await measure(`${server.url}${scenario.path}`, headers, 1); // warm-up
+    }
+    for (let round = 1; round <= rounds; round++) {
+      for (const scenario of scenarios) {
+        const headers = { 'x-api-key': scenario.key, origin: ORIGIN };
+        for (const [name, server] of servers) {
+          const measurement = await measure(`${server.url}${scenario.path}`, headers, seconds);
+          const key: Key = `${scenario.name}|${name}`;
+          results.set(key, [...(results.get(key) ?? []), measurement]);
+          console.log(`round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms${measurement.errors ? `  ${measurement.errors} errors!` : ''}`);
+        }
+      }
+    }
+
+    console.log(`\nmedians of ${rounds} rounds × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
+    console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)}`);
+    const verdicts: string[] = [];
+    for (const scenario of scenarios) {
+      const med = (server: string, field: 'requestsPerSecond' | 'p99') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]));
+      for (const [name] of servers) console.log(`${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)}`);
+      const vsExpress = med('gateway', 'requestsPerSecond') / med('express', 'requestsPerSecond');
+      const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
+      const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
+      const target = scenario === scenarios[0] ? 0.8 : 0.7;
+      verdicts.push(`${scenario.name}: ${(vsExpress * 100).toFixed(0)}% of minimal Express (target ≥ ${target * 100}%: ${vsExpress >= target ? 'met' : 'NOT met'}), ${(vsBare * 100).toFixed(0)}% of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`);
+    }
+    console.log(`\n${verdicts.join('\n')}`);
+
+    // Memory: a fresh gateway serves every resource of all 1,002 organizations once.
+    await Promise.all(children.splice(0).map((child) => child.stop()));
+    const fresh = await startChild('gateway', configPath);
+    children.push(fresh);
+    started = performance.now();
+    const everyone = [solo, big, ...many];
+    let served = 0;
+    let failed = 0;
+    const queue = [...everyone];
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      for (let org = queue.pop(); org; org = queue.pop()) {
+        const paths = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=100', '/events?timing=past'];
+        for (const slug of org.slugs.slice(0, 5)) paths.push(`/events/${slug}`, `/events/${slug}/sessions`, `/events/${slug}/speakers`, `/events/${slug}/sponsors`);
+        for (const path of paths) {
+          const reply = await request(`${fresh.url}${API}${path}`, { headers: { 'x-api-key': org.key, origin: ORIGIN } });
+          await reply.body.dump();
+          if (reply.statusCode === 200) served++;
+          else failed++;
+        }
+      }
+    }));
+    const memory = memoryOf(fresh.process.pid!);
+    console.log(`\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;`
+      + ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`);
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const [mode, kind, configPath] = process.argv.slice(2);
+if (mode === 'serve') await serve(kind as ServerKind, configPath!);
+else await main();
