@@ -63,12 +63,18 @@ export interface OpenOptions {
 }
 
 const POOL_SIZE = 4;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
   const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
   const target = describePostgresTarget(url);
   // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
-  const config: pg.PoolConfig = { connectionString: url, options: `-c search_path=${schema}` };
+  // The timeout turns an unreachable host into an error that names it rather than a silent hang.
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  };
   const pool = new pg.Pool({ ...config, max: POOL_SIZE });
   // An idle pooled client that loses its server emits 'error' on the pool; the next query
   // reports the failure, so the event itself must not crash the process.
