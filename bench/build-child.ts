@@ -1,0 +1,33 @@
+// One measured build, in its own process so that its peak RSS is its own. Wired exactly as
+// `marquee build` is (bin/services.ts). Prints one JSON line.
+import { buildOrganizations } from '../builder/build.ts';
+import { parseConfig } from '../bin/config.ts';
+import { buildContext, openDatabase, openStore, platformSource } from '../bin/services.ts';
+
+const mode = process.argv[2] ?? 'build';
+const orgId = process.argv[3];
+const config = parseConfig(process.env);
+const db = await openDatabase(config);
+const source = platformSource(db);
+const started = performance.now();
+let objectsWritten = 0;
+let organizations = 0;
+let failed: string[] = [];
+if (mode === 'read') {
+  // The reference: only read every organization's rows, as the build does, and drop them.
+  for (const org of await source.listOrganizations()) {
+    await source.readOrganization(org.id);
+    organizations++;
+  }
+} else {
+  const results = await buildOrganizations(buildContext(config, source, openStore(config)), {
+    trigger: 'manual',
+    ...(orgId ? { organizationIds: [orgId] } : {}),
+  });
+  organizations = results.length;
+  objectsWritten = results.reduce((sum, r) => sum + r.objectsWritten, 0);
+  failed = results.filter((r) => r.result === 'failed').map((r) => `${r.slug}: ${r.error}`);
+}
+const wallMs = performance.now() - started;
+await db.close();
+process.stdout.write(`${JSON.stringify({ mode, wallMs, organizations, objectsWritten, failed, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
