@@ -1,0 +1,137 @@
+// The whole builder against real databases: read → project → validate → serialize → publish.
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
+import { listenForChanges } from '../../../builder/platform/changes.ts';
+import { migrate } from '../../../builder/platform/migrations.ts';
+import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
+import { SqlPlatformSource } from '../../../builder/platform/source.ts';
+import { openPglite, openPostgres, type SqlClient } from '../../../builder/platform/sql.ts';
+import { BuildRunner } from '../../../builder/runner.ts';
+import { resourcePath } from '../../../snapshot/layout.ts';
+import { SchemaSet } from '../../../snapshot/schemas.ts';
+import type { SnapshotStore } from '../../../snapshot/store.ts';
+import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
+import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { CrashingStore } from '../../support/faulty-store.ts';
+import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
+
+const NOW = new Date('2026-11-21T12:00:00Z');
+const schemas = new SchemaSet();
+const context = (db: SqlClient, store: SnapshotStore): BuildContext => ({
+  source: new SqlPlatformSource(db), store, schemas, publicBaseUrl: 'https://events.example.com', builderVersion: 'test', now: () => NOW,
+});
+
+async function seeded(db: SqlClient): Promise<SqlClient> {
+  await migrate(db);
+  await seedSample(db, { now: NOW });
+  return db;
+}
+
+let postgres: TestPostgres;
+let work: string;
+beforeAll(async () => {
+  postgres = await startPostgres();
+  work = await mkdtemp(join(tmpdir(), 'marquee-pipeline-'));
+});
+afterAll(async () => {
+  await postgres?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the same platform data through PostgreSQL 15 and PGlite', () => {
+  it('yields byte-identical snapshots', async () => {
+    const [pg, lite] = await Promise.all([openPostgres(postgres.url).then(seeded), openPglite().then(seeded)]);
+    const [fromPg, fromLite] = [new MemoryStore(), new MemoryStore()];
+    try {
+      const [a, b] = await Promise.all([buildOrganizations(context(pg, fromPg), { trigger: 'manual' }), buildOrganizations(context(lite, fromLite), { trigger: 'manual' })]);
+      expect(a.map((r) => r.result)).toEqual(['published', 'published', 'suspended', 'suspended']);
+      expect(b.map(({ snapshotId, result }) => ({ snapshotId, result }))).toEqual(a.map(({ snapshotId, result }) => ({ snapshotId, result })));
+    } finally {
+      await Promise.all([pg.close(), lite.close()]);
+    }
+    // Objects are compared byte for byte; manifests too, but for their build duration.
+    const comparable = (store: MemoryStore) => new Map([...store.entries].map(([key, { bytes }]) => {
+      if (!key.includes('/snapshots/') && !key.endsWith('current.json')) return [key, bytes.toString('utf8')];
+      const { build: _build, manifestHash: _hash, ...rest } = JSON.parse(bytes.toString('utf8'));
+      return [key, JSON.stringify(rest)];
+    }));
+    expect(comparable(fromLite)).toEqual(comparable(fromPg));
+    expect([...fromPg.entries.keys()].filter((k) => k.includes('/objects/')).length).toBeGreaterThan(20);
+  });
+});
+
+describe('a build killed between any two writes', () => {
+  it('leaves every previous snapshot readable and whole, and the next build completes', async () => {
+    const db = await seeded(await openPglite());
+    try {
+      const base = join(work, 'base');
+      await buildOrganizations(context(db, new DirectoryStore(base)), { trigger: 'manual' });
+      const orgIds = Object.values(SAMPLE.organizations).map((o) => o.id);
+      const before = await Promise.all(orgIds.map((id) => readWholeSnapshot(new DirectoryStore(base), id)));
+
+      // One change that touches several objects of one organization, and a suspension.
+      await db.query(`UPDATE events SET name = 'Stockholm Dev Days (renamed)' WHERE id = $1`, [SAMPLE.events.stockholmDevDays.id]);
+      await db.query(`UPDATE team_members SET show_on_website = true WHERE id = $1`, [SAMPLE.teamMembers.hidden]);
+      await db.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [SAMPLE.organizations.pacific.id]);
+
+      let crashes = 0;
+      for (let writes = 0; ; writes++) {
+        const dir = join(work, `crash-${writes}`);
+        await cp(base, dir, { recursive: true });
+        const crashing = new CrashingStore(new DirectoryStore(dir), writes);
+        const results = await buildOrganizations({ ...context(db, crashing), concurrency: 1 }, { trigger: 'manual' });
+        const failed = results.filter((r) => r.result === 'failed');
+        if (failed.length === 0) break;
+        crashes++;
+        expect(failed[0]!.error).toMatch(/crashed before write/);
+        // Every organization still reads whole: the old snapshot, or (for an organization whose
+        // publish completed before the crash) its new one — never a mixture.
+        for (const [index, id] of orgIds.entries()) {
+          const now = await readWholeSnapshot(new DirectoryStore(dir), id);
+          if (failed.some((r) => r.id === id)) expect(now).toEqual(before[index]);
+        }
+        const next = await buildOrganizations(context(db, new DirectoryStore(dir)), { trigger: 'manual' });
+        expect(next.every((r) => r.result !== 'failed')).toBe(true);
+        const nordic = await readWholeSnapshot(new DirectoryStore(dir), SAMPLE.organizations.nordic.id);
+        expect(JSON.stringify(nordic.resources[resourcePath.event(SAMPLE.events.stockholmDevDays.id)])).toContain('(renamed)');
+        expect((await readWholeSnapshot(new DirectoryStore(dir), SAMPLE.organizations.pacific.id)).snapshotId).toBeNull();
+        await rm(dir, { recursive: true, force: true });
+      }
+      expect(crashes).toBeGreaterThan(5);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('change-triggered builds', () => {
+  it('drop a removed team member and an unpublished event from the snapshot within about a second', async () => {
+    const db = await seeded(await openPglite());
+    const store = new MemoryStore();
+    const runner = new BuildRunner(context(db, store), { debounceMs: 50 });
+    const orgId = SAMPLE.organizations.nordic.id;
+    try {
+      await runner.build('manual');
+      const unlisten = await listenForChanges(db, (id) => runner.organizationChanged(id));
+      const team = async () => (await readWholeSnapshot(store, orgId)).resources[resourcePath.team] as Array<{ fullName: string }>;
+      const [gone] = await db.query<{ id: string; full_name: string }>(`SELECT id, full_name FROM team_members WHERE organization_id = $1 AND show_on_website ORDER BY id LIMIT 1`, [orgId]);
+      expect((await team()).map((m) => m.fullName)).toContain(gone!.full_name);
+
+      const started = Date.now();
+      await db.query(`DELETE FROM team_members WHERE id = $1`, [gone!.id]);
+      await db.query(`UPDATE events SET status = 'draft' WHERE id = $1`, [SAMPLE.events.stockholmDevDays.id]);
+      await expect.poll(async () => (await team()).map((m) => m.fullName), { timeout: 5000, interval: 50 }).not.toContain(gone!.full_name);
+      await expect.poll(async () => Object.keys((await readWholeSnapshot(store, orgId)).resources), { timeout: 5000, interval: 50 })
+        .not.toContain(resourcePath.event(SAMPLE.events.stockholmDevDays.id));
+      expect(Date.now() - started).toBeLessThan(2000);
+      await unlisten();
+    } finally {
+      await runner.stop();
+      await db.close();
+    }
+  });
+});

@@ -1,0 +1,141 @@
+// The command-line contract of DESIGN.md, through the real program in a throwaway MARQUEE_HOME.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE } from '../../../builder/platform/sample.ts';
+import { openPglite } from '../../../builder/platform/sql.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
+
+let home: string;
+let env: Record<string, string>;
+const nordic = SAMPLE.organizations.nordic;
+const renamedEvent = SAMPLE.events.stockholmDevDays.id;
+
+/** Changes the embedded platform database between CLI runs, as the platform itself would. */
+async function changePlatform(sql: string, params: unknown[]): Promise<void> {
+  const db = await openPglite(join(home, 'platform'));
+  try {
+    await db.query(sql, params);
+  } finally {
+    await db.close();
+  }
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'marquee-cli-'));
+  env = { MARQUEE_HOME: home };
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('marquee CLI', () => {
+  it('db migrate creates the platform relations, once', async () => {
+    const first = await marquee(['db', 'migrate'], env);
+    expect(first).toMatchObject({ code: 0 });
+    expect(first.stdout).toMatch(/PGlite .*platform: schema at version 1 \(applied 1\)/);
+    expect((await marquee(['db', 'migrate'], env)).stdout).toContain('already up to date');
+  });
+
+  it('db seed --sample loads the sample once', async () => {
+    expect((await marquee(['db', 'seed'], env))).toMatchObject({ code: 2, stderr: expect.stringContaining('--sample') });
+    expect((await marquee(['db', 'seed', '--sample'], env)).stdout).toContain('sample data loaded (nordic-dev, pacific-oss, harbor-games, old-town-meetups)');
+    expect((await marquee(['db', 'seed', '--sample'], env)).stdout).toContain('already has organizations');
+  });
+
+  it('build --json reports every organization, and a rebuild publishes nothing', async () => {
+    const first = await marquee(['build', '--json'], env);
+    expect(first.code).toBe(0);
+    const { organizations } = JSON.parse(first.stdout);
+    expect(organizations).toHaveLength(4);
+    expect(organizations.find((o: { id: string }) => o.id === nordic.id)).toEqual({ id: nordic.id, slug: 'nordic-dev', result: 'published', snapshotId: expect.stringMatching(/^\d{8}T\d{9}Z-[0-9a-f]{12}$/) });
+    expect(organizations.find((o: { slug: string }) => o.slug === 'harbor-games')).toEqual({ id: SAMPLE.organizations.harbor.id, slug: 'harbor-games', result: 'suspended' });
+    const again = JSON.parse((await marquee(['build', '--json'], env)).stdout);
+    expect(again.organizations.map((o: { result: string }) => o.result).sort()).toEqual(['suspended', 'suspended', 'unchanged', 'unchanged']);
+  });
+
+  it('build prints plain lines when not on a terminal, and names an unknown organization', async () => {
+    const plain = await marquee(['build', '--org', 'nordic-dev'], env);
+    expect(plain.stdout).toMatch(new RegExp(`^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots\\n$`));
+    const unknown = await marquee(['build', '--org', 'no-such-org'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no organization with id or slug "no-such-org"');
+    expect(unknown.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('history and diff show what changed between two snapshots', async () => {
+    await changePlatform(`UPDATE events SET name = 'Stockholm Dev Days 2026' WHERE id = $1`, [renamedEvent]);
+    const built = JSON.parse((await marquee(['build', '--org', nordic.id, '--json'], env)).stdout);
+    expect(built.organizations[0].result).toBe('published');
+
+    const history = JSON.parse((await marquee(['history', '--org', 'nordic-dev', '--json'], env)).stdout);
+    expect(history).toHaveLength(2);
+    expect(history[0]).toEqual({ snapshotId: built.organizations[0].snapshotId, publishedAt: expect.any(String), trigger: 'manual', resources: expect.any(Number) });
+    expect(history[0].snapshotId > history[1].snapshotId).toBe(true);
+
+    const diff = JSON.parse((await marquee(['diff', '--org', 'nordic-dev', history[1].snapshotId, history[0].snapshotId, '--json'], env)).stdout);
+    expect(diff.added).toEqual([]);
+    expect(diff.removed).toEqual([]);
+    expect(diff.changed.map((c: { path: string }) => c.path)).toEqual(['/events', `/events/${renamedEvent}`]);
+    expect(diff.changed[1].patch).toEqual([{ op: 'replace', path: '/name', value: 'Stockholm Dev Days 2026' }]);
+
+    const text = await marquee(['diff', '--org', nordic.id, history[1].snapshotId, 'current'], env);
+    expect(text.stdout).toContain(`~ /events/${renamedEvent}\n    replace /name "Stockholm Dev Days 2026"`);
+    const missing = await marquee(['diff', '--org', nordic.id, 'nope', 'current'], env);
+    expect(missing).toMatchObject({ code: 1, stderr: `marquee: organization ${nordic.id} has no snapshot nope\n` });
+  });
+
+  it('keys create, list and revoke, never printing a secret twice', async () => {
+    const created = await marquee(['keys', 'create', '--org', 'nordic-dev', '--origin', 'https://WWW.Nordic.example:443', '--label', 'site', '--json'], env);
+    const key = JSON.parse(created.stdout);
+    expect(key).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^mqk_/), organizationId: nordic.id, origins: ['https://www.nordic.example'] });
+    const listed = await marquee(['keys', 'list', '--org', 'nordic-dev', '--json'], env);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(JSON.parse(listed.stdout)).toEqual([{ id: key.id, organizationId: nordic.id, label: 'site', origins: ['https://www.nordic.example'], createdAt: expect.any(String), revokedAt: null }]);
+    expect((await marquee(['keys', 'revoke', key.id], env)).code).toBe(0);
+    expect(JSON.parse((await marquee(['keys', 'list', '--json'], env)).stdout)[0].revokedAt).toEqual(expect.any(String));
+    expect(await marquee(['keys', 'revoke', 'key_nope'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('key_nope') });
+    expect(await marquee(['keys', 'create', '--org', 'nordic-dev', '--origin', 'https://x.example/path'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('https://x.example/path') });
+  });
+
+  it('refuses bad configuration naming every bad variable', async () => {
+    const bad = await marquee(['build'], { ...env, PORT: 'eighty', PLATFORM_PUBLIC_URL: 'nowhere' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('PLATFORM_PUBLIC_URL must be an absolute http(s) URL');
+    expect(bad.stderr).toContain('PORT must be a TCP port number');
+  });
+
+  it('serve answers with keys made by the CLI; a revocation and a publish by other processes show at once', async () => {
+    const created = JSON.parse((await marquee(['keys', 'create', '--org', 'nordic-dev', '--json'], env)).stdout);
+    const server = await marqueeProcess(['serve'], { ...env, PORT: '0' }, /gateway listening on (http:\/\/\S+),/);
+    try {
+      const base = `${server.match[1]}/api/integration/v1`;
+      const get = (path: string) => fetch(`${base}${path}`, { headers: { 'X-Api-Key': created.key } });
+      expect((await fetch(`${server.match[1]}/healthz`)).status).toBe(200);
+      const event = await get(`/events/${renamedEvent}`);
+      expect(event.status).toBe(200);
+      expect((await event.json()).name).toBe('Stockholm Dev Days 2026');
+      expect((await get('/team')).headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
+
+      await changePlatform(`UPDATE events SET name = 'Stockholm Dev Days, again' WHERE id = $1`, [renamedEvent]);
+      expect((await marquee(['build', '--org', 'nordic-dev'], env)).code).toBe(0);
+      const published = Date.now();
+      await expect.poll(async () => (await (await get(`/events/${renamedEvent}`)).json()).name, { timeout: 2000, interval: 100 }).toBe('Stockholm Dev Days, again');
+      expect(Date.now() - published).toBeLessThan(2000);
+
+      expect((await marquee(['keys', 'revoke', created.id], env)).code).toBe(0);
+      const refused = await get('/organization');
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).errorCode).toBe('API_KEY_INVALID');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('gc keeps the newest snapshots', async () => {
+    const gc = await marquee(['gc', '--keep', '1'], env);
+    expect(gc.stdout).toMatch(/^4 organizations: 2 snapshots and \d+ objects deleted \(kept the newest 1\)\n$/);
+    expect(JSON.parse((await marquee(['history', '--org', 'nordic-dev', '--json'], env)).stdout)).toHaveLength(1);
+  });
+});

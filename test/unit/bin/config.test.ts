@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../../bin/config.ts';
+
+describe('parseConfig', () => {
+  it('runs on embedded defaults with nothing set', () => {
+    expect(parseConfig({}, '/srv/marquee')).toEqual({
+      home: '/srv/marquee/var',
+      databaseUrl: undefined,
+      platformSchema: 'public',
+      snapshotStore: '/srv/marquee/var/snapshots',
+      port: 8080,
+      adminPort: 8081,
+      adminToken: undefined,
+      platformPublicUrl: 'https://events.example.com',
+      buildSchedule: '*/5 * * * *',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = parseConfig({
+      MARQUEE_HOME: '/data', DATABASE_URL: 'postgres://u:p@db/platform', PLATFORM_SCHEMA: 'platform',
+      SNAPSHOT_STORE: 'snaps', PORT: '9000', ADMIN_PORT: '9001', ADMIN_TOKEN: 't',
+      PLATFORM_PUBLIC_URL: 'https://events.example.org/', BUILD_SCHEDULE: '0 * * * *',
+    }, '/srv');
+    expect(config).toMatchObject({ home: '/data', snapshotStore: '/srv/snaps', port: 9000, adminPort: 9001, platformPublicUrl: 'https://events.example.org', buildSchedule: '0 * * * *', platformSchema: 'platform' });
+  });
+
+  it('names every bad variable in one message', () => {
+    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const names = (error as ConfigError).problems.map((p) => p.split(' ')[0]);
+      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
+import type { OrganizationData, PlatformSource } from '../../../builder/platform/rows.ts';
+import { InProcessChannel } from '../../../snapshot/notifications.ts';
+import { readPointer } from '../../../snapshot/reader.ts';
+import { SchemaSet } from '../../../snapshot/schemas.ts';
+import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
+
+/** A platform held in memory: each organization's data can be replaced between builds. */
+class MemorySource implements PlatformSource {
+  readonly data = new Map<string, OrganizationData>();
+  failing = new Set<string>();
+  async listOrganizations() {
+    return [...this.data.values()].map((d) => ({ id: d.organization.id, slug: d.organization.slug, status: d.organization.status })).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+  async readOrganization(id: string) {
+    if (this.failing.has(id)) throw new Error('connection reset by peer');
+    return this.data.get(id);
+  }
+  async close() {}
+}
+
+const schemas = new SchemaSet();
+
+function setup() {
+  const fixture = new PlatformFixture();
+  const event = fixture.event({ name: 'Summit', slug: 'summit' });
+  const session = fixture.session(event, { name: 'Keynote' });
+  fixture.bill(session, fixture.speaker({ name: 'Ada' }));
+  fixture.teamMember({ fullName: 'Grace' });
+  const source = new MemorySource();
+  source.data.set(fixture.organization.id, fixture.data());
+  const store = new MemoryStore();
+  const channel = new InProcessChannel();
+  const announced: string[] = [];
+  channel.subscribe((id) => announced.push(id));
+  const context: BuildContext = { source, store, schemas, channel, publicBaseUrl: 'https://events.example.com', builderVersion: 'test', now: () => new Date('2026-11-21T10:00:00Z') };
+  return { fixture, source, store, context, announced, orgId: fixture.organization.id };
+}
+
+describe('buildOrganizations', () => {
+  it('publishes every resource of an organization, then writes nothing when nothing changed', async () => {
+    const { store, context, announced, orgId } = setup();
+    const [first] = await buildOrganizations(context, { trigger: 'manual' });
+    expect(first).toMatchObject({ id: orgId, slug: 'acme', result: 'published' });
+    const snapshot = await readWholeSnapshot(store, orgId);
+    expect(Object.keys(snapshot.resources)).toHaveLength(9); // 5 organization-wide + 4 for the one event
+    expect(announced).toEqual([orgId]);
+
+    const entries = store.entries.size;
+    const [second] = await buildOrganizations(context, { trigger: 'schedule' });
+    expect(second).toMatchObject({ result: 'unchanged', snapshotId: first!.snapshotId, objectsWritten: 0 });
+    expect(store.entries.size).toBe(entries);
+    expect(announced).toEqual([orgId]); // nothing to announce
+  });
+
+  it('keeps the previous snapshot when a resource fails its schema, naming organization, resource and reason', async () => {
+    const { fixture, source, store, context, orgId } = setup();
+    await buildOrganizations(context, { trigger: 'manual' });
+    const before = await readWholeSnapshot(store, orgId);
+    fixture.teamMembers[0]!.sortOrder = 2 ** 31; // not an int32 (spec §2 TeamMember.sortOrder)
+    source.data.set(orgId, fixture.data());
+    const [result] = await buildOrganizations(context, { trigger: 'manual' });
+    expect(result!.result).toBe('failed');
+    expect(result!.error).toContain(`organization ${orgId}`);
+    expect(result!.error).toContain('/team');
+    expect(result!.error).toMatch(/sortOrder must be <= 2147483647/);
+    expect(await readWholeSnapshot(store, orgId)).toEqual(before);
+  });
+
+  it('reports a projection failure with the event, and a read failure with its cause', async () => {
+    const { fixture, source, context, orgId } = setup();
+    fixture.events[0]!.timeZone = 'Mars/Olympus_Mons';
+    source.data.set(orgId, fixture.data());
+    const [projected] = await buildOrganizations(context, { trigger: 'manual' });
+    expect(projected!.result).toBe('failed');
+    expect(projected!.error).toContain('Mars/Olympus_Mons');
+
+    source.failing.add(orgId);
+    const [read] = await buildOrganizations(context, { trigger: 'manual' });
+    expect(read).toMatchObject({ result: 'failed', error: `organization ${orgId}: read failed: connection reset by peer` });
+  });
+
+  it('publishes a suspended organization as a pointer in that state and no content', async () => {
+    const { fixture, source, store, context, orgId } = setup();
+    await buildOrganizations(context, { trigger: 'manual' });
+    source.data.set(orgId, { ...fixture.data(), organization: { ...fixture.organization, status: 'suspended' } });
+    const [result] = await buildOrganizations(context, { trigger: 'manual' });
+    expect(result).toMatchObject({ result: 'suspended' });
+    expect(await readPointer(store, orgId)).toMatchObject({ state: 'suspended', snapshotId: null });
+  });
+
+  it('builds only the organizations asked for and reports progress', async () => {
+    const { source, context, orgId } = setup();
+    const other = new PlatformFixture({ id: '11111111-1111-4111-8111-111111111111', slug: 'other' });
+    source.data.set(other.organization.id, other.data());
+    const progress: string[] = [];
+    const results = await buildOrganizations(context, { trigger: 'manual', organizationIds: [orgId], onProgress: (done, total) => progress.push(`${done}/${total}`) });
+    expect(results.map((r) => r.id)).toEqual([orgId]);
+    expect(progress).toEqual(['1/1']);
+  });
+});
