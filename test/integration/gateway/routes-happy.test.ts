@@ -30,6 +30,13 @@ async function manifestHashOf(path: string): Promise<string> {
 }
 
 describe('stored resources', () => {
+  it('serves only what the organization shows: accepted speakers, visible members (spec §1 rules 6-7)', async () => {
+    const speakers = (await harness.call(`${API}/speakers`, { key })).json<Array<{ name: string }>>();
+    expect(speakers.map((s) => s.name)).toEqual(['Ada Lovelace', 'Grace Hopper']);
+    const team = (await harness.call(`${API}/team`, { key })).json<Array<{ fullName: string }>>();
+    expect(team.map((m) => m.fullName)).toEqual(['Visible Member']);
+  });
+
   it.each([
     ['/organization', 'organization'],
     ['/team', 'team'],
