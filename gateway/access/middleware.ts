@@ -67,6 +67,7 @@ const MISSING = 'No API key was sent: use Authorization: Bearer <key> or X-Api-K
 const AMBIGUOUS = 'Authorization and X-Api-Key carry different keys; send one key.';
 const NOT_BEARER = 'The Authorization header must be "Bearer <key>".';
 const MALFORMED = 'The API key is malformed.';
+// One message for unknown and revoked: a client learns nothing about which keys ever existed.
 const UNKNOWN = 'The API key is not recognised or has been revoked.';
 const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; try again later.';
 const BEARER = /^bearer +(\S+)$/i;
@@ -97,7 +98,7 @@ export function authenticate({ keys, failures, clock, organizationState }: Authe
     next();
   };
 
-  /** Counts the failure against the address; the one that crosses the limit is already a 429. */
+  /** Counts the failure against the address (a 429 if concurrent failures filled it since the peek). */
   async function refuse(address: string, now: number, detail: string): Promise<never> {
     const counted = await failures.consume(address, now);
     if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
