@@ -1,5 +1,6 @@
 // Serialize stage: each resource to canonical bytes and its SHA-256 (the object name and ETag).
-import { contentObject } from '../snapshot/hash.ts';
+import { memoizedCanonicalJson } from '../snapshot/canonical.ts';
+import { sha256Hex } from '../snapshot/hash.ts';
 
 export interface SerializedResource {
   path: string;
@@ -7,6 +8,11 @@ export interface SerializedResource {
   hash: string;
 }
 
+/** One organization's resources; values shared between resources are serialized once. */
 export function serializeResources(resources: ReadonlyArray<{ path: string; value: unknown }>): SerializedResource[] {
-  return resources.map(({ path, value }) => ({ path, ...contentObject(value) }));
+  const canonical = memoizedCanonicalJson();
+  return resources.map(({ path, value }) => {
+    const bytes = Buffer.from(canonical(value), 'utf8');
+    return { path, bytes, hash: sha256Hex(bytes) };
+  });
 }

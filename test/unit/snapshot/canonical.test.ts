@@ -2,7 +2,7 @@
 // Changing canonical serialization changes every ETag, so it must be a deliberate act.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalJson, NotCanonicalizableError } from '../../../snapshot/canonical.ts';
+import { canonicalJson, memoizedCanonicalJson, NotCanonicalizableError } from '../../../snapshot/canonical.ts';
 import { contentObject, sha256Hex } from '../../../snapshot/hash.ts';
 
 describe('canonicalJson (RFC 8785)', () => {
@@ -23,7 +23,8 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('refuses what JSON cannot carry, naming where it is', () => {
-    expect(() => canonicalJson({ a: [1, Number.NaN] })).toThrow(new NotCanonicalizableError('$.a[1] is not a finite number'));
+    expect(() => canonicalJson({ a: [1, Number.NaN] })).toThrow(NotCanonicalizableError);
+    expect(() => canonicalJson({ a: [1, Number.NaN] })).toThrow('$.a[1] is not a finite number');
     expect(() => canonicalJson({ a: undefined })).toThrow('$.a is undefined');
     expect(() => canonicalJson({ f: () => 1 })).toThrow('$.f has type function');
   });
@@ -48,5 +49,24 @@ describe('content objects', () => {
 
   it('equal content ⇒ equal bytes ⇒ equal hash, whatever the key order', () => {
     expect(contentObject({ a: 1, b: [{ c: 2, d: 3 }] }).hash).toBe(contentObject({ b: [{ d: 3, c: 2 }], a: 1 }).hash);
+  });
+});
+
+describe('memoizedCanonicalJson', () => {
+  it('writes exactly what canonicalJson writes, shared values included', () => {
+    fc.assert(fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), (values) => {
+      const shared = { values, again: values, nested: [values, { values }] };
+      const canonical = memoizedCanonicalJson();
+      expect(canonical(shared)).toBe(canonicalJson(shared));
+      expect(canonical(values)).toBe(canonicalJson(values));
+    }), { numRuns: 200 });
+  });
+
+  it('writes a shared value once', () => {
+    let reads = 0;
+    const speaker = Object.defineProperty({}, 'name', { enumerable: true, get: () => (reads++, 'Ada') });
+    const canonical = memoizedCanonicalJson();
+    expect(canonical([{ speakers: [speaker] }, { speakers: [speaker] }])).toBe('[{"speakers":[{"name":"Ada"}]},{"speakers":[{"name":"Ada"}]}]');
+    expect(reads).toBe(1);
   });
 });
