@@ -1,8 +1,13 @@
 // Gateway benchmark (`npm run bench:gateway`): the gateway against two references that return
 // the same bytes from memory — a minimal Express 5 app with one middleware and a bare node:http
 // server — measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
-// organizations' snapshots served. Each server runs alone in a child process; every run is
-// bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and medians.
+// organizations' snapshots served. Each server runs alone in a child process with the node flags
+// of bin/marquee and loads only what it serves (modules are imported per role, so the gateway
+// child holds no builder, fixture or load-generator code); autocannon runs in a child of its own
+// per measurement, so neither shares a heap or event loop with the orchestrating process. The
+// servers' order rotates every round, so a noisy neighbour does not always hit the same one.
+// Every run is bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and
+// medians.
 //
 //   node --import tsx bench/gateway.ts [--rounds 3] [--seconds 5]
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,18 +18,10 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import express from 'express';
-import { request } from 'undici';
-import { projectOrganization, resourcesOf } from '../builder/projection/index.ts';
-import { publishSnapshot } from '../builder/publish.ts';
-import { InMemoryRateLimiter } from '../gateway/access/rate-limiter.ts';
-import { FileKeyStore } from '../gateway/keys/file-store.ts';
+import type { FileKeyStore } from '../gateway/keys/file-store.ts';
 import type { GatewayLog } from '../gateway/log.ts';
-import { startGateway } from '../gateway/server.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { DirectoryStore } from '../snapshot/stores/directory.ts';
-import { PlatformFixture } from '../test/support/platform-fixture.ts';
+import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
@@ -43,12 +40,19 @@ interface ServeConfig {
 
 type ServerKind = 'gateway' | 'express' | 'bare';
 
+/** bin/marquee's node flags (keep in step with it): the gateway runs as `marquee serve` runs. */
+const NODE_FLAGS = ['--enable-source-maps', '--import', 'tsx'];
+
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
   const bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag }]) => [url, { bytes: Buffer.from(body), etag }]));
   const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
   let port: number;
   if (kind === 'gateway') {
+    const { InMemoryRateLimiter } = await import('../gateway/access/rate-limiter.ts');
+    const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
+    const { startGateway } = await import('../gateway/server.ts');
+    const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
     const quiet: GatewayLog = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
     const gateway = await startGateway({
       port: 0,
@@ -62,6 +66,7 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
     });
     port = gateway.port;
   } else if (kind === 'express') {
+    const { default: express } = await import('express');
     const app = express();
     app.set('etag', false);
     app.use(function sendFromMemory(req, res, next) {
@@ -96,7 +101,7 @@ interface Child {
 }
 
 function startChild(kind: ServerKind, configPath: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${kind} did not start within 30 s`)), 30_000);
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
@@ -132,7 +137,13 @@ interface Published {
   slugs: string[];
 }
 
+const builder = async () => ({
+  ...(await import('../builder/projection/index.ts')),
+  ...(await import('../builder/publish.ts')),
+});
+
 async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture): Promise<Published> {
+  const { projectOrganization, publishSnapshot, resourcesOf } = await builder();
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
   await publishSnapshot(store, {
     organizationId: fixture.organization.id,
@@ -151,7 +162,7 @@ const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** A typical small organization: team, speakers, sponsors, `events` events with a programme. */
-function smallOrganization(n: number, events: number): PlatformFixture {
+function smallOrganization(PlatformFixture: typeof import('../test/support/platform-fixture.ts').PlatformFixture, n: number, events: number): PlatformFixture {
   const fixture = new PlatformFixture({ id: randomUUID(), name: `Organization ${n}`, slug: `org-${n}`, description: 'A community that runs events.' });
   for (let i = 0; i < 3; i++) fixture.teamMember({ fullName: `Member ${i}`, title: 'Organizer', sortOrder: i });
   const speakers = Array.from({ length: 6 }, (_, i) => fixture.speaker({ name: `Speaker ${i}`, company: 'Company', bio: 'Speaks about things.' }));
@@ -173,7 +184,7 @@ function smallOrganization(n: number, events: number): PlatformFixture {
 }
 
 /** 5,000 published events over ±4 years around now: about half are upcoming. */
-function bigOrganization(): PlatformFixture {
+function bigOrganization(PlatformFixture: typeof import('../test/support/platform-fixture.ts').PlatformFixture): PlatformFixture {
   const fixture = new PlatformFixture({ id: randomUUID(), name: 'Big Events', slug: 'big' });
   const now = Date.now();
   for (let e = 0; e < 5000; e++) {
@@ -195,9 +206,21 @@ interface Measurement {
   errors: number;
 }
 
+/** One autocannon run in a child process of its own; it prints its measurement as JSON. */
 async function measure(url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, SELF, 'load', JSON.stringify({ url, headers, seconds })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  return JSON.parse(out) as Measurement;
+}
+
+async function load({ url, headers, seconds }: { url: string; headers: Record<string, string>; seconds: number }): Promise<void> {
+  const { default: autocannon } = await import('autocannon');
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return { requestsPerSecond: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+  const measurement: Measurement = { requestsPerSecond: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+  process.stdout.write(`${JSON.stringify(measurement)}\n`);
 }
 
 const median = (values: number[]) => {
@@ -216,6 +239,10 @@ async function main(): Promise<void> {
   const rounds = option('rounds', 3);
   const seconds = option('seconds', 5);
 
+  const { request } = await import('undici');
+  const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
+  const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
+  const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
   const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
   const children: Child[] = [];
   try {
@@ -224,10 +251,10 @@ async function main(): Promise<void> {
     const store = new DirectoryStore(storeDir);
     const keys = new FileKeyStore(keyFile);
     let started = performance.now();
-    const solo = await publishOrganization(store, keys, smallOrganization(0, 6));
-    const big = await publishOrganization(store, keys, bigOrganization());
+    const solo = await publishOrganization(store, keys, smallOrganization(PlatformFixture, 0, 6));
+    const big = await publishOrganization(store, keys, bigOrganization(PlatformFixture));
     const many: Published[] = [];
-    for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(n, 5)));
+    for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(PlatformFixture, n, 5)));
     console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const scenarios = [
@@ -259,7 +286,8 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       for (const scenario of scenarios) {
         const headers = { 'x-api-key': scenario.key, origin: ORIGIN };
-        for (const [name, server] of servers) {
+        // Rotated per round: each server runs first, second and third in turn.
+        for (const [name, server] of servers.map((_, i) => servers[(i + round) % servers.length]!)) {
           const measurement = await measure(`${server.url}${scenario.path}`, headers, seconds);
           const key: Key = `${scenario.name}|${name}`;
           results.set(key, [...(results.get(key) ?? []), measurement]);
@@ -314,4 +342,5 @@ async function main(): Promise<void> {
 
 const [mode, kind, configPath] = process.argv.slice(2);
 if (mode === 'serve') await serve(kind as ServerKind, configPath!);
+else if (mode === 'load') await load(JSON.parse(kind!));
 else await main();
