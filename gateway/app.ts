@@ -3,8 +3,9 @@
 import express, { type Express } from 'express';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { authenticate, checkOrigin, cors, rateLimit } from './access/middleware.ts';
+import { accessControl, cors } from './access/middleware.ts';
 import { InMemoryRateLimiter } from './access/rate-limiter.ts';
+import { after } from './awaitable.ts';
 import type { RateLimiter, RateProbe } from './access/types.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/types.ts';
@@ -12,7 +13,7 @@ import { jsonLinesLog, type GatewayLog } from './log.ts';
 import { problemHandler } from './problem.ts';
 import { healthz, StoreReadiness } from './readiness.ts';
 import { OrganizationResources } from './resources.ts';
-import { API_BASE, apiRouter } from './routes/api-router.ts';
+import { apiRouter } from './routes/api-router.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshots/current-snapshots.ts';
 import { ObjectCache } from './snapshots/object-cache.ts';
@@ -30,8 +31,8 @@ export interface GatewayLimits {
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
-  objectBytes: 48 * 1024 * 1024,
-  viewBytes: 64 * 1024 * 1024,
+  objectBytes: 24 * 1024 * 1024,
+  viewBytes: 32 * 1024 * 1024,
   organizations: 20_000,
   pointerMaxAgeMs: 1000,
 };
@@ -82,17 +83,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('query parser', 'simple');
   app.use(cors());
   app.get('/healthz', healthz(readiness));
-  app.use(API_BASE, apiRouter({
-    access: [
-      authenticate({
-        keys: deps.keys,
-        failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 30, windowSeconds: 60 }),
-        clock,
-        organizationState: async (organizationId) => (await snapshots.get(organizationId))?.state,
-      }),
-      checkOrigin(),
-      rateLimit({ limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }), clock }),
-    ],
+  app.use(apiRouter({
+    access: accessControl({
+      keys: deps.keys,
+      failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 30, windowSeconds: 60 }),
+      limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }),
+      clock,
+      organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
+    }),
     resources,
     clock,
   }));

@@ -5,7 +5,7 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { canonicalJson } from '../snapshot/canonical.ts';
 import type { ProblemDetails } from '../snapshot/resources.ts';
-import { ApiError, badRequest } from './errors.ts';
+import { ApiError } from './errors.ts';
 import { errorFields, type GatewayLog } from './log.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (spec §7). */
@@ -50,12 +50,7 @@ export function problemHandler({ log }: { log: GatewayLog }): ErrorRequestHandle
 
 /** The client-facing error for what a client did wrong; undefined for our own faults. */
 function asApiError(error: unknown): ApiError | undefined {
-  if (error instanceof ApiError) return error;
-  // The router could not percent-decode a path parameter (e.g. "%E0%A4%A"): the client's input.
-  if (error instanceof URIError && (error as URIError & { status?: number }).status === 400) {
-    return badRequest('The request path is not validly percent-encoded.');
-  }
-  return undefined;
+  return error instanceof ApiError ? error : undefined;
 }
 
 /** `instance`: the path the client asked for, as sent, without the query. */

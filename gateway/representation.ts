@@ -5,11 +5,17 @@ export interface Representation {
   readonly bytes: Buffer;
   /** The opaque tag, unquoted. Strong: equal tag ⇔ equal bytes. */
   readonly etag: string;
+  /** The ETag header value, built once rather than per response. */
+  readonly quotedEtag: string;
+}
+
+function representation(bytes: Buffer, etag: string): Representation {
+  return { bytes, etag, quotedEtag: `"${etag}"` };
 }
 
 /** A stored resource is served as stored: its content hash is its entity tag. */
 export function storedRepresentation(bytes: Buffer, hash: string): Representation {
-  return { bytes, etag: hash };
+  return representation(bytes, hash);
 }
 
 /**
@@ -19,5 +25,5 @@ export function storedRepresentation(bytes: Buffer, hash: string): Representatio
  * gateway ever renders the same state differently.
  */
 export function computedRepresentation(body: string, sourceHash: string, state: string): Representation {
-  return { bytes: Buffer.from(body, 'utf8'), etag: sha256Hex(`computed-v1\n${sourceHash}\n${state}`) };
+  return representation(Buffer.from(body, 'utf8'), sha256Hex(`computed-v1\n${sourceHash}\n${state}`));
 }

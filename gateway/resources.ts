@@ -1,11 +1,13 @@
 // What the API serves for one organization, read from its current snapshot only: the key's
 // organization decides which manifest is consulted, so no input can reach another organization.
+// Synchronous while the pointer, manifest and objects are in memory (gateway/awaitable.ts).
 import { resourcePath } from '../snapshot/layout.ts';
+import { after, type Awaitable } from './awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
 import { resolveEventId } from './events/resolve.ts';
 import type { EventsQuery } from './events/query.ts';
 import type { EventViews } from './events/views.ts';
-import { storedRepresentation, type Representation } from './representation.ts';
+import type { Representation } from './representation.ts';
 import type { CurrentSnapshots } from './snapshots/current-snapshots.ts';
 import type { ManifestView } from './snapshots/manifest-view.ts';
 import type { ObjectCache } from './snapshots/object-cache.ts';
@@ -35,39 +37,46 @@ export class OrganizationResources {
     private readonly views: EventViews,
   ) {}
 
-  async stored(orgId: string, path: StoredPath): Promise<Representation> {
-    const hash = (await this.manifest(orgId)).resources.get(path);
-    if (hash === undefined) throw notFound();
-    return storedRepresentation(await this.objects.bytes(orgId, hash), hash);
+  stored(orgId: string, path: StoredPath): Awaitable<Representation> {
+    return after(this.manifest(orgId), (manifest) => {
+      const hash = manifest.resources.get(path);
+      if (hash === undefined) throw notFound();
+      return this.objects.representation(orgId, hash);
+    });
   }
 
-  async eventList(orgId: string, query: EventsQuery, now: number): Promise<Representation> {
-    const hash = (await this.manifest(orgId)).resources.get(resourcePath.eventIndex);
-    if (hash === undefined) throw notFound();
-    return (await this.views.index(orgId, hash)).page(now, query);
+  eventList(orgId: string, query: EventsQuery, now: number): Awaitable<Representation> {
+    return after(this.manifest(orgId), (manifest) => {
+      const hash = manifest.resources.get(resourcePath.eventIndex);
+      if (hash === undefined) throw notFound();
+      return after(this.views.index(orgId, hash), (index) => index.page(now, query));
+    });
   }
 
-  async event(orgId: string, idOrSlug: string, now: number): Promise<Representation> {
-    const manifest = await this.manifest(orgId);
-    const hash = manifest.resources.get(resourcePath.event(this.eventId(manifest, idOrSlug)))!;
-    return (await this.views.detail(orgId, hash)).at(now);
+  event(orgId: string, idOrSlug: string, now: number): Awaitable<Representation> {
+    return after(this.manifest(orgId), (manifest) => {
+      const hash = manifest.resources.get(resourcePath.event(this.eventId(manifest, idOrSlug)))!;
+      return after(this.views.detail(orgId, hash), (detail) => detail.at(now));
+    });
   }
 
-  async eventPart(orgId: string, idOrSlug: string, part: EventPart): Promise<Representation> {
-    const manifest = await this.manifest(orgId);
-    const hash = manifest.resources.get(PART_PATH[part](this.eventId(manifest, idOrSlug)));
-    // The builder publishes every part of every event it publishes; a gap is a broken snapshot.
-    if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${orgId} lacks the ${part} of ${idOrSlug}`);
-    return storedRepresentation(await this.objects.bytes(orgId, hash), hash);
+  eventPart(orgId: string, idOrSlug: string, part: EventPart): Awaitable<Representation> {
+    return after(this.manifest(orgId), (manifest) => {
+      const hash = manifest.resources.get(PART_PATH[part](this.eventId(manifest, idOrSlug)));
+      // The builder publishes every part of every event it publishes; a gap is a broken snapshot.
+      if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${orgId} lacks the ${part} of ${idOrSlug}`);
+      return this.objects.representation(orgId, hash);
+    });
   }
 
   /** Organization state checked again here: the pointer may have changed since authentication. */
-  private async manifest(orgId: string): Promise<ManifestView> {
-    const snapshot = await this.snapshots.get(orgId);
-    if (!snapshot) throw nothingPublished();
-    if (snapshot.state !== 'active') throw organizationSuspended();
-    if (!snapshot.manifest) throw nothingPublished();
-    return snapshot.manifest;
+  private manifest(orgId: string): Awaitable<ManifestView> {
+    return after(this.snapshots.get(orgId), (snapshot) => {
+      if (!snapshot) throw nothingPublished();
+      if (snapshot.state !== 'active') throw organizationSuspended();
+      if (!snapshot.manifest) throw nothingPublished();
+      return snapshot.manifest;
+    });
   }
 
   private eventId(manifest: ManifestView, idOrSlug: string): string {

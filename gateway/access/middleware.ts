@@ -1,24 +1,17 @@
-// Access control of the integration API, as Express middleware factories wired in this order
-// (DESIGN.md gaps table "order of checks"):
-//   cors() → authenticate() → checkOrigin() → rateLimit() → routes
+// Access control of the integration API (DESIGN.md gaps table "order of checks"):
+//   cors() on every response, then per API request accessControl().check():
 // preflight (no key) → key 401 → organization state 403 → origin 403 → rate limit 429.
 // Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
-// body (STYLE.md §4). The hot path does one key-store lookup and no other I/O.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+// body (STYLE.md §4). The hot path does one key-store lookup and no other I/O, and with the
+// embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
+import type { Request, RequestHandler, Response } from 'express';
+import { after, type Awaitable } from '../awaitable.ts';
 import { ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
-import { parseKey } from '../keys/format.ts';
+import { ParsedKeys } from '../keys/parsed-keys.ts';
 import type { KeyRecord, KeyStore } from '../keys/types.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { OriginMatcherCache } from './origin.ts';
 import type { RateLimiter, RateProbe } from './types.ts';
-
-/** What these middleware leave in `res.locals` for the routes. */
-export interface AccessLocals {
-  /** The authenticated, unrevoked key of an organization that is not suspended or closed. */
-  key: KeyRecord;
-}
-
-type AccessHandler = (req: Request, res: Response<unknown, Partial<AccessLocals>>, next: NextFunction) => unknown;
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -52,13 +45,24 @@ export function cors(): RequestHandler {
   };
 }
 
-export interface AuthenticateOptions {
+export interface AccessOptions {
   keys: KeyStore;
   /** Failed key checks per client address (e.g. 30 a minute); over it: 429 before any lookup. */
   failures: RateLimiter & RateProbe;
+  /** Requests per key id; its limit and window are announced in RateLimit-Policy. */
+  limiter: RateLimiter;
   clock: Clock;
   /** From the organization's pointer; undefined while it has no snapshot yet (the routes decide). */
-  organizationState: (organizationId: string) => OrganizationState | undefined | PromiseLike<OrganizationState | undefined>;
+  organizationState: (organizationId: string) => Awaitable<OrganizationState | undefined>;
+}
+
+export interface AccessControl {
+  /**
+   * The request's authenticated, unrevoked key of an organization that is not suspended or
+   * closed, within its rate limit; the RateLimit headers are set on `res`. Throws (or rejects
+   * with) the ApiError of the first check that fails.
+   */
+  check(req: Request, res: Response): Awaitable<KeyRecord>;
 }
 
 type Credential = { ok: true; key: string } | { ok: false; detail: string };
@@ -75,37 +79,66 @@ const BEARER = /^bearer +(\S+)$/i;
 /**
  * The key (spec §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
  * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Failed key checks
- * count per client address, to slow down key guessing.
+ * count per client address, to slow down key guessing. Then the browser origin against the
+ * key's allowed list (§5.7, 403 API_KEY_ORIGIN_NOT_ALLOWED), then requests per key (§8: 600 a
+ * minute) with the IETF httpapi RateLimit headers on every response that gets this far; over the
+ * limit, 429 RATE_LIMITED with Retry-After. In a sliding window `t` is the seconds until the
+ * oldest counted second leaves it (when `r` next grows); on a refusal it equals Retry-After.
  */
-export function authenticate({ keys, failures, clock, organizationState }: AuthenticateOptions): RequestHandler {
-  const handler: AccessHandler = async function authenticateKey(req, res, next) {
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const now = clock();
-    const probe = await failures.peek(address, now);
-    if (!probe.allowed) throw rateLimited(probe.resetSeconds, {}, TOO_MANY_FAILURES);
+export function accessControl({ keys, failures, limiter, clock, organizationState }: AccessOptions): AccessControl {
+  const parsedKeys = new ParsedKeys();
+  const matchers = new OriginMatcherCache();
+  const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;
 
+  /** Counts the failure against the address (a 429 if concurrent failures filled it since the peek). */
+  const refuse = (address: string, now: number, detail: string): Awaitable<never> =>
+    after(failures.consume(address, now), (counted) => {
+      if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
+      throw unauthorized(detail);
+    });
+
+  const authenticate = (req: Request, address: string, now: number): Awaitable<KeyRecord> => {
     const credential = credentialOf(req);
     if (!credential.ok) return refuse(address, now, credential.detail);
     // Format and checksum first: a malformed key never reaches the store.
-    const parsed = parseKey(credential.key);
+    const parsed = parsedKeys.parse(credential.key);
     if (!parsed.valid) return refuse(address, now, MALFORMED);
-    const record = await keys.findBySecretHash(parsed.secretHash);
-    if (record === undefined || record.revokedAt !== null) return refuse(address, now, UNKNOWN);
-
-    const state = await organizationState(record.organizationId);
-    if (state === 'suspended' || state === 'closed') throw organizationSuspended();
-    res.locals.key = record;
-    next();
+    return after(keys.findBySecretHash(parsed.secretHash), (record) => {
+      if (record === undefined || record.revokedAt !== null) return refuse(address, now, UNKNOWN);
+      return after(organizationState(record.organizationId), (state) => {
+        if (state === 'suspended' || state === 'closed') throw organizationSuspended();
+        return record;
+      });
+    });
   };
 
-  /** Counts the failure against the address (a 429 if concurrent failures filled it since the peek). */
-  async function refuse(address: string, now: number, detail: string): Promise<never> {
-    const counted = await failures.consume(address, now);
-    if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
-    throw unauthorized(detail);
-  }
+  const checkOrigin = (req: Request, key: KeyRecord): void => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !matchers.matcherFor(key.id, key.origins).allows(origin)) throw originNotAllowed(origin);
+  };
 
-  return handler;
+  const rateLimit = (res: Response, key: KeyRecord, now: number): Awaitable<KeyRecord> =>
+    after(limiter.consume(key.id, now), (decision) => {
+      const state = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
+      res.setHeader('RateLimit-Policy', policy);
+      res.setHeader('RateLimit', state);
+      if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: state });
+      return key;
+    });
+
+  return {
+    check(req, res) {
+      const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const now = clock();
+      return after(failures.peek(address, now), (probe) => {
+        if (!probe.allowed) throw rateLimited(probe.resetSeconds, {}, TOO_MANY_FAILURES);
+        return after(authenticate(req, address, now), (key) => {
+          checkOrigin(req, key);
+          return rateLimit(res, key, clock());
+        });
+      });
+    },
+  };
 }
 
 /** 401 API_KEY_INVALID with the `WWW-Authenticate` challenge a 401 must carry (RFC 9110 §15.5.2). */
@@ -133,50 +166,4 @@ function credentialOf(req: Request): Credential {
   if (bearer !== undefined && headerKey !== undefined && bearer !== headerKey) return { ok: false, detail: AMBIGUOUS };
   const key = bearer ?? headerKey;
   return key === undefined ? { ok: false, detail: MISSING } : { ok: true, key };
-}
-
-/** The browser origin against the key's allowed list (spec §5.7): 403 API_KEY_ORIGIN_NOT_ALLOWED. */
-export function checkOrigin(): RequestHandler {
-  const matchers = new OriginMatcherCache();
-  const handler: AccessHandler = function checkKeyOrigin(req, res, next) {
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      const key = authenticatedKey(res);
-      if (!matchers.matcherFor(key.id, key.origins).allows(origin)) throw originNotAllowed(origin);
-    }
-    next();
-  };
-  return handler;
-}
-
-export interface RateLimitOptions {
-  /** Per key id; its limit and window are announced in RateLimit-Policy. */
-  limiter: RateLimiter;
-  clock: Clock;
-}
-
-/**
- * Requests per key (spec §8: 600 a minute), with the IETF httpapi RateLimit headers on every
- * response that gets this far; over the limit, 429 RATE_LIMITED with Retry-After.
- * In a sliding window `t` is the seconds until the oldest counted second leaves it (when `r`
- * next grows); on a refusal it equals Retry-After.
- */
-export function rateLimit({ limiter, clock }: RateLimitOptions): RequestHandler {
-  const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;
-  const handler: AccessHandler = async function rateLimitKey(_req, res, next) {
-    const decision = await limiter.consume(authenticatedKey(res).id, clock());
-    const state = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
-    res.setHeader('RateLimit-Policy', policy);
-    res.setHeader('RateLimit', state);
-    if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: state });
-    next();
-  };
-  return handler;
-}
-
-function authenticatedKey(res: Response<unknown, Partial<AccessLocals>>): KeyRecord {
-  const key = res.locals.key;
-  // A wiring mistake, not a client's: these run after authenticate().
-  if (key === undefined) throw new Error('access middleware: no authenticated key; authenticate() must run first');
-  return key;
 }

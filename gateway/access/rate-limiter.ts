@@ -34,12 +34,12 @@ export class InMemoryRateLimiter implements RateLimiter, RateProbe {
     this.windowSeconds = windowSeconds;
   }
 
-  consume(bucketName: string, nowMs: number): Promise<RateDecision> {
-    return Promise.resolve(this.decide(bucketName, nowMs, true));
+  consume(bucketName: string, nowMs: number): RateDecision {
+    return this.decide(bucketName, nowMs, true);
   }
 
-  peek(bucketName: string, nowMs: number): Promise<RateDecision> {
-    return Promise.resolve(this.decide(bucketName, nowMs, false));
+  peek(bucketName: string, nowMs: number): RateDecision {
+    return this.decide(bucketName, nowMs, false);
   }
 
   /** Buckets currently held (for tests of the bounded memory). */

@@ -1,5 +1,7 @@
 // Rate limiting (DESIGN.md gaps table): at most `limit` accepted requests per bucket in any
-// `windowSeconds` window. In-process now; Redis later behind the same interface.
+// `windowSeconds` window. In-process now; Redis later behind the same interface. The in-process
+// limiter answers synchronously (gateway/awaitable.ts); a networked one returns a promise.
+import type { Awaitable } from '../awaitable.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -14,7 +16,7 @@ export interface RateLimiter {
   readonly limit: number;
   readonly windowSeconds: number;
   /** Counts one request against `bucket` at `nowMs` when allowed. */
-  consume(bucket: string, nowMs: number): Promise<RateDecision>;
+  consume(bucket: string, nowMs: number): Awaitable<RateDecision>;
 }
 
 /**
@@ -23,5 +25,5 @@ export interface RateLimiter {
  */
 export interface RateProbe {
   /** The decision `consume` would make at `nowMs`, without counting anything. */
-  peek(bucket: string, nowMs: number): Promise<RateDecision>;
+  peek(bucket: string, nowMs: number): Awaitable<RateDecision>;
 }

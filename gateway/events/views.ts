@@ -26,16 +26,21 @@ export class EventViews {
     this.details = new LoadingCache(maxBytes / 2, (entry) => entry.weight);
   }
 
-  async index(orgId: string, hash: string): Promise<EventIndexView> {
-    return (await this.indexes.get(hash, () => this.load(orgId, hash, EventIndexView.parse))).view;
+  /** A cached view is returned as is (no asynchronous hop); only a load is a promise. */
+  index(orgId: string, hash: string): EventIndexView | Promise<EventIndexView> {
+    return viewOf(this.indexes.get(hash, () => this.load(orgId, hash, EventIndexView.parse)));
   }
 
-  async detail(orgId: string, hash: string): Promise<EventDetailView> {
-    return (await this.details.get(hash, () => this.load(orgId, hash, EventDetailView.parse))).view;
+  detail(orgId: string, hash: string): EventDetailView | Promise<EventDetailView> {
+    return viewOf(this.details.get(hash, () => this.load(orgId, hash, EventDetailView.parse)));
   }
 
   private async load<V>(orgId: string, hash: string, parse: (hash: string, bytes: Buffer) => V): Promise<Weighted<V>> {
-    const bytes = await this.objects.bytes(orgId, hash);
+    const bytes = await this.objects.read(orgId, hash);
     return { view: parse(hash, bytes), weight: bytes.length * VIEW_WEIGHT_PER_STORED_BYTE };
   }
+}
+
+function viewOf<V>(entry: Weighted<V> | Promise<Weighted<V>>): V | Promise<V> {
+  return entry instanceof Promise ? entry.then((loaded) => loaded.view) : entry.view;
 }

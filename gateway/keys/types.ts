@@ -1,4 +1,5 @@
 // API keys (DESIGN.md "Keys"): only the SHA-256 of a secret is stored.
+import type { Awaitable } from '../awaitable.ts';
 
 export interface KeyRecord {
   /** Public id, e.g. for `keys revoke`. Never the secret. */
@@ -22,10 +23,11 @@ export interface NewKey {
 /**
  * Backends: an embedded file-backed store (another process may change it while the gateway
  * runs) and, later, Redis. Expected outcomes are return values; only broken infrastructure throws.
+ * The embedded store answers a lookup synchronously (gateway/awaitable.ts).
  */
 export interface KeyStore {
   /** The record whose secretHash matches, revoked or not; undefined when none. Sees changes made by other processes from the next call on. */
-  findBySecretHash(secretHash: string): Promise<KeyRecord | undefined>;
+  findBySecretHash(secretHash: string): Awaitable<KeyRecord | undefined>;
   /** Creates a key; returns the record and the secret, which is shown once and never stored. */
   create(key: NewKey): Promise<{ record: KeyRecord; secret: string }>;
   /** false when no key has that id. Effective from the next request on. */

@@ -1,36 +1,66 @@
-// The integration API below /api/integration/v1 (spec §4): access checks first for every path,
-// then the nine GET routes, then 405 for other methods on them and 404 for unknown paths.
-import { Router, type RequestHandler } from 'express';
+// The integration API below /api/integration/v1 (spec §4) as one Express middleware: access
+// checks first for every path below the base, then the nine GET routes, then 405 for other
+// methods on them and 404 for unknown paths. One middleware rather than a mounted Router with a
+// layer per check and route: the router's per-layer matching and prefix trimming cost more than
+// everything the gateway itself does for a cached answer.
+import type { Request, RequestHandler } from 'express';
+import type { AccessControl } from '../access/middleware.ts';
+import { after, type Awaitable } from '../awaitable.ts';
+import { methodNotAllowed, notFound } from '../errors.ts';
+import { parseEventsQuery } from '../events/query.ts';
+import type { KeyRecord } from '../keys/types.ts';
+import type { Representation } from '../representation.ts';
 import type { OrganizationResources } from '../resources.ts';
-import { eventDetail, eventList, eventPart, type Clock } from './event-routes.ts';
-import { rejectOtherMethods, rejectUnknownPath } from './fallbacks.ts';
-import { storedResource } from './organization-routes.ts';
+import { matchRoute, pathBelowBase } from './api-paths.ts';
+import { sendRepresentation } from './respond.ts';
 
-export const API_BASE = '/api/integration/v1';
+export { API_BASE } from './api-paths.ts';
+
+/** OPTIONS is answered by cors() before any route, so GET and HEAD are all a route serves. */
+const ALLOW = 'GET, HEAD, OPTIONS';
 
 export interface ApiRouterOptions {
-  /** authenticate → checkOrigin → rateLimit (DESIGN.md "order of checks"). */
-  access: readonly RequestHandler[];
+  access: AccessControl;
   resources: OrganizationResources;
-  clock: Clock;
+  /** Milliseconds since the epoch: decides timing and registration. */
+  clock: () => number;
 }
 
-export function apiRouter({ access, resources, clock }: ApiRouterOptions): Router {
-  // Paths are matched exactly as the spec spells them; a trailing slash is tolerated.
-  const router = Router({ caseSensitive: true });
-  // Every request below the base needs a valid key, even for a path that does not exist: an
-  // unauthenticated client learns nothing but 401 (and key guessing is counted, §5).
-  router.use(...access);
-  const notAllowed = rejectOtherMethods();
-  router.route('/organization').get(storedResource(resources, '/organization')).all(notAllowed);
-  router.route('/team').get(storedResource(resources, '/team')).all(notAllowed);
-  router.route('/speakers').get(storedResource(resources, '/speakers')).all(notAllowed);
-  router.route('/sponsors').get(storedResource(resources, '/sponsors')).all(notAllowed);
-  router.route('/events').get(eventList(resources, clock)).all(notAllowed);
-  router.route('/events/:idOrSlug').get(eventDetail(resources, clock)).all(notAllowed);
-  router.route('/events/:idOrSlug/sessions').get(eventPart(resources, 'sessions')).all(notAllowed);
-  router.route('/events/:idOrSlug/speakers').get(eventPart(resources, 'speakers')).all(notAllowed);
-  router.route('/events/:idOrSlug/sponsors').get(eventPart(resources, 'sponsors')).all(notAllowed);
-  router.use(rejectUnknownPath());
-  return router;
+export function apiRouter({ access, resources, clock }: ApiRouterOptions): RequestHandler {
+  /**
+   * The representation for an authenticated request. The organization is the key's (spec §5.3):
+   * nothing in the URL names one. Unknown path (404) before method (405), and an undecodable
+   * `{idOrSlug}` (400) before both, as the router answered them.
+   */
+  const answer = (req: Request, path: string, key: KeyRecord): Awaitable<Representation> => {
+    const route = matchRoute(path);
+    if (route === undefined) throw notFound();
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(ALLOW);
+    const orgId = key.organizationId;
+    switch (route.kind) {
+      case 'stored':
+        return resources.stored(orgId, route.path);
+      case 'events':
+        // Parameters (400) before the resource (DESIGN.md "order of checks").
+        return resources.eventList(orgId, parseEventsQuery(req.query), clock());
+      case 'event':
+        return resources.event(orgId, route.idOrSlug, clock());
+      case 'event-part':
+        return resources.eventPart(orgId, route.idOrSlug, route.part);
+    }
+  };
+
+  return function serveApi(req, res, next) {
+    const path = pathBelowBase(req.path);
+    if (path === undefined) return next();
+    try {
+      // Every request below the base needs a valid key, even for a path that does not exist: an
+      // unauthenticated client learns nothing but 401 (and key guessing is counted, §5).
+      const representation = after(access.check(req, res), (key) => answer(req, path, key));
+      if (representation instanceof Promise) representation.then((loaded) => sendRepresentation(req, res, loaded), next);
+      else sendRepresentation(req, res, representation);
+    } catch (error) {
+      next(error);
+    }
+  };
 }

@@ -56,15 +56,20 @@ export class CurrentSnapshots {
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
   }
 
-  /** The organization's current snapshot; undefined when it has no pointer at all. */
-  async get(orgId: string): Promise<OrganizationSnapshot | undefined> {
+  /**
+   * The organization's current snapshot; undefined when it has no pointer at all. A pointer read
+   * less than maxAgeMs ago is returned as is (a clock compare, no I/O, no asynchronous hop); only
+   * a re-read is a promise.
+   */
+  get(orgId: string): OrganizationSnapshot | undefined | Promise<OrganizationSnapshot | undefined> {
     let entry = this.entries.get(orgId);
     if (!entry) {
       entry = { snapshot: undefined, version: undefined, loaded: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
       this.entries.set(orgId, entry);
     }
-    if (this.now() - entry.checkedAt >= this.maxAgeMs) await this.refresh(orgId, entry);
-    return entry.snapshot;
+    if (this.now() - entry.checkedAt < this.maxAgeMs) return entry.snapshot;
+    const read = entry;
+    return this.refresh(orgId, read).then(() => read.snapshot);
   }
 
   /** A build published for this organization (snapshot/notifications.ts): re-read now. */

@@ -1,5 +1,6 @@
 // An LRU in front of an asynchronous loader: concurrent misses for one key share a single load,
-// so a burst of requests for a cold object reads the store once.
+// so a burst of requests for a cold object reads the store once. A hit is returned as the value
+// itself, not a promise, so a request served from memory takes no asynchronous hop.
 import { LruCache } from './lru.ts';
 
 export class LoadingCache<V> {
@@ -10,9 +11,9 @@ export class LoadingCache<V> {
     this.loaded = new LruCache(capacity, weigh);
   }
 
-  get(key: string, load: () => Promise<V>): Promise<V> {
+  get(key: string, load: () => Promise<V>): V | Promise<V> {
     const hit = this.loaded.get(key);
-    if (hit !== undefined) return Promise.resolve(hit);
+    if (hit !== undefined) return hit;
     let pending = this.loading.get(key);
     if (!pending) {
       pending = load()

@@ -1,25 +1,35 @@
 // Snapshot objects by content hash. Objects are immutable (DESIGN.md "Store layout"), so a cached
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
+// Kept as the Representation a stored resource is served as, so a hit allocates nothing.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
+import type { Awaitable } from '../awaitable.ts';
+import { storedRepresentation, type Representation } from '../representation.ts';
 import { LoadingCache } from './loading-cache.ts';
 
 export class ObjectCache {
-  private readonly cache: LoadingCache<Buffer>;
+  private readonly cache: LoadingCache<Representation>;
 
   constructor(private readonly store: SnapshotStore, maxBytes: number) {
-    this.cache = new LoadingCache(maxBytes, (bytes) => bytes.length);
+    this.cache = new LoadingCache(maxBytes, (representation) => representation.bytes.length);
   }
 
   /**
    * Keyed by hash alone: equal hash means equal bytes, whichever organization's prefix they were
    * read from, and a request can only name hashes that its own organization's manifest lists.
+   * A cached object is returned as is; only a load is a promise.
    */
-  bytes(orgId: string, hash: string): Promise<Buffer> {
-    return this.cache.get(hash, async () => {
-      const bytes = await readObjectBytes(this.store, orgId, hash);
-      if (!bytes) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is missing`);
-      return bytes;
-    });
+  representation(orgId: string, hash: string): Awaitable<Representation> {
+    return this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
+  }
+
+  /**
+   * Read and verified, not kept: for objects that are kept parsed instead (event indexes and
+   * details), so memory does not hold both copies.
+   */
+  async read(orgId: string, hash: string): Promise<Buffer> {
+    const bytes = await readObjectBytes(this.store, orgId, hash);
+    if (!bytes) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is missing`);
+    return bytes;
   }
 }

@@ -1,12 +1,12 @@
-// The access middleware in a tiny Express app of its own, with a stand-in for the problem
+// The access checks in a tiny Express app of its own, with a stand-in for the problem
 // handler: header parsing, the both-headers rule, order of checks, preflight, CORS on errors,
 // rate-limit headers, and the per-address limit on failed key checks.
-import express, { type ErrorRequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler } from 'express';
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { authenticate, checkOrigin, cors, rateLimit, type AccessLocals } from '../../../../gateway/access/middleware.ts';
+import { accessControl, cors } from '../../../../gateway/access/middleware.ts';
 import { InMemoryRateLimiter } from '../../../../gateway/access/rate-limiter.ts';
 import { ApiError } from '../../../../gateway/errors.ts';
 import type { OrganizationState } from '../../../../snapshot/manifest.ts';
@@ -60,26 +60,21 @@ beforeAll(async () => {
   // Tests pose as many client addresses through X-Forwarded-For.
   app.set('trust proxy', true);
   app.use(cors());
-  app.use(
-    authenticate({
-      keys: store,
-      failures: {
-        limit: FAILURE_LIMIT,
-        windowSeconds: 60,
-        consume: (bucket, nowMs) => failures.consume(bucket, nowMs),
-        peek: (bucket, nowMs) => failures.peek(bucket, nowMs),
-      },
-      clock: () => now,
-      organizationState: (organizationId) => STATES[organizationId],
-    }),
-    checkOrigin(),
-    rateLimit({
-      limiter: { limit: KEY_LIMIT, windowSeconds: 60, consume: (bucket, nowMs) => keyLimiter.consume(bucket, nowMs) },
-      clock: () => now,
-    }),
-  );
-  app.get('/thing', (_req, res: Response<unknown, AccessLocals>) => {
-    res.json({ organizationId: res.locals.key.organizationId, keyId: res.locals.key.id });
+  const access = accessControl({
+    keys: store,
+    failures: {
+      limit: FAILURE_LIMIT,
+      windowSeconds: 60,
+      consume: (bucket, nowMs) => failures.consume(bucket, nowMs),
+      peek: (bucket, nowMs) => failures.peek(bucket, nowMs),
+    },
+    limiter: { limit: KEY_LIMIT, windowSeconds: 60, consume: (bucket, nowMs) => keyLimiter.consume(bucket, nowMs) },
+    clock: () => now,
+    organizationState: (organizationId) => STATES[organizationId],
+  });
+  app.get('/thing', async (req, res) => {
+    const key = await access.check(req, res);
+    res.json({ organizationId: key.organizationId, keyId: key.id });
   });
   app.use(problemStandIn);
   server = app.listen(0, '127.0.0.1');

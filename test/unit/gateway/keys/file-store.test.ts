@@ -127,7 +127,7 @@ describe('FileKeyStore', () => {
 
   it('throws on a corrupt file rather than serving as if no key existed', async () => {
     await writeFile(file.path, '{"format":1,"keys":[{"id":1}]}');
-    await expect(file.open().findBySecretHash(hashSecret('x'))).rejects.toThrow(/not a key file/);
+    expect(() => file.open().findBySecretHash(hashSecret('x'))).toThrow(/not a key file/);
     await writeFile(file.path, 'not json');
     await expect(file.open().list()).rejects.toThrow(/not valid JSON/);
   });

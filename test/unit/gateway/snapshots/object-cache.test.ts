@@ -13,17 +13,17 @@ describe('ObjectCache', () => {
     const object = contentObject({ hello: 'world' });
     await store.put(objectKey(ORG, object.hash), object.bytes);
     const cache = new ObjectCache(store, 1024);
-    expect((await cache.bytes(ORG, object.hash)).equals(object.bytes)).toBe(true);
+    expect((await cache.representation(ORG, object.hash)).bytes.equals(object.bytes)).toBe(true);
     await store.delete(objectKey(ORG, object.hash));
-    expect((await cache.bytes(ORG, object.hash)).equals(object.bytes)).toBe(true);
+    expect((await cache.representation(ORG, object.hash)).bytes.equals(object.bytes)).toBe(true);
   });
 
   it('refuses a missing or corrupt object', async () => {
     const store = new MemoryStore();
     const object = contentObject({ hello: 'world' });
     const cache = new ObjectCache(store, 1024);
-    await expect(cache.bytes(ORG, object.hash)).rejects.toThrow(SnapshotIntegrityError);
+    await expect(cache.representation(ORG, object.hash)).rejects.toThrow(SnapshotIntegrityError);
     await store.put(objectKey(ORG, object.hash), Buffer.from('{"hello":"mallory"}'));
-    await expect(cache.bytes(ORG, object.hash)).rejects.toThrow(SnapshotIntegrityError);
+    await expect(cache.representation(ORG, object.hash)).rejects.toThrow(SnapshotIntegrityError);
   });
 });
