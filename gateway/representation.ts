@@ -7,10 +7,18 @@ export interface Representation {
   readonly etag: string;
   /** The ETag header value, built once rather than per response. */
   readonly quotedEtag: string;
+  /** The headers describing it on a 200 (spec §8), as writeHead takes them: built once. */
+  readonly headers: readonly string[];
 }
 
+/** spec §8 "Response freshness", DESIGN.md "caching headers": on every 200 and 304. */
+export const CACHE_CONTROL = 'private, max-age=60';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function representation(bytes: Buffer, etag: string): Representation {
-  return { bytes, etag, quotedEtag: `"${etag}"` };
+  const quotedEtag = `"${etag}"`;
+  const headers = ['ETag', quotedEtag, 'Cache-Control', CACHE_CONTROL, 'Content-Type', JSON_TYPE, 'Content-Length', String(bytes.length)];
+  return { bytes, etag, quotedEtag, headers };
 }
 
 /** A stored resource is served as stored: its content hash is its entity tag. */

@@ -1,5 +1,5 @@
 // Access control of the integration API (DESIGN.md gaps table "order of checks"):
-//   cors() on every response, then per API request accessControl().check():
+//   CORS headers on every response, then per API request accessControl().check():
 // preflight (no key) → key 401 → organization state 403 → origin 403 → rate limit 429.
 // Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
 // body (STYLE.md §4). The hot path does one key-store lookup and no other I/O, and with the
@@ -30,18 +30,40 @@ const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 // key, or for a page of a refused origin.
 const VARY = 'Authorization, X-Api-Key, Origin';
 
-/** CORS headers on every response; answers OPTIONS (preflight or not) 204 without a key. */
+/**
+ * The CORS headers of every response, as writeHead takes them: the API writes them in the one
+ * batch of a 200 or 304 (gateway/routes/respond.ts); everything else gets them from cors().
+ */
+export const CORS_HEADERS: readonly string[] = [
+  'Access-Control-Allow-Origin', '*',
+  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
+  'Vary', VARY,
+];
+
+const PREFLIGHT_HEADERS: readonly string[] = [
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods', ALLOWED_METHODS,
+  'Access-Control-Allow-Headers', ALLOWED_HEADERS,
+  'Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS,
+  'Allow', `${ALLOWED_METHODS}, OPTIONS`,
+];
+
+/** Sets name/value pairs one by one: for responses that set more headers later (errors). */
+export function setHeaders(res: Response, headers: readonly string[]): void {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
+}
+
+/** Any OPTIONS request (preflight or not) is answered 204 without a key. */
+export function answerPreflight(res: Response): void {
+  res.writeHead(204, PREFLIGHT_HEADERS as string[]).end();
+}
+
+/** CORS headers on every response outside the API, which writes its own; answers OPTIONS. */
 export function cors(): RequestHandler {
   return function corsHeaders(req, res, next) {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    res.setHeader('Vary', VARY);
-    if (req.method !== 'OPTIONS') return next();
-    res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
-    res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-    res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
-    res.setHeader('Allow', `${ALLOWED_METHODS}, OPTIONS`);
-    res.status(204).end();
+    if (req.method === 'OPTIONS') return answerPreflight(res);
+    setHeaders(res, CORS_HEADERS);
+    next();
   };
 }
 
@@ -56,13 +78,20 @@ export interface AccessOptions {
   organizationState: (organizationId: string) => Awaitable<OrganizationState | undefined>;
 }
 
+/** What a request that passed every access check may be answered with. */
+export interface Grant {
+  readonly key: KeyRecord;
+  /** RateLimit-Policy and RateLimit (§8) as name/value pairs: on every response from here on. */
+  readonly rateLimitHeaders: readonly string[];
+}
+
 export interface AccessControl {
   /**
    * The request's authenticated, unrevoked key of an organization that is not suspended or
-   * closed, within its rate limit; the RateLimit headers are set on `res`. Throws (or rejects
-   * with) the ApiError of the first check that fails.
+   * closed, within its rate limit. Throws (or rejects with) the ApiError of the first check that
+   * fails; a 429 carries the RateLimit headers itself.
    */
-  check(req: Request, res: Response): Awaitable<KeyRecord>;
+  check(req: Request): Awaitable<Grant>;
 }
 
 type Credential = { ok: true; key: string } | { ok: false; detail: string };
@@ -117,24 +146,22 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
     if (origin !== undefined && !matchers.matcherFor(key.id, key.origins).allows(origin)) throw originNotAllowed(origin);
   };
 
-  const rateLimit = (res: Response, key: KeyRecord, now: number): Awaitable<KeyRecord> =>
+  const rateLimit = (key: KeyRecord, now: number): Awaitable<Grant> =>
     after(limiter.consume(key.id, now), (decision) => {
-      const state = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
-      res.setHeader('RateLimit-Policy', policy);
-      res.setHeader('RateLimit', state);
-      if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: state });
-      return key;
+      const rateLimitHeaders = ['RateLimit-Policy', policy, 'RateLimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`];
+      if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: rateLimitHeaders[3]! });
+      return { key, rateLimitHeaders };
     });
 
   return {
-    check(req, res) {
+    check(req) {
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       const now = clock();
       return after(failures.peek(address, now), (probe) => {
         if (!probe.allowed) throw rateLimited(probe.resetSeconds, {}, TOO_MANY_FAILURES);
         return after(authenticate(req, address, now), (key) => {
           checkOrigin(req, key);
-          return rateLimit(res, key, clock());
+          return rateLimit(key, clock());
         });
       });
     },

@@ -1,11 +1,12 @@
-// The integration API below /api/integration/v1 (spec §4) as one Express middleware: access
-// checks first for every path below the base, then the nine GET routes, then 405 for other
-// methods on them and 404 for unknown paths. One middleware rather than a mounted Router with a
-// layer per check and route: the router's per-layer matching and prefix trimming cost more than
-// everything the gateway itself does for a cached answer.
-import type { Request, RequestHandler } from 'express';
-import type { AccessControl } from '../access/middleware.ts';
-import { after, type Awaitable } from '../awaitable.ts';
+// The integration API below /api/integration/v1 (spec §4) as one Express middleware, the app's
+// first: preflight, then access checks for every path below the base, then the nine GET routes,
+// then 405 for other methods on them and 404 for unknown paths. One middleware rather than a
+// mounted Router with a layer per check and route, and first so that no other layer is walked:
+// the router's per-layer matching and prefix trimming cost more than everything the gateway
+// itself does for a cached answer.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { answerPreflight, CORS_HEADERS, setHeaders, type AccessControl, type Grant } from '../access/middleware.ts';
+import type { Awaitable } from '../awaitable.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
 import { parseEventsQuery } from '../events/query.ts';
 import type { KeyRecord } from '../keys/types.ts';
@@ -53,14 +54,39 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
   return function serveApi(req, res, next) {
     const path = pathBelowBase(req.path);
     if (path === undefined) return next();
+    // Preflight needs no key (DESIGN.md "order of checks").
+    if (req.method === 'OPTIONS') return answerPreflight(res);
     try {
       // Every request below the base needs a valid key, even for a path that does not exist: an
       // unauthenticated client learns nothing but 401 (and key guessing is counted, §5).
-      const representation = after(access.check(req, res), (key) => answer(req, path, key));
-      if (representation instanceof Promise) representation.then((loaded) => sendRepresentation(req, res, loaded), next);
-      else sendRepresentation(req, res, representation);
+      const grant = access.check(req);
+      if (grant instanceof Promise) grant.then((granted) => respond(req, res, next, path, granted), (error) => fail(res, next, undefined, error));
+      else respond(req, res, next, path, grant);
     } catch (error) {
-      next(error);
+      fail(res, next, undefined, error);
     }
   };
+
+  function respond(req: Request, res: Response, next: NextFunction, path: string, grant: Grant): void {
+    try {
+      const representation = answer(req, path, grant.key);
+      if (representation instanceof Promise) {
+        representation.then((loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders), (error) => fail(res, next, grant, error));
+      } else {
+        sendRepresentation(req, res, representation, grant.rateLimitHeaders);
+      }
+    } catch (error) {
+      fail(res, next, grant, error);
+    }
+  }
+}
+
+/**
+ * To gateway/problem.ts with the headers a 200 would have written in its batch: CORS on every
+ * response, and the rate-limit state on every response after the rate-limit check.
+ */
+function fail(res: Response, next: NextFunction, grant: Grant | undefined, error: unknown): void {
+  setHeaders(res, CORS_HEADERS);
+  if (grant !== undefined) setHeaders(res, grant.rateLimitHeaders);
+  next(error);
 }

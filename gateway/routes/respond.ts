@@ -1,25 +1,24 @@
-// Sending a 200 (STYLE.md §8): the entity tag and caching headers are set first, so Express's own
-// freshness check (req.fresh: If-None-Match lists, `*`, weak comparison, `Cache-Control:
-// no-cache`) decides for a 304 without a body; HEAD gets GET's headers only. What res.send did for
-// a Buffer, without its generic work (type sniffing, ETag generation, header reads).
+// Sending a 200 (STYLE.md §8): every header in one writeHead batch — CORS, the key's rate-limit
+// state, the entity tag and caching headers — because each setHeader before writeHead would be
+// validated, stored and copied again one by one. A conditional request sets the ETag first, so
+// Express's own freshness check (req.fresh: If-None-Match lists, `*`, weak comparison,
+// `Cache-Control: no-cache`) decides for a 304 without a body; HEAD gets GET's headers only.
 import type { Request, Response } from 'express';
-import type { Representation } from '../representation.ts';
+import { CORS_HEADERS } from '../access/middleware.ts';
+import { CACHE_CONTROL, type Representation } from '../representation.ts';
 
-/** spec §8 "Response freshness", DESIGN.md "caching headers": on every 200 and 304. */
-const CACHE_CONTROL = 'private, max-age=60';
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-export function sendRepresentation(req: Request, res: Response, representation: Representation): void {
-  res.setHeader('ETag', representation.quotedEtag);
-  res.setHeader('Cache-Control', CACHE_CONTROL);
-  if (req.fresh) {
-    // A 304 carries no body, so none of the headers that describe one.
-    res.statusCode = 304;
-    res.end();
-    return;
+export function sendRepresentation(req: Request, res: Response, representation: Representation, rateLimitHeaders: readonly string[]): void {
+  // req.fresh is false at once without either validator; only a conditional request pays for it.
+  if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
+    res.setHeader('ETag', representation.quotedEtag);
+    if (req.fresh) {
+      // A 304 carries no body, so none of the headers that describe one.
+      res.writeHead(304, [...CORS_HEADERS, ...rateLimitHeaders, 'ETag', representation.quotedEtag, 'Cache-Control', CACHE_CONTROL]);
+      res.end();
+      return;
+    }
   }
-  res.setHeader('Content-Type', JSON_TYPE);
-  res.setHeader('Content-Length', representation.bytes.length);
+  res.writeHead(200, [...CORS_HEADERS, ...rateLimitHeaders, ...representation.headers]);
   if (req.method === 'HEAD') res.end();
   else res.end(representation.bytes);
 }

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { accessControl, cors } from '../../../../gateway/access/middleware.ts';
+import { accessControl, cors, setHeaders } from '../../../../gateway/access/middleware.ts';
 import { InMemoryRateLimiter } from '../../../../gateway/access/rate-limiter.ts';
 import { ApiError } from '../../../../gateway/errors.ts';
 import type { OrganizationState } from '../../../../snapshot/manifest.ts';
@@ -73,7 +73,8 @@ beforeAll(async () => {
     organizationState: (organizationId) => STATES[organizationId],
   });
   app.get('/thing', async (req, res) => {
-    const key = await access.check(req, res);
+    const { key, rateLimitHeaders } = await access.check(req);
+    setHeaders(res, rateLimitHeaders);
     res.json({ organizationId: key.organizationId, keyId: key.id });
   });
   app.use(problemStandIn);
