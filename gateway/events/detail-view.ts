@@ -1,17 +1,17 @@
 // GET /events/{idOrSlug}: the stored detail patched with its clock fields (spec §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
-import type { EventDetailBody, StoredEventDetail } from '../../snapshot/resources.ts';
+import type { StoredEventDetail } from '../../snapshot/resources.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import { clockStateAt, type ParsedClock } from '../timing.ts';
-import { renderWithClockFields, splitClock } from './clock-fields.ts';
+import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
 
 export class EventDetailView {
-  private readonly core: EventDetailBody;
+  private readonly template: ClockTemplate;
   private readonly clock: ParsedClock;
   private readonly rendered: Array<Representation | undefined> = [];
 
   constructor(private readonly hash: string, stored: StoredEventDetail) {
-    ({ core: this.core, clock: this.clock } = splitClock<EventDetailBody>(stored));
+    ({ template: this.template, clock: this.clock } = splitClock(stored));
   }
 
   static parse(hash: string, bytes: Buffer): EventDetailView {
@@ -20,6 +20,6 @@ export class EventDetailView {
 
   at(now: number): Representation {
     const state = clockStateAt(this.clock, now);
-    return (this.rendered[state] ??= computedRepresentation(renderWithClockFields(this.core, state), this.hash, String(state)));
+    return (this.rendered[state] ??= computedRepresentation(renderWithClockFields(this.template, state), this.hash, String(state)));
   }
 }

@@ -1,25 +1,20 @@
 // GET /events from the stored event index (spec §4, DESIGN.md "Clock-dependent fields").
 // Parsed once per index hash. Between two consecutive clock boundaries of its events nothing can
 // change, so per such window the filtered lists are computed once and each requested page is
-// rendered once; each item's serialization is kept per state. A request inside a known window
+// rendered once from each item's clock template. A request inside a known window
 // with a known page costs a few lookups, which is what makes 5,000 events cheap.
 import type { StoredEventSummary } from '../../snapshot/resources.ts';
 import { LruCache } from '../snapshots/lru.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import {
-  CLOCK_STATE_COUNT, clockStateAt, sortedBoundaries, stableInterval, timingOf,
-  type ClockState, type ParsedClock,
+  clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock,
 } from '../timing.ts';
-import { renderWithClockFields, splitClock } from './clock-fields.ts';
+import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
 import type { EventsQuery, TimingFilter } from './query.ts';
 
-type SummaryCore = Omit<StoredEventSummary, 'clock'>;
-
 interface IndexedEvent {
-  readonly core: SummaryCore;
+  readonly template: ClockTemplate;
   readonly clock: ParsedClock;
-  /** Serialized item per ClockState, filled on first use. */
-  readonly rendered: Array<string | undefined>;
 }
 
 interface Window {
@@ -42,7 +37,7 @@ export class EventIndexView {
   private window: Window | undefined;
 
   constructor(private readonly hash: string, index: readonly StoredEventSummary[]) {
-    this.events = index.map((stored) => ({ ...splitClock<SummaryCore>(stored), rendered: new Array(CLOCK_STATE_COUNT) }));
+    this.events = index.map(splitClock);
     this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
     this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));
   }
@@ -97,7 +92,7 @@ export class EventIndexView {
     for (const position of positions) {
       const event = this.events[position]!;
       const eventState: ClockState = window.states[position]!;
-      items.push((event.rendered[eventState] ??= renderWithClockFields(event.core, eventState)));
+      items.push(renderWithClockFields(event.template, eventState));
       state += ` ${position}:${eventState}`;
     }
     // hasMore: whether the next page could return anything (spec §2 PagedResponse).
