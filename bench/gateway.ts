@@ -41,7 +41,7 @@ interface ServeConfig {
 type ServerKind = 'gateway' | 'express' | 'bare';
 
 /** bin/marquee's node flags (keep in step with it): the gateway runs as `marquee serve` runs. */
-const NODE_FLAGS = ['--enable-source-maps', '--import', 'tsx'];
+const NODE_FLAGS = ['--enable-source-maps', '--heap-growing-percent=50', '--import', 'tsx'];
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
