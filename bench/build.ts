@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { openPostgres } from '../builder/platform/sql.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
+import { NODE_FLAGS } from './node-flags.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
 const run = promisify(execFile);
@@ -30,7 +31,7 @@ try {
 
   const env = { ...process.env, DATABASE_URL: postgres.url, SNAPSHOT_STORE: join(work, 'snapshots'), MARQUEE_HOME: work };
   const child = async (...args: string[]): Promise<Measured> => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bench/build-child.ts', ...args], { env, maxBuffer: 1 << 20 });
+    const { stdout } = await run(process.execPath, [...NODE_FLAGS, 'bench/build-child.ts', ...args], { env, maxBuffer: 1 << 20 });
     const measured = JSON.parse(stdout.trim().split('\n').pop()!) as Measured;
     if (measured.failed.length) throw new Error(`build failed: ${measured.failed.slice(0, 3).join('; ')}`);
     return measured;

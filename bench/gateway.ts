@@ -22,6 +22,7 @@ import type { FileKeyStore } from '../gateway/keys/file-store.ts';
 import type { GatewayLog } from '../gateway/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
+import { NODE_FLAGS } from './node-flags.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
@@ -40,8 +41,6 @@ interface ServeConfig {
 
 type ServerKind = 'gateway' | 'express' | 'bare';
 
-/** bin/marquee's node flags (keep in step with it): the gateway runs as `marquee serve` runs. */
-const NODE_FLAGS = ['--enable-source-maps', '--heap-growing-percent=50', '--import', 'tsx'];
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
