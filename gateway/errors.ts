@@ -29,8 +29,9 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (detail: string) => new ApiError(400, 'BAD_REQUEST', 'Bad request', detail);
+/** A 401 carries the challenge RFC 9110 §15.5.2 requires. */
 export const keyInvalid = (detail = 'The API key is missing, unrecognised or revoked.') =>
-  new ApiError(401, 'API_KEY_INVALID', 'Invalid API key', detail);
+  new ApiError(401, 'API_KEY_INVALID', 'Invalid API key', detail, { 'WWW-Authenticate': 'Bearer' });
 export const organizationSuspended = () =>
   new ApiError(403, 'ORGANIZATION_SUSPENDED', 'Organization suspended', 'The organization is suspended or closed; its data is hidden.');
 export const originNotAllowed = (origin: string) =>

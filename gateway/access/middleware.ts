@@ -6,7 +6,7 @@
 // embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
 import type { Request, RequestHandler, Response } from 'express';
 import { after, type Awaitable } from '../awaitable.ts';
-import { ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
+import { keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
 import { ParsedKeys } from '../keys/parsed-keys.ts';
 import type { KeyRecord, KeyStore } from '../keys/types.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
@@ -123,7 +123,7 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
   const refuse = (address: string, now: number, detail: string): Awaitable<never> =>
     after(failures.consume(address, now), (counted) => {
       if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
-      throw unauthorized(detail);
+      throw keyInvalid(detail);
     });
 
   const authenticate = (req: Request, address: string, now: number): Awaitable<KeyRecord> => {
@@ -168,11 +168,6 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
   };
 }
 
-/** 401 API_KEY_INVALID with the `WWW-Authenticate` challenge a 401 must carry (RFC 9110 §15.5.2). */
-function unauthorized(detail: string): ApiError {
-  const error = keyInvalid(detail);
-  return new ApiError(error.status, error.errorCode, error.title, error.detail, { 'WWW-Authenticate': 'Bearer' });
-}
 
 /**
  * The key from `Authorization: Bearer` (scheme case-insensitive, RFC 9110 §11.1) or
