@@ -1,7 +1,7 @@
 // What `marquee keys create|revoke|list` do (DESIGN.md "Command line"); bin/ only parses
 // arguments and prints. Their JSON shapes are part of the CLI contract.
 import { normalizeAllowedOrigin } from '../access/origin.ts';
-import type { KeyStore } from './types.ts';
+import type { KeyRecord, KeyStore } from './types.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
 export class KeyCommandError extends Error {
@@ -16,14 +16,8 @@ export interface CreatedKey {
   origins: string[];
 }
 
-export interface ListedKey {
-  id: string;
-  organizationId: string;
-  label: string | null;
-  origins: string[];
-  createdAt: string;
-  revokedAt: string | null;
-}
+/** A key as `keys list` shows it: everything but the hash of its secret. */
+export type ListedKey = Omit<KeyRecord, 'secretHash'>;
 
 /** Validates and normalizes the allowed origins (spec §5.7), then creates the key. */
 export async function createKey(
