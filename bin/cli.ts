@@ -2,11 +2,16 @@
 // tests depend on). Thin: parses arguments, calls the modules, prints.
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, parseConfig } from './config.ts';
+import { DEFAULT_GRACE_MINUTES, DEFAULT_KEEP } from '../builder/retention.ts';
 import { CliError } from './output.ts';
 import { buildCommand, dbMigrateCommand, dbSeedCommand, diffCommand, gcCommand, historyCommand, keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands.ts';
 import { builderCommand, serveCommand, startCommand } from './processes.ts';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const minutes = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of minutes');
+  return Number(value);
+};
 const wholeNumber = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
   return Number(value);
@@ -54,8 +59,9 @@ program.command('diff').description('what changed between two snapshots ("curren
   .requiredOption('--org <id|slug>', 'the organization').argument('<from>').argument('<to>').option('--json', 'print the result as JSON')
   .action((from: string, to: string, options: { org: string; json?: boolean }) => diffCommand(config(), { ...options, from, to }));
 program.command('gc').description('apply retention: keep the newest N snapshots per organization')
-  .option('--keep <n>', 'snapshots to keep', wholeNumber, 50)
-  .action((options: { keep: number }) => gcCommand(config(), options));
+  .option('--keep <n>', 'snapshots to keep', wholeNumber, DEFAULT_KEEP)
+  .option('--grace-minutes <n>', 'spare unreferenced objects younger than this (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
+  .action((options: { keep: number; graceMinutes: number }) => gcCommand(config(), options));
 
 function config() {
   return parseConfig(process.env);

@@ -114,9 +114,10 @@ export async function diffCommand(config: Config, options: { org: string; from: 
   if (!diff.added.length && !diff.removed.length && !diff.changed.length) line('no differences');
 }
 
-export async function gcCommand(config: Config, options: { keep: number }): Promise<void> {
-  const report = await applyRetention(openStore(config), options.keep);
-  line(`${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep})`);
+export async function gcCommand(config: Config, options: { keep: number; graceMinutes: number }): Promise<void> {
+  const report = await applyRetention(openStore(config), options);
+  line(`${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep}); `
+    + `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared; ${report.interruptedWritesDeleted} interrupted writes removed`);
 }
 
 /** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */

@@ -21,4 +21,11 @@ export interface SnapshotStore {
   /** Every key below `prefix`, in lexicographic order. */
   list(prefix: string): Promise<string[]>;
   delete(key: string): Promise<void>;
+  /** When the bytes under `key` were last written; undefined when there are none. */
+  modifiedAt(key: string): Promise<Date | undefined>;
+  /**
+   * Removes leftovers of writes interrupted before they completed (a crashed builder), older than
+   * `before`; returns how many. Never touches a complete object.
+   */
+  sweepInterrupted(before: Date): Promise<number>;
 }

@@ -103,6 +103,30 @@ export class DirectoryStore implements SnapshotStore {
   async delete(key: string): Promise<void> {
     await rm(this.path(key), { force: true });
   }
+
+  async modifiedAt(key: string): Promise<Date | undefined> {
+    try {
+      return (await stat(this.path(key))).mtime;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Temporary files of puts that never reached their rename (the writer died). */
+  async sweepInterrupted(before: Date): Promise<number> {
+    const files: string[] = [];
+    await this.walk(this.root, files);
+    let removed = 0;
+    for (const key of files.filter((file) => file.endsWith(TEMP_SUFFIX))) {
+      const written = await this.modifiedAt(key);
+      if (written && written < before) {
+        await this.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
 }
 
 function isNotFound(error: unknown): boolean {

@@ -3,7 +3,7 @@ import type { SnapshotStore, Version, VersionedBytes } from '../store.ts';
 
 export class MemoryStore implements SnapshotStore {
   readonly description = 'memory';
-  readonly entries = new Map<string, { bytes: Buffer; version: number }>();
+  readonly entries = new Map<string, { bytes: Buffer; version: number; modifiedAt: Date }>();
   private nextVersion = 1;
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -22,7 +22,7 @@ export class MemoryStore implements SnapshotStore {
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
-    this.entries.set(key, { bytes: Buffer.from(bytes), version: this.nextVersion++ });
+    this.entries.set(key, { bytes: Buffer.from(bytes), version: this.nextVersion++, modifiedAt: new Date() });
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -31,5 +31,14 @@ export class MemoryStore implements SnapshotStore {
 
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+
+  async modifiedAt(key: string): Promise<Date | undefined> {
+    return this.entries.get(key)?.modifiedAt;
+  }
+
+  /** A write to memory cannot be interrupted half-way. */
+  async sweepInterrupted(): Promise<number> {
+    return 0;
   }
 }

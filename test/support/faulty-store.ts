@@ -19,6 +19,8 @@ export class CrashingStore implements SnapshotStore {
   has(key: string): Promise<boolean> { return this.inner.has(key); }
   list(prefix: string): Promise<string[]> { return this.inner.list(prefix); }
   delete(key: string): Promise<void> { return this.inner.delete(key); }
+  modifiedAt(key: string): Promise<Date | undefined> { return this.inner.modifiedAt(key); }
+  sweepInterrupted(before: Date): Promise<number> { return this.inner.sweepInterrupted(before); }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     if (this.puts >= this.putsBeforeCrash) throw new SimulatedCrash(`crashed before write #${this.puts + 1} (${key})`);

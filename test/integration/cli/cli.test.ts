@@ -133,9 +133,11 @@ describe('marquee CLI', () => {
     }
   });
 
-  it('gc keeps the newest snapshots', async () => {
+  it('gc keeps the newest snapshots, and spares young objects a build may be publishing', async () => {
     const gc = await marquee(['gc', '--keep', '1'], env);
-    expect(gc.stdout).toMatch(/^4 organizations: 2 snapshots and \d+ objects deleted \(kept the newest 1\)\n$/);
+    expect(gc.stdout).toMatch(/^4 organizations: 2 snapshots and 0 objects deleted \(kept the newest 1\); [1-9]\d* unreferenced objects younger than 60 minutes spared; 0 interrupted writes removed\n$/);
+    const now = await marquee(['gc', '--keep', '1', '--grace-minutes', '0'], env);
+    expect(now.stdout).toMatch(/^4 organizations: 0 snapshots and [1-9]\d* objects deleted/);
     expect(JSON.parse((await marquee(['history', '--org', 'nordic-dev', '--json'], env)).stdout)).toHaveLength(1);
   });
 });
