@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
+import { lockEmbeddedDatabase } from './embedded-lock.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
 export interface SqlQueries {
@@ -246,12 +247,14 @@ class PostgresListener {
 export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
   const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
   const where = dataDir ?? '(in memory)';
+  const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir);
     // PGlite is one session, so setting the search_path once covers every later statement.
     await db.exec(`SET search_path TO ${schema}`);
   } catch (error) {
+    await unlock();
     throw new PlatformDatabaseError(`cannot open the embedded PGlite database ${where}: ${reason(error)}`, { cause: error });
   }
   const queries = (target: PGlite | Transaction): SqlQueries => ({
@@ -283,7 +286,10 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
       });
     },
     listen: (channel, onPayload) => db.listen(channel, onPayload).then((unlisten) => () => unlisten()),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      await unlock();
+    },
   };
 }
 

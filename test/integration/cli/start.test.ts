@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { marqueeProcess } from '../../support/cli.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
 
 let home: string;
 beforeAll(async () => {
@@ -33,6 +33,10 @@ it('starts from nothing and prints a curl line that works as printed; a restart 
     expect(page).toMatchObject({ page: 1, pageSize: 20, hasMore: false });
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.items.every((event: { timing: string }) => event.timing === 'upcoming')).toBe(true);
+    // The embedded database belongs to the running start: another command is refused, not let in to corrupt it.
+    const beside = await marquee(['build'], { MARQUEE_HOME: home });
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toContain(`is in use by process ${first.child.pid}`);
   } finally {
     await first.stop();
   }
