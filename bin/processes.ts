@@ -7,6 +7,7 @@ import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runner.ts';
+import type { GatewayDeps } from '../gateway/app.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
 import { parseKey } from '../gateway/keys/format.ts';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
@@ -14,7 +15,7 @@ import { createKey } from '../gateway/keys/commands.ts';
 import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Config } from './config.ts';
-import { line } from './output.ts';
+import { CliError, line } from './output.ts';
 import { buildContext, openDatabase, openKeyStore, openStore, platformSource } from './services.ts';
 
 export async function startCommand(config: Config): Promise<void> {
@@ -26,12 +27,12 @@ export async function startCommand(config: Config): Promise<void> {
 
   const store = openStore(config);
   const channel = new InProcessChannel();
+  const keys = openKeyStore(config);
+  // Bind before building: a port in use is known at once, not after a full build.
+  const gateway = await listenOn(config, { snapshots: store, keys, channel });
   const runner = startBuilder(config, db, store, channel);
   const results = await runner.build('start');
   line(`built ${results.length} organizations into ${config.snapshotStore} (${summarize(results)})`);
-
-  const keys = openKeyStore(config);
-  const gateway = await startGateway({ port: config.port, snapshots: store, keys, channel });
   const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
   runner.schedule(config.buildSchedule);
 
@@ -50,7 +51,7 @@ export async function startCommand(config: Config): Promise<void> {
 }
 
 export async function serveCommand(config: Config): Promise<void> {
-  const gateway = await startGateway({ port: config.port, snapshots: openStore(config), keys: openKeyStore(config) });
+  const gateway = await listenOn(config, { snapshots: openStore(config), keys: openKeyStore(config) });
   line(`gateway listening on ${gateway.url}, serving snapshots from ${config.snapshotStore}`);
   onShutdown(() => gateway.close());
 }
@@ -68,6 +69,16 @@ export async function builderCommand(config: Config): Promise<void> {
     await runner.stop();
     await db.close();
   });
+}
+
+/** The gateway on PORT; a port in use is the operator's to fix, so the message names the variable. */
+async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGateway> {
+  try {
+    return await startGateway({ ...deps, port: config.port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
+    throw error;
+  }
 }
 
 function startBuilder(config: Config, db: SqlClient, store: SnapshotStore, channel?: PublishChannel): BuildRunner {

@@ -1,5 +1,6 @@
 // The command-line contract of DESIGN.md, through the real program in a throwaway MARQUEE_HOME.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,18 @@ describe('marquee CLI', () => {
       expect((await refused.json()).errorCode).toBe('API_KEY_INVALID');
     } finally {
       await server.stop();
+    }
+  });
+
+  it('serve names PORT when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const run = await marquee(['serve'], { ...env, PORT: String(port) });
+      expect(run).toMatchObject({ code: 1, stderr: `marquee: PORT ${port} is already in use; stop what listens there or set PORT to a free port\n` });
+    } finally {
+      taken.close();
     }
   });
 
