@@ -5,8 +5,8 @@
 // Objects younger than the grace period are spared even when unreferenced: a build publishing
 // right now has written its objects but not yet the manifest that names them, and deleting those
 // would leave its snapshot pointing at missing objects. So gc may run beside a running builder.
-import { manifestKey, objectKey, objectPrefix, ORGS_PREFIX } from '../snapshot/layout.ts';
-import { listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
+import { manifestKey, objectKey, objectPrefix } from '../snapshot/layout.ts';
+import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 
 export const DEFAULT_KEEP = 50;
@@ -35,7 +35,7 @@ export async function applyRetention(store: SnapshotStore, options: RetentionOpt
   if (!Number.isFinite(graceMinutes) || graceMinutes < 0) throw new RangeError(`--grace-minutes must be ≥ 0, got ${graceMinutes}`);
   const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
   const report: RetentionReport = { organizations: 0, manifestsDeleted: 0, objectsDeleted: 0, objectsSpared: 0, interruptedWritesDeleted: 0 };
-  for (const orgId of await organizationsInStore(store)) {
+  for (const orgId of await listOrganizationIds(store)) {
     report.organizations++;
     const pointer = await readPointer(store, orgId);
     const ids = await listSnapshotIds(store, orgId);
@@ -66,13 +66,4 @@ export async function applyRetention(store: SnapshotStore, options: RetentionOpt
   }
   report.interruptedWritesDeleted = await store.sweepInterrupted(cutoff);
   return report;
-}
-
-async function organizationsInStore(store: SnapshotStore): Promise<string[]> {
-  const ids = new Set<string>();
-  for (const key of await store.list(ORGS_PREFIX)) {
-    const id = key.split('/')[1];
-    if (id) ids.add(id);
-  }
-  return [...ids].sort();
 }

@@ -1,6 +1,6 @@
 // Reading a published snapshot: pointer → manifest → objects, each verified against its hash.
 import { sha256Hex } from './hash.ts';
-import { manifestKey, manifestPrefix, objectKey, pointerKey } from './layout.ts';
+import { manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
 import type { Manifest, Pointer } from './manifest.ts';
 import type { SnapshotStore } from './store.ts';
 
@@ -39,12 +39,15 @@ export async function listSnapshotIds(store: SnapshotStore, orgId: string): Prom
     .map((name) => name.slice(0, -'.json'.length));
 }
 
-/** Organization ids that have anything in the store. */
+/**
+ * Organization ids that have anything in the store, pointer or not (a first publish that died
+ * before its pointer still leaves objects behind).
+ */
 export async function listOrganizationIds(store: SnapshotStore): Promise<string[]> {
   const ids = new Set<string>();
-  for (const key of await store.list('orgs/')) {
+  for (const key of await store.list(ORGS_PREFIX)) {
     const id = key.split('/')[1];
-    if (id && key.endsWith('/current.json')) ids.add(id);
+    if (id) ids.add(id);
   }
   return [...ids].sort();
 }
