@@ -16,8 +16,3 @@ export function contentObject(value: unknown): ContentObject {
   const bytes = Buffer.from(canonicalJson(value), 'utf8');
   return { bytes, hash: sha256Hex(bytes) };
 }
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-export function isSha256Hex(text: string): boolean {
-  return SHA256_HEX.test(text);
-}

@@ -25,26 +25,6 @@ export type ResourceKind =
   | 'organization' | 'team' | 'speakers' | 'sponsors' | 'eventIndex'
   | 'event' | 'eventSessions' | 'eventSpeakers' | 'eventSponsors';
 
-const EVENT_PATH = /^\/events\/([0-9a-f-]{36})(?:\/(sessions|speakers|sponsors))?$/;
-
-export function resourceKindOf(path: string): ResourceKind | undefined {
-  switch (path) {
-    case '/organization': return 'organization';
-    case '/team': return 'team';
-    case '/speakers': return 'speakers';
-    case '/sponsors': return 'sponsors';
-    case '/events': return 'eventIndex';
-  }
-  const match = EVENT_PATH.exec(path);
-  if (!match) return undefined;
-  switch (match[2]) {
-    case undefined: return 'event';
-    case 'sessions': return 'eventSessions';
-    case 'speakers': return 'eventSpeakers';
-    default: return 'eventSponsors';
-  }
-}
-
 /**
  * Snapshot ids sort by time: UTC basic format with milliseconds, then the first 12 hex digits of
  * the content hash so that two builds in the same millisecond cannot collide.
@@ -53,9 +33,6 @@ export function newSnapshotId(at: Date, contentHash: string): string {
   const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
   return `${stamp}-${contentHash.slice(0, 12)}`;
 }
-
-const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
-export const isSnapshotId = (text: string): boolean => SNAPSHOT_ID.test(text);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (text: string): boolean => UUID.test(text);

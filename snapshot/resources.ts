@@ -78,7 +78,6 @@ export interface Session {
 }
 
 export type Timing = 'upcoming' | 'ongoing' | 'past';
-export const TIMINGS: readonly Timing[] = ['upcoming', 'ongoing', 'past'];
 
 /** Fields EventSummary and EventDetail share, none of them clock-dependent. */
 export interface EventCore {

@@ -6,7 +6,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import type { ResourceKind } from './layout.ts';
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
+const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
 const BASE = 'https://marquee.example/schemas/';
 
 export type SchemaName =
