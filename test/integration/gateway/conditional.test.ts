@@ -1,5 +1,6 @@
 // Conditional requests (spec §4, STYLE.md §8): strong tags on every 200, If-None-Match with one
-// tag, a list, `*` or a weak tag gives 304 without a body; caching headers on 200 and 304.
+// tag, a list, `*` or a weak tag gives 304 without a body, whatever the request's Cache-Control;
+// caching headers on 200 and 304.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
@@ -46,6 +47,25 @@ describe.each(PATHS)('%s', (path) => {
       expect(reply.headers['content-type']).toBeUndefined();
       expect(reply.headers['access-control-allow-origin']).toBe('*');
     }
+  });
+
+  // What every fetch() sends when a page sets If-None-Match itself (Fetch standard), and what a
+  // browser sends for fetch(url, { cache: 'no-cache' }): the origin evaluates the tag regardless.
+  it.each([
+    ['Cache-Control: no-cache and Pragma: no-cache', { 'cache-control': 'no-cache', pragma: 'no-cache' }],
+    ['Cache-Control: max-age=0', { 'cache-control': 'max-age=0' }],
+    ['Cache-Control: no-store', { 'cache-control': 'no-store' }],
+  ])('If-None-Match with the tag and %s still gives 304', async (_what, extra) => {
+    const tag = await tagOf(path);
+    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-none-match': tag, ...extra } });
+    expect(reply.status).toBe(304);
+    expect(reply.body).toBe('');
+  });
+
+  it('If-Modified-Since alone is not evaluated (no Last-Modified is sent): the full 200', async () => {
+    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-modified-since': new Date(Date.UTC(2100, 0)).toUTCString() } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['last-modified']).toBeUndefined();
   });
 
   it('If-None-Match with other tags gives the full 200', async () => {
