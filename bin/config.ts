@@ -2,6 +2,7 @@
 // start-up, validated, and refused with one message that names every bad variable.
 import { resolve } from 'node:path';
 import cron from 'node-cron';
+import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 
 export interface Config {
   home: string;
@@ -14,6 +15,8 @@ export interface Config {
   adminToken: string | undefined;
   platformPublicUrl: string;
   buildSchedule: string;
+  /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +74,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
     problems.push(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
   }
 
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  if (!trustProxy.ok) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
+
   for (const name of NOT_YET_SUPPORTED) {
     if (text(name) !== undefined) problems.push(`${name} is set, but this version has no backend for it yet; unset it`);
   }
@@ -85,6 +91,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
     adminToken: text('ADMIN_TOKEN'),
     platformPublicUrl,
     buildSchedule,
+    trustProxy: trustProxy.ok ? trustProxy.value : false,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

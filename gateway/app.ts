@@ -6,7 +6,8 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import { accessControl, cors } from './access/middleware.ts';
 import { InMemoryRateLimiter } from './access/rate-limiter.ts';
 import { after } from './awaitable.ts';
-import type { RateLimiter, RateProbe } from './access/types.ts';
+import type { TrustProxy } from './access/client-address.ts';
+import type { RateLimiter } from './access/types.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/types.ts';
 import { jsonLinesLog, type GatewayLog } from './log.ts';
@@ -37,13 +38,21 @@ const DEFAULT_LIMITS: GatewayLimits = {
   pointerMaxAgeMs: 1000,
 };
 
+/**
+ * Addresses whose invalid credentials are counted at once: a bucket is about 400 bytes, so a
+ * spray of addresses costs at most ~4 MB; past it the least recently seen address is forgotten.
+ */
+const FAILURE_ADDRESSES = 10_000;
+
 export interface GatewayDeps {
   snapshots: SnapshotStore;
   keys: KeyStore;
   /** Requests per key; default in-process, 600 a minute (spec §8). */
   rateLimiter?: RateLimiter;
-  /** Failed key checks per client address; default in-process, 30 a minute. */
-  authFailures?: RateLimiter & RateProbe;
+  /** Invalid credentials per client address; default in-process, 60 a minute, 10,000 addresses. */
+  authFailures?: RateLimiter;
+  /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY); default none. */
+  trustProxy?: TrustProxy;
   /** Milliseconds since the epoch: decides timing, registration and rate windows. */
   clock?: () => number;
   /** Publish notifications: the changed organization's pointer is re-read at once. */
@@ -77,6 +86,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   const app = express();
   app.disable('x-powered-by');
+  // req.ip, for the invalid-credentials throttle and the logs: the socket's address, or the client
+  // named by the operator's own proxies (gateway/access/client-address.ts).
+  app.set('trust proxy', deps.trustProxy ?? false);
   // Entity tags are content hashes set by the routes, never Express's weak body hashes.
   app.set('etag', false);
   // A repeated parameter arrives as an array, which GET /events refuses (DESIGN.md gaps table).
@@ -85,7 +97,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.use(apiRouter({
     access: accessControl({
       keys: deps.keys,
-      failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 30, windowSeconds: 60 }),
+      failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
       limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }),
       clock,
       organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),

@@ -1,6 +1,7 @@
 // Access control of the integration API (DESIGN.md gaps table "order of checks"):
 //   CORS headers on every response, then per API request accessControl().check():
-// preflight (no key) → key 401 → organization state 403 → origin 403 → rate limit 429.
+// preflight (no key) → key 401 (429 for an address sending many invalid keys) → organization
+// state 403 → origin 403 → rate limit 429.
 // Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
 // body (STYLE.md §4). The hot path does one key-store lookup and no other I/O, and with the
 // embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
@@ -11,7 +12,8 @@ import { ParsedKeys } from '../keys/parsed-keys.ts';
 import type { KeyRecord, KeyStore } from '../keys/types.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { OriginMatcherCache } from './origin.ts';
-import type { RateLimiter, RateProbe } from './types.ts';
+import { clientGroup } from './client-address.ts';
+import type { RateLimiter } from './types.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -69,8 +71,11 @@ export function cors(): RequestHandler {
 
 export interface AccessOptions {
   keys: KeyStore;
-  /** Failed key checks per client address (e.g. 30 a minute); over it: 429 before any lookup. */
-  failures: RateLimiter & RateProbe;
+  /**
+   * Invalid credentials per client address (60 a minute): over it, further invalid ones get 429
+   * instead of 401. Consulted only for invalid credentials, never for a valid key.
+   */
+  failures: RateLimiter;
   /** Requests per key id; its limit and window are announced in RateLimit-Policy. */
   limiter: RateLimiter;
   clock: Clock;
@@ -102,38 +107,46 @@ const NOT_BEARER = 'The Authorization header must be "Bearer <key>".';
 const MALFORMED = 'The API key is malformed.';
 // One message for unknown and revoked: a client learns nothing about which keys ever existed.
 const UNKNOWN = 'The API key is not recognised or has been revoked.';
-const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; try again later.';
+const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; fix the key, then try again.';
 const BEARER = /^bearer +(\S+)$/i;
 
 /**
  * The key (spec §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
- * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Failed key checks
- * count per client address, to slow down key guessing. Then the browser origin against the
- * key's allowed list (§5.7, 403 API_KEY_ORIGIN_NOT_ALLOWED), then requests per key (§8: 600 a
- * minute) with the IETF httpapi RateLimit headers on every response that gets this far; over the
- * limit, 429 RATE_LIMITED with Retry-After. In a sliding window `t` is the seconds until the
- * oldest counted second leaves it (when `r` next grows); on a refusal it equals Retry-After.
+ * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Then the browser
+ * origin against the key's allowed list (§5.7, 403 API_KEY_ORIGIN_NOT_ALLOWED), then requests
+ * per key (§8: 600 a minute) with the IETF httpapi RateLimit headers on every response that gets
+ * this far; over the limit, 429 RATE_LIMITED with Retry-After. In a sliding window `t` is the
+ * seconds until the oldest counted second leaves it (when `r` next grows); on a refusal it equals
+ * Retry-After.
+ *
+ * Invalid credentials are counted per client address (its /64 for IPv6, behind TRUST_PROXY's
+ * proxies the forwarded client); past the threshold, further invalid ones get 429 instead of
+ * 401, which keeps a misconfigured or guessing client out of the logs and the key store's way.
+ * A valid key is never refused because of what else came from its address: organization sites
+ * share egress addresses (NAT, hosting platforms, corporate proxies), and one site's revoked key
+ * must not take its neighbours down. So the address is never consulted before a key is known to
+ * be invalid, and a well-formed key is always looked up: only its record can tell.
  */
 export function accessControl({ keys, failures, limiter, clock, organizationState }: AccessOptions): AccessControl {
   const parsedKeys = new ParsedKeys();
   const matchers = new OriginMatcherCache();
   const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;
 
-  /** Counts the failure against the address (a 429 if concurrent failures filled it since the peek). */
-  const refuse = (address: string, now: number, detail: string): Awaitable<never> =>
-    after(failures.consume(address, now), (counted) => {
+  /** Counts the failure against the address: 401, or 429 once the address is over its threshold. */
+  const refuse = (req: Request, detail: string): Awaitable<never> =>
+    after(failures.consume(clientGroup(req.ip ?? req.socket.remoteAddress ?? 'unknown'), clock()), (counted) => {
       if (!counted.allowed) throw rateLimited(counted.resetSeconds, {}, TOO_MANY_FAILURES);
       throw keyInvalid(detail);
     });
 
-  const authenticate = (req: Request, address: string, now: number): Awaitable<KeyRecord> => {
+  const authenticate = (req: Request): Awaitable<KeyRecord> => {
     const credential = credentialOf(req);
-    if (!credential.ok) return refuse(address, now, credential.detail);
+    if (!credential.ok) return refuse(req, credential.detail);
     // Format and checksum first: a malformed key never reaches the store.
     const parsed = parsedKeys.parse(credential.key);
-    if (!parsed.valid) return refuse(address, now, MALFORMED);
+    if (!parsed.valid) return refuse(req, MALFORMED);
     return after(keys.findBySecretHash(parsed.secretHash), (record) => {
-      if (record === undefined || record.revokedAt !== null) return refuse(address, now, UNKNOWN);
+      if (record === undefined || record.revokedAt !== null) return refuse(req, UNKNOWN);
       return after(organizationState(record.organizationId), (state) => {
         if (state === 'suspended' || state === 'closed') throw organizationSuspended();
         return record;
@@ -155,19 +168,13 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
 
   return {
     check(req) {
-      const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const now = clock();
-      return after(failures.peek(address, now), (probe) => {
-        if (!probe.allowed) throw rateLimited(probe.resetSeconds, {}, TOO_MANY_FAILURES);
-        return after(authenticate(req, address, now), (key) => {
-          checkOrigin(req, key);
-          return rateLimit(key, clock());
-        });
+      return after(authenticate(req), (key) => {
+        checkOrigin(req, key);
+        return rateLimit(key, clock());
       });
     },
   };
 }
-
 
 /**
  * The key from `Authorization: Bearer` (scheme case-insensitive, RFC 9110 §11.1) or

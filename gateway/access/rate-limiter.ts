@@ -5,7 +5,10 @@
 // oldest second still holding requests. Moving the window clears at most `windowSeconds` slots,
 // and each slot once per elapsed second, so a consume is O(1) amortised. Refused requests are
 // not counted: a client that keeps retrying still gets in once a slot frees.
-import type { RateDecision, RateLimiter, RateProbe } from './types.ts';
+//
+// With `maxBuckets`, memory stays bounded however many distinct bucket names arrive (an address
+// spray against the failed-credentials limiter): the least recently used bucket makes room.
+import type { RateDecision, RateLimiter } from './types.ts';
 
 interface Bucket {
   counts: Uint32Array;
@@ -19,27 +22,25 @@ interface Bucket {
 export interface RateLimiterOptions {
   limit: number;
   windowSeconds?: number;
+  /** Buckets held at most; the least recently used one is dropped for a new one. Unbounded by default. */
+  maxBuckets?: number;
 }
 
-export class InMemoryRateLimiter implements RateLimiter, RateProbe {
+export class InMemoryRateLimiter implements RateLimiter {
   readonly limit: number;
   readonly windowSeconds: number;
+  private readonly maxBuckets: number;
+  /** In least-recently-used order when bounded (Map iteration follows insertion). */
   private readonly buckets = new Map<string, Bucket>();
   private lastSweepSecond = -Infinity;
 
-  constructor({ limit, windowSeconds = 60 }: RateLimiterOptions) {
+  constructor({ limit, windowSeconds = 60, maxBuckets = Infinity }: RateLimiterOptions) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
     if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`windowSeconds must be a positive integer, not ${windowSeconds}`);
+    if (maxBuckets !== Infinity && (!Number.isInteger(maxBuckets) || maxBuckets < 1)) throw new RangeError(`maxBuckets must be a positive integer, not ${maxBuckets}`);
     this.limit = limit;
     this.windowSeconds = windowSeconds;
-  }
-
-  consume(bucketName: string, nowMs: number): RateDecision {
-    return this.decide(bucketName, nowMs, true);
-  }
-
-  peek(bucketName: string, nowMs: number): RateDecision {
-    return this.decide(bucketName, nowMs, false);
+    this.maxBuckets = maxBuckets;
   }
 
   /** Buckets currently held (for tests of the bounded memory). */
@@ -47,18 +48,22 @@ export class InMemoryRateLimiter implements RateLimiter, RateProbe {
     return this.buckets.size;
   }
 
-  private decide(bucketName: string, nowMs: number, consume: boolean): RateDecision {
+  consume(bucketName: string, nowMs: number): RateDecision {
     const second = Math.floor(nowMs / 1000);
     this.sweep(second);
     let bucket = this.buckets.get(bucketName);
     if (bucket === undefined) {
-      if (!consume) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0 };
+      if (this.buckets.size >= this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
       bucket = { counts: new Uint32Array(this.windowSeconds), total: 0, second, oldest: -1 };
+      this.buckets.set(bucketName, bucket);
+    } else if (this.maxBuckets !== Infinity) {
+      // Most recently used last.
+      this.buckets.delete(bucketName);
       this.buckets.set(bucketName, bucket);
     }
     this.advance(bucket, second);
     const allowed = bucket.total < this.limit;
-    if (allowed && consume) {
+    if (allowed) {
       bucket.counts[bucket.second % this.windowSeconds]! += 1;
       bucket.total += 1;
       if (bucket.oldest === -1) bucket.oldest = bucket.second;

@@ -18,12 +18,3 @@ export interface RateLimiter {
   /** Counts one request against `bucket` at `nowMs` when allowed. */
   consume(bucket: string, nowMs: number): Awaitable<RateDecision>;
 }
-
-/**
- * Looking without counting: the failed-authentication limiter refuses an address that is over
- * its limit before any key lookup, and only counts the failures themselves.
- */
-export interface RateProbe {
-  /** The decision `consume` would make at `nowMs`, without counting anything. */
-  peek(bucket: string, nowMs: number): Awaitable<RateDecision>;
-}

@@ -13,6 +13,7 @@ describe('parseConfig', () => {
       adminToken: undefined,
       platformPublicUrl: 'https://events.example.com',
       buildSchedule: '*/5 * * * *',
+      trustProxy: false,
     });
   });
 
@@ -20,19 +21,23 @@ describe('parseConfig', () => {
     const config = parseConfig({
       MARQUEE_HOME: '/data', DATABASE_URL: 'postgres://u:p@db/platform', PLATFORM_SCHEMA: 'platform',
       SNAPSHOT_STORE: 'snaps', PORT: '9000', ADMIN_PORT: '9001', ADMIN_TOKEN: 't',
-      PLATFORM_PUBLIC_URL: 'https://events.example.org/', BUILD_SCHEDULE: '0 * * * *',
+      PLATFORM_PUBLIC_URL: 'https://events.example.org/', BUILD_SCHEDULE: '0 * * * *', TRUST_PROXY: '10.0.0.0/8, loopback',
     }, '/srv');
-    expect(config).toMatchObject({ home: '/data', snapshotStore: '/srv/snaps', port: 9000, adminPort: 9001, platformPublicUrl: 'https://events.example.org', buildSchedule: '0 * * * *', platformSchema: 'platform' });
+    expect(config).toMatchObject({ home: '/data', snapshotStore: '/srv/snaps', port: 9000, adminPort: 9001, platformPublicUrl: 'https://events.example.org', buildSchedule: '0 * * * *', platformSchema: 'platform', trustProxy: ['10.0.0.0/8', 'loopback'] });
+  });
+
+  it('reads TRUST_PROXY as a hop count', () => {
+    expect(parseConfig({ TRUST_PROXY: '2' }, '/srv').trustProxy).toBe(2);
   });
 
   it('names every bad variable in one message', () => {
-    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x' });
+    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x', TRUST_PROXY: 'true' });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
       const names = (error as ConfigError).problems.map((p) => p.split(' ')[0]);
-      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
+      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'TRUST_PROXY:', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
     }
   });
 });

@@ -66,7 +66,6 @@ beforeAll(async () => {
       limit: FAILURE_LIMIT,
       windowSeconds: 60,
       consume: (bucket, nowMs) => failures.consume(bucket, nowMs),
-      peek: (bucket, nowMs) => failures.peek(bucket, nowMs),
     },
     limiter: { limit: KEY_LIMIT, windowSeconds: 60, consume: (bucket, nowMs) => keyLimiter.consume(bucket, nowMs) },
     clock: () => now,
@@ -279,24 +278,39 @@ describe('rate limit per key', () => {
 });
 
 describe('failed key checks per address', () => {
-  it('answers 429 with Retry-After once an address has failed too often, before any lookup', async () => {
+  const failUntilThrottled = async () => {
     for (let i = 0; i < FAILURE_LIMIT; i++) await expectProblem(await get({ 'X-Api-Key': secrets.revoked }), 401, 'API_KEY_INVALID');
-    expect(store.lookups).toBe(FAILURE_LIMIT);
+  };
 
+  it('answers 401 up to the threshold, then 429 with Retry-After for further invalid credentials', async () => {
+    await failUntilThrottled();
     now += 10_000;
-    const blocked = await get({ 'X-Api-Key': secrets.active });
+    const blocked = await get({ 'X-Api-Key': secrets.revoked });
     const body = await expectProblem(blocked, 429, 'RATE_LIMITED');
     expect(body.detail).toMatch(/invalid API key from this address/);
     expect(blocked.headers.get('retry-after')).toBe('50');
-    expect(store.lookups).toBe(FAILURE_LIMIT);
-
-    // Another address is unaffected; this one is let in again when its failures leave the window.
-    const blockedAddress = clientAddress;
-    clientAddress = '10.200.0.1';
-    expect((await get({ 'X-Api-Key': secrets.active })).status).toBe(200);
-    clientAddress = blockedAddress;
+    // Let in again when its failures leave the window.
     now += 50_000;
+    await expectProblem(await get({ 'X-Api-Key': secrets.revoked }), 401, 'API_KEY_INVALID');
+  });
+
+  it('never refuses a valid key because of invalid ones from its address (shared egress addresses)', async () => {
+    await failUntilThrottled();
+    for (let i = 0; i < 3 * FAILURE_LIMIT; i++) await get({ 'X-Api-Key': 'nonsense' });
+    const served = await get({ 'X-Api-Key': secrets.active });
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual({ organizationId: ACTIVE_ORG, keyId: keyIds.active });
+    // And the address is still throttled for invalid ones.
+    await expectProblem(await get({ 'X-Api-Key': secrets.revoked }), 429, 'RATE_LIMITED');
+  });
+
+  it('spares the key store a throttled address\'s malformed keys, but still looks well-formed ones up', async () => {
+    await failUntilThrottled();
+    const before = store.lookups;
+    await expectProblem(await get({ 'X-Api-Key': 'nonsense' }), 429, 'RATE_LIMITED');
+    expect(store.lookups).toBe(before);
     expect((await get({ 'X-Api-Key': secrets.active })).status).toBe(200);
+    expect(store.lookups).toBe(before + 1);
   });
 
   it('counts every kind of key failure, and nothing else', async () => {
@@ -308,7 +322,19 @@ describe('failed key checks per address', () => {
     await get({ 'X-Api-Key': secrets.suspended });
     await get({ 'X-Api-Key': secrets.browser, Origin: 'https://evil.example' });
     await get({ 'X-Api-Key': secrets.active });
-    expect((await failures.peek(clientAddress, now)).remaining).toBe(FAILURE_LIMIT - 4);
+    for (let i = 4; i < FAILURE_LIMIT; i++) await expectProblem(await get({}), 401, 'API_KEY_INVALID');
+    await expectProblem(await get({}), 429, 'RATE_LIMITED');
+  });
+
+  it('counts the addresses of one IPv6 /64 together, and other /64s apart', async () => {
+    for (let i = 0; i < FAILURE_LIMIT; i++) {
+      clientAddress = `2001:db8:7:${address}::${i + 1}`;
+      await expectProblem(await get({}), 401, 'API_KEY_INVALID');
+    }
+    clientAddress = `2001:db8:7:${address}:ffff:ffff:ffff:ffff`;
+    await expectProblem(await get({}), 429, 'RATE_LIMITED');
+    clientAddress = `2001:db8:8:${address}::1`;
+    await expectProblem(await get({}), 401, 'API_KEY_INVALID');
   });
 
   it('does not let a preflight count or be blocked', async () => {

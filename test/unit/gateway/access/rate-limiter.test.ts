@@ -52,17 +52,6 @@ describe('InMemoryRateLimiter', () => {
     expect((await limiter.consume('b', T0)).allowed).toBe(true);
   });
 
-  it('peeks without counting', async () => {
-    const limiter = new InMemoryRateLimiter({ limit: 2 });
-    expect(await limiter.peek('key', T0)).toEqual({ allowed: true, limit: 2, remaining: 2, resetSeconds: 0 });
-    await limiter.consume('key', T0);
-    expect(await limiter.peek('key', T0)).toMatchObject({ allowed: true, remaining: 1 });
-    expect(await limiter.peek('key', T0)).toMatchObject({ allowed: true, remaining: 1 });
-    await limiter.consume('key', T0);
-    expect(await limiter.peek('key', T0 + 1_000)).toEqual({ allowed: false, limit: 2, remaining: 0, resetSeconds: 59 });
-    expect(limiter.size).toBe(1);
-  });
-
   it('forgets idle buckets (bounded memory)', async () => {
     const limiter = new InMemoryRateLimiter({ limit: 10 });
     for (let i = 0; i < 1000; i++) await limiter.consume(`address-${i}`, T0);
@@ -115,5 +104,30 @@ describe('InMemoryRateLimiter', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  describe('with maxBuckets', () => {
+    it('holds at most maxBuckets buckets under a spray of distinct names', () => {
+      const limiter = new InMemoryRateLimiter({ limit: 60, maxBuckets: 1000 });
+      for (let i = 0; i < 100_000; i++) limiter.consume(`198.51.${i >> 8}.${i & 255}`, T0 + i);
+      expect(limiter.size).toBe(1000);
+    });
+
+    it('drops the least recently used bucket: one that keeps failing stays counted', () => {
+      const limiter = new InMemoryRateLimiter({ limit: 3, maxBuckets: 3 });
+      for (let i = 0; i < 3; i++) limiter.consume('busy', T0);
+      expect(limiter.consume('busy', T0)).toMatchObject({ allowed: false });
+      for (let i = 0; i < 10; i++) {
+        limiter.consume(`spray-${i}`, T0);
+        // Touched between the others: never the least recently used.
+        expect(limiter.consume('busy', T0)).toMatchObject({ allowed: false });
+      }
+      expect(limiter.size).toBe(3);
+    });
+
+    it('refuses a maxBuckets that is not a positive integer', () => {
+      expect(() => new InMemoryRateLimiter({ limit: 1, maxBuckets: 0 })).toThrow(RangeError);
+      expect(() => new InMemoryRateLimiter({ limit: 1, maxBuckets: 1.5 })).toThrow(RangeError);
+    });
   });
 });
