@@ -1,0 +1,403 @@
+// The OpenAPI 3.1 description of the integration API: the contract's operations, parameters,
+// headers and errors as the gateway answers them (gateway/routes/, gateway/access/,
+// gateway/errors.ts, gateway/problem.ts), around the component schemas derived from schemas/
+// (components.ts) and with examples the real gateway gave for the sample data (examples.ts).
+import { CACHE_CONTROL } from '../../gateway/representation.ts';
+import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
+import { API_BASE } from '../../gateway/routes/api-paths.ts';
+import type { ErrorCode } from '../../gateway/errors.ts';
+import {
+  componentRef, componentSchemas, inSchemaOrder, responseSchema, type ComponentName, type JsonSchema,
+} from './components.ts';
+import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
+
+/** spec §9: "The interface description states version 1.0." */
+const VERSION = '1.0';
+
+const DESCRIPTION = `Read-only access for an organization's own website to that organization's data on the events
+platform: its public profile, its published events with their programme, speakers and sponsors,
+its sponsor pool and speaker list, and the team members it chose to show.
+
+Each API key belongs to exactly one organization, and every answer is that organization's data:
+no URL names an organization. Only published events, speakers who accepted their invitation and
+team members marked for display are returned, and never a person's e-mail address.
+
+**Keys.** Send the key as \`Authorization: Bearer <key>\` or as \`X-Api-Key: <key>\`; two different
+keys in the two headers are refused. A key whose owner listed allowed site addresses may be used
+from those sites' page JavaScript; a key without such a list is for servers only, and a request
+carrying \`Origin\` is refused with it.
+
+**Order of checks.** Key (401; an address that keeps sending invalid keys gets 429 instead),
+organization state (403), browser origin (403), rate limit (429), path (404) and method (405),
+parameters (400), the resource (404). Any path below the base that names no operation here
+answers 404 \`NOT_FOUND\` once the key has passed (\`x-unknown-paths\` lists its answers); a method
+other than GET, HEAD or OPTIONS answers 405 \`METHOD_NOT_ALLOWED\` with \`Allow\`.
+
+**Caching.** Every 200 and 304 carries a strong \`ETag\` and \`Cache-Control: ${CACHE_CONTROL}\`.
+Send the tag back in \`If-None-Match\` (one tag, a list, or \`*\`; compared weakly, whatever the
+request's own \`Cache-Control\` says): while the content is unchanged the answer is 304 without a
+body. Event lists and details depend on the clock (\`timing\`, \`isRegistrationOpen\`); their tag
+changes exactly when those fields do. Errors carry \`Cache-Control: no-store\` and no tag.
+
+**Rate limit.** Requests are counted per key in a sliding 60-second window. Every response to a
+counted request carries \`RateLimit-Policy\` and \`RateLimit\` (IETF HTTPAPI RateLimit header fields
+draft); over the limit the answer is 429 \`RATE_LIMITED\` with \`Retry-After\` in seconds.
+
+**Errors** are \`application/problem+json\` (RFC 7807) with \`type\`, \`title\`, \`status\`,
+\`detail\`, \`instance\` and \`errorCode\`. Clients branch on \`errorCode\`; each response below lists
+the codes it can carry.
+
+**HEAD, CORS.** Every operation answers HEAD with GET's status and headers and no body. CORS is
+open: \`Access-Control-Allow-Origin: *\` on every response, errors included, and preflight
+requests are answered 204 without a key. Browser requests carry no cookies.
+
+**Versioning.** The version is part of the path. Fields may be added to any object within a
+version, so a client should ignore fields it does not know.
+
+The examples are the gateway's real answers for the platform's sample data at ${EXAMPLE_INSTANT}.`;
+
+const PROBLEM_JSON = 'application/problem+json';
+const JSON_TYPE = 'application/json';
+
+/** What one operation serves: spec §4's table, one row. */
+interface Operation {
+  path: string;
+  operationId: string;
+  tag: 'Organization' | 'Events';
+  summary: string;
+  description: string;
+  /** The 200 body: a component, or a list schema file of schemas/. */
+  body: { component: ComponentName } | { file: string };
+  example: ExampleName;
+  parameters: readonly string[];
+  /** The 400 and 404 responses of components.responses, when the operation can give them. */
+  badRequest?: string;
+  notFound: 'NotFound' | 'EventNotFound';
+}
+
+const EVENT_PART_ERRORS = { parameters: ['IdOrSlug'], badRequest: 'InvalidPathEncoding', notFound: 'EventNotFound' } as const;
+
+const OPERATIONS: Operation[] = [
+  {
+    path: '/organization', operationId: 'getOrganization', tag: 'Organization', summary: 'The organization',
+    description: 'The public profile of the key\'s organization. `email` is its public contact address, the only e-mail address the API returns.',
+    body: { component: 'Organization' }, example: 'organization', parameters: [], notFound: 'NotFound',
+  },
+  {
+    path: '/team', operationId: 'listTeamMembers', tag: 'Organization', summary: 'Team members shown on the website',
+    description: 'The team members the organization marked for display, by `sortOrder` ascending. A person removed from the team or hidden drops out at once.',
+    body: { file: 'team' }, example: 'team', parameters: [], notFound: 'NotFound',
+  },
+  {
+    path: '/speakers', operationId: 'listSpeakers', tag: 'Organization', summary: 'All confirmed speakers',
+    description: 'Every speaker of the organization who accepted an invitation, by name, not tied to one event. People who were only invited are never announced.',
+    body: { file: 'speaker-list' }, example: 'speakers', parameters: [], notFound: 'NotFound',
+  },
+  {
+    path: '/sponsors', operationId: 'listSponsors', tag: 'Organization', summary: 'The sponsor pool',
+    description: 'The organization\'s sponsors, by name. Here `tier` is always null and `sortOrder` always 0; an event\'s own list has both.',
+    body: { file: 'sponsor-list' }, example: 'sponsors', parameters: [], notFound: 'NotFound',
+  },
+  {
+    path: '/events', operationId: 'listEvents', tag: 'Events', summary: 'Published events, a page at a time',
+    description: 'Published events whose `timing` matches the filter, decided by the clock at the time of the call. '
+      + '`upcoming`, `ongoing` and `all` list by start ascending, `past` by start descending (newest first); ties by name, then id. '
+      + 'A page beyond the last is a 200 with empty `items`, the true `totalCount` and `hasMore: false`. '
+      + 'Unknown query parameters are ignored; a parameter given twice is a 400.',
+    body: { component: 'PagedResponseOfEventSummary' }, example: 'events',
+    parameters: ['Timing', 'Page', 'PageSize'], badRequest: 'InvalidEventsParameter', notFound: 'NotFound',
+  },
+  {
+    path: '/events/{idOrSlug}', operationId: 'getEvent', tag: 'Events', summary: 'One event in full',
+    description: 'One published event with its programme, speakers and sponsors. `timing` and `isRegistrationOpen` are decided by the clock at the time of the call.',
+    body: { component: 'EventDetail' }, example: 'event', ...EVENT_PART_ERRORS,
+  },
+  {
+    path: '/events/{idOrSlug}/sessions', operationId: 'listEventSessions', tag: 'Events', summary: 'An event\'s programme',
+    description: 'The event\'s scheduled sessions in programme order (start, end, name), each with its confirmed speakers in billing order.',
+    body: { file: 'session-list' }, example: 'eventSessions', ...EVENT_PART_ERRORS,
+  },
+  {
+    path: '/events/{idOrSlug}/speakers', operationId: 'listEventSpeakers', tag: 'Events', summary: 'An event\'s speakers',
+    description: 'The confirmed speakers of the event\'s scheduled sessions, each once, in programme order. Empty when the event has no programme yet: speakers attach to sessions.',
+    body: { file: 'speaker-list' }, example: 'eventSpeakers', ...EVENT_PART_ERRORS,
+  },
+  {
+    path: '/events/{idOrSlug}/sponsors', operationId: 'listEventSponsors', tag: 'Events', summary: 'An event\'s sponsors',
+    description: 'The event\'s sponsors in the order the organizer arranged them, with their tiers.',
+    body: { file: 'sponsor-list' }, example: 'eventSponsors', ...EVENT_PART_ERRORS,
+  },
+];
+
+// Response headers (RFC 9110 unless said otherwise). In components.headers they are required;
+// where a header is sent only sometimes, the response copies it with `required: false`.
+/** A strong entity tag (RFC 9110 §8.8.3): the gateway never sends weak ones. */
+const ENTITY_TAG = '^"[\\x21\\x23-\\x7e]*"$';
+
+const HEADERS: Record<string, JsonSchema> = {
+  ETag: {
+    description: 'A strong entity tag naming the exact bytes of this representation. Send it back in `If-None-Match`.',
+    required: true,
+    schema: { type: 'string', pattern: ENTITY_TAG },
+    example: '"9f2c4d0e7b1a5c3f8e6d2b4a0c9e7f5d3b1a8c6e4f2d0b9a7c5e3f1d8b6a4c2e"',
+  },
+  'Cache-Control': {
+    description: 'Every 200 and 304: the same response need not be requested again for a minute.',
+    required: true,
+    schema: { type: 'string', const: CACHE_CONTROL },
+  },
+  'Cache-Control-Error': {
+    description: 'Errors are never stored.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+  RateLimit: {
+    description: 'The key\'s remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft).',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]+";r=[0-9]+;t=[0-9]+$' },
+    example: '"default";r=599;t=60',
+  },
+  'RateLimit-Policy': {
+    description: 'The quota `q` per window of `w` seconds that applies to the key.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]+";q=[0-9]+;w=[0-9]+$' },
+    example: '"default";q=600;w=60',
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before the next request can be accepted.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+    example: 15,
+  },
+  'Access-Control-Allow-Origin': {
+    description: 'CORS is open on every response, errors included, so page JavaScript can read `errorCode`.',
+    required: true,
+    schema: { type: 'string', const: '*' },
+  },
+  'WWW-Authenticate': {
+    description: 'The challenge a 401 carries (RFC 9110 §11.6.1).',
+    required: true,
+    schema: { type: 'string', const: 'Bearer' },
+  },
+  Allow: {
+    description: 'The methods this path answers.',
+    required: true,
+    schema: { type: 'string', const: 'GET, HEAD, OPTIONS' },
+  },
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers of every response to a request that was counted against its key. */
+const COUNTED = { RateLimit: headerRef('RateLimit'), 'RateLimit-Policy': headerRef('RateLimit-Policy') };
+
+/** The rate-limit headers where they are sent only sometimes: a copy of each with `required: false`. */
+function sometimesCounted(all: Record<string, JsonSchema>, when: string) {
+  const optional = (name: string) => ({ ...all[name], description: `${String(all[name]!.description)} ${when}`, required: false });
+  return { RateLimit: optional('RateLimit'), 'RateLimit-Policy': optional('RateLimit-Policy') };
+}
+
+const ERROR_HEADERS = {
+  'Cache-Control': headerRef('Cache-Control-Error'),
+  'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+};
+
+export function openApiDocument(examples: Examples): JsonSchema {
+  const schemas = componentSchemas();
+
+  /** A media type with one example: the real answer to the request it names. */
+  const exampleOf = (name: ExampleName, schema: JsonSchema) => {
+    const example = examples[name];
+    return { summary: `${example.method} ${example.target}`, value: inSchemaOrder(example.body, schema, schemas) };
+  };
+
+  /** An error response: ProblemDetails narrowed to the codes this response carries. */
+  const problem = (description: string, codes: ErrorCode[], exampleNames: ExampleName[], extraHeaders: Record<string, unknown>) => {
+    const schema: JsonSchema = {
+      allOf: [
+        { $ref: componentRef('ProblemDetails') },
+        { type: 'object', required: ['errorCode'], properties: { errorCode: { enum: codes } } },
+      ],
+    };
+    for (const name of exampleNames) {
+      const code = (examples[name].body as { errorCode?: string }).errorCode as ErrorCode;
+      if (!codes.includes(code)) throw new Error(`example ${name} answered ${code}, not one of ${codes.join(', ')}`);
+    }
+    return {
+      description,
+      headers: { ...ERROR_HEADERS, ...extraHeaders },
+      content: {
+        [PROBLEM_JSON]: {
+          schema,
+          examples: Object.fromEntries(exampleNames.map((name) => [name, exampleOf(name, schema)])),
+        },
+      },
+    };
+  };
+
+  const counted = sometimesCounted(HEADERS, 'Sent when the request was counted against its key.');
+  const responses = {
+    NotModified: {
+      description: 'The representation is unchanged since the tag sent in `If-None-Match`: no body.',
+      headers: {
+        ETag: headerRef('ETag'),
+        'Cache-Control': headerRef('Cache-Control'),
+        ...COUNTED,
+        'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+      },
+    },
+    InvalidEventsParameter: problem(
+      'A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice. `detail` names the parameter and the rule.',
+      ['BAD_REQUEST'], ['invalidParameter'], COUNTED,
+    ),
+    InvalidPathEncoding: problem(
+      'The `idOrSlug` path segment is not validly percent-encoded.',
+      ['BAD_REQUEST'], ['invalidPathEncoding'], COUNTED,
+    ),
+    Unauthorized: problem(
+      'The key is missing, malformed, unknown or revoked, or the two key headers carry different keys.',
+      ['API_KEY_INVALID'], ['keyMissing'], { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
+    ),
+    Forbidden: problem(
+      '`ORGANIZATION_SUSPENDED`: the organization is suspended or closed, and its data is hidden as on its public site. '
+        + '`API_KEY_ORIGIN_NOT_ALLOWED`: a browser request (it carries `Origin`) from a site not on the key\'s list; a key without a list is for servers only.',
+      ['ORGANIZATION_SUSPENDED', 'API_KEY_ORIGIN_NOT_ALLOWED'], ['organizationSuspended', 'originNotAllowed'],
+      sometimesCounted(HEADERS, 'Sent when the organization was found suspended after the request was counted.'),
+    ),
+    NotFound: problem(
+      'Nothing has been published for the key\'s organization yet (its first build makes it appear), or the path names no resource.',
+      ['NOT_FOUND'], ['nothingPublished', 'unknownPath'], COUNTED,
+    ),
+    EventNotFound: problem(
+      '`EVENT_NOT_FOUND`: no published event of the key\'s organization has this id or slug (drafts, cancelled and suspended events are never found). '
+        + '`NOT_FOUND`: nothing has been published for the organization yet.',
+      ['EVENT_NOT_FOUND', 'NOT_FOUND'], ['eventNotFound', 'nothingPublished'], COUNTED,
+    ),
+    MethodNotAllowed: problem(
+      'Any method other than GET, HEAD and OPTIONS on this path: the API is read-only.',
+      ['METHOD_NOT_ALLOWED'], ['methodNotAllowed'], { ...COUNTED, Allow: headerRef('Allow') },
+    ),
+    TooManyRequests: problem(
+      'The key used up its requests of the last 60 seconds, or the client\'s address sent too many invalid keys. Wait `Retry-After` seconds.',
+      ['RATE_LIMITED'], ['rateLimited'],
+      { 'Retry-After': headerRef('Retry-After'), ...sometimesCounted(HEADERS, 'Sent when the key\'s own quota is used up, not for an address sending invalid keys.') },
+    ),
+    InternalError: problem(
+      'The gateway could not answer; the fault is logged on the server and the body never says more.',
+      ['INTERNAL_ERROR'], ['internalError'], counted,
+    ),
+  };
+
+  /** Responses every request below the base can get, whatever its path. */
+  const accessResponses = {
+    401: { $ref: '#/components/responses/Unauthorized' },
+    403: { $ref: '#/components/responses/Forbidden' },
+    429: { $ref: '#/components/responses/TooManyRequests' },
+    500: { $ref: '#/components/responses/InternalError' },
+  };
+
+  const paths: Record<string, unknown> = {};
+  for (const operation of OPERATIONS) {
+    const body = 'component' in operation.body ? { $ref: componentRef(operation.body.component) } : responseSchema(operation.body.file);
+    paths[operation.path] = {
+      get: {
+        operationId: operation.operationId,
+        tags: [operation.tag],
+        summary: operation.summary,
+        description: operation.description,
+        parameters: [...operation.parameters, 'IfNoneMatch'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+        responses: sortedByStatus({
+          200: {
+            description: 'The representation.',
+            headers: {
+              ETag: headerRef('ETag'),
+              'Cache-Control': headerRef('Cache-Control'),
+              ...COUNTED,
+              'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+            },
+            content: { [JSON_TYPE]: { schema: body, examples: { [operation.example]: exampleOf(operation.example, body) } } },
+          },
+          304: { $ref: '#/components/responses/NotModified' },
+          ...(operation.badRequest ? { 400: { $ref: `#/components/responses/${operation.badRequest}` } } : {}),
+          ...accessResponses,
+          404: { $ref: `#/components/responses/${operation.notFound}` },
+          405: { $ref: '#/components/responses/MethodNotAllowed' },
+        }),
+      },
+    };
+  }
+
+  const pagedProperties = (schemas.PagedResponseOfEventSummary.properties ?? {}) as Record<string, JsonSchema>;
+  const summaryProperties = (schemas.EventSummary.properties ?? {}) as Record<string, JsonSchema>;
+  const timings = [...(summaryProperties.timing?.enum as string[]), 'all'];
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Marquee integration API',
+      summary: 'Read-only access for an organization\'s own website to its data on the events platform.',
+      description: DESCRIPTION,
+      version: VERSION,
+    },
+    servers: [{ url: API_BASE, description: 'This gateway; every path below begins here.' }],
+    // Either header carries the key (spec §5): one security requirement each.
+    security: [{ BearerKey: [] }, { ApiKeyHeader: [] }],
+    tags: [
+      { name: 'Organization', description: 'The organization\'s profile, team, speakers and sponsor pool.' },
+      { name: 'Events', description: 'Published events, their programme, speakers and sponsors.' },
+    ],
+    paths,
+    'x-unknown-paths': {
+      description: 'Any other path below the base answers like this once the key has passed: 404 `NOT_FOUND`, never 405.',
+      responses: sortedByStatus({ ...accessResponses, 404: { $ref: '#/components/responses/NotFound' } }),
+    },
+    components: {
+      schemas,
+      responses,
+      parameters: {
+        Timing: {
+          name: 'timing', in: 'query', required: false,
+          description: '`upcoming`: not yet started. `ongoing`: running now. `past`: ended, newest first. `all`: every published event.',
+          schema: { type: 'string', enum: timings, default: 'upcoming' },
+        },
+        Page: {
+          name: 'page', in: 'query', required: false,
+          description: 'The 1-based page number.',
+          schema: { ...pagedProperties.page, default: 1 },
+        },
+        PageSize: {
+          name: 'pageSize', in: 'query', required: false,
+          description: 'Events per page.',
+          schema: { ...pagedProperties.pageSize, default: DEFAULT_PAGE_SIZE },
+        },
+        IdOrSlug: {
+          name: 'idOrSlug', in: 'path', required: true,
+          description: 'The event\'s id (a UUID, in any letter case) or its slug within the key\'s organization.',
+          schema: { type: 'string', minLength: 1 },
+          example: examples.event.target.split('/').pop(),
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match', in: 'header', required: false,
+          description: 'An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body.',
+          schema: { type: 'string' },
+        },
+      },
+      headers: HEADERS,
+      securitySchemes: {
+        BearerKey: {
+          type: 'http', scheme: 'bearer',
+          description: 'The API key as a bearer token: `Authorization: Bearer <key>`.',
+        },
+        ApiKeyHeader: {
+          type: 'apiKey', in: 'header', name: 'X-Api-Key',
+          description: 'The API key in its own header: `X-Api-Key: <key>`.',
+        },
+      },
+    },
+  };
+}
+
+/** Responses in ascending status order, as a reader scans them (object keys that are integers sort anyway; this says so). */
+function sortedByStatus(responses: Record<number, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}

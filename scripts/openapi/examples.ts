@@ -1,0 +1,200 @@
+// The examples of the OpenAPI document: what the real gateway answered for the sample dataset at
+// one fixed instant. The sample platform (builder/platform/sample-rows.ts) is seeded into an
+// in-memory PGlite, built by the real builder (read → project → validate → publish) into an
+// in-memory snapshot store, and asked over loopback HTTP with real keys; so every example went
+// through exactly the code that serves production requests. The sample's times and the gateway's
+// clock are the same fixed instant, so `timing` and `isRegistrationOpen` — and thus every byte
+// of the examples — are the same on every run.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { buildOrganizations } from '../../builder/build.ts';
+import { migrate } from '../../builder/platform/migrations.ts';
+import { SAMPLE, seedSample } from '../../builder/platform/sample.ts';
+import { SqlPlatformSource } from '../../builder/platform/source.ts';
+import { openPglite } from '../../builder/platform/sql.ts';
+import { InMemoryRateLimiter } from '../../gateway/access/rate-limiter.ts';
+import { createGateway, type Gateway } from '../../gateway/app.ts';
+import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
+import type { GatewayLog } from '../../gateway/log.ts';
+import { API_BASE } from '../../gateway/routes/api-paths.ts';
+import { objectKey, resourcePath } from '../../snapshot/layout.ts';
+import { readManifest, readPointer } from '../../snapshot/reader.ts';
+import { SchemaSet } from '../../snapshot/schemas.ts';
+import { MemoryStore } from '../../snapshot/stores/memory.ts';
+
+/** Every sample organization but Pacific, whose key then shows what a key of a not yet published organization gets. */
+const SAMPLE_BUILT = [SAMPLE.organizations.nordic.id, SAMPLE.organizations.harbor.id, SAMPLE.organizations.oldTown.id];
+
+/** The instant the sample is placed around and the examples are answered at. */
+export const EXAMPLE_INSTANT = '2026-05-01T12:00:00Z';
+const PUBLIC_BASE_URL = 'https://events.example.com';
+/** The page that Nordic's browser key is allowed on, and a page that is not. */
+const NORDIC_SITE = 'https://www.nordicdev.example.org';
+const OTHER_SITE = 'https://elsewhere.example';
+
+type KeyName = 'nordic' | 'nordicSite' | 'harbor' | 'pacific';
+
+interface ExampleRequest {
+  /** Below the API base, with the query. */
+  path: string;
+  /** Whose key is sent (X-Api-Key); none when absent. */
+  key?: KeyName;
+  method?: string;
+  origin?: string;
+  /** Sent to the gateway that allows one request per key a minute, after one that used it up. */
+  overLimit?: true;
+}
+
+/** Every request an example is taken from, by the name the document uses. */
+export const EXAMPLE_REQUESTS = {
+  organization: { path: '/organization', key: 'nordic' },
+  team: { path: '/team', key: 'nordic' },
+  speakers: { path: '/speakers', key: 'nordic' },
+  sponsors: { path: '/sponsors', key: 'nordic' },
+  events: { path: '/events?pageSize=2', key: 'nordic' },
+  event: { path: `/events/${SAMPLE.events.nordicSummit.slug}`, key: 'nordic' },
+  eventSessions: { path: `/events/${SAMPLE.events.nordicSummit.slug}/sessions`, key: 'nordic' },
+  eventSpeakers: { path: `/events/${SAMPLE.events.nordicSummit.slug}/speakers`, key: 'nordic' },
+  eventSponsors: { path: `/events/${SAMPLE.events.nordicSummit.slug}/sponsors`, key: 'nordic' },
+  invalidParameter: { path: '/events?pageSize=500', key: 'nordic' },
+  invalidPathEncoding: { path: '/events/summit-2027%E0%A4', key: 'nordic' },
+  keyMissing: { path: '/organization' },
+  organizationSuspended: { path: '/organization', key: 'harbor' },
+  originNotAllowed: { path: '/events', key: 'nordicSite', origin: OTHER_SITE },
+  eventNotFound: { path: `/events/${SAMPLE.events.springDraft.slug}`, key: 'nordic' },
+  unknownPath: { path: '/venues', key: 'nordic' },
+  // Pacific is left out of the build: its key is valid, but nothing has been published for it yet.
+  nothingPublished: { path: '/events', key: 'pacific' },
+  methodNotAllowed: { path: '/organization', key: 'nordic', method: 'POST' },
+  rateLimited: { path: '/organization', key: 'nordic', overLimit: true },
+  // The object behind this path is damaged in the store before any request.
+  internalError: { path: `/events/${SAMPLE.events.tokyoMeetup.slug}/sessions`, key: 'nordic' },
+} as const satisfies Record<string, ExampleRequest>;
+
+export type ExampleName = keyof typeof EXAMPLE_REQUESTS;
+
+export interface Example {
+  /** The request line's target, e.g. /api/integration/v1/events?pageSize=2. */
+  target: string;
+  method: string;
+  status: number;
+  /** The parsed JSON body. */
+  body: unknown;
+}
+
+export type Examples = Record<ExampleName, Example>;
+
+export async function sampleExamples(): Promise<Examples> {
+  const now = new Date(EXAMPLE_INSTANT);
+  const store = new MemoryStore();
+  const db = await openPglite();
+  try {
+    await migrate(db);
+    await seedSample(db, { now, publicBaseUrl: PUBLIC_BASE_URL });
+    const results = await buildOrganizations(
+      { source: new SqlPlatformSource(db), store, schemas: new SchemaSet(), publicBaseUrl: PUBLIC_BASE_URL, builderVersion: 'openapi-examples', now: () => now },
+      { trigger: 'manual', organizationIds: SAMPLE_BUILT },
+    );
+    const failed = results.filter((result) => result.result === 'failed');
+    if (failed.length > 0) throw new Error(`the sample did not build: ${failed.map((result) => result.error).join('; ')}`);
+  } finally {
+    await db.close();
+  }
+
+  const keys = new ExampleKeys();
+  const secrets: Record<KeyName, string> = {
+    nordic: await keys.issue(SAMPLE.organizations.nordic.id, []),
+    nordicSite: await keys.issue(SAMPLE.organizations.nordic.id, [NORDIC_SITE]),
+    harbor: await keys.issue(SAMPLE.organizations.harbor.id, []),
+    pacific: await keys.issue(SAMPLE.organizations.pacific.id, []),
+  };
+  await damageObject(store, SAMPLE.organizations.nordic.id, resourcePath.eventSessions(SAMPLE.events.tokyoMeetup.id));
+
+  const gatewayWith = (limit: number) => createGateway({
+    snapshots: store,
+    keys,
+    clock: () => now.getTime(),
+    rateLimiter: new InMemoryRateLimiter({ limit }),
+    log: SILENT,
+  });
+  const main = await serve(gatewayWith(1000));
+  const limited = await serve(gatewayWith(1));
+  try {
+    const examples = {} as Examples;
+    for (const [name, spec] of Object.entries(EXAMPLE_REQUESTS) as Array<[ExampleName, ExampleRequest]>) {
+      const server = spec.overLimit ? limited : main;
+      if (spec.overLimit) await ask(server.origin, spec, secrets);
+      examples[name] = await ask(server.origin, spec, secrets);
+    }
+    return examples;
+  } finally {
+    await main.close();
+    await limited.close();
+  }
+}
+
+async function ask(origin: string, spec: ExampleRequest, secrets: Record<KeyName, string>): Promise<Example> {
+  const target = API_BASE + spec.path;
+  const method = spec.method ?? 'GET';
+  const headers: Record<string, string> = {};
+  if (spec.key !== undefined) headers['x-api-key'] = secrets[spec.key];
+  if (spec.origin !== undefined) headers.origin = spec.origin;
+  const response = await request(origin + target, { method: method as 'GET', headers });
+  const text = await response.body.text();
+  return { target, method, status: response.statusCode, body: JSON.parse(text) as unknown };
+}
+
+/** Replaces the bytes of the object published at `path`: the gateway detects it by the hash. */
+async function damageObject(store: MemoryStore, organizationId: string, path: string): Promise<void> {
+  const pointer = await readPointer(store, organizationId);
+  const manifest = pointer?.snapshotId ? await readManifest(store, organizationId, pointer.snapshotId) : undefined;
+  const hash = manifest?.resources[path];
+  if (hash === undefined) throw new Error(`the sample published nothing at ${path} for ${organizationId}`);
+  await store.put(objectKey(organizationId, hash), Buffer.from('{"damaged":true}'));
+}
+
+const SILENT: GatewayLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** Keys in memory, created as `keys create` creates them; secrets never leave this module. */
+class ExampleKeys implements KeyStore {
+  private readonly records: KeyRecord[] = [];
+
+  async issue(organizationId: string, origins: string[]): Promise<string> {
+    return (await this.create({ organizationId, origins, label: null })).secret;
+  }
+
+  findBySecretHash(secretHash: string): KeyRecord | undefined {
+    return this.records.find((record) => record.secretHash === secretHash);
+  }
+
+  async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
+    const secret = generateSecret();
+    const record: KeyRecord = { ...key, id: generateKeyId(), createdAt: EXAMPLE_INSTANT, revokedAt: null, secretHash: hashSecret(secret) };
+    this.records.push(record);
+    return { record, secret };
+  }
+
+  async revoke(): Promise<boolean> {
+    return false;
+  }
+
+  async list(): Promise<KeyRecord[]> {
+    return [...this.records];
+  }
+}
+
+async function serve(gateway: Gateway): Promise<{ origin: string; close(): Promise<void> }> {
+  await gateway.ready;
+  const server: Server = createServer(gateway.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.close();
+    },
+  };
+}
