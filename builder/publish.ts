@@ -2,7 +2,7 @@
 // manifest, then the pointer last, so a reader (or a crash) never sees half a snapshot.
 // A build whose content equals the current snapshot writes nothing (DESIGN.md step 5).
 import type { ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey } from '../snapshot/layout.ts';
+import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey, type ResourceKind } from '../snapshot/layout.ts';
 import {
   contentHashOf, SNAPSHOT_FORMAT, serializeManifest, serializePointer,
   type BuildTrigger, type Manifest, type OrganizationState, type Pointer,
@@ -125,7 +125,7 @@ async function writePointer(store: SnapshotStore, input: PublishInput, snapshotI
 export async function publishSnapshot(
   store: SnapshotStore,
   input: Omit<PublishInput, 'objects' | 'builderVersion' | 'durationMs'> & {
-    resources: ReadonlyArray<{ path: string; value: unknown }>;
+    resources: ReadonlyArray<{ path: string; kind?: ResourceKind; value: unknown }>;
     builderVersion?: string;
     durationMs?: number;
   },

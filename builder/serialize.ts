@@ -1,6 +1,10 @@
-// Serialize stage: each resource to canonical bytes and its SHA-256 (the object name and ETag).
+// Serialize stage: each resource to canonical bytes, members in its schema's order, and its
+// SHA-256 (the object name and ETag).
 import { memoizedCanonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
+import { KeyOrder, keyOrderOf } from '../snapshot/key-order.ts';
+import type { ResourceKind } from '../snapshot/layout.ts';
+import { SCHEMA_OF_KIND } from '../snapshot/schema-catalog.ts';
 
 export interface SerializedResource {
   path: string;
@@ -8,11 +12,15 @@ export interface SerializedResource {
   hash: string;
 }
 
-/** One organization's resources; values shared between resources are serialized once. */
-export function serializeResources(resources: ReadonlyArray<{ path: string; value: unknown }>): SerializedResource[] {
+/**
+ * One organization's resources; values shared between resources are serialized once. A resource
+ * without a kind has no schema to order it (tests' stand-in values): RFC 8785 order.
+ */
+export function serializeResources(resources: ReadonlyArray<{ path: string; kind?: ResourceKind; value: unknown }>): SerializedResource[] {
   const canonical = memoizedCanonicalJson();
-  return resources.map(({ path, value }) => {
-    const bytes = Buffer.from(canonical(value), 'utf8');
+  return resources.map(({ path, kind, value }) => {
+    const order = kind === undefined ? KeyOrder.SORTED : keyOrderOf(SCHEMA_OF_KIND[kind]);
+    const bytes = Buffer.from(canonical(value, order), 'utf8');
     return { path, bytes, hash: sha256Hex(bytes) };
   });
 }

@@ -2,7 +2,8 @@
 // that fails is not published and the organization keeps its previous snapshot (DESIGN.md step 3):
 // this is the structural guarantee that no private field leaks.
 import type { ResourceKind } from '../snapshot/layout.ts';
-import { SCHEMA_OF_KIND, type SchemaSet } from '../snapshot/schemas.ts';
+import { SCHEMA_OF_KIND } from '../snapshot/schema-catalog.ts';
+import type { SchemaSet } from '../snapshot/schemas.ts';
 import { ValidationError } from './errors.ts';
 
 export function validateResources(

@@ -4,12 +4,14 @@
 // log gets one line with the stack — never the other way round.
 import type { ErrorRequestHandler, Request } from 'express';
 import { canonicalJson } from '../snapshot/canonical.ts';
+import { keyOrderOf } from '../snapshot/key-order.ts';
 import type { ProblemDetails } from '../snapshot/resources.ts';
 import { ApiError } from './errors.ts';
 import { errorFields, type GatewayLog } from './log.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (spec §7). */
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
+const PROBLEM_ORDER = keyOrderOf('problem-details');
 
 const internalError = () =>
   new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
@@ -41,7 +43,7 @@ export function problemHandler({ log }: { log: GatewayLog }): ErrorRequestHandle
       instance: pathOf(req),
       errorCode: apiError.errorCode,
     };
-    const bytes = Buffer.from(canonicalJson(body), 'utf8');
+    const bytes = Buffer.from(canonicalJson(body, PROBLEM_ORDER), 'utf8');
     res.setHeader('Content-Length', bytes.length);
     // Node writes no body for HEAD, but the headers match GET's.
     res.end(bytes);

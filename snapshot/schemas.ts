@@ -1,31 +1,10 @@
 // The JSON Schemas of schemas/, compiled once with ajv. The builder validates every resource
 // before publishing; tests validate what the gateway serves against the API schemas.
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ResourceKind } from './layout.ts';
+import { readSchemaFiles, SCHEMA_DIR, SCHEMA_SUFFIX, type SchemaName } from './schema-catalog.ts';
 
-const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
 const BASE = 'https://marquee.example/schemas/';
-
-export type SchemaName =
-  | 'organization' | 'team' | 'speaker-list' | 'sponsor-list' | 'session-list' | 'event-index'
-  | 'stored-event-detail' | 'event-summary' | 'event-detail' | 'paged-event-summaries'
-  | 'problem-details' | 'manifest' | 'pointer' | 'speaker' | 'sponsor' | 'session' | 'team-member';
-
-/** The schema each kind of stored resource must satisfy. */
-export const SCHEMA_OF_KIND: Record<ResourceKind, SchemaName> = {
-  organization: 'organization',
-  team: 'team',
-  speakers: 'speaker-list',
-  sponsors: 'sponsor-list',
-  eventIndex: 'event-index',
-  event: 'stored-event-detail',
-  eventSessions: 'session-list',
-  eventSpeakers: 'speaker-list',
-  eventSponsors: 'sponsor-list',
-};
 
 export type Validation = { valid: true } | { valid: false; reason: string };
 
@@ -35,12 +14,10 @@ export class SchemaSet {
   constructor(dir: string = SCHEMA_DIR) {
     const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: false });
     addFormats.default(ajv);
-    for (const file of readdirSync(dir).filter((name) => name.endsWith('.schema.json'))) {
-      ajv.addSchema(JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as object);
-    }
-    for (const file of readdirSync(dir).filter((name) => name.endsWith('.schema.json'))) {
-      const name = file.slice(0, -'.schema.json'.length);
-      this.validators.set(name, ajv.getSchema(`${BASE}${file}`)!);
+    const files = readSchemaFiles(dir);
+    for (const schema of files.values()) ajv.addSchema(schema);
+    for (const file of files.keys()) {
+      this.validators.set(file.slice(0, -SCHEMA_SUFFIX.length), ajv.getSchema(`${BASE}${file}`)!);
     }
   }
 

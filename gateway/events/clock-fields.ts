@@ -1,17 +1,21 @@
 // Turning a stored event (index item or detail) into what the API serves: `clock` removed,
-// `timing` and `isRegistrationOpen` added, serialized canonically like every stored object.
-// The canonical text around the two fields is built once per event and kept instead of the parsed
-// event: serving a state is then a concatenation, and memory holds about the stored size rather
-// than a tree of objects several times that.
+// `timing` and `isRegistrationOpen` added where the API schema lists them, serialized canonically
+// like every stored object (snapshot/canonical.ts). The canonical text around the two fields is
+// built once per event and kept instead of the parsed event: serving a state is then a
+// concatenation, and memory holds about the stored size rather than a tree of objects several
+// times that.
 import { canonicalJson } from '../../snapshot/canonical.ts';
+import type { KeyOrder } from '../../snapshot/key-order.ts';
 import type { EventClock } from '../../snapshot/resources.ts';
 import { isOpenIn, parseClock, timingOf, type ClockState, type ParsedClock } from '../timing.ts';
 
-/** Canonical JSON of an event with its clock fields as head + isRegistrationOpen + middle + timing + tail. */
+type ClockField = 'timing' | 'isRegistrationOpen';
+const CLOCK_FIELDS: ReadonlySet<string> = new Set<ClockField>(['timing', 'isRegistrationOpen']);
+
+/** Canonical JSON of an event cut at its clock fields: parts[0] slot[0] parts[1] … parts[n]. */
 export interface ClockTemplate {
-  readonly head: string;
-  readonly middle: string;
-  readonly tail: string;
+  readonly parts: readonly string[];
+  readonly slots: readonly ClockField[];
 }
 
 export interface SplitEvent {
@@ -19,37 +23,45 @@ export interface SplitEvent {
   clock: ParsedClock;
 }
 
-const OPEN_KEY = 'isRegistrationOpen';
-const TIMING_KEY = 'timing';
-
-export function splitClock(stored: { clock: EventClock }): SplitEvent {
+/** `order`: the API schema's order (event-summary or event-detail), which places the clock fields. */
+export function splitClock(stored: { clock: EventClock }, order: KeyOrder): SplitEvent {
   const { clock, ...core } = stored;
-  return { template: clockTemplate(core), clock: parseClock(clock) };
+  return { template: clockTemplate(core, order), clock: parseClock(clock) };
 }
 
-/**
- * Canonical order sorts keys by UTF-16 code units, as `<` and sort() compare strings, and
- * "isRegistrationOpen" < "timing": the core's members fall before, between or after them.
- * Members named like a clock field are replaced by it, as an object spread would.
- */
-function clockTemplate(core: Record<string, unknown>): ClockTemplate {
-  const before: string[] = ['{'];
-  const between: string[] = [];
-  const after: string[] = ['"'];
-  for (const key of Object.keys(core).sort()) {
-    if (key === OPEN_KEY || key === TIMING_KEY) continue;
-    const member = `${JSON.stringify(key)}:${canonicalJson(core[key])}`;
-    if (key < OPEN_KEY) before.push(member, ',');
-    else if (key < TIMING_KEY) between.push(',', member);
-    else after.push(',', member);
+function clockTemplate(core: Record<string, unknown>, order: KeyOrder): ClockTemplate {
+  const listed = order.keys;
+  if (listed === undefined) throw new Error('an event\'s API schema must list its properties');
+  const parts: string[] = [];
+  const slots: ClockField[] = [];
+  let text = '{';
+  let members = 0;
+  for (const key of listed) {
+    const separator = members++ === 0 ? '' : ',';
+    if (CLOCK_FIELDS.has(key)) {
+      const field = key as ClockField;
+      // timing is a string: its quotes belong to the text around the slot.
+      parts.push(`${text}${separator}"${field}":${field === 'timing' ? '"' : ''}`);
+      slots.push(field);
+      text = field === 'timing' ? '"' : '';
+    } else if (Object.hasOwn(core, key)) {
+      text += `${separator}${JSON.stringify(key)}:${canonicalJson(core[key], order.member(key))}`;
+    } else {
+      members--;
+    }
   }
-  before.push(`"${OPEN_KEY}":`);
-  between.push(`,"${TIMING_KEY}":"`);
-  after.push('}');
+  const unlisted = Object.keys(core).filter((key) => !listed.includes(key));
+  if (unlisted.length > 0) throw new Error(`stored event has members its API schema does not list: ${unlisted.join(', ')}`);
   // join() makes flat strings; concatenation would keep every part alive in a rope.
-  return { head: before.join(''), middle: between.join(''), tail: after.join('') };
+  parts.push(`${text}}`);
+  return { parts: parts.map((part) => [part].join('')), slots };
 }
 
 export function renderWithClockFields(template: ClockTemplate, state: ClockState): string {
-  return template.head + String(isOpenIn(state)) + template.middle + timingOf(state) + template.tail;
+  const { parts, slots } = template;
+  let out = parts[0]!;
+  for (let i = 0; i < slots.length; i++) {
+    out += (slots[i] === 'timing' ? timingOf(state) : String(isOpenIn(state))) + parts[i + 1]!;
+  }
+  return out;
 }

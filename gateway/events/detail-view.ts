@@ -1,9 +1,12 @@
 // GET /events/{idOrSlug}: the stored detail patched with its clock fields (spec §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
+import { keyOrderOf } from '../../snapshot/key-order.ts';
 import type { StoredEventDetail } from '../../snapshot/resources.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import { clockStateAt, type ParsedClock } from '../timing.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
+
+const DETAIL_ORDER = keyOrderOf('event-detail');
 
 export class EventDetailView {
   private readonly template: ClockTemplate;
@@ -11,7 +14,7 @@ export class EventDetailView {
   private readonly rendered: Array<Representation | undefined> = [];
 
   constructor(private readonly hash: string, stored: StoredEventDetail) {
-    ({ template: this.template, clock: this.clock } = splitClock(stored));
+    ({ template: this.template, clock: this.clock } = splitClock(stored, DETAIL_ORDER));
   }
 
   static parse(hash: string, bytes: Buffer): EventDetailView {

@@ -3,6 +3,7 @@
 // change, so per such window the filtered lists are computed once and each requested page is
 // rendered once from each item's clock template. A request inside a known window
 // with a known page costs a few lookups, which is what makes 5,000 events cheap.
+import { keyOrderOf } from '../../snapshot/key-order.ts';
 import type { StoredEventSummary } from '../../snapshot/resources.ts';
 import { LruCache } from '../snapshots/lru.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
@@ -26,6 +27,8 @@ interface Window {
   readonly pages: LruCache<string, Representation>;
 }
 
+const SUMMARY_ORDER = keyOrderOf('event-summary');
+
 /** Rendered pages kept per window: enough for every page size a site plausibly uses. */
 const PAGES_PER_WINDOW = 256;
 
@@ -37,7 +40,7 @@ export class EventIndexView {
   private window: Window | undefined;
 
   constructor(private readonly hash: string, index: readonly StoredEventSummary[]) {
-    this.events = index.map(splitClock);
+    this.events = index.map((event) => splitClock(event, SUMMARY_ORDER));
     this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
     this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));
   }
@@ -97,8 +100,8 @@ export class EventIndexView {
     }
     // hasMore: whether the next page could return anything (spec §2 PagedResponse).
     const hasMore = first + query.pageSize < list.length;
-    // Keys in canonical (sorted) order, as canonicalJson would write them.
-    const body = `{"hasMore":${hasMore},"items":[${items.join(',')}],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length}}`;
+    // Members in the paged-event-summaries schema's order, as canonicalJson would write them.
+    const body = `{"items":[${items.join(',')}],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length},"hasMore":${hasMore}}`;
     return computedRepresentation(body, this.hash, state);
   }
 }

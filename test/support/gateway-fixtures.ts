@@ -30,7 +30,7 @@ export async function publishFixture(
     organizationId: fixture.organization.id,
     organizationSlug: fixture.organization.slug,
     state,
-    resources: state === 'active' ? resourcesOf(projection).map(({ path, value }) => ({ path, value })) : [],
+    resources: state === 'active' ? resourcesOf(projection) : [],
     slugs: state === 'active' ? projection.slugs : {},
     trigger: 'manual',
     now: options.now ?? new Date('2026-01-01T00:00:00Z'),

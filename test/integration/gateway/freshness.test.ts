@@ -42,7 +42,7 @@ async function publishFromAnotherProcess(text: string): Promise<number> {
     organizationId: fixture.organization.id,
     organizationSlug: fixture.organization.slug,
     state: 'active',
-    resources: resourcesOf(projection).map(({ path, value }) => ({ path, value })),
+    resources: resourcesOf(projection),
     slugs: projection.slugs,
     trigger: 'manual',
     now: new Date().toISOString(),

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
 import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
-import { SchemaSet, type SchemaName } from '../../../snapshot/schemas.ts';
+import type { SchemaName } from '../../../snapshot/schema-catalog.ts';
+import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SchemaSet, type SchemaName } from '../../../snapshot/schemas.ts';
+import type { SchemaName } from '../../../snapshot/schema-catalog.ts';
+import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
+import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { EventDetail } from '../../../../snapshot/resources.ts';
@@ -20,7 +21,7 @@ describe('EventDetailView', () => {
     const parsed = JSON.parse(representation.bytes.toString('utf8')) as EventDetail;
     expect(parsed).toMatchObject({ timing: 'upcoming', isRegistrationOpen: true });
     expect('clock' in parsed).toBe(false);
-    expect(representation.bytes.toString('utf8')).toBe(canonicalJson(parsed));
+    expect(representation.bytes.toString('utf8')).toBe(canonicalJson(parsed, keyOrderOf('event-detail')));
     expect(new SchemaSet().validate('event-detail', parsed)).toEqual({ valid: true });
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
+import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { EventSummary, PagedResponse } from '../../../../snapshot/resources.ts';
 import { EventIndexView, pastOrder } from '../../../../gateway/events/index-view.ts';
@@ -59,7 +60,7 @@ describe('EventIndexView', () => {
   it('serves canonical bytes that validate against paged-event-summaries', () => {
     const page = viewOf().page(NOW, query({ timing: 'all' }));
     const parsed: unknown = JSON.parse(page.bytes.toString('utf8'));
-    expect(page.bytes.toString('utf8')).toBe(canonicalJson(parsed));
+    expect(page.bytes.toString('utf8')).toBe(canonicalJson(parsed, keyOrderOf('paged-event-summaries')));
     expect(schemas.validate('paged-event-summaries', parsed)).toEqual({ valid: true });
   });
 
