@@ -15,6 +15,7 @@ import { problemHandler } from './problem.ts';
 import { healthz, StoreReadiness } from './readiness.ts';
 import { OrganizationResources } from './resources.ts';
 import { apiRouter } from './routes/api-router.ts';
+import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshots/current-snapshots.ts';
 import { ObjectCache } from './snapshots/object-cache.ts';
@@ -107,6 +108,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   }));
   app.use(cors());
   app.get('/healthz', healthz(readiness));
+  // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
+  app.use(docs());
   app.use(rejectUnknownPath());
   app.use(problemHandler({ log }));
 
