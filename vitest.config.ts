@@ -1,4 +1,4 @@
-// Two projects (STYLE.md §11): unit tests of pure logic run in parallel in milliseconds;
+// Two projects: unit tests of pure logic run in parallel in milliseconds;
 // integration tests run against real servers that they start themselves, one file at a time.
 import { defineConfig } from 'vitest/config';
 

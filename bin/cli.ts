@@ -1,4 +1,4 @@
-// marquee: the one entry point (DESIGN.md "Command line" — a contract operators, scripts and
+// marquee: the one entry point (docs/design.md "Command line" — a contract operators, scripts and
 // tests depend on). Thin: parses arguments, calls the modules, prints.
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, parseConfig } from './config.ts';
@@ -34,7 +34,7 @@ program.command('build').description('build now: all organizations, or those nam
   .action((options: { org: string[]; json?: boolean }) => buildCommand(config(), options));
 
 const db = program.command('db').description('the platform database');
-db.command('migrate').description('create the platform relations of PLATFORM.md, with change triggers')
+db.command('migrate').description('create the platform relations of docs/platform.md, with change triggers')
   .action(() => dbMigrateCommand(config()));
 db.command('seed').description('load data').option('--sample', 'the sample dataset')
   .action((options: { sample?: boolean }) => dbSeedCommand(config(), options));

@@ -1,4 +1,4 @@
-// The one-shot commands of DESIGN.md's command table.
+// The one-shot commands of docs/design.md's command table.
 import { buildOrganizations, type OrganizationResult } from '../builder/build.ts';
 import { diffSnapshots, snapshotHistory, SnapshotNotFoundError } from '../builder/history.ts';
 import { migrate } from '../builder/platform/migrations.ts';

@@ -1,4 +1,4 @@
-// Configuration (DESIGN.md "Process model and configuration"): read from the environment once at
+// Configuration (docs/design.md "Process model and configuration"): read from the environment once at
 // start-up, validated, and refused with one message that names every bad variable.
 import { resolve } from 'node:path';
 import cron from 'node-cron';

@@ -1,4 +1,4 @@
-// Wiring: the one place where configuration becomes real parts (STYLE.md §2).
+// Wiring: the one place where configuration becomes real parts.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BuildContext } from '../builder/build.ts';

@@ -1,6 +1,6 @@
 // Publish stage: atomically per organization. New content-addressed objects first, then the
 // manifest, then the pointer last, so a reader (or a crash) never sees half a snapshot.
-// A build whose content equals the current snapshot writes nothing (DESIGN.md step 5).
+// A build whose content equals the current snapshot writes nothing (docs/design.md step 5).
 import type { ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey, type ResourceKind } from '../snapshot/layout.ts';
 import {

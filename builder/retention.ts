@@ -1,4 +1,4 @@
-// Retention (DESIGN.md "Store layout"): keep the newest N manifests per organization (and always
+// Retention (docs/design.md "Store layout"): keep the newest N manifests per organization (and always
 // the current one), then delete objects no retained manifest references, and leftovers of
 // interrupted writes.
 //

@@ -1,5 +1,5 @@
 // Validate stage: every resource against its schema before anything is written. A resource
-// that fails is not published and the organization keeps its previous snapshot (DESIGN.md step 3):
+// that fails is not published and the organization keeps its previous snapshot (docs/design.md step 3):
 // this is the structural guarantee that no private field leaks.
 import type { ResourceKind } from '../snapshot/layout.ts';
 import { SCHEMA_OF_KIND } from '../snapshot/schema-catalog.ts';

@@ -1,4 +1,4 @@
-// The one error type of the API (spec §7, DESIGN.md gaps table). Route and middleware code
+// The one error type of the API (docs/api.md §7, docs/design.md decisions table). Route and middleware code
 // throws these; gateway/problem.ts is the only place that turns them into response bodies.
 
 export type ErrorCode =

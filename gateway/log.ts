@@ -1,5 +1,5 @@
 // The gateway's log: one JSON line per entry, so a stack trace stays one line in a log pipeline.
-// Stack traces go here and never into a response (spec §7, gateway/problem.ts).
+// Stack traces go here and never into a response (docs/api.md §7, gateway/problem.ts).
 
 export type LogFields = Record<string, unknown>;
 

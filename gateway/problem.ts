@@ -1,5 +1,5 @@
-// The one place an error becomes a response (STYLE.md §4): RFC 7807 application/problem+json
-// with spec §7's fields plus `errorCode`, registered once as the last Express error handler.
+// The one place an error becomes a response: RFC 7807 application/problem+json
+// with docs/api.md §7's fields plus `errorCode`, registered once as the last Express error handler.
 // Anything that is not an ApiError is a fault of ours: the client gets a bare 500 body and the
 // log gets one line with the stack — never the other way round.
 import type { ErrorRequestHandler, Request } from 'express';
@@ -9,14 +9,14 @@ import type { ProblemDetails } from '../snapshot/resources.ts';
 import { ApiError } from './errors.ts';
 import { errorFields, type GatewayLog } from './log.ts';
 
-/** `type` URIs name the errorCode, so a client can branch on either (spec §7). */
+/** `type` URIs name the errorCode, so a client can branch on either (docs/api.md §7). */
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
 const PROBLEM_ORDER = keyOrderOf('problem-details');
 
 const internalError = () =>
   new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
 
-/** Headers describing a representation: an error is not one (DESIGN.md: errors carry no ETag). */
+/** Headers describing a representation: an error is not one (docs/design.md: errors carry no ETag). */
 const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];
 
 export function problemHandler({ log }: { log: GatewayLog }): ErrorRequestHandler {

@@ -1,4 +1,4 @@
-// Readiness for GET /healthz (DESIGN.md "serve": 200 once ready): the gateway is ready once the
+// Readiness for GET /healthz (docs/design.md "serve": 200 once ready): the gateway is ready once the
 // snapshot store has answered, since every API response depends on it. Keys and rate limits are
 // checked per request and report their own faults.
 import type { RequestHandler } from 'express';

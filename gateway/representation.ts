@@ -1,4 +1,4 @@
-// What a 200 carries: the exact body bytes and the entity tag that names them (STYLE.md §8).
+// What a 200 carries: the exact body bytes and the entity tag that names them.
 import { sha256Hex } from '../snapshot/hash.ts';
 
 export interface Representation {
@@ -7,11 +7,11 @@ export interface Representation {
   readonly etag: string;
   /** The ETag header value, built once rather than per response. */
   readonly quotedEtag: string;
-  /** The headers describing it on a 200 (spec §8), as writeHead takes them: built once. */
+  /** The headers describing it on a 200 (docs/api.md §8), as writeHead takes them: built once. */
   readonly headers: readonly string[];
 }
 
-/** spec §8 "Response freshness", DESIGN.md "caching headers": on every 200 and 304. */
+/** docs/api.md §8 "Response freshness", docs/design.md "caching headers": on every 200 and 304. */
 export const CACHE_CONTROL = 'private, max-age=60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -27,7 +27,7 @@ export function storedRepresentation(bytes: Buffer, hash: string): Representatio
 }
 
 /**
- * A clock-dependent response (DESIGN.md "Clock-dependent fields"): tagged by its source object's
+ * A clock-dependent response (docs/design.md "Clock-dependent fields"): tagged by its source object's
  * hash plus the computed state that, with the source, determines every byte. Stable while the
  * state holds; changes exactly when it changes. The version prefix changes the tags if the
  * gateway ever renders the same state differently.

@@ -1,4 +1,4 @@
-// Binding the gateway to a port (STYLE.md §9: apart from createGateway). Configuration is read
+// Binding the gateway to a port, apart from createGateway. Configuration is read
 // by the caller (bin/); this only listens and waits for readiness.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

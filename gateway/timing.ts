@@ -1,4 +1,4 @@
-// Clock-dependent fields of an event (DESIGN.md "Clock-dependent fields"): pure functions of the
+// Clock-dependent fields of an event (docs/design.md "Clock-dependent fields"): pure functions of the
 // stored EventClock and an instant, and the instants at which their values can change.
 import type { EventClock, Timing } from '../snapshot/resources.ts';
 

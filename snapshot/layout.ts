@@ -1,4 +1,4 @@
-// Where things live in the snapshot store (DESIGN.md "Store layout"), and the resource paths
+// Where things live in the snapshot store (docs/design.md "Store layout"), and the resource paths
 // a manifest maps to object hashes. Resource paths are the API paths below /api/integration/v1.
 
 export const pointerKey = (orgId: string): string => `orgs/${orgId}/current.json`;

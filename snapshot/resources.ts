@@ -1,7 +1,7 @@
 // The API resources of spec section 2, and the stored forms of the two clock-dependent ones.
 // Field names and nullability follow the spec tables exactly; schemas/ enforces the same shapes.
 
-/** spec §2 Instant: `utc` like 2026-05-01T09:00:00Z, `local` like 2026-05-01T11:00:00+02:00. */
+/** docs/api.md §2 Instant: `utc` like 2026-05-01T09:00:00Z, `local` like 2026-05-01T11:00:00+02:00. */
 export interface Instant {
   utc: string;
   local: string;
@@ -97,7 +97,7 @@ export interface EventCore {
   publicUrl: string;
 }
 
-/** The clock-dependent fields, computed per request (DESIGN.md "Clock-dependent fields"). */
+/** The clock-dependent fields, computed per request (docs/design.md "Clock-dependent fields"). */
 export interface ClockFields {
   timing: Timing;
   isRegistrationOpen: boolean;

@@ -1,5 +1,5 @@
-// Change-triggered builds (DESIGN.md "on change"): the platform's triggers NOTIFY
-// marquee_changes with an organization id (PLATFORM.md); this turns those into callbacks.
+// Change-triggered builds (docs/design.md "on change"): the platform's triggers NOTIFY
+// marquee_changes with an organization id (docs/platform.md); this turns those into callbacks.
 import { isUuid } from '../../snapshot/layout.ts';
 import type { SqlClient } from './sql.ts';
 

@@ -1,4 +1,4 @@
-// `marquee db migrate`: creates the platform relations of PLATFORM.md and their change triggers.
+// `marquee db migrate`: creates the platform relations of docs/platform.md and their change triggers.
 // Each migration is a .sql file beside this one, applied once and recorded in
 // marquee_schema_version, so running migrate again is a no-op.
 import { readFile } from 'node:fs/promises';

@@ -1,7 +1,7 @@
-// One organization's platform data as the reader returns it (PLATFORM.md relations, camelCase).
+// One organization's platform data as the reader returns it (docs/platform.md relations, camelCase).
 // File references arrive resolved to images. Times arrive as UTC strings with whole seconds
 // ('2026-05-01T09:00:00Z'), formatted by the database so PostgreSQL and PGlite agree byte for byte.
-// No row type carries a person's e-mail: the reader never selects one (spec §1 rule 5).
+// No row type carries a person's e-mail: the reader never selects one (docs/api.md §1 rule 5).
 
 export interface ImageRow {
   fileId: string;
@@ -132,7 +132,7 @@ export interface OrganizationData {
 export interface PlatformSource {
   /** Every organization's id, slug and status, ordered by id. */
   listOrganizations(): Promise<Array<{ id: string; slug: string; status: OrganizationStatus }>>;
-  /** One organization's data, filtered as DESIGN.md step 1 says; undefined when it does not exist. */
+  /** One organization's data, filtered as docs/design.md step 1 says; undefined when it does not exist. */
   readOrganization(id: string): Promise<OrganizationData | undefined>;
   close(): Promise<void>;
 }

@@ -102,7 +102,7 @@ const DAY = 24 * HOUR;
 /**
  * The sample relative to `now`. Event times sit on whole hours of UTC days counted from `now`'s
  * day, so one `now` always gives the same rows and "ongoing" always contains `now`.
- * `filesBaseUrl` prefixes the image urls (absolute, as PLATFORM.md requires for files.url).
+ * `filesBaseUrl` prefixes the image urls (absolute, as docs/platform.md requires for files.url).
  */
 export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());

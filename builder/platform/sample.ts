@@ -1,4 +1,4 @@
-// `marquee db seed --sample` and the first run of `marquee start` (DESIGN.md "Process model"):
+// `marquee db seed --sample` and the first run of `marquee start` (docs/design.md "Process model"):
 // loads the sample dataset of sample-rows.ts into an empty, migrated platform database.
 import { SAMPLE_TABLES, sampleRows } from './sample-rows.ts';
 import { listOrganizations, type OrganizationRef } from './source.ts';

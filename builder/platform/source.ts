@@ -1,5 +1,5 @@
-// The builder's read stage (DESIGN.md step 1): one organization's rows from the platform relations
-// of PLATFORM.md, with everything that must never be published already filtered out in SQL.
+// The builder's read stage (docs/design.md step 1): one organization's rows from the platform relations
+// of docs/platform.md, with everything that must never be published already filtered out in SQL.
 // One query per relation, all in one read-only snapshot, never one query per row.
 import type {
   EventRow,
@@ -39,7 +39,7 @@ function image(fileId: string | null, url: string | null): ImageRow | null {
 }
 
 // Every query selects columns by name: no `*`, so a person's e-mail column is never read
-// (spec §1 rule 5); organizations.email is the public contact address and the one exception.
+// (docs/api.md §1 rule 5); organizations.email is the public contact address and the one exception.
 
 const ORGANIZATION_QUERY = `
   SELECT o.id, o.name, o.slug, o.description, ${imageColumns('logo')}, ${imageColumns('cover')},
@@ -76,7 +76,7 @@ const SPONSORS_QUERY = `
   ORDER BY s.id`;
 
 // Spec §1 rule 4: only published events. Registrations are only counted (capacity reached ⇒
-// registration not open, DESIGN.md "Clock-dependent fields"); no attendee column is read.
+// registration not open, docs/design.md "Clock-dependent fields"); no attendee column is read.
 const EVENTS_QUERY = `
   SELECT e.id, e.name, e.slug, e.description, ${imageColumns('cover')}, ${imageColumns('logo')},
          e.status, e.time_zone, ${utc('e.starts_at')} AS starts_at, ${utc('e.ends_at')} AS ends_at,
@@ -96,7 +96,7 @@ const EVENTS_QUERY = `
 const PUBLISHED_EVENTS = `
   JOIN events e ON e.id = x.event_id AND e.organization_id = $1 AND e.status = 'published'`;
 
-// PLATFORM.md: a session without both times is not scheduled, so not published.
+// docs/platform.md: a session without both times is not scheduled, so not published.
 const SESSIONS_QUERY = `
   SELECT x.id, x.event_id, x.name, x.description, x.room,
          ${utc('x.starts_at')} AS starts_at, ${utc('x.ends_at')} AS ends_at, x.capacity::int4 AS capacity
@@ -277,7 +277,7 @@ export function listOrganizations(db: SqlQueries): Promise<OrganizationRef[]> {
   return db.query<OrganizationRef>('SELECT id, slug, status FROM organizations ORDER BY id');
 }
 
-/** The CLI's `--org ID|SLUG` (DESIGN.md "Command line"): an id when it looks like one, else a slug. */
+/** The CLI's `--org ID|SLUG` (docs/design.md "Command line"): an id when it looks like one, else a slug. */
 export async function resolveOrganization(db: SqlQueries, idOrSlug: string): Promise<OrganizationRef | undefined> {
   const [organization] = isUuid(idOrSlug)
     ? await db.query<OrganizationRef>('SELECT id, slug, status FROM organizations WHERE id = $1', [idOrSlug.toLowerCase()])

@@ -1,5 +1,5 @@
 // The one door to the platform database: a small SQL client with two backends, PostgreSQL
-// (DATABASE_URL, production) and PGlite (embedded default under MARQUEE_HOME), DESIGN.md
+// (DATABASE_URL, production) and PGlite (embedded default under MARQUEE_HOME), docs/design.md
 // "Process model and configuration". Everything else in builder/platform talks to SqlClient only.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -34,7 +34,7 @@ export interface SqlClient extends SqlQueries {
   close(): Promise<void>;
 }
 
-/** The platform database cannot be reached or opened: broken infrastructure (STYLE.md §3). */
+/** The platform database cannot be reached or opened: broken infrastructure. */
 export class PlatformDatabaseError extends Error {
   override name = 'PlatformDatabaseError';
 }
@@ -50,7 +50,7 @@ export interface PlatformDatabaseOptions {
 
 export const DEFAULT_SCHEMA = 'public';
 
-/** PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (DESIGN.md). */
+/** PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (docs/design.md). */
 export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema });

@@ -1,7 +1,7 @@
 // Instants of one event, all on the venue's clock: the event's own times, its registration
-// window and its sessions use the event's IANA zone (DESIGN.md "Instant format"). Bad data is a
+// window and its sessions use the event's IANA zone (docs/design.md "Instant format"). Bad data is a
 // ProjectionError naming the organization and the event, so the builder can report which one
-// blocks the snapshot and keep the previous one (STYLE.md §5).
+// blocks the snapshot and keep the previous one.
 import type { EventRow } from '../platform/rows.ts';
 import type { Instant } from '../../snapshot/resources.ts';
 import { resourcePath } from '../../snapshot/layout.ts';

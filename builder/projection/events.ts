@@ -1,6 +1,6 @@
 // One published event as the snapshot stores it: the index item (`/events`) and the detail
 // (`/events/{id}`), each with the EventClock the gateway derives `timing` and
-// `isRegistrationOpen` from (DESIGN.md "Clock-dependent fields"; spec §2 "timing is never stored").
+// `isRegistrationOpen` from (docs/design.md "Clock-dependent fields"; docs/api.md §2 "timing is never stored").
 import type { EventRow } from '../platform/rows.ts';
 import type { EventClock, EventCore, StoredEventDetail, StoredEventSummary } from '../../snapshot/resources.ts';
 import { eventTime } from './event-time.ts';
@@ -23,7 +23,7 @@ export interface EventSetting {
   relations: Relations;
 }
 
-/** spec §1 rule 4: drafts, cancelled and suspended events are never returned. */
+/** docs/api.md §1 rule 4: drafts, cancelled and suspended events are never returned. */
 export function isPublished(row: EventRow): boolean {
   return row.status === 'published';
 }
@@ -73,14 +73,14 @@ export function projectEvent(row: EventRow, setting: EventSetting): ProjectedEve
 }
 
 /**
- * The build-time half of isRegistrationOpen (DESIGN.md): registration enabled and capacity not
+ * The build-time half of isRegistrationOpen (docs/design.md): registration enabled and capacity not
  * reached. The window and the event's end are the gateway's half, judged at request time.
  */
 function isRegistrationAvailable(row: EventRow): boolean {
   return row.registrationEnabled === true && (row.capacity == null || row.registrationCount < row.capacity);
 }
 
-/** DESIGN.md Orders: start ascending, ties by name, then id (the gateway reverses for `past`). */
+/** docs/design.md Orders: start ascending, ties by name, then id (the gateway reverses for `past`). */
 export function inIndexOrder(events: readonly ProjectedEvent[]): ProjectedEvent[] {
   return ordered(events, (event) => event.summary.clock.start, (event) => event.summary.name, (event) => event.summary.id);
 }

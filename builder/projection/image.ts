@@ -1,4 +1,4 @@
-// spec §2 Image, built field by field so no extra column of a file row can reach a snapshot.
+// docs/api.md §2 Image, built field by field so no extra column of a file row can reach a snapshot.
 import type { ImageRow } from '../platform/rows.ts';
 import type { Image } from '../../snapshot/resources.ts';
 

@@ -1,7 +1,7 @@
-// Projection: one organization's platform rows → the API resources of its snapshot (DESIGN.md
+// Projection: one organization's platform rows → the API resources of its snapshot (docs/design.md
 // "Data flow" step 2). Pure: no I/O, no clock, and no dependence on row order or locale, so the
 // same data always gives the same bytes and hashes. The reader already filters what must never
-// be published (DESIGN.md step 1); every filter is applied again here as a second line.
+// be published (docs/design.md step 1); every filter is applied again here as a second line.
 import type { OrganizationData } from '../platform/rows.ts';
 import { resourcePath, type ResourceKind } from '../../snapshot/layout.ts';
 import type {
@@ -53,7 +53,7 @@ export function projectOrganization(data: OrganizationData, options: ProjectionO
 }
 
 /**
- * Slugs are unique per organization (PLATFORM.md); should a view ever break that, the first
+ * Slugs are unique per organization (docs/platform.md); should a view ever break that, the first
  * event in index order keeps the slug, so the mapping is still the same on every build.
  * Object.fromEntries defines own properties, so even a slug like `__proto__` is just a key.
  */

@@ -1,4 +1,4 @@
-// spec §2 Instant: one instant in UTC and on the venue's wall clock (DESIGN.md "Instant format":
+// docs/api.md §2 Instant: one instant in UTC and on the venue's wall clock (docs/design.md "Instant format":
 // `utc` 2026-05-01T09:00:00Z, `local` 2026-05-01T11:00:00+02:00, DST-correct in the IANA zone).
 // A full build projects ~500k instants, so Intl is asked as rarely as possible: one
 // DateTimeFormat per zone, and one offset measurement per zone per UTC hour boundary.

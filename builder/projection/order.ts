@@ -1,4 +1,4 @@
-// Deterministic orders for projected lists (DESIGN.md "Clock-dependent fields" → Orders).
+// Deterministic orders for projected lists (docs/design.md "Clock-dependent fields" → Orders).
 // Text compares by UTF-16 code units, never localeCompare: the same rows must give the same
 // bytes (and hashes) on every machine, whatever its locale or ICU version.
 

@@ -1,5 +1,5 @@
-// spec §2 Organization: the public profile. Its `email` is the public contact e-mail, the one
-// e-mail the API publishes (spec §1 rule 5); `status` is the gateway's business, not a field.
+// docs/api.md §2 Organization: the public profile. Its `email` is the public contact e-mail, the one
+// e-mail the API publishes (docs/api.md §1 rule 5); `status` is the gateway's business, not a field.
 import type { OrganizationRow } from '../platform/rows.ts';
 import type { Organization } from '../../snapshot/resources.ts';
 import { projectImage } from './image.ts';

@@ -1,12 +1,12 @@
-// spec §2 TeamMember and Speaker, and the `/team` and `/speakers` lists (spec §4). Each object is
+// docs/api.md §2 TeamMember and Speaker, and the `/team` and `/speakers` lists (docs/api.md §4). Each object is
 // built field by field: rows may carry columns such as `email` at runtime, and none of them may
-// reach a snapshot (spec §1 rule 5). The filters repeat the reader's (DESIGN.md step 1) on purpose.
+// reach a snapshot (docs/api.md §1 rule 5). The filters repeat the reader's (docs/design.md step 1) on purpose.
 import type { SpeakerRow, TeamMemberRow } from '../platform/rows.ts';
 import type { Speaker, TeamMember } from '../../snapshot/resources.ts';
 import { projectImage } from './image.ts';
 import { ordered } from './order.ts';
 
-/** spec §1 rule 6: invited and declined speakers are not announced. */
+/** docs/api.md §1 rule 6: invited and declined speakers are not announced. */
 export function isAnnounced(row: SpeakerRow): boolean {
   return row.invitationStatus === 'accepted';
 }
@@ -30,7 +30,7 @@ export function announcedSpeakers(rows: readonly SpeakerRow[]): Map<string, Spea
   return new Map(rows.filter(isAnnounced).map((row) => [row.id, projectSpeaker(row)]));
 }
 
-/** spec §4 GET /speakers: every announced speaker of the organization, by name (ties: id). */
+/** docs/api.md §4 GET /speakers: every announced speaker of the organization, by name (ties: id). */
 export function speakerList(speakers: Iterable<Speaker>): Speaker[] {
   return ordered([...speakers], (speaker) => speaker.name, (speaker) => speaker.id);
 }
@@ -48,7 +48,7 @@ function projectTeamMember(row: TeamMemberRow): TeamMember {
   };
 }
 
-/** spec §4 GET /team: members shown on the website (spec §1 rule 7) by sortOrder (ties: fullName, id). */
+/** docs/api.md §4 GET /team: members shown on the website (docs/api.md §1 rule 7) by sortOrder (ties: fullName, id). */
 export function projectTeam(rows: readonly TeamMemberRow[]): TeamMember[] {
   const visible = rows.filter((row) => row.showOnWebsite === true).map(projectTeamMember);
   return ordered(visible, (member) => member.sortOrder, (member) => member.fullName, (member) => member.id);

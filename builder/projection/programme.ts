@@ -1,5 +1,5 @@
-// One event's programme: its scheduled sessions (spec §2 Session) and the event's speakers
-// derived from them (spec §2 EventDetail.speakers). Orders: DESIGN.md "Clock-dependent fields".
+// One event's programme: its scheduled sessions (docs/api.md §2 Session) and the event's speakers
+// derived from them (docs/api.md §2 EventDetail.speakers). Orders: docs/design.md "Clock-dependent fields".
 import type { SessionRow } from '../platform/rows.ts';
 import type { Session, Speaker } from '../../snapshot/resources.ts';
 import type { EventTime } from './event-time.ts';
@@ -22,7 +22,7 @@ export function projectProgramme(eventId: string, time: EventTime, relations: Re
     (session) => session.name,
     (session) => session.id,
   );
-  // spec §2: "A speaker announced before the programme exists is absent, because speakers attach to sessions."
+  // docs/api.md §2: "A speaker announced before the programme exists is absent, because speakers attach to sessions."
   // A Map keeps keys in first-insertion order: each speaker stays where they first appear.
   const speakers = new Map<string, Speaker>();
   for (const session of programme) {
@@ -33,7 +33,7 @@ export function projectProgramme(eventId: string, time: EventTime, relations: Re
 
 type ScheduledSessionRow = SessionRow & { startsAt: string; endsAt: string };
 
-/** PLATFORM.md sessions: without both times a session is not scheduled, so not published. */
+/** docs/platform.md sessions: without both times a session is not scheduled, so not published. */
 function isScheduled(row: SessionRow): row is ScheduledSessionRow {
   return row.startsAt != null && row.endsAt != null;
 }
@@ -49,7 +49,7 @@ function projectSession(row: ScheduledSessionRow, time: EventTime, relations: Re
     end: time.instant(row.endsAt, `session ${row.id} endsAt`),
     capacity: row.capacity ?? null,
     speakers,
-    // spec §2 Session.speakerNames: "null when nobody is confirmed yet".
+    // docs/api.md §2 Session.speakerNames: "null when nobody is confirmed yet".
     speakerNames: speakers.length === 0 ? null : speakers.map((speaker) => speaker.name).join(', '),
   };
 }

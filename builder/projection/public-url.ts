@@ -1,5 +1,5 @@
-// `publicUrl` fields: the platform's public pages (PLATFORM.md "Public pages"), where a visitor
-// reads about the organization and registers for an event (spec §1 rule 8).
+// `publicUrl` fields: the platform's public pages (docs/platform.md "Public pages"), where a visitor
+// reads about the organization and registers for an event (docs/api.md §1 rule 8).
 
 /** PLATFORM_PUBLIC_URL without trailing slashes, so `https://x/` and `https://x` agree. */
 function baseOf(publicBaseUrl: string): string {

@@ -5,7 +5,7 @@ import type { Speaker } from '../../snapshot/resources.ts';
 import { announcedSpeakers } from './people.ts';
 
 export interface Relations {
-  /** Accepted speakers only (spec §1 rule 6), projected once. */
+  /** Accepted speakers only (docs/api.md §1 rule 6), projected once. */
   readonly announcedSpeakers: ReadonlyMap<string, Speaker>;
   readonly sponsorsById: ReadonlyMap<string, SponsorRow>;
   sessionsOf(eventId: string): readonly SessionRow[];

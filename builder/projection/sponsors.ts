@@ -1,4 +1,4 @@
-// spec §2 Sponsor, for the organization's pool (`/sponsors`) and for one event's list. Built
+// docs/api.md §2 Sponsor, for the organization's pool (`/sponsors`) and for one event's list. Built
 // field by field, like every projected object, so no extra column can leak.
 import type { EventSponsorRow, SponsorRow } from '../platform/rows.ts';
 import type { Sponsor } from '../../snapshot/resources.ts';
@@ -18,14 +18,14 @@ function projectSponsor(row: SponsorRow, placement: { tier: string | null; sortO
   };
 }
 
-/** spec §4 GET /sponsors: every sponsor of the organization by name (ties: id), `tier` null, `sortOrder` 0. */
+/** docs/api.md §4 GET /sponsors: every sponsor of the organization by name (ties: id), `tier` null, `sortOrder` 0. */
 export function sponsorPool(rows: readonly SponsorRow[]): Sponsor[] {
   const pool = rows.map((row) => projectSponsor(row, { tier: null, sortOrder: 0 }));
   return ordered(pool, (sponsor) => sponsor.name, (sponsor) => sponsor.id);
 }
 
 /**
- * spec §4 GET /events/{idOrSlug}/sponsors: "in the order the organizer arranged them, with
+ * docs/api.md §4 GET /events/{idOrSlug}/sponsors: "in the order the organizer arranged them, with
  * tiers" — by the event's sortOrder, ties by name then id so the order never depends on row
  * order. The tier is free text exactly as typed. Placements of unknown sponsors are ignored.
  */

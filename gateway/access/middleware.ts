@@ -1,9 +1,9 @@
-// Access control of the integration API (DESIGN.md gaps table "order of checks"):
+// Access control of the integration API (docs/design.md decisions table "order of checks"):
 //   CORS headers on every response, then per API request accessControl().check():
 // preflight (no key) → key 401 (429 for an address sending many invalid keys) → organization
 // state 403 → origin 403 → rate limit 429.
 // Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
-// body (STYLE.md §4). The hot path does one key-store lookup and no other I/O, and with the
+// body. The hot path does one key-store lookup and no other I/O, and with the
 // embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
 import type { Request, RequestHandler, Response } from 'express';
 import { after, type Awaitable } from '../awaitable.ts';
@@ -18,7 +18,7 @@ import type { RateLimiter } from './types.ts';
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
 
-// DESIGN.md "CORS": open on every response, errors included, so page JavaScript can read
+// docs/design.md "CORS": open on every response, errors included, so page JavaScript can read
 // `errorCode`. No Access-Control-Allow-Credentials: browser requests carry no cookies (§5.8).
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy';
 const ALLOWED_METHODS = 'GET, HEAD';
@@ -111,7 +111,7 @@ const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this a
 const BEARER = /^bearer +(\S+)$/i;
 
 /**
- * The key (spec §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
+ * The key (docs/api.md §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
  * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Then the browser
  * origin against the key's allowed list (§5.7, 403 API_KEY_ORIGIN_NOT_ALLOWED), then requests
  * per key (§8: 600 a minute) with the IETF httpapi RateLimit headers on every response that gets
@@ -178,7 +178,7 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
 
 /**
  * The key from `Authorization: Bearer` (scheme case-insensitive, RFC 9110 §11.1) or
- * `X-Api-Key`. Both with different values is refused (DESIGN.md: never authenticate ambiguous
+ * `X-Api-Key`. Both with different values is refused (docs/design.md: never authenticate ambiguous
  * credentials); equal values are fine. An Authorization header of another scheme is refused
  * rather than ignored, for the same reason.
  */

@@ -1,4 +1,4 @@
-// Browser origins of a key (spec §5.7, DESIGN.md gaps table "origin matching"): normalizing the
+// Browser origins of a key (docs/api.md §5.7, docs/design.md decisions table "origin matching"): normalizing the
 // operator's list, and matching a request's `Origin` header against it.
 //
 // Rules:

@@ -1,4 +1,4 @@
-// In-process sliding-window rate limiter (DESIGN.md gaps table "rate limit window"): at most
+// In-process sliding-window rate limiter (docs/design.md decisions table "rate limit window"): at most
 // `limit` accepted requests per bucket in any `windowSeconds` window, at 1-second granularity.
 //
 // Each bucket keeps a ring of per-second counters, the running total over the window and the

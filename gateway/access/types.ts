@@ -1,4 +1,4 @@
-// Rate limiting (DESIGN.md gaps table): at most `limit` accepted requests per bucket in any
+// Rate limiting (docs/design.md decisions table): at most `limit` accepted requests per bucket in any
 // `windowSeconds` window. In-process now; Redis later behind the same interface. The in-process
 // limiter answers synchronously (gateway/awaitable.ts); a networked one returns a promise.
 import type { Awaitable } from '../awaitable.ts';

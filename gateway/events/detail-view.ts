@@ -1,4 +1,4 @@
-// GET /events/{idOrSlug}: the stored detail patched with its clock fields (spec §2 EventDetail).
+// GET /events/{idOrSlug}: the stored detail patched with its clock fields (docs/api.md §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
 import { keyOrderOf } from '../../snapshot/key-order.ts';
 import type { StoredEventDetail } from '../../snapshot/resources.ts';

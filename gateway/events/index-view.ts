@@ -1,4 +1,4 @@
-// GET /events from the stored event index (spec §4, DESIGN.md "Clock-dependent fields").
+// GET /events from the stored event index (docs/api.md §4, docs/design.md "Clock-dependent fields").
 // Parsed once per index hash. Between two consecutive clock boundaries of its events nothing can
 // change, so per such window the filtered lists are computed once and each requested page is
 // rendered once from each item's clock template. A request inside a known window
@@ -98,7 +98,7 @@ export class EventIndexView {
       items.push(renderWithClockFields(event.template, eventState));
       state += ` ${position}:${eventState}`;
     }
-    // hasMore: whether the next page could return anything (spec §2 PagedResponse).
+    // hasMore: whether the next page could return anything (docs/api.md §2 PagedResponse).
     const hasMore = first + query.pageSize < list.length;
     // Members in the paged-event-summaries schema's order, as canonicalJson would write them.
     const body = `{"items":[${items.join(',')}],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length},"hasMore":${hasMore}}`;
@@ -107,7 +107,7 @@ export class EventIndexView {
 }
 
 /**
- * `past` lists newest first: start descending (DESIGN.md "Orders"). Ties keep the index's order,
+ * `past` lists newest first: start descending (docs/design.md "Orders"). Ties keep the index's order,
  * which the builder already made name then id, so a reversed index would get ties wrong.
  */
 export function pastOrder(starts: readonly number[]): number[] {

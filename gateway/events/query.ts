@@ -1,4 +1,4 @@
-// GET /events parameters (spec §4; DESIGN.md gaps table): defaults, and a 400 naming the
+// GET /events parameters (docs/api.md §4; docs/design.md decisions table): defaults, and a 400 naming the
 // parameter and the rule for anything else. Unknown parameters are ignored.
 import { badRequest } from '../errors.ts';
 import type { Timing } from '../../snapshot/resources.ts';
@@ -13,7 +13,7 @@ export interface EventsQuery {
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-/** page is an int32 (spec §4), and the response schema says so too. */
+/** page is an int32 (docs/api.md §4), and the response schema says so too. */
 const MAX_PAGE = 2_147_483_647;
 const TIMING_FILTERS: ReadonlySet<string> = new Set<TimingFilter>(['upcoming', 'ongoing', 'past', 'all']);
 const DIGITS = /^[0-9]{1,10}$/;

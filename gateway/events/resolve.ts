@@ -1,4 +1,4 @@
-// spec §4 "Path parameter idOrSlug": the event's id, else its slug, looked up in the key's own
+// docs/api.md §4 "Path parameter idOrSlug": the event's id, else its slug, looked up in the key's own
 // organization's manifest only — there is no other place an event could be found.
 import { isUuid, resourcePath } from '../../snapshot/layout.ts';
 import type { ManifestView } from '../snapshots/manifest-view.ts';

@@ -1,4 +1,4 @@
-// What `marquee keys create|revoke|list` do (DESIGN.md "Command line"); bin/ only parses
+// What `marquee keys create|revoke|list` do (docs/design.md "Command line"); bin/ only parses
 // arguments and prints. Their JSON shapes are part of the CLI contract.
 import { normalizeAllowedOrigin } from '../access/origin.ts';
 import type { KeyRecord, KeyStore } from './types.ts';
@@ -19,7 +19,7 @@ export interface CreatedKey {
 /** A key as `keys list` shows it: everything but the hash of its secret. */
 export type ListedKey = Omit<KeyRecord, 'secretHash'>;
 
-/** Validates and normalizes the allowed origins (spec §5.7), then creates the key. */
+/** Validates and normalizes the allowed origins (docs/api.md §5.7), then creates the key. */
 export async function createKey(
   store: KeyStore,
   { organizationId, origins, label }: { organizationId: string; origins: readonly string[]; label: string | null },
@@ -35,7 +35,7 @@ export async function createKey(
   return { id: record.id, key: secret, organizationId: record.organizationId, origins: record.origins };
 }
 
-/** Revokes a key; effective from the next request on (spec §5.4). */
+/** Revokes a key; effective from the next request on (docs/api.md §5.4). */
 export async function revokeKey(store: KeyStore, id: string): Promise<void> {
   if (!(await store.revoke(id, new Date()))) throw new KeyCommandError(`no key has the id ${id} (see: marquee keys list)`);
 }

@@ -1,4 +1,4 @@
-// The embedded key store (DESIGN.md "Keys"): one JSON file, changed by the CLI while the
+// The embedded key store (docs/design.md "Keys"): one JSON file, changed by the CLI while the
 // gateway runs.
 //
 // Readers: every lookup stats the file (one syscall, about 2 µs) and reloads only when its identity

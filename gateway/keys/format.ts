@@ -1,4 +1,4 @@
-// The API key format (DESIGN.md "Keys"): a recognisable prefix for secret scanners and a
+// The API key format (docs/design.md "Keys"): a recognisable prefix for secret scanners and a
 // checksum, so that a malformed key is refused without a store lookup.
 //
 //   mqk_ <30 base62 chars of CSPRNG randomness> <6 base62 chars: CRC32 of everything before>

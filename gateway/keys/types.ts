@@ -1,4 +1,4 @@
-// API keys (DESIGN.md "Keys"): only the SHA-256 of a secret is stored.
+// API keys (docs/design.md "Keys"): only the SHA-256 of a secret is stored.
 import type { Awaitable } from '../awaitable.ts';
 
 export interface KeyRecord {

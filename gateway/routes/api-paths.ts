@@ -1,4 +1,4 @@
-// Which API route a request path names (spec §4), matched as the Express router matched the
+// Which API route a request path names (docs/api.md §4), matched as the Express router matched the
 // former mount and routes, so no path changes its answer: the base path case-insensitively, the
 // routes case-sensitively, one trailing slash tolerated, `{idOrSlug}` one non-empty segment,
 // percent-decoded (an invalid escape is the client's 400). Precompiled: one regular expression

@@ -1,4 +1,4 @@
-// The integration API below /api/integration/v1 (spec §4) as one Express middleware, the app's
+// The integration API below /api/integration/v1 (docs/api.md §4) as one Express middleware, the app's
 // first: preflight, then access checks for every path below the base, then the nine GET routes,
 // then 405 for other methods on them and 404 for unknown paths. One middleware rather than a
 // mounted Router with a layer per check and route, and first so that no other layer is walked:
@@ -29,7 +29,7 @@ export interface ApiRouterOptions {
 
 export function apiRouter({ access, resources, clock }: ApiRouterOptions): RequestHandler {
   /**
-   * The representation for an authenticated request. The organization is the key's (spec §5.3):
+   * The representation for an authenticated request. The organization is the key's (docs/api.md §5.3):
    * nothing in the URL names one. Unknown path (404) before method (405), and an undecodable
    * `{idOrSlug}` (400) before both, as the router answered them.
    */
@@ -42,7 +42,7 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
       case 'stored':
         return resources.stored(orgId, route.path);
       case 'events':
-        // Parameters (400) before the resource (DESIGN.md "order of checks").
+        // Parameters (400) before the resource (docs/design.md "order of checks").
         return resources.eventList(orgId, parseEventsQuery(req.query), clock());
       case 'event':
         return resources.event(orgId, route.idOrSlug, clock());
@@ -54,7 +54,7 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
   return function serveApi(req, res, next) {
     const path = pathBelowBase(req.path);
     if (path === undefined) return next();
-    // Preflight needs no key (DESIGN.md "order of checks").
+    // Preflight needs no key (docs/design.md "order of checks").
     if (req.method === 'OPTIONS') return answerPreflight(res);
     try {
       // Every request below the base needs a valid key, even for a path that does not exist: an

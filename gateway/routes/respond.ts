@@ -1,4 +1,4 @@
-// Sending a 200 (STYLE.md §8): every header in one writeHead batch — CORS, the key's rate-limit
+// Sending a 200: every header in one writeHead batch — CORS, the key's rate-limit
 // state, the entity tag and caching headers — because each setHeader before writeHead would be
 // validated, stored and copied again one by one. A request carrying If-None-Match that matches
 // the representation's tag gets a 304 without a body, whatever its Cache-Control says

@@ -1,5 +1,5 @@
 // Each organization's current pointer and manifest, kept in memory and refreshed so that a
-// snapshot published by another process is served within 2 seconds (DESIGN.md "Process model"):
+// snapshot published by another process is served within 2 seconds (docs/design.md "Process model"):
 // a publish notification re-reads the pointer at once, and a request finding the pointer older
 // than `maxAgeMs` re-reads it first with a conditional read (store.getIfChanged), which costs one
 // small round trip and no transfer while nothing changed. Organizations nobody asks for cost

@@ -1,4 +1,4 @@
-// Snapshot objects by content hash. Objects are immutable (DESIGN.md "Store layout"), so a cached
+// Snapshot objects by content hash. Objects are immutable (docs/design.md "Store layout"), so a cached
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
 // Kept as the Representation a stored resource is served as, so a hit allocates nothing.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';

@@ -1,4 +1,4 @@
-// A real headless Chromium for browser tests (NOTES.md "A real browser"): the Debian package
+// A real headless Chromium for browser tests: the Debian package
 // driven by playwright-core. Never `npx playwright install`: there are no downloads here.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';

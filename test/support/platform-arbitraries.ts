@@ -160,7 +160,7 @@ function assemble(shapes: Shapes, ids: readonly string[]): GeneratedOrganization
     const { hasCover: cover, hasLogo: logo, start, duration: length, registrationStart, registrationEnd, attendeeEmails, slug: slugStem, ...fields } = shape;
     personalEmails.push(...attendeeEmails);
     return withPrivateColumns({
-      // A suffix keeps slugs unique per organization (PLATFORM.md).
+      // A suffix keeps slugs unique per organization (docs/platform.md).
       id: id(), ...fields, slug: `${slugStem}-${index}`, cover: image(cover), logo: image(logo),
       startsAt: isoOf(start), endsAt: isoOf(start + length),
       registrationStartsAt: registrationStart === null ? null : isoOf(registrationStart),

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL 15 server for integration tests (NOTES.md "Throwaway servers"): a fresh
+// A throwaway PostgreSQL 15 server for integration tests: a fresh
 // cluster in a temp directory on a free loopback port, fsync off, owned by the `postgres` user
 // because PostgreSQL refuses to run as root. Stopped by pg_ctl and removed by `stop`.
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
--- The platform relations of PLATFORM.md, as tables, for the embedded default, development and
+-- The platform relations of docs/platform.md, as tables, for the embedded default, development and
 -- tests (a real platform may expose the same names as views). Names and columns are the contract.
 -- Written to be safe to run twice; migrations.ts also records it in marquee_schema_version.
 
@@ -140,7 +140,7 @@ CREATE INDEX IF NOT EXISTS sponsors_logo_file_id ON sponsors (logo_file_id);
 CREATE INDEX IF NOT EXISTS events_cover_file_id ON events (cover_file_id);
 CREATE INDEX IF NOT EXISTS events_logo_file_id ON events (logo_file_id);
 
--- Change notification (PLATFORM.md, DESIGN.md "on change"): every insert, update or delete
+-- Change notification (docs/platform.md, docs/design.md "on change"): every insert, update or delete
 -- runs pg_notify('marquee_changes', <organization id>) for each organization the old or the new
 -- row belongs to, so a row moved between organizations rebuilds both. Row-level triggers work
 -- the same on PostgreSQL and PGlite; PostgreSQL folds identical notifications of one transaction
@@ -158,7 +158,7 @@ RETURNS SETOF uuid LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
   SELECT e.organization_id FROM sessions s JOIN events e ON e.id = s.event_id
   WHERE owner = 'session' AND s.id = ANY (keys)
   UNION
-  -- A file belongs to every organization whose page shows it (PLATFORM.md: logos, covers, photos).
+  -- A file belongs to every organization whose page shows it (docs/platform.md: logos, covers, photos).
   SELECT id FROM organizations
   WHERE owner = 'file' AND (logo_file_id = ANY (keys) OR cover_file_id = ANY (keys))
   UNION

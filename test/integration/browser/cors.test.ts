@@ -1,4 +1,4 @@
-// CORS in a real browser (spec §5.7–5.8, DESIGN.md "CORS"): pages of two origins (same host,
+// CORS in a real browser (docs/api.md §5.7–5.8, docs/design.md "CORS"): pages of two origins (same host,
 // different ports) fetch the gateway with X-Api-Key, which makes Chromium send a real preflight.
 // The allowed page reads the JSON body and the exposed headers; the other page gets 403 and can
 // still read errorCode, because CORS is open on errors too.

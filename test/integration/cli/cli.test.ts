@@ -1,4 +1,4 @@
-// The command-line contract of DESIGN.md, through the real program in a throwaway MARQUEE_HOME.
+// The command-line contract of docs/design.md, through the real program in a throwaway MARQUEE_HOME.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';

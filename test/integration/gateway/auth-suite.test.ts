@@ -1,5 +1,5 @@
-// One shared auth / origin / CORS / rate-limit suite (STYLE.md §11), run against every one of
-// the nine routes of spec §4 on the real gateway (createGateway), with the embedded file-backed
+// One shared auth / origin / CORS / rate-limit suite, run against every one of
+// the nine routes of docs/api.md §4 on the real gateway (createGateway), with the embedded file-backed
 // key store; keys are created and revoked through a second store on the same file, as the CLI
 // (another process) would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ function expectProblem(reply: Reply, status: number, errorCode: string): void {
   expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(reply.headers['cache-control']).toBe('no-store');
   expect(reply.headers.etag).toBeUndefined();
-  // DESIGN.md "CORS": open on errors too, so page JavaScript can read errorCode.
+  // docs/design.md "CORS": open on errors too, so page JavaScript can read errorCode.
   expect(reply.headers['access-control-allow-origin']).toBe('*');
   expect(reply.headers['access-control-expose-headers']).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy');
   expect(reply.json<{ errorCode: string; status: number }>()).toMatchObject({ errorCode, status });
@@ -187,7 +187,7 @@ function authSuite(route: () => string): void {
   });
 }
 
-// The nine routes of spec §4; an event is addressed by slug and by id.
+// The nine routes of docs/api.md §4; an event is addressed by slug and by id.
 const ROUTES: ReadonlyArray<readonly [string, () => string]> = [
   ['GET /organization', () => '/organization'],
   ['GET /team', () => '/team'],

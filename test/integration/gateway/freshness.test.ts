@@ -1,4 +1,4 @@
-// A snapshot published by another process is served within 2 seconds (DESIGN.md "Process
+// A snapshot published by another process is served within 2 seconds (docs/design.md "Process
 // model"), with no notification reaching the gateway; with one, from the next request on.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// GET /events paging (spec §4, DESIGN.md gaps table): pages partition the list, totalCount is
+// GET /events paging (docs/api.md §4, docs/design.md decisions table): pages partition the list, totalCount is
 // true on every page, hasMore says whether the next page could return anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSummary, PagedResponse } from '../../../snapshot/resources.ts';

@@ -1,4 +1,4 @@
-// Every error of spec §7 and the DESIGN.md gaps table, as one problem+json shape from one place.
+// Every error of docs/api.md §7 and the docs/design.md decisions table, as one problem+json shape from one place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProblemDetails } from '../../../snapshot/resources.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-/** The shape every error shares (DESIGN.md "caching headers", "CORS"). */
+/** The shape every error shares (docs/design.md "caching headers", "CORS"). */
 function expectProblem(reply: Reply, status: number, errorCode: string, instance: string): ProblemDetails {
   expect(reply.status).toBe(status);
   expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');

@@ -1,4 +1,4 @@
-// Every GET route answering from the organization's snapshot (spec §4): bodies, schemas, tags.
+// Every GET route answering from the organization's snapshot (docs/api.md §4): bodies, schemas, tags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
@@ -31,7 +31,7 @@ async function manifestHashOf(path: string): Promise<string> {
 }
 
 describe('stored resources', () => {
-  it('serves only what the organization shows: accepted speakers, visible members (spec §1 rules 6-7)', async () => {
+  it('serves only what the organization shows: accepted speakers, visible members (docs/api.md §1 rules 6-7)', async () => {
     const speakers = (await harness.call(`${API}/speakers`, { key })).json<Array<{ name: string }>>();
     expect(speakers.map((s) => s.name)).toEqual(['Ada Lovelace', 'Grace Hopper']);
     const team = (await harness.call(`${API}/team`, { key })).json<Array<{ fullName: string }>>();

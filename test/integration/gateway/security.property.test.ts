@@ -1,4 +1,4 @@
-// Security properties over generated organizations (spec §1 rule 3, §5.3): a key of organization
+// Security properties over generated organizations (docs/api.md §1 rule 3, §5.3): a key of organization
 // A never reads a byte of organization B — not by B's event ids, not by a slug both share, not by
 // traversal or encoding tricks — no input makes the gateway answer 5xx, and every 200 body
 // validates against its API schema.

@@ -1,5 +1,5 @@
 // The clock walks one event from upcoming to ongoing to past and its registration window from
-// closed to open to closed (DESIGN.md "Clock-dependent fields"): the computed fields follow, and
+// closed to open to closed (docs/design.md "Clock-dependent fields"): the computed fields follow, and
 // entity tags change exactly when the computed state changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';

@@ -1,4 +1,4 @@
-// migrate creates exactly PLATFORM.md's relations, identically on PostgreSQL 15 and PGlite,
+// migrate creates exactly docs/platform.md's relations, identically on PostgreSQL 15 and PGlite,
 // and running it again changes nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
@@ -21,7 +21,7 @@ const RELATIONS = [
   'team_members',
 ];
 
-/** Everything about the schema that PLATFORM.md specifies, as comparable text. */
+/** Everything about the schema that docs/platform.md specifies, as comparable text. */
 async function describeSchema(db: SqlClient) {
   const columns = await db.query<{ description: string }>(
     `SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
@@ -66,7 +66,7 @@ describe.each(backends)('migrate on $name', (backend) => {
     expect(first.triggers).toEqual(RELATIONS.map((relation) => `${relation} marquee_changes`));
   });
 
-  it('has the columns, defaults and keys of PLATFORM.md', async () => {
+  it('has the columns, defaults and keys of docs/platform.md', async () => {
     const { columns, constraints } = schemas[backend.name]!;
     expect(columns).toContain('organizations.status text NO default \'active\'::text');
     expect(columns).toContain('organizations.latitude double precision YES');

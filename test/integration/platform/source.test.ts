@@ -1,4 +1,4 @@
-// The read stage (DESIGN.md step 1) over the sample: what must never be published is filtered in
+// The read stage (docs/design.md step 1) over the sample: what must never be published is filtered in
 // SQL, and PostgreSQL and PGlite return byte-identical data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';

@@ -1,4 +1,4 @@
-// PLATFORM.md "Change notification": a change to any relation notifies the organization the row
+// docs/platform.md "Change notification": a change to any relation notifies the organization the row
 // belongs to (both, when a row moves), on PostgreSQL 15 and PGlite alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';

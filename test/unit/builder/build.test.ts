@@ -60,7 +60,7 @@ describe('buildOrganizations', () => {
     const { fixture, source, store, context, orgId } = setup();
     await buildOrganizations(context, { trigger: 'manual' });
     const before = await readWholeSnapshot(store, orgId);
-    fixture.teamMembers[0]!.sortOrder = 2 ** 31; // not an int32 (spec §2 TeamMember.sortOrder)
+    fixture.teamMembers[0]!.sortOrder = 2 ** 31; // not an int32 (docs/api.md §2 TeamMember.sortOrder)
     source.data.set(orgId, fixture.data());
     const [result] = await buildOrganizations(context, { trigger: 'manual' });
     expect(result!.result).toBe('failed');

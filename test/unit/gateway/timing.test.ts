@@ -17,7 +17,7 @@ const clock = (overrides: Partial<EventClock> = {}) => parseClock({
 });
 
 describe('timingAt', () => {
-  it('is upcoming before start, ongoing from start, past from end (DESIGN.md)', () => {
+  it('is upcoming before start, ongoing from start, past from end (docs/design.md)', () => {
     const c = clock();
     expect(timingAt(c, at('2026-05-01T08:59:59.999Z'))).toBe('upcoming');
     expect(timingAt(c, at('2026-05-01T09:00:00Z'))).toBe('ongoing');

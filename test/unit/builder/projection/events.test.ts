@@ -1,5 +1,5 @@
-// spec §2 EventSummary/EventDetail in their stored forms (snapshot/resources.ts), spec §1 rule 4,
-// spec §4 GET /events order, and the EventClock of DESIGN.md "Clock-dependent fields".
+// docs/api.md §2 EventSummary/EventDetail in their stored forms (snapshot/resources.ts), docs/api.md §1 rule 4,
+// docs/api.md §4 GET /events order, and the EventClock of docs/design.md "Clock-dependent fields".
 import { describe, expect, it } from 'vitest';
 import { ProjectionError } from '../../../../builder/errors.ts';
 import type { EventRow } from '../../../../builder/platform/rows.ts';

@@ -1,4 +1,4 @@
-// spec §2 Instant / DESIGN.md "Instant format": utc in whole seconds, local on the venue's wall
+// docs/api.md §2 Instant / docs/design.md "Instant format": utc in whole seconds, local on the venue's wall
 // clock with its offset, DST-correct in the event's IANA zone.
 import { describe, expect, it } from 'vitest';
 import { zoneClock } from '../../../../builder/projection/instant.ts';

@@ -1,4 +1,4 @@
-// Orders are locale-independent: plain UTF-16 code-unit comparison (DESIGN.md Orders).
+// Orders are locale-independent: plain UTF-16 code-unit comparison (docs/design.md Orders).
 import { describe, expect, it } from 'vitest';
 import { compareCodeUnits, ordered } from '../../../../builder/projection/order.ts';
 

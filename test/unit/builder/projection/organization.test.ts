@@ -1,4 +1,4 @@
-// spec §2 Organization: the public profile, with the public contact e-mail (spec §1 rule 5).
+// docs/api.md §2 Organization: the public profile, with the public contact e-mail (docs/api.md §1 rule 5).
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 import { project, withExtraColumns } from './project.ts';

@@ -1,5 +1,5 @@
-// spec §2 Session and EventDetail.speakers; spec §4 /events/{id}/sessions and /speakers;
-// DESIGN.md Orders: sessions by start, end, name, id; session speakers in billing order.
+// docs/api.md §2 Session and EventDetail.speakers; docs/api.md §4 /events/{id}/sessions and /speakers;
+// docs/design.md Orders: sessions by start, end, name, id; session speakers in billing order.
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 import { project, withExtraColumns } from './project.ts';

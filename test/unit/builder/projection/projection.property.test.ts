@@ -1,7 +1,7 @@
 // Properties of the whole projection over generated organizations (test/support/platform-arbitraries.ts):
-// nothing private is published (spec §1 rules 4–7), equal data gives equal bytes whatever the
-// row order (DESIGN.md step 4), a change reaches only the resources that show it, and every
-// resource satisfies its schema (DESIGN.md step 3).
+// nothing private is published (docs/api.md §1 rules 4–7), equal data gives equal bytes whatever the
+// row order (docs/design.md step 4), a change reaches only the resources that show it, and every
+// resource satisfies its schema (docs/design.md step 3).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { projectOrganization, resourcesOf } from '../../../../builder/projection/index.ts';
@@ -58,7 +58,7 @@ describe('projection properties', () => {
     fc.assert(fc.property(organizations, ({ data, personalEmails }) => {
       const publicEmail = data.organization.email;
       const text = resources(data).map((resource) => canonicalJson(resource.value)).join('\n');
-      // The organization's public contact e-mail is the one e-mail allowed (spec §1 rule 5).
+      // The organization's public contact e-mail is the one e-mail allowed (docs/api.md §1 rule 5).
       const withoutPublicEmail = publicEmail === null ? text : text.split(JSON.stringify(publicEmail).slice(1, -1)).join('');
       for (const email of personalEmails) expect(withoutPublicEmail).not.toContain(JSON.stringify(email).slice(1, -1));
       // Generated text never contains `@`, so any left would be an e-mail that leaked.

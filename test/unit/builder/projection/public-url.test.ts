@@ -1,4 +1,4 @@
-// publicUrl: the platform's public pages (PLATFORM.md "Public pages"), slugs URL-encoded.
+// publicUrl: the platform's public pages (docs/platform.md "Public pages"), slugs URL-encoded.
 import { describe, expect, it } from 'vitest';
 import { eventPublicUrl, organizationPublicUrl } from '../../../../builder/projection/public-url.ts';
 

@@ -1,4 +1,4 @@
-// Shared by the projection tests: every projected resource must satisfy its schema (DESIGN.md
+// Shared by the projection tests: every projected resource must satisfy its schema (docs/design.md
 // step 3), so the tests check each fixture's whole output, not just the fields they look at.
 import type { ProjectedResource } from '../../../../builder/projection/index.ts';
 import { SCHEMA_OF_KIND } from '../../../../snapshot/schema-catalog.ts';

@@ -1,4 +1,4 @@
-// spec §2 Sponsor; spec §4 GET /sponsors (pool) and GET /events/{idOrSlug}/sponsors.
+// docs/api.md §2 Sponsor; docs/api.md §4 GET /sponsors (pool) and GET /events/{idOrSlug}/sponsors.
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 import { project, withExtraColumns } from './project.ts';

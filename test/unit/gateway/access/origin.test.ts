@@ -1,4 +1,4 @@
-// Origin matching (DESIGN.md gaps table): table of decisions, then properties.
+// Origin matching (docs/design.md decisions table): table of decisions, then properties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OriginMatcherCache, compileOrigins, normalizeAllowedOrigin, parseOrigin } from '../../../../gateway/access/origin.ts';

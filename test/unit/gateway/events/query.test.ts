@@ -13,7 +13,7 @@ function rejection(query: Record<string, unknown>): ApiError {
 }
 
 describe('parseEventsQuery', () => {
-  it('defaults to upcoming, page 1, pageSize 20 (spec §4)', () => {
+  it('defaults to upcoming, page 1, pageSize 20 (docs/api.md §4)', () => {
     expect(parseEventsQuery({})).toEqual({ timing: 'upcoming', page: 1, pageSize: 20 });
   });
 
@@ -24,7 +24,7 @@ describe('parseEventsQuery', () => {
     expect(parseEventsQuery({ page: '007' }).page).toBe(7);
   });
 
-  it('ignores unknown parameters (DESIGN.md gaps table)', () => {
+  it('ignores unknown parameters (docs/design.md decisions table)', () => {
     expect(parseEventsQuery({ sort: 'name', limit: '5', 'page[]': 'x' })).toEqual({ timing: 'upcoming', page: 1, pageSize: 20 });
   });
 
