@@ -11,7 +11,7 @@ import {
 } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
 
-/** spec §9: "The interface description states version 1.0." */
+/** docs/api.md §9: "The interface description states version 1.0." */
 const VERSION = '1.0';
 
 const DESCRIPTION = `Read-only access for an organization's own website to that organization's data on the events
@@ -59,7 +59,7 @@ The examples are the gateway's real answers for the platform's sample data at ${
 const PROBLEM_JSON = 'application/problem+json';
 const JSON_TYPE = 'application/json';
 
-/** What one operation serves: spec §4's table, one row. */
+/** What one operation serves: docs/api.md §4's table, one row. */
 interface Operation {
   path: string;
   operationId: string;
@@ -335,12 +335,11 @@ export function openApiDocument(examples: Examples): JsonSchema {
     openapi: '3.1.0',
     info: {
       title: 'Marquee integration API',
-      summary: 'Read-only access for an organization\'s own website to its data on the events platform.',
       description: DESCRIPTION,
       version: VERSION,
     },
     servers: [{ url: API_BASE, description: 'This gateway; every path below begins here.' }],
-    // Either header carries the key (spec §5): one security requirement each.
+    // Either header carries the key (docs/api.md §5): one security requirement each.
     security: [{ BearerKey: [] }, { ApiKeyHeader: [] }],
     tags: [
       { name: 'Organization', description: 'The organization\'s profile, team, speakers and sponsor pool.' },
