@@ -1,0 +1,362 @@
+// Real clients against the real `marquee serve` process (docs/api.md §4 "Conditional requests", §5, §7,
+// §8): Node's fetch, undici.request, curl, Python's urllib and page JavaScript in headless
+// Chromium each get (a) a 200 with the body, (b) a 304 when they revalidate with the tag they
+// got, (c) a readable 401 API_KEY_INVALID problem, (d) a 429 RATE_LIMITED with a Retry-After they
+// can read, (e) HEAD with GET's headers and no body. Clients add headers of their own (fetch adds
+// `Cache-Control: no-cache` and `Pragma: no-cache` to a request carrying If-None-Match, a browser
+// revalidating its cache sends `max-age=0`): the gateway evaluates the tag regardless (docs/design.md
+// gaps table). Then the shared-address defect: sites behind one egress address, one of them
+// sending a revoked key over and over, must not lock the others out.
+//
+// Organizations are published into a temporary directory store; keys are made and revoked with
+// the CLI, as an operator does; everything listens on 127.0.0.1 and is stopped afterwards.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { Agent, Client } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../support/chromium.ts';
+import { acmeFixture } from '../../support/gateway-fixtures.ts';
+import {
+  curlClient, nodeFetchClient, pythonUrllibClient, undiciClient,
+  type ClientReply, type ClientRequest, type HttpClient,
+} from '../../support/http-clients.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
+import { startServedGateway, type CreatedKey, type ServedGateway } from '../../support/served-gateway.ts';
+
+/** The site whose keys everyone uses. */
+const acme = new PlatformFixture({ id: randomUUID(), name: 'Acme Events', slug: 'acme' });
+acmeFixture(acme);
+/** Another site of the platform, whose staging server keeps sending a revoked key. */
+const harbor = new PlatformFixture({ id: randomUUID(), name: 'Harbor Games', slug: 'harbor' });
+
+/** The per-key limit (docs/api.md §8) and the invalid-credentials threshold per address (docs/design.md). */
+const KEY_LIMIT = 600;
+const INVALID_CREDENTIALS_THRESHOLD = 60;
+const ETAG = /^"[0-9a-f]{64}"$/;
+const RETRY_AFTER = /^[1-9][0-9]*$/;
+
+let served: ServedGateway;
+/** A page's site: an origin of its own (its own port) serving an empty page. */
+let site: { server: Server; origin: string };
+let browser: Browser;
+/** acme's server-side key (no origins: docs/api.md §5.7, the recommended way). */
+let serverKey: CreatedKey;
+/** acme's key for page JavaScript of `site`. */
+let browserKey: CreatedKey;
+/** acme's key kept exhausted for the 429 cases (also allowed from `site`). */
+let rateKey: CreatedKey;
+/** harbor's revoked key. */
+let revokedKey: CreatedKey;
+/** Keeps `rateKey` over its limit, from Node, before a client's own request. */
+let exhauster: Agent;
+
+beforeAll(async () => {
+  // Started side by side; whatever started is stopped by afterAll even when another part failed.
+  const [started, page, chromium] = await Promise.allSettled([startServedGateway([acme, harbor]), startSite(), launchChromium()]);
+  if (started.status === 'fulfilled') served = started.value;
+  if (page.status === 'fulfilled') site = page.value;
+  if (chromium.status === 'fulfilled') browser = chromium.value;
+  for (const outcome of [started, page, chromium]) if (outcome.status === 'rejected') throw outcome.reason;
+  serverKey = await served.createKey('acme', { label: 'acme server' });
+  browserKey = await served.createKey('acme', { origins: [site.origin], label: 'acme site' });
+  rateKey = await served.createKey(acme.organization.id, { origins: [site.origin], label: 'rate limit' });
+  revokedKey = await served.createKey('harbor', { label: 'harbor staging' });
+  await served.revokeKey(revokedKey.id);
+  exhauster = new Agent({ connections: 16 });
+}, 120_000);
+
+afterAll(async () => {
+  await exhauster?.close();
+  await browser?.close();
+  if (site) await closeServer(site.server);
+  await served?.stop();
+});
+
+/**
+ * Sends GETs with `rateKey` from Node, 16 at a time, until the gateway refuses one: afterwards the
+ * key is over its limit for at least a second. Bounded: at most the limit plus one batch.
+ */
+async function exhaustRateKey(): Promise<void> {
+  let accepted = 0;
+  for (let sent = 0; sent <= KEY_LIMIT; sent += 16) {
+    const statuses = await Promise.all(Array.from({ length: 16 }, async () => {
+      const response = await exhauster.request({ origin: served.url, path: '/api/integration/v1/organization', method: 'GET', headers: { 'x-api-key': rateKey.key } });
+      await response.body.dump();
+      return response.statusCode;
+    }));
+    accepted += statuses.filter((status) => status === 200).length;
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    if (statuses.includes(429)) {
+      expect(accepted).toBeLessThanOrEqual(KEY_LIMIT);
+      return;
+    }
+  }
+  throw new Error(`the gateway accepted ${accepted} requests with one key without a 429`);
+}
+
+function problemOf(reply: ClientReply): { status: number; errorCode: string; title: string; detail: string } {
+  expect(reply.headers['content-type']).toMatch(/^application\/problem\+json\b/);
+  return JSON.parse(reply.body);
+}
+
+interface Subject {
+  client: HttpClient;
+  /** The API base the client talks to. */
+  api: string;
+  /** The key it authenticates with. */
+  key: string;
+  /** Whether the client can read every response header (page JavaScript reads only exposed ones). */
+  seesAllHeaders: boolean;
+}
+
+/**
+ * The five cases every client must get. `revalidation` is case (b): by default the client sends
+ * If-None-Match with the tag it got; a browser gets its own.
+ */
+function describeClientContract(name: string, subject: () => Subject, revalidation?: () => Promise<void>): void {
+  describe(name, () => {
+    const get = (path: string, headers: Record<string, string> = {}, method: ClientRequest['method'] = 'GET') => {
+      const { client, api, key } = subject();
+      return client.send({ method, url: `${api}${path}`, headers: { 'X-Api-Key': key, ...headers } });
+    };
+
+    it('(a) gets 200 with the organization, a strong ETag and the caching headers', async () => {
+      const reply = await get('/organization');
+      expect(reply.status).toBe(200);
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(reply.headers.etag).toMatch(ETAG);
+      expect(reply.headers['cache-control']).toBe('private, max-age=60');
+      expect(reply.headers['content-length']).toBe(String(Buffer.byteLength(reply.body)));
+      expect(JSON.parse(reply.body)).toMatchObject({ id: acme.organization.id, name: 'Acme Events', slug: 'acme' });
+      if (subject().seesAllHeaders) expect(reply.headers['access-control-allow-origin']).toBe('*');
+    });
+
+    it('(b) gets 304 without a body when it revalidates with the ETag it got', revalidation ?? (async () => {
+      const first = await get('/team');
+      expect(first.status).toBe(200);
+      const etag = first.headers.etag!;
+      expect(etag).toMatch(ETAG);
+      const again = await get('/team', { 'If-None-Match': etag });
+      expect(again.status).toBe(304);
+      expect(again.body).toBe('');
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['cache-control']).toBe('private, max-age=60');
+    }));
+
+    it('(c) gets 401 API_KEY_INVALID as problem+json for a revoked key', async () => {
+      const { client, api } = subject();
+      const reply = await client.send({ method: 'GET', url: `${api}/organization`, headers: { 'X-Api-Key': revokedKey.key } });
+      expect(reply.status).toBe(401);
+      expect(problemOf(reply)).toMatchObject({ status: 401, errorCode: 'API_KEY_INVALID' });
+      expect(reply.headers.etag).toBeUndefined();
+      expect(reply.headers['cache-control']).toBe('no-store');
+      if (subject().seesAllHeaders) expect(reply.headers['www-authenticate']).toBe('Bearer');
+    });
+
+    it('(d) gets 429 RATE_LIMITED with a readable Retry-After once its key is over the limit', async () => {
+      const { client, api } = subject();
+      await exhaustRateKey();
+      const reply = await client.send({ method: 'GET', url: `${api}/organization`, headers: { 'X-Api-Key': rateKey.key } });
+      expect(reply.status).toBe(429);
+      expect(problemOf(reply)).toMatchObject({ status: 429, errorCode: 'RATE_LIMITED' });
+      expect(reply.headers['retry-after']).toMatch(RETRY_AFTER);
+      expect(Number(reply.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(reply.headers.ratelimit).toMatch(/^"default";r=0;t=[1-9][0-9]*$/);
+      expect(reply.headers['ratelimit-policy']).toBe(`"default";q=${KEY_LIMIT};w=60`);
+    });
+
+    it('(e) gets the same headers for HEAD as for GET, and no body', async () => {
+      const full = await get('/events?timing=all');
+      const head = await get('/events?timing=all', {}, 'HEAD');
+      expect(full.status).toBe(200);
+      expect(head.status).toBe(200);
+      expect(head.body).toBe('');
+      expect(head.headers.etag).toMatch(ETAG);
+      expect(head.headers.etag).toBe(full.headers.etag);
+      expect(head.headers['content-length']).toBe(String(Buffer.byteLength(full.body)));
+      expect(head.headers['content-length']).toBe(full.headers['content-length']);
+      expect(head.headers['content-type']).toBe(full.headers['content-type']);
+      expect(head.headers['cache-control']).toBe(full.headers['cache-control']);
+      expect(JSON.parse(full.body)).toMatchObject({ totalCount: 4 });
+    });
+  });
+}
+
+// Server-side clients: acme's server key, straight to the gateway, from 127.0.0.1.
+const SERVER_SIDE_CLIENTS: Array<[string, () => HttpClient]> = [
+  ['Node fetch', nodeFetchClient],
+  ['undici.request', undiciClient],
+  ['curl', () => curlClient()],
+  ['Python urllib.request', pythonUrllibClient],
+];
+for (const [name, make] of SERVER_SIDE_CLIENTS) {
+  let client: HttpClient | undefined;
+  describeClientContract(name, () => ({ client: (client ??= make()), api: served.api, key: serverKey.key, seesAllHeaders: true }));
+  afterAll(async () => client?.close());
+}
+
+// Page JavaScript in a real browser: a page of `site` fetches the gateway cross-origin with
+// X-Api-Key, so Chromium sends a real preflight first. The page talks to the gateway through a
+// recording proxy, the only way to see what the browser really sent and received: when it
+// revalidates its cache the page sees a 200 either way.
+describe('headless Chromium', () => {
+  let proxy: RecordingProxy;
+  let page: Page;
+
+  beforeAll(async () => {
+    proxy = await startRecordingProxy(served.url);
+    page = await browser.newPage();
+    await page.goto(`${site.origin}/`);
+  });
+  afterAll(async () => {
+    await page?.close();
+    await proxy?.close();
+  });
+
+  /** fetch() in the page; the reply holds only what page JavaScript can read. */
+  const pageClient: HttpClient = {
+    name: 'Chromium page fetch',
+    send: ({ method, url, headers }) => page.evaluate(async ({ method, url, headers }) => {
+      // no-store: these cases are about the gateway's answer, not the browser's cache.
+      const response = await fetch(url, { method, headers, cache: 'no-store' });
+      const readable: Record<string, string> = {};
+      response.headers.forEach((value, name) => { readable[name] = value; });
+      return { status: response.status, headers: readable, body: await response.text() };
+    }, { method, url, headers }),
+    close: async () => {},
+  };
+
+  it('sends a preflight without the key before the first request with it', async () => {
+    proxy.exchanges.length = 0;
+    const reply = await pageClient.send({ method: 'GET', url: `${proxy.origin}/api/integration/v1/speakers`, headers: { 'X-Api-Key': browserKey.key } });
+    expect(reply.status).toBe(200);
+    expect(proxy.exchanges.map(({ method, status, requestHeaders }) => ({ method, status, origin: requestHeaders.origin, key: requestHeaders['x-api-key'] }))).toEqual([
+      { method: 'OPTIONS', status: 204, origin: site.origin, key: undefined },
+      { method: 'GET', status: 200, origin: site.origin, key: browserKey.key },
+    ]);
+  });
+
+  describeClientContract('page fetch', () => ({ client: pageClient, api: `${proxy.origin}/api/integration/v1`, key: browserKey.key, seesAllHeaders: false }), async () => {
+    // fetch(url) stores the 200 in the browser's cache; fetch(url, { cache: 'no-cache' }) makes
+    // the browser revalidate that entry with its ETag: the gateway answers 304 and the page gets
+    // the stored body with status 200.
+    proxy.exchanges.length = 0;
+    const url = `${proxy.origin}/api/integration/v1/team`;
+    const seen = await page.evaluate(async ({ url, key }) => {
+      const read = async (response: Response) => ({ status: response.status, etag: response.headers.get('ETag'), body: await response.text() });
+      const first = await read(await fetch(url, { headers: { 'X-Api-Key': key } }));
+      const second = await read(await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-cache' }));
+      return { first, second };
+    }, { url, key: browserKey.key });
+    expect(seen.first.status).toBe(200);
+    expect(seen.first.etag).toMatch(ETAG);
+    expect(seen.second).toEqual(seen.first);
+    expect(JSON.parse(seen.second.body)).toEqual([expect.objectContaining({ fullName: 'Visible Member' })]);
+
+    const gets = proxy.exchanges.filter(({ method }) => method === 'GET');
+    expect(gets).toHaveLength(2);
+    expect(gets[0]!.requestHeaders['if-none-match']).toBeUndefined();
+    expect(gets[0]!.status).toBe(200);
+    expect(gets[1]!.requestHeaders['if-none-match']).toBe(seen.first.etag);
+    expect(gets[1]!.status).toBe(304);
+    expect(gets[1]!.responseHeaders.etag).toBe(seen.first.etag);
+  });
+
+  // The Fetch standard has fetch() add `Cache-Control: no-cache` to such a request; Chromium sends
+  // `max-age=0` instead. Either way the page is owed the 304, which it sees as it is.
+  it('a page that sets If-None-Match itself gets the 304', async () => {
+    proxy.exchanges.length = 0;
+    const url = `${proxy.origin}/api/integration/v1/sponsors`;
+    const seen = await page.evaluate(async ({ url, key }) => {
+      const first = await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-store' });
+      const etag = first.headers.get('ETag')!;
+      await first.text();
+      const second = await fetch(url, { headers: { 'X-Api-Key': key, 'If-None-Match': etag } });
+      return { etag, status: second.status, body: await second.text(), etagAgain: second.headers.get('ETag') };
+    }, { url, key: browserKey.key });
+    expect(seen.etag).toMatch(ETAG);
+    expect(seen).toMatchObject({ status: 304, body: '', etagAgain: seen.etag });
+    const conditional = proxy.exchanges.filter(({ method, requestHeaders }) => method === 'GET' && requestHeaders['if-none-match'] !== undefined);
+    expect(conditional).toHaveLength(1);
+    expect(conditional[0]!.status).toBe(304);
+  });
+});
+
+// The defect we shipped: many sites share an egress address (a NAT, a hosting platform, a
+// corporate proxy). One of them, harbor's staging server, keeps sending its revoked key; the
+// others, with valid keys, must still be served. Only further invalid credentials from that
+// address are slowed down: past 60 a minute they get 429 instead of 401 (docs/design.md decisions table).
+// The address is 127.0.0.2, so the other cases' requests from 127.0.0.1 count for nothing here.
+describe('sites sharing one egress address', () => {
+  const SHARED = '127.0.0.2';
+  let shared: Client;
+  let neighbour: Client;
+
+  beforeAll(() => {
+    shared = new Client(served.url, { localAddress: SHARED });
+    neighbour = new Client(served.url, { localAddress: '127.0.0.3' });
+  });
+  afterAll(async () => {
+    await shared?.close();
+    await neighbour?.close();
+  });
+
+  const call = async (from: Client, key: string) => {
+    const response = await from.request({ path: '/api/integration/v1/organization', method: 'GET', headers: { 'x-api-key': key } });
+    const body = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, body: JSON.parse(body) as Record<string, unknown> };
+  };
+
+  it('a valid key is served after 200 revoked-key requests from its address; only those get 429', async () => {
+    const refused: Array<{ status: number; errorCode: unknown; retryAfter: unknown }> = [];
+    for (let i = 0; i < 200; i++) {
+      const reply = await call(shared, revokedKey.key);
+      refused.push({ status: reply.status, errorCode: reply.body.errorCode, retryAfter: reply.headers['retry-after'] });
+    }
+    // Up to the threshold: 401, then 429 for every further invalid credential in the minute.
+    const statuses = refused.map(({ status }) => status);
+    expect(statuses.slice(0, INVALID_CREDENTIALS_THRESHOLD)).toEqual(new Array(INVALID_CREDENTIALS_THRESHOLD).fill(401));
+    expect(statuses.slice(INVALID_CREDENTIALS_THRESHOLD)).toEqual(new Array(200 - INVALID_CREDENTIALS_THRESHOLD).fill(429));
+    for (const reply of refused.slice(0, INVALID_CREDENTIALS_THRESHOLD)) expect(reply).toMatchObject({ errorCode: 'API_KEY_INVALID', retryAfter: undefined });
+    for (const reply of refused.slice(INVALID_CREDENTIALS_THRESHOLD)) {
+      expect(reply.errorCode).toBe('RATE_LIMITED');
+      expect(reply.retryAfter).toMatch(RETRY_AFTER);
+    }
+
+    // acme's site behind the same address is served, as often as it asks.
+    for (let i = 0; i < 3; i++) {
+      const served200 = await call(shared, serverKey.key);
+      expect(served200.status).toBe(200);
+      expect(served200.body).toMatchObject({ name: 'Acme Events' });
+    }
+    // With another client too: curl bound to the same source address.
+    const viaCurl = await curlClient(['--interface', SHARED]).send({ method: 'GET', url: `${served.api}/organization`, headers: { Authorization: `Bearer ${serverKey.key}` } });
+    expect(viaCurl.status).toBe(200);
+    expect(JSON.parse(viaCurl.body)).toMatchObject({ name: 'Acme Events' });
+
+    // Being served does not clear the address's record of invalid credentials...
+    const again = await call(shared, revokedKey.key);
+    expect(again.status).toBe(429);
+    // ...and another address is not affected by it.
+    const elsewhere = await call(neighbour, revokedKey.key);
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.body.errorCode).toBe('API_KEY_INVALID');
+  });
+});
+
+async function startSite(): Promise<{ server: Server; origin: string }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>acme site</title>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
