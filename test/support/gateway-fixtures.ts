@@ -13,6 +13,7 @@ import type { OrganizationState } from '../../snapshot/manifest.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { MemoryStore } from '../../snapshot/stores/memory.ts';
 import { CountingKeyStore, issueKey } from './keys.ts';
+import { assertContract } from './openapi-contract.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
 
 export const API = '/api/integration/v1';
@@ -133,6 +134,10 @@ async function call(client: Client, path: string, { key, method = 'GET', headers
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  // Every answer, whatever the test expects of it, must be one the published contract describes
+  // (schemas/openapi.json). Outside the API base and OPTIONS preflights are not described there,
+  // and the check passes them by.
+  assertContract({ method, path, status: response.statusCode, headers: flat, body });
   return { status: response.statusCode, headers: flat, body, json: <T>() => JSON.parse(body) as T };
 }
 
