@@ -271,7 +271,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
     EventNotFound: problem(
       '`EVENT_NOT_FOUND`: no published event of the key\'s organization has this id or slug (drafts, cancelled and suspended events are never found). '
         + '`NOT_FOUND`: nothing has been published for the organization yet.',
-      ['EVENT_NOT_FOUND', 'NOT_FOUND'], ['eventNotFound', 'nothingPublished'], COUNTED,
+      ['EVENT_NOT_FOUND', 'NOT_FOUND'], ['eventNotFound', 'nothingPublishedEvent'], COUNTED,
     ),
     MethodNotAllowed: problem(
       'Any method other than GET, HEAD and OPTIONS on this path: the API is read-only.',
@@ -308,7 +308,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
         parameters: [...operation.parameters, 'IfNoneMatch'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
         responses: sortedByStatus({
           200: {
-            description: 'The representation.',
+            description: `${operation.summary}.`,
             headers: {
               ETag: headerRef('ETag'),
               'Cache-Control': headerRef('Cache-Control'),

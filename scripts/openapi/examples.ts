@@ -67,6 +67,7 @@ export const EXAMPLE_REQUESTS = {
   unknownPath: { path: '/venues', key: 'nordic' },
   // Pacific is left out of the build: its key is valid, but nothing has been published for it yet.
   nothingPublished: { path: '/events', key: 'pacific' },
+  nothingPublishedEvent: { path: `/events/${SAMPLE.sharedEventSlug}`, key: 'pacific' },
   methodNotAllowed: { path: '/organization', key: 'nordic', method: 'POST' },
   rateLimited: { path: '/organization', key: 'nordic', overLimit: true },
   // The object behind this path is damaged in the store before any request.
