@@ -19,6 +19,7 @@ import type { TrustProxy } from '../../../gateway/access/client-address.ts';
 import { generateSecret } from '../../../gateway/keys/format.ts';
 import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { issueKey } from '../../support/keys.ts';
+import { assertContract } from '../../support/openapi-contract.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 const KEY_LIMIT = 600;
@@ -240,13 +241,17 @@ function credentialHeaders(style: 'x-api-key' | 'bearer', key: string): Record<s
   return style === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
 }
 
-async function send(pool: Pool, path: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> {
-  const response = await pool.request({ path: `${API}${path}`, method, headers });
+/** One request; every response, noise included, must be what schemas/openapi.json promises. */
+async function send(pool: Pool, path: string, method: string, headers: Record<string, string>): Promise<Answer> {
+  const target = `${API}${path}`;
+  const response = await pool.request({ path: target, method: method as 'GET', headers });
+  const body = await response.body.text();
+  assertContract({ method, path: target, status: response.statusCode, headers: response.headers, body });
   const one = (name: string) => {
     const value = response.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   };
-  return { status: response.statusCode, etag: one('etag'), contentLength: one('content-length'), body: await response.body.text() };
+  return { status: response.statusCode, etag: one('etag'), contentLength: one('content-length'), body };
 }
 
 /** `count` requests, a few at a time; their statuses in order. Bounded by `count`. */
@@ -254,11 +259,7 @@ async function sendMany(pool: Pool, count: number, path: string, method: string,
   const statuses: number[] = [];
   for (let sent = 0; sent < count; sent += 8) {
     const batch = Math.min(8, count - sent);
-    statuses.push(...await Promise.all(Array.from({ length: batch }, async () => {
-      const response = await pool.request({ path: `${API}${path}`, method: method as 'GET', headers });
-      await response.body.dump();
-      return response.statusCode;
-    })));
+    statuses.push(...await Promise.all(Array.from({ length: batch }, async () => (await send(pool, path, method, headers)).status)));
   }
   return statuses;
 }
