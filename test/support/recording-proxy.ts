@@ -11,12 +11,14 @@ export interface Exchange {
   requestHeaders: IncomingHttpHeaders;
   status: number;
   responseHeaders: IncomingHttpHeaders;
+  /** The response body as UTF-8 text; '' when none was sent. */
+  body: string;
 }
 
 export interface RecordingProxy {
   /** e.g. http://127.0.0.1:41235 */
   origin: string;
-  /** Every completed exchange, in order of the responses. */
+  /** Every completed exchange, in the order the responses ended. */
   readonly exchanges: Exchange[];
   close(): Promise<void>;
 }
@@ -34,13 +36,16 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       // Raw pairs: names, order and repetitions as the client sent them.
       headers: req.rawHeaders,
     }, (answer) => {
-      exchanges.push({
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () => exchanges.push({
         method: req.method ?? '',
         path: req.url ?? '',
         requestHeaders: req.headers,
         status: answer.statusCode ?? 0,
         responseHeaders: answer.headers,
-      });
+        body: Buffer.concat(chunks).toString('utf8'),
+      }));
       res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
       answer.pipe(res);
     });

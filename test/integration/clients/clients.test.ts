@@ -1,12 +1,13 @@
-// Real clients against the real `marquee serve` process (docs/api.md §4 "Conditional requests", §5, §7,
-// §8): Node's fetch, undici.request, curl, Python's urllib and page JavaScript in headless
-// Chromium each get (a) a 200 with the body, (b) a 304 when they revalidate with the tag they
-// got, (c) a readable 401 API_KEY_INVALID problem, (d) a 429 RATE_LIMITED with a Retry-After they
-// can read, (e) HEAD with GET's headers and no body. Clients add headers of their own (fetch adds
-// `Cache-Control: no-cache` and `Pragma: no-cache` to a request carrying If-None-Match, a browser
-// revalidating its cache sends `max-age=0`): the gateway evaluates the tag regardless (docs/design.md
-// gaps table). Then the shared-address defect: sites behind one egress address, one of them
-// sending a revoked key over and over, must not lock the others out.
+// Real clients against the real `marquee serve` process (docs/api.md §5 keys, §6 conditional
+// requests, §7 errors, §8 limits): Node's fetch, undici.request, curl, Python's urllib and page
+// JavaScript in headless Chromium each get (a) a 200 with the body, (b) a 304 when they
+// revalidate with the tag they got, (c) a readable 401 API_KEY_INVALID problem, (d) a 429
+// RATE_LIMITED with a Retry-After they can read, (e) HEAD with GET's headers and no body. Clients
+// add headers of their own (fetch adds `Cache-Control: no-cache` and `Pragma: no-cache` to a
+// request carrying If-None-Match; Chromium sends `max-age=0`): the gateway evaluates the tag
+// regardless (docs/design.md, "Where the contract is silent"). Then the shared-address defect:
+// sites behind one egress address, one of them sending a revoked key over and over, must not
+// lock the others out. Every response a client receives is checked against schemas/openapi.json.
 //
 // Organizations are published into a temporary directory store; keys are made and revoked with
 // the CLI, as an operator does; everything listens on 127.0.0.1 and is stopped afterwards.
@@ -15,13 +16,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, Client } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../support/chromium.ts';
-import { acmeFixture } from '../../support/gateway-fixtures.ts';
+import { acmeFixture, API } from '../../support/gateway-fixtures.ts';
 import {
   curlClient, nodeFetchClient, pythonUrllibClient, undiciClient,
   type ClientReply, type ClientRequest, type HttpClient,
 } from '../../support/http-clients.ts';
+import { assertContract } from '../../support/openapi-contract.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
 import { startServedGateway, type CreatedKey, type ServedGateway } from '../../support/served-gateway.ts';
@@ -32,7 +34,7 @@ acmeFixture(acme);
 /** Another site of the platform, whose staging server keeps sending a revoked key. */
 const harbor = new PlatformFixture({ id: randomUUID(), name: 'Harbor Games', slug: 'harbor' });
 
-/** The per-key limit (docs/api.md §8) and the invalid-credentials threshold per address (docs/design.md). */
+/** The per-key limit (docs/api.md §8) and the invalid-credentials threshold of an address (docs/design.md). */
 const KEY_LIMIT = 600;
 const INVALID_CREDENTIALS_THRESHOLD = 60;
 const ETAG = /^"[0-9a-f]{64}"$/;
@@ -83,7 +85,7 @@ async function exhaustRateKey(): Promise<void> {
   let accepted = 0;
   for (let sent = 0; sent <= KEY_LIMIT; sent += 16) {
     const statuses = await Promise.all(Array.from({ length: 16 }, async () => {
-      const response = await exhauster.request({ origin: served.url, path: '/api/integration/v1/organization', method: 'GET', headers: { 'x-api-key': rateKey.key } });
+      const response = await exhauster.request({ origin: served.url, path: `${API}/organization`, method: 'GET', headers: { 'x-api-key': rateKey.key } });
       await response.body.dump();
       return response.statusCode;
     }));
@@ -97,6 +99,18 @@ async function exhaustRateKey(): Promise<void> {
   throw new Error(`the gateway accepted ${accepted} requests with one key without a 429`);
 }
 
+/** What the client received must be what schemas/openapi.json promises. */
+function checkContract(request: ClientRequest, reply: ClientReply): ClientReply {
+  const { pathname, search } = new URL(request.url);
+  assertContract({ method: request.method, path: pathname + search, status: reply.status, headers: reply.headers, body: reply.body });
+  return reply;
+}
+
+/** Sends with `client` and checks the reply against the contract. */
+async function sendChecked(client: HttpClient, request: ClientRequest): Promise<ClientReply> {
+  return checkContract(request, await client.send(request));
+}
+
 function problemOf(reply: ClientReply): { status: number; errorCode: string; title: string; detail: string } {
   expect(reply.headers['content-type']).toMatch(/^application\/problem\+json\b/);
   return JSON.parse(reply.body);
@@ -108,8 +122,16 @@ interface Subject {
   api: string;
   /** The key it authenticates with. */
   key: string;
-  /** Whether the client can read every response header (page JavaScript reads only exposed ones). */
+  /**
+   * Whether the client can read every response header. Page JavaScript reads only the exposed
+   * ones, so its responses are checked against the contract on the wire instead.
+   */
   seesAllHeaders: boolean;
+}
+
+/** Sends for a subject; a client that sees the whole response has it checked against the contract. */
+function sendFor(subject: Subject, request: ClientRequest): Promise<ClientReply> {
+  return subject.seesAllHeaders ? sendChecked(subject.client, request) : subject.client.send(request);
 }
 
 /**
@@ -119,8 +141,8 @@ interface Subject {
 function describeClientContract(name: string, subject: () => Subject, revalidation?: () => Promise<void>): void {
   describe(name, () => {
     const get = (path: string, headers: Record<string, string> = {}, method: ClientRequest['method'] = 'GET') => {
-      const { client, api, key } = subject();
-      return client.send({ method, url: `${api}${path}`, headers: { 'X-Api-Key': key, ...headers } });
+      const { api, key } = subject();
+      return sendFor(subject(), { method, url: `${api}${path}`, headers: { 'X-Api-Key': key, ...headers } });
     };
 
     it('(a) gets 200 with the organization, a strong ETag and the caching headers', async () => {
@@ -147,8 +169,7 @@ function describeClientContract(name: string, subject: () => Subject, revalidati
     }));
 
     it('(c) gets 401 API_KEY_INVALID as problem+json for a revoked key', async () => {
-      const { client, api } = subject();
-      const reply = await client.send({ method: 'GET', url: `${api}/organization`, headers: { 'X-Api-Key': revokedKey.key } });
+      const reply = await sendFor(subject(), { method: 'GET', url: `${subject().api}/organization`, headers: { 'X-Api-Key': revokedKey.key } });
       expect(reply.status).toBe(401);
       expect(problemOf(reply)).toMatchObject({ status: 401, errorCode: 'API_KEY_INVALID' });
       expect(reply.headers.etag).toBeUndefined();
@@ -157,9 +178,8 @@ function describeClientContract(name: string, subject: () => Subject, revalidati
     });
 
     it('(d) gets 429 RATE_LIMITED with a readable Retry-After once its key is over the limit', async () => {
-      const { client, api } = subject();
       await exhaustRateKey();
-      const reply = await client.send({ method: 'GET', url: `${api}/organization`, headers: { 'X-Api-Key': rateKey.key } });
+      const reply = await sendFor(subject(), { method: 'GET', url: `${subject().api}/organization`, headers: { 'X-Api-Key': rateKey.key } });
       expect(reply.status).toBe(429);
       expect(problemOf(reply)).toMatchObject({ status: 429, errorCode: 'RATE_LIMITED' });
       expect(reply.headers['retry-after']).toMatch(RETRY_AFTER);
@@ -215,6 +235,13 @@ describe('headless Chromium', () => {
     await page?.close();
     await proxy?.close();
   });
+  // What the browser received on the wire, headers it does not expose to the page included, must
+  // be what schemas/openapi.json promises (preflights are outside the document).
+  afterEach(() => {
+    for (const exchange of proxy.exchanges.splice(0)) {
+      assertContract({ method: exchange.method, path: exchange.path, status: exchange.status, headers: exchange.responseHeaders, body: exchange.body });
+    }
+  });
 
   /** fetch() in the page; the reply holds only what page JavaScript can read. */
   const pageClient: HttpClient = {
@@ -231,7 +258,7 @@ describe('headless Chromium', () => {
 
   it('sends a preflight without the key before the first request with it', async () => {
     proxy.exchanges.length = 0;
-    const reply = await pageClient.send({ method: 'GET', url: `${proxy.origin}/api/integration/v1/speakers`, headers: { 'X-Api-Key': browserKey.key } });
+    const reply = await pageClient.send({ method: 'GET', url: `${proxy.origin}${API}/speakers`, headers: { 'X-Api-Key': browserKey.key } });
     expect(reply.status).toBe(200);
     expect(proxy.exchanges.map(({ method, status, requestHeaders }) => ({ method, status, origin: requestHeaders.origin, key: requestHeaders['x-api-key'] }))).toEqual([
       { method: 'OPTIONS', status: 204, origin: site.origin, key: undefined },
@@ -239,12 +266,12 @@ describe('headless Chromium', () => {
     ]);
   });
 
-  describeClientContract('page fetch', () => ({ client: pageClient, api: `${proxy.origin}/api/integration/v1`, key: browserKey.key, seesAllHeaders: false }), async () => {
+  describeClientContract('page fetch', () => ({ client: pageClient, api: `${proxy.origin}${API}`, key: browserKey.key, seesAllHeaders: false }), async () => {
     // fetch(url) stores the 200 in the browser's cache; fetch(url, { cache: 'no-cache' }) makes
     // the browser revalidate that entry with its ETag: the gateway answers 304 and the page gets
     // the stored body with status 200.
     proxy.exchanges.length = 0;
-    const url = `${proxy.origin}/api/integration/v1/team`;
+    const url = `${proxy.origin}${API}/team`;
     const seen = await page.evaluate(async ({ url, key }) => {
       const read = async (response: Response) => ({ status: response.status, etag: response.headers.get('ETag'), body: await response.text() });
       const first = await read(await fetch(url, { headers: { 'X-Api-Key': key } }));
@@ -269,7 +296,7 @@ describe('headless Chromium', () => {
   // `max-age=0` instead. Either way the page is owed the 304, which it sees as it is.
   it('a page that sets If-None-Match itself gets the 304', async () => {
     proxy.exchanges.length = 0;
-    const url = `${proxy.origin}/api/integration/v1/sponsors`;
+    const url = `${proxy.origin}${API}/sponsors`;
     const seen = await page.evaluate(async ({ url, key }) => {
       const first = await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-store' });
       const etag = first.headers.get('ETag')!;
@@ -288,7 +315,7 @@ describe('headless Chromium', () => {
 // The defect we shipped: many sites share an egress address (a NAT, a hosting platform, a
 // corporate proxy). One of them, harbor's staging server, keeps sending its revoked key; the
 // others, with valid keys, must still be served. Only further invalid credentials from that
-// address are slowed down: past 60 a minute they get 429 instead of 401 (docs/design.md decisions table).
+// address are slowed down: past 60 a minute they get 429 instead of 401 (docs/design.md, "Where the contract is silent").
 // The address is 127.0.0.2, so the other cases' requests from 127.0.0.1 count for nothing here.
 describe('sites sharing one egress address', () => {
   const SHARED = '127.0.0.2';
@@ -305,8 +332,10 @@ describe('sites sharing one egress address', () => {
   });
 
   const call = async (from: Client, key: string) => {
-    const response = await from.request({ path: '/api/integration/v1/organization', method: 'GET', headers: { 'x-api-key': key } });
+    const path = `${API}/organization`;
+    const response = await from.request({ path, method: 'GET', headers: { 'x-api-key': key } });
     const body = await response.body.text();
+    assertContract({ method: 'GET', path, status: response.statusCode, headers: response.headers, body });
     return { status: response.statusCode, headers: response.headers, body: JSON.parse(body) as Record<string, unknown> };
   };
 
@@ -333,7 +362,7 @@ describe('sites sharing one egress address', () => {
       expect(served200.body).toMatchObject({ name: 'Acme Events' });
     }
     // With another client too: curl bound to the same source address.
-    const viaCurl = await curlClient(['--interface', SHARED]).send({ method: 'GET', url: `${served.api}/organization`, headers: { Authorization: `Bearer ${serverKey.key}` } });
+    const viaCurl = await sendChecked(curlClient(['--interface', SHARED]), { method: 'GET', url: `${served.api}/organization`, headers: { Authorization: `Bearer ${serverKey.key}` } });
     expect(viaCurl.status).toBe(200);
     expect(JSON.parse(viaCurl.body)).toMatchObject({ name: 'Acme Events' });
 
