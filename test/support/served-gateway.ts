@@ -12,7 +12,7 @@ import { marquee, marqueeProcess } from './cli.ts';
 import { API, publishFixture } from './gateway-fixtures.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
 
-/** `keys create --json` (docs/design.md "Command line"). */
+/** `keys create --json` (docs/design.md, "Process model and configuration"). */
 export interface CreatedKey {
   id: string;
   key: string;
