@@ -16,6 +16,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/build-product.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -1,8 +1,9 @@
 // One measured build, in its own process so that its peak RSS is its own. Wired exactly as
-// `marquee build` is (bin/services.ts). Prints one JSON line.
-import { buildOrganizations } from '../builder/build.ts';
-import { parseConfig } from '../bin/config.ts';
-import { buildContext, openDatabase, openStore, platformSource } from '../bin/services.ts';
+// `marquee build` is (bin/services.ts), with the compiled product from dist/. Prints one JSON line.
+const compiled = (module: string): string => new URL(`../dist/${module}`, import.meta.url).href;
+const { buildOrganizations } = (await import(compiled('builder/build.js'))) as typeof import('../builder/build.ts');
+const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
+const { buildContext, openDatabase, openStore, platformSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
 
 const mode = process.argv[2] ?? 'build';
 const orgId = process.argv[3];

@@ -28,6 +28,7 @@ const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
 const CONNECTIONS = 32;
 const SELF = fileURLToPath(import.meta.url);
+const compiled = (module: string): string => new URL(`../dist/${module}`, import.meta.url).href;
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: one server each.
@@ -48,10 +49,11 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
   let port: number;
   if (kind === 'gateway') {
-    const { InMemoryRateLimiter } = await import('../gateway/access/rate-limiter.ts');
-    const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
-    const { startGateway } = await import('../gateway/server.ts');
-    const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
+    // The compiled product, as bin/marquee runs it.
+    const { InMemoryRateLimiter } = (await import(compiled('gateway/access/rate-limiter.js'))) as typeof import('../gateway/access/rate-limiter.ts');
+    const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
+    const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
+    const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
     const quiet: GatewayLog = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
     const gateway = await startGateway({
       port: 0,

@@ -1,3 +1,9 @@
 // The node flags bin/marquee runs the product with (keep in step with it), so that every
 // benchmark measures the program as operators run it.
-export const NODE_FLAGS = ['--enable-source-maps', '--heap-growing-percent=50', '--import', 'tsx'];
+export const PRODUCT_NODE_FLAGS = ['--enable-source-maps', '--heap-growing-percent=50'];
+
+/**
+ * For benchmark children: they are TypeScript (run through tsx) and load the product itself
+ * compiled, from dist/, as bin/marquee does.
+ */
+export const NODE_FLAGS = [...PRODUCT_NODE_FLAGS, '--import', 'tsx'];

@@ -10,10 +10,11 @@ import type { PublishChannel } from '../snapshot/notifications.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
+import { packagePath } from '../snapshot/package-root.ts';
 import type { Config } from './config.ts';
 import { CliError } from './output.ts';
 
-export const BUILDER_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
 export function openDatabase(config: Config): Promise<SqlClient> {
   return openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema });

@@ -1,4 +1,4 @@
-// The gateway as an Express app, apart from listen() (STYLE.md §9): wires the snapshot reader,
+// The gateway as an Express app, apart from listen(): wires the snapshot reader,
 // access control, routes and the one error handler. Tests drive it in-process; server.ts binds it.
 import express, { type Express } from 'express';
 import type { PublishChannel } from '../snapshot/notifications.ts';
@@ -48,7 +48,7 @@ const FAILURE_ADDRESSES = 10_000;
 export interface GatewayDeps {
   snapshots: SnapshotStore;
   keys: KeyStore;
-  /** Requests per key; default in-process, 600 a minute (spec §8). */
+  /** Requests per key; default in-process, 600 a minute (docs/api.md §8). */
   rateLimiter?: RateLimiter;
   /** Invalid credentials per client address; default in-process, 60 a minute, 10,000 addresses. */
   authFailures?: RateLimiter;
@@ -92,7 +92,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('trust proxy', deps.trustProxy ?? false);
   // Entity tags are content hashes set by the routes, never Express's weak body hashes.
   app.set('etag', false);
-  // A repeated parameter arrives as an array, which GET /events refuses (DESIGN.md gaps table).
+  // A repeated parameter arrives as an array, which GET /events refuses (docs/design.md decisions table).
   app.set('query parser', 'simple');
   // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
   app.use(apiRouter({

@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/ensure-deps.sh
+sh scripts/ensure-build.sh
 sh scripts/ensure-test-services.sh
 mkdir -p .test-output
 report=.test-output/vitest.json

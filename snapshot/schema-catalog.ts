@@ -3,10 +3,10 @@
 // canonical key order (snapshot/key-order.ts) are derived from these, so the order in which a
 // body lists its members is written in exactly one place: each schema's `properties`.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ResourceKind } from './layout.ts';
+import { packagePath } from './package-root.ts';
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
+export const SCHEMA_DIR = packagePath('schemas');
 export const SCHEMA_SUFFIX = '.schema.json';
 
 export type SchemaName =

@@ -3,6 +3,7 @@
 // marquee_schema_version, so running migrate again is a no-op.
 import { readFile } from 'node:fs/promises';
 import { quoteIdentifier, type SqlClient } from './sql.ts';
+import { packagePath } from '../../snapshot/package-root.ts';
 
 interface Migration {
   version: number;
@@ -39,7 +40,7 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
     );
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;
-      await tx.exec(await readFile(new URL(`./migrations/${migration.file}`, import.meta.url), 'utf8'));
+      await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', migration.file), 'utf8'));
       await tx.query('INSERT INTO marquee_schema_version (version) VALUES ($1)', [migration.version]);
       applied.push(migration.version);
     }

@@ -7,6 +7,7 @@
 // of another product that happens to share the body is refused. Only SHA-256 of the whole key
 // text is ever stored (KeyRecord.secretHash).
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 export const KEY_PREFIX = 'mqk_';
 const KEY_RANDOM_LENGTH = 30;
@@ -50,6 +51,7 @@ export function hashSecret(secret: string): string {
 
 /** CRC32 (IEEE 802.3, as zlib) of the ASCII body, as 6 base62 digits, zero-padded. */
 export function checksumOf(body: string): string {
+  // zlib's CRC32 of the UTF-8 bytes; the body is ASCII, so bytes and characters agree.
   let value = crc32(body);
   let digits = '';
   for (let i = 0; i < KEY_CHECKSUM_LENGTH; i++) {
@@ -73,19 +75,3 @@ function randomBase62(length: number): string {
 // Any UTF-16 code unit to its base62 value, -1 for everything outside the alphabet.
 const BASE62_VALUE = new Int8Array(65536).fill(-1);
 for (let i = 0; i < BASE62.length; i++) BASE62_VALUE[BASE62.charCodeAt(i)] = i;
-
-// Own CRC32 rather than zlib.crc32, which only exists from Node 20.15 (engines allow 20.11).
-const CRC_TABLE = new Uint32Array(256);
-for (let n = 0; n < 256; n++) {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  CRC_TABLE[n] = c >>> 0;
-}
-
-function crc32(ascii: string): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < ascii.length; i++) {
-    crc = CRC_TABLE[(crc ^ ascii.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}

@@ -8,14 +8,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
+import { packagePath } from '../../snapshot/package-root.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
 
-const OPENAPI_FILE = fileURLToPath(new URL('../../schemas/openapi.json', import.meta.url));
+const OPENAPI_FILE = packagePath('schemas', 'openapi.json');
 const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /**

@@ -4,7 +4,7 @@
 // (the document is the schemas' home now, and an `$id` would change how its `$ref`s resolve),
 // and `additionalProperties: false`. The builder keeps refusing unknown fields before anything is
 // published; a client must not refuse them, because a later version of the API may add fields
-// (spec §9: the version is in the path, additions are not breaking). Everything else, the order
+// (docs/api.md §9: the version is in the path, additions are not breaking). Everything else, the order
 // of `properties` included, is kept as it is in the source file.
 import { readFileSync } from 'node:fs';
 

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Compiles the product into dist/ (tsconfig.build.json) when dist/ is missing or older than any
+# source it is built from, so that `npm start`, `npm test` and the tests that run bin/marquee never
+# run stale JavaScript. An up-to-date dist/ costs one `find`. Concurrent callers (several test
+# runs) take turns under a lock, and a new build replaces dist/ by rename, so a process running
+# the old one never sees a half-written tree.
+set -eu
+cd "$(dirname "$0")/.."
+stamp=dist/.build-stamp
+
+current() {
+  [ -f "$stamp" ] && [ -z "$(find bin builder gateway snapshot tsconfig.json tsconfig.build.json package-lock.json \
+    \( -name '*.ts' -o -name '*.json' \) -newer "$stamp" 2>/dev/null | head -n 1)" ]
+}
+
+current && exit 0
+
+if [ ! -x node_modules/.bin/tsc ]; then
+  # Installed without devDependencies (a production image built elsewhere): use dist/ as shipped.
+  [ -f dist/bin/cli.js ] && exit 0
+  echo "marquee: dist/ is missing and TypeScript is not installed; run npm ci (with devDependencies), then npm run build" >&2
+  exit 1
+fi
+
+lock=.dist-build.lock
+waited=0
+while ! mkdir "$lock" 2>/dev/null; do
+  # A build killed mid-way leaves its lock behind: take it over after two minutes.
+  if [ "$waited" -ge 600 ]; then rm -rf "$lock"; continue; fi
+  sleep 0.2
+  waited=$((waited + 1))
+done
+trap 'rm -rf "$lock" dist.next' EXIT
+current && exit 0
+
+echo "marquee: compiling into dist/ (tsc -p tsconfig.build.json)…" >&2
+rm -rf dist.next
+node_modules/.bin/tsc -p tsconfig.build.json --outDir dist.next
+touch dist.next/.build-stamp
+rm -rf dist.previous
+[ -d dist ] && mv dist dist.previous
+mv dist.next dist
+rm -rf dist.previous
