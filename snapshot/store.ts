@@ -1,5 +1,6 @@
 // The object-storage interface both sides use. Backends: a directory (default), memory (tests),
-// S3 (production). Keys are '/'-separated relative paths from snapshot/layout.ts.
+// S3 (production). Keys are '/'-separated relative paths from snapshot/layout.ts (see
+// assertStoreKey). Every backend passes the contract suite in test/contracts/snapshot-store.ts.
 
 export type Version = string;
 
@@ -18,8 +19,12 @@ export interface SnapshotStore {
   has(key: string): Promise<boolean>;
   /** Atomic: a reader sees the old bytes or the new ones, never a part. */
   put(key: string, bytes: Uint8Array): Promise<void>;
-  /** Every key below `prefix`, in lexicographic order. */
+  /**
+   * Every key below `prefix`, in lexicographic order. The prefix is a plain string prefix, as in
+   * S3: `orgs/a` also lists `orgs/ab/…`; end it with '/' to list one folder.
+   */
   list(prefix: string): Promise<string[]>;
+  /** Nothing happens when there is no object under `key`. */
   delete(key: string): Promise<void>;
   /** When the bytes under `key` were last written; undefined when there are none. */
   modifiedAt(key: string): Promise<Date | undefined>;
@@ -28,4 +33,42 @@ export interface SnapshotStore {
    * `before`; returns how many. Never touches a complete object.
    */
   sweepInterrupted(before: Date): Promise<number>;
+}
+
+/**
+ * The last segment of a key may not end with this: backends may use such names for writes in
+ * progress (snapshot/stores/directory.ts), which sweepInterrupted removes.
+ */
+export const IN_PROGRESS_SUFFIX = '.partial';
+
+/** A key or prefix that no backend accepts; every method given one rejects with this. */
+export class StoreKeyError extends Error {
+  override name = 'StoreKeyError';
+}
+
+/**
+ * A key is one or more '/'-separated segments, each non-empty and neither '.' nor '..' (so not
+ * absolute, no '//', no trailing '/'), without NUL, and not ending in IN_PROGRESS_SUFFIX. A
+ * prefix of other keys ('orgs/x' beside 'orgs/x/current.json') is a valid key with no object;
+ * holding an object under it at the same time is not promised (a directory is not a file).
+ */
+export function assertStoreKey(key: string): void {
+  const problem = segmentsProblem(key.split('/')) ?? (key.endsWith(IN_PROGRESS_SUFFIX) ? `ends in ${IN_PROGRESS_SUFFIX}, which is reserved` : undefined);
+  if (problem !== undefined) throw new StoreKeyError(`store key ${JSON.stringify(key)} is not valid: ${problem}`);
+}
+
+/** A prefix is '' or the start of a key: every segment but the last is one a key could have. */
+export function assertStorePrefix(prefix: string): void {
+  const folders = prefix.split('/').slice(0, -1);
+  const problem = prefix.includes('\0') ? 'contains NUL' : segmentsProblem(folders);
+  if (problem !== undefined) throw new StoreKeyError(`store prefix ${JSON.stringify(prefix)} is not valid: ${problem}`);
+}
+
+function segmentsProblem(segments: string[]): string | undefined {
+  for (const segment of segments) {
+    if (segment === '') return 'empty segment (absolute, "//" or a trailing "/")';
+    if (segment === '.' || segment === '..') return `"${segment}" segment`;
+    if (segment.includes('\0')) return 'contains NUL';
+  }
+  return undefined;
 }

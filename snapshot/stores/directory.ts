@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { SnapshotStore, Version, VersionedBytes } from '../store.ts';
+import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type Version, type VersionedBytes } from '../store.ts';
 
-export const TEMP_SUFFIX = '.partial';
+export const TEMP_SUFFIX = IN_PROGRESS_SUFFIX;
 
 export class DirectoryStore implements SnapshotStore {
   readonly description: string;
@@ -16,7 +16,7 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   private path(key: string): string {
-    if (key.includes('..') || key.startsWith('/')) throw new Error(`store key ${JSON.stringify(key)} is not a relative path`);
+    assertStoreKey(key);
     return join(this.root, key);
   }
 
@@ -24,7 +24,7 @@ export class DirectoryStore implements SnapshotStore {
     try {
       return await readFile(this.path(key));
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (isNotFound(error) || isDirectory(error)) return undefined;
       throw error;
     }
   }
@@ -42,6 +42,8 @@ export class DirectoryStore implements SnapshotStore {
     }
     try {
       const info = await handle.stat({ bigint: true });
+      // A folder of other keys holds no object.
+      if (!info.isFile()) return undefined;
       const current = `${info.ino}-${info.mtimeNs}-${info.size}`;
       if (current === version) return 'unchanged';
       return { bytes: await handle.readFile(), version: current };
@@ -51,13 +53,7 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   async has(key: string): Promise<boolean> {
-    try {
-      await stat(this.path(key));
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
+    return (await this.fileStat(this.path(key))) !== undefined;
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
@@ -78,10 +74,11 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   async list(prefix: string): Promise<string[]> {
+    assertStorePrefix(prefix);
     const out: string[] = [];
     // A prefix names a directory ("orgs/x/objects/") or a path start inside one.
     const base = prefix.endsWith('/') ? prefix : dirname(prefix) === '.' ? '' : `${dirname(prefix)}/`;
-    await this.walk(this.path(base || '.'), out);
+    await this.walk(join(this.root, base), out);
     return out.filter((key) => key.startsWith(prefix) && !key.endsWith(TEMP_SUFFIX)).sort();
   }
 
@@ -101,12 +98,24 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    try {
+      await rm(this.path(key), { force: true });
+    } catch (error) {
+      // A folder of other keys is no object: nothing to delete, and its keys stay. Below a file
+      // (ENOTDIR) there is nothing either.
+      if (!isDirectory(error) && !isNotFound(error)) throw error;
+    }
   }
 
   async modifiedAt(key: string): Promise<Date | undefined> {
+    return (await this.fileStat(this.path(key)))?.mtime;
+  }
+
+  /** The stat of the file at `path`; undefined when there is none (or a folder). */
+  private async fileStat(path: string) {
     try {
-      return (await stat(this.path(key))).mtime;
+      const info = await stat(path);
+      return info.isFile() ? info : undefined;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -118,10 +127,12 @@ export class DirectoryStore implements SnapshotStore {
     const files: string[] = [];
     await this.walk(this.root, files);
     let removed = 0;
-    for (const key of files.filter((file) => file.endsWith(TEMP_SUFFIX))) {
-      const written = await this.modifiedAt(key);
+    // Temporary names are not store keys: straight to the file system.
+    for (const file of files.filter((name) => name.endsWith(TEMP_SUFFIX))) {
+      const path = join(this.root, file);
+      const written = (await this.fileStat(path))?.mtime;
       if (written && written < before) {
-        await this.delete(key);
+        await rm(path, { force: true });
         removed++;
       }
     }
@@ -132,4 +143,10 @@ export class DirectoryStore implements SnapshotStore {
 function isNotFound(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** readFile and rm of a folder. */
+function isDirectory(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EISDIR' || code === 'ERR_FS_EISDIR';
 }

@@ -1,5 +1,6 @@
-// Snapshot store in memory, for tests and for builds into a throwaway target.
-import type { SnapshotStore, Version, VersionedBytes } from '../store.ts';
+// Snapshot store in memory, for tests and for builds into a throwaway target. It refuses the keys
+// every backend refuses (assertStoreKey), so a test on memory catches what a directory would.
+import { assertStoreKey, assertStorePrefix, type SnapshotStore, type Version, type VersionedBytes } from '../store.ts';
 
 export class MemoryStore implements SnapshotStore {
   readonly description = 'memory';
@@ -7,10 +8,12 @@ export class MemoryStore implements SnapshotStore {
   private nextVersion = 1;
 
   async get(key: string): Promise<Buffer | undefined> {
+    assertStoreKey(key);
     return this.entries.get(key)?.bytes;
   }
 
   async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+    assertStoreKey(key);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (String(entry.version) === version) return 'unchanged';
@@ -18,22 +21,27 @@ export class MemoryStore implements SnapshotStore {
   }
 
   async has(key: string): Promise<boolean> {
+    assertStoreKey(key);
     return this.entries.has(key);
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
+    assertStoreKey(key);
     this.entries.set(key, { bytes: Buffer.from(bytes), version: this.nextVersion++, modifiedAt: new Date() });
   }
 
   async list(prefix: string): Promise<string[]> {
+    assertStorePrefix(prefix);
     return [...this.entries.keys()].filter((key) => key.startsWith(prefix)).sort();
   }
 
   async delete(key: string): Promise<void> {
+    assertStoreKey(key);
     this.entries.delete(key);
   }
 
   async modifiedAt(key: string): Promise<Date | undefined> {
+    assertStoreKey(key);
     return this.entries.get(key)?.modifiedAt;
   }
 
