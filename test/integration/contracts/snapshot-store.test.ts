@@ -1,0 +1,49 @@
+// The SnapshotStore contract (test/contracts/snapshot-store.ts) against the directory store, on a
+// fresh temporary directory per test; a second DirectoryStore on the same directory stands for
+// another process, and a crashed put is what one leaves behind: its temporary file, never renamed.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectoryStore, TEMP_SUFFIX } from '../../../snapshot/stores/directory.ts';
+import { snapshotStoreContract } from '../../contracts/snapshot-store.ts';
+
+snapshotStoreContract('DirectoryStore', {
+  async setup() {
+    const root = await mkdtemp(join(tmpdir(), 'marquee-store-contract-'));
+    return {
+      root,
+      store: new DirectoryStore(root),
+      other: () => new DirectoryStore(root),
+      async interruptWrite(key: string, bytes: Uint8Array, at: Date) {
+        const target = join(root, key);
+        await mkdir(dirname(target), { recursive: true });
+        const temp = `${target}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+        await writeFile(temp, bytes);
+        await utimes(temp, at, at);
+      },
+    };
+  },
+  teardown: ({ root }) => rm(root, { recursive: true, force: true }),
+});
+
+describe('DirectoryStore beyond the contract', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'marquee-store-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('keeps each key as a file at that path below the root, and leaves no temporary file behind', async () => {
+    const store = new DirectoryStore(root);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.put(`orgs/a/objects/${i}.json`, Buffer.from(`${i}`))));
+    await store.put('orgs/a/current.json', Buffer.from('p'));
+    const names = await readdir(root, { recursive: true });
+    expect(names.filter((name) => name.endsWith(TEMP_SUFFIX))).toEqual([]);
+    expect(names).toContain(join('orgs', 'a', 'current.json'));
+    expect(names.filter((name) => name.startsWith(`${join('orgs', 'a', 'objects')}${sep}`))).toHaveLength(20);
+  });
+});
