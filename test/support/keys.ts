@@ -48,6 +48,8 @@ export class CountingKeyStore implements KeyStore {
     const secret = generateSecret();
     const record: KeyRecord = {
       ...key,
+      // A copy: the caller's array may change after the key exists.
+      origins: [...key.origins],
       id: generateKeyId(),
       createdAt: new Date().toISOString(),
       revokedAt: null,
