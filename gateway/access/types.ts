@@ -15,6 +15,10 @@ export interface RateDecision {
 export interface RateLimiter {
   readonly limit: number;
   readonly windowSeconds: number;
-  /** Counts one request against `bucket` at `nowMs` when allowed. */
+  /**
+   * Counts one request against `bucket` at `nowMs` when allowed; refused requests are not counted.
+   * Time has 1-second granularity; a `nowMs` behind one seen before counts into that later second
+   * (the window never moves back). Every backend passes test/contracts/rate-limiter.ts.
+   */
   consume(bucket: string, nowMs: number): Awaitable<RateDecision>;
 }
