@@ -6,6 +6,8 @@ import { ORGS_PREFIX } from '../snapshot/layout.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { errorFields, type GatewayLog } from './log.ts';
 
+const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
+
 export class StoreReadiness {
   /** Resolves once the store has answered a probe; probes repeat until then. */
   readonly ready: Promise<void>;
@@ -27,8 +29,9 @@ export class StoreReadiness {
   }
 
   private probe(resolve: () => void): void {
-    // Whether anything was ever published does not matter, only that the store answers.
-    this.store.has(ORGS_PREFIX).then(
+    // Whether anything was ever published does not matter, only that the store answers. A key,
+    // not the bare prefix: store keys never end with '/' (snapshot/store.ts assertStoreKey).
+    this.store.has(PROBE_KEY).then(
       () => {
         this.isReady = true;
         resolve();

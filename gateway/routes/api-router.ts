@@ -1,6 +1,6 @@
 // The integration API below /api/integration/v1 (docs/api.md §4) as one Express middleware, the app's
-// first: preflight, then access checks for every path below the base, then the nine GET routes,
-// then 405 for other methods on them and 404 for unknown paths. One middleware rather than a
+// first: preflight, then access checks for every path below the base, then the routes of the
+// table (routes/api-routes.ts), 405 for other methods on them and 404 for unknown paths. One middleware rather than a
 // mounted Router with a layer per check and route, and first so that no other layer is walked:
 // the router's per-layer matching and prefix trimming cost more than everything the gateway
 // itself does for a cached answer.
@@ -8,17 +8,11 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { answerPreflight, CORS_HEADERS, setHeaders, type AccessControl, type Grant } from '../access/middleware.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import { parseEventsQuery } from '../events/query.ts';
 import type { KeyRecord } from '../keys/types.ts';
 import type { Representation } from '../representation.ts';
 import type { OrganizationResources } from '../resources.ts';
-import { matchRoute, pathBelowBase } from './api-paths.ts';
+import { ALLOWED_METHODS, matchRoute, pathBelowBase } from './api-routes.ts';
 import { sendRepresentation } from './respond.ts';
-
-export { API_BASE } from './api-paths.ts';
-
-/** OPTIONS is answered by cors() before any route, so GET and HEAD are all a route serves. */
-const ALLOW = 'GET, HEAD, OPTIONS';
 
 export interface ApiRouterOptions {
   access: AccessControl;
@@ -34,21 +28,10 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
    * `{idOrSlug}` (400) before both, as the router answered them.
    */
   const answer = (req: Request, path: string, key: KeyRecord): Awaitable<Representation> => {
-    const route = matchRoute(path);
-    if (route === undefined) throw notFound();
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(ALLOW);
-    const orgId = key.organizationId;
-    switch (route.kind) {
-      case 'stored':
-        return resources.stored(orgId, route.path);
-      case 'events':
-        // Parameters (400) before the resource (docs/design.md "order of checks").
-        return resources.eventList(orgId, parseEventsQuery(req.query), clock());
-      case 'event':
-        return resources.event(orgId, route.idOrSlug, clock());
-      case 'event-part':
-        return resources.eventPart(orgId, route.idOrSlug, route.part);
-    }
+    const match = matchRoute(path);
+    if (match === undefined) throw notFound();
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(ALLOWED_METHODS);
+    return match.route.answer({ resources, organizationId: key.organizationId, query: req.query, now: clock() }, match.idOrSlug);
   };
 
   return function serveApi(req, res, next) {

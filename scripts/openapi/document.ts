@@ -4,7 +4,7 @@
 // (components.ts) and with examples the real gateway gave for the sample data (examples.ts).
 import { CACHE_CONTROL } from '../../gateway/representation.ts';
 import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
-import { API_BASE } from '../../gateway/routes/api-paths.ts';
+import { API_BASE } from '../../gateway/routes/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
 import {
   componentRef, componentSchemas, inSchemaOrder, responseSchema, type ComponentName, type JsonSchema,

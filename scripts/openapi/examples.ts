@@ -18,7 +18,7 @@ import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
 import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
 import type { GatewayLog } from '../../gateway/log.ts';
-import { API_BASE } from '../../gateway/routes/api-paths.ts';
+import { API_BASE } from '../../gateway/routes/api-routes.ts';
 import { objectKey, resourcePath } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';

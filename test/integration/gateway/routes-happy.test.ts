@@ -1,5 +1,6 @@
 // Every GET route answering from the organization's snapshot (docs/api.md §4): bodies, schemas, tags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ROUTES } from '../../../gateway/routes/api-routes.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
 import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
@@ -29,6 +30,14 @@ async function manifestHashOf(path: string): Promise<string> {
   const manifest = (await readManifest(harness.store, orgId, pointer.snapshotId!))!;
   return manifest.resources[path]!;
 }
+
+describe('every route of the table', () => {
+  it.each(API_ROUTES.map((route) => [route.name, route] as const))('%s answers 200 with a body its schema accepts (strict: no member it does not list)', async (_name, route) => {
+    const reply = await harness.call(`${API}${route.pattern.replace('{idOrSlug}', 'acme-conf')}`, { key });
+    expect(reply.status).toBe(200);
+    expect(schemas.validate(route.schema, reply.json())).toEqual({ valid: true });
+  });
+});
 
 describe('stored resources', () => {
   it('serves only what the organization shows: accepted speakers, visible members (docs/api.md §1 rules 6-7)', async () => {

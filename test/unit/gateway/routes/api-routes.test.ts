@@ -1,24 +1,21 @@
-// The precompiled API path matching answers every path as the Express Router it replaced did:
-// a router with the former mount (app.use(API_BASE, Router({ caseSensitive: true }))) and the
-// nine routes runs beside it, and both classify the same raw request paths.
+// The precompiled API path matching answers every path as an Express Router would: a router with
+// the former mount (app.use(API_BASE, Router({ caseSensitive: true }))) and the table's routes
+// runs beside it, and both classify the same raw request paths.
 import express, { Router, type ErrorRequestHandler } from 'express';
 import fc from 'fast-check';
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../gateway/errors.ts';
-import { API_BASE, matchRoute, pathBelowBase } from '../../../../gateway/routes/api-paths.ts';
+import { API_BASE, API_ROUTES, matchRoute, pathBelowBase } from '../../../../gateway/routes/api-routes.ts';
 
 let server: Server;
 let port: number;
 
 beforeAll(async () => {
   const router = Router({ caseSensitive: true });
-  for (const path of ['/organization', '/team', '/speakers', '/sponsors']) router.get(path, (_req, res) => void res.json(`stored ${path}`));
-  router.get('/events', (_req, res) => void res.json('events'));
-  router.get('/events/:idOrSlug', (req, res) => void res.json(`event ${req.params.idOrSlug}`));
-  for (const part of ['sessions', 'speakers', 'sponsors']) {
-    router.get(`/events/:idOrSlug/${part}`, (req, res) => void res.json(`event-part ${part} ${req.params.idOrSlug}`));
+  for (const route of API_ROUTES) {
+    router.get(route.pattern.replace('{idOrSlug}', ':idOrSlug'), (req, res) => void res.json(`${route.name} ${req.params.idOrSlug ?? ''}`));
   }
   router.use((_req, res) => void res.json('unknown'));
   const app = express();
@@ -48,12 +45,8 @@ function matchedAnswer(path: string): string {
   const below = pathBelowBase(path.split('?')[0]!);
   if (below === undefined) return 'outside';
   try {
-    const route = matchRoute(below);
-    if (route === undefined) return 'unknown';
-    if (route.kind === 'stored') return `stored ${route.path}`;
-    if (route.kind === 'events') return 'events';
-    if (route.kind === 'event') return `event ${route.idOrSlug}`;
-    return `event-part ${route.part} ${route.idOrSlug}`;
+    const match = matchRoute(below);
+    return match === undefined ? 'unknown' : `${match.route.name} ${match.idOrSlug}`;
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) return 'bad encoding';
     throw error;
@@ -84,5 +77,13 @@ describe('API path matching', () => {
       const path = `${base ? API_BASE : ''}/${segments.join('/')}`;
       expect(matchedAnswer(path), path).toBe(await routerAnswer(path));
     }), { numRuns: 300 });
+  });
+});
+
+describe('the route table', () => {
+  it('has one route per name and per pattern, each below the base with at most one {idOrSlug}', () => {
+    expect(new Set(API_ROUTES.map((route) => route.name)).size).toBe(API_ROUTES.length);
+    expect(new Set(API_ROUTES.map((route) => route.pattern)).size).toBe(API_ROUTES.length);
+    for (const route of API_ROUTES) expect(route.pattern).toMatch(/^(\/[a-z]+|\/\{idOrSlug\})+$/);
   });
 });
