@@ -1,0 +1,158 @@
+// Dependencies point one way (docs/design.md "Layout"): bin → builder | gateway → snapshot →
+// schemas. The gateway never imports the builder nor the builder the gateway; snapshot/ imports
+// neither, nor bin/; only bin/ wires the parts. This walks every import of the product folders
+// (import and export-from statements, type-only ones included, and dynamic import() of a
+// literal), as TypeScript's own scanner reads them, and names each arrow the design forbids.
+//
+// Two more arrows follow from the same layout: product code never imports test/, bench/, scripts/
+// or examples/ (they are not part of the product), and the gateway and snapshot/ never load a
+// database driver ("this is what lets the gateway run without any database code").
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PRODUCT = ['bin', 'builder', 'gateway', 'snapshot'] as const;
+type Area = (typeof PRODUCT)[number];
+
+const NOT_PRODUCT = ['test', 'bench', 'scripts', 'examples'];
+const DATABASE_DRIVERS = ['pg', '@electric-sql/pglite'];
+
+/** Folders each product folder must not import, and why. */
+const FORBIDDEN_FOLDERS: Record<Area, Record<string, string>> = {
+  bin: {},
+  builder: { gateway: 'the builder never imports the gateway', bin: 'only bin/ wires the parts' },
+  gateway: { builder: 'the gateway never imports the builder', bin: 'only bin/ wires the parts' },
+  snapshot: {
+    builder: 'snapshot/ is shared by both sides and imports neither',
+    gateway: 'snapshot/ is shared by both sides and imports neither',
+    bin: 'only bin/ wires the parts',
+  },
+};
+const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS };
+
+interface ImportEdge {
+  /** Repository-relative, '/'-separated. */
+  file: string;
+  line: number;
+  specifier: string;
+  /** The repository-relative path a relative specifier names, else undefined (a package). */
+  target: string | undefined;
+}
+
+/** Every module `file` (repository-relative) imports or re-exports from, with its line. */
+function importsOf(file: string, text: string): ImportEdge[] {
+  const info = ts.preProcessFile(text, true, true);
+  return info.importedFiles.map(({ fileName: specifier, pos }) => ({
+    file,
+    line: text.slice(0, pos).split('\n').length,
+    specifier,
+    target: specifier.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), specifier)) : undefined,
+  }));
+}
+
+/** The package a bare specifier names: 'pg', '@electric-sql/pglite', 'node:fs'. */
+function packageOf(specifier: string): string {
+  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+}
+
+/** Why the design forbids this arrow; undefined when it allows it. */
+function violation(edge: ImportEdge): string | undefined {
+  const from = edge.file.split('/')[0] as Area;
+  if (!PRODUCT.includes(from)) return undefined;
+  let problem: string | undefined;
+  if (edge.target === undefined) {
+    const name = packageOf(edge.specifier);
+    if (FORBIDDEN_PACKAGES[from].includes(name)) problem = `${from} → ${name}: no database code outside the builder`;
+  } else {
+    const to = edge.target.split('/')[0]!;
+    if (edge.target.startsWith('..')) problem = `${from} → outside the repository`;
+    else if (FORBIDDEN_FOLDERS[from][to] !== undefined) problem = `${from} → ${to}: ${FORBIDDEN_FOLDERS[from][to]}`;
+    else if (NOT_PRODUCT.includes(to)) problem = `${from} → ${to}: ${to}/ is not part of the product`;
+  }
+  return problem === undefined ? undefined : `${edge.file}:${edge.line} imports '${edge.specifier}' (${problem})`;
+}
+
+function typeScriptFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...typeScriptFiles(path));
+    else if (entry.name.endsWith('.ts')) files.push(path);
+  }
+  return files;
+}
+
+function productImports(): ImportEdge[] {
+  return PRODUCT.flatMap((area) =>
+    typeScriptFiles(join(ROOT, area)).flatMap((path) => importsOf(relative(ROOT, path).split(sep).join('/'), readFileSync(path, 'utf8'))),
+  );
+}
+
+describe('import graph of the product folders', () => {
+  it('has no arrow the design forbids', () => {
+    const edges = productImports();
+    const violations = edges.map(violation).filter((text): text is string => text !== undefined);
+    // The walk saw the product: its files and the arrows the design allows.
+    expect(new Set(edges.map((edge) => edge.file.split('/')[0]))).toEqual(new Set(PRODUCT));
+    const arrows = new Set(edges.filter((edge) => edge.target).map((edge) => `${edge.file.split('/')[0]} → ${edge.target!.split('/')[0]}`));
+    for (const allowed of ['bin → builder', 'bin → gateway', 'builder → snapshot', 'gateway → snapshot']) expect(arrows).toContain(allowed);
+    expect(violations, violations.join('\n')).toEqual([]);
+  });
+
+  it('reads every kind of import, type-only and dynamic ones included, and nothing in comments or strings', () => {
+    const text = [
+      "import { a } from './a.ts';",
+      "import type { B } from '../builder/b.ts';",
+      "import * as c from './c.ts';",
+      "import './side-effect.ts';",
+      "export { d } from './d.ts';",
+      "export * from './e.ts';",
+      "export type { F } from './f.ts';",
+      "const g = await import('./g.ts');",
+      "// import { h } from './commented.ts';",
+      "const text = \"import { i } from './in-a-string.ts'\";",
+      "import pg from 'pg';",
+    ].join('\n');
+    const edges = importsOf('gateway/x/y.ts', text);
+    expect(edges.map((edge) => [edge.line, edge.specifier, edge.target])).toEqual([
+      [1, './a.ts', 'gateway/x/a.ts'],
+      [2, '../builder/b.ts', 'gateway/builder/b.ts'],
+      [3, './c.ts', 'gateway/x/c.ts'],
+      [4, './side-effect.ts', 'gateway/x/side-effect.ts'],
+      [5, './d.ts', 'gateway/x/d.ts'],
+      [6, './e.ts', 'gateway/x/e.ts'],
+      [7, './f.ts', 'gateway/x/f.ts'],
+      [8, './g.ts', 'gateway/x/g.ts'],
+      [11, 'pg', undefined],
+    ]);
+  });
+
+  it('names the file, the line, the import and the rule of every forbidden arrow', () => {
+    const cases: Array<[string, string, string | undefined]> = [
+      ['gateway/routes/x.ts', "import { build } from '../../builder/build.ts';", "gateway/routes/x.ts:1 imports '../../builder/build.ts' (gateway → builder: the gateway never imports the builder)"],
+      ['builder/x.ts', "import type { KeyStore } from '../gateway/keys/types.ts';", "builder/x.ts:1 imports '../gateway/keys/types.ts' (builder → gateway: the builder never imports the gateway)"],
+      ['snapshot/x.ts', "export * from '../builder/errors.ts';", "snapshot/x.ts:1 imports '../builder/errors.ts' (snapshot → builder: snapshot/ is shared by both sides and imports neither)"],
+      ['snapshot/stores/x.ts', "const m = await import('../../gateway/app.ts');", "snapshot/stores/x.ts:1 imports '../../gateway/app.ts' (snapshot → gateway: snapshot/ is shared by both sides and imports neither)"],
+      ['snapshot/x.ts', "import { run } from '../bin/cli.ts';", "snapshot/x.ts:1 imports '../bin/cli.ts' (snapshot → bin: only bin/ wires the parts)"],
+      ['gateway/x.ts', "import { main } from '../bin/cli.ts';", "gateway/x.ts:1 imports '../bin/cli.ts' (gateway → bin: only bin/ wires the parts)"],
+      ['builder/x.ts', "import { main } from '../bin/cli.ts';", "builder/x.ts:1 imports '../bin/cli.ts' (builder → bin: only bin/ wires the parts)"],
+      ['gateway/x.ts', "\nimport { Pool } from 'pg';", "gateway/x.ts:2 imports 'pg' (gateway → pg: no database code outside the builder)"],
+      ['snapshot/x.ts', "import { PGlite } from '@electric-sql/pglite';", "snapshot/x.ts:1 imports '@electric-sql/pglite' (snapshot → @electric-sql/pglite: no database code outside the builder)"],
+      ['bin/x.ts', "import { CountingKeyStore } from '../test/support/keys.ts';", "bin/x.ts:1 imports '../test/support/keys.ts' (bin → test: test/ is not part of the product)"],
+      ['builder/x.ts', "import x from '../../elsewhere.ts';", "builder/x.ts:1 imports '../../elsewhere.ts' (builder → outside the repository)"],
+      // Allowed arrows.
+      ['bin/x.ts', "import { build } from '../builder/build.ts';", undefined],
+      ['bin/x.ts', "import { createApp } from '../gateway/app.ts';", undefined],
+      ['builder/x.ts', "import { Pool } from 'pg';", undefined],
+      ['gateway/x.ts', "import { sha256Hex } from '../snapshot/hash.ts';", undefined],
+      ['gateway/keys/x.ts', "import { after } from '../awaitable.ts';", undefined],
+      ['snapshot/x.ts', "import openapi from '../schemas/openapi.json' with { type: 'json' };", undefined],
+    ];
+    for (const [file, text, expected] of cases) {
+      expect(importsOf(file, text).map(violation), `${file}: ${text}`).toEqual([expected]);
+    }
+  });
+});
