@@ -2,13 +2,14 @@
 // temporary directory store, their rows in the embedded platform database (where `keys create
 // --org` looks them up), keys made and revoked with the real CLI, and the gateway started with
 // MARQUEE_HOME, SNAPSHOT_STORE and PORT=0. Everything lives in one temporary directory.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPlatformDatabase } from '../../builder/platform/sql.ts';
 import { DirectoryStore } from '../../snapshot/stores/directory.ts';
-import { marquee, marqueeProcess } from './cli.ts';
+import { MARQUEE, marquee } from './cli.ts';
 import { API, publishFixture } from './gateway-fixtures.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
 
@@ -46,14 +47,14 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
     PLATFORM_SCHEMA: '',
     TRUST_PROXY: '',
   };
-  let server: Awaited<ReturnType<typeof marqueeProcess>>;
+  let server: ServeProcess;
   try {
     const store = new DirectoryStore(storeDir);
     for (const fixture of organizations) await publishFixture(store, fixture);
     // The gateway never opens the platform database, so it starts while the rows go in.
     const [rows, started] = await Promise.allSettled([
       insertOrganizations(home, organizations),
-      marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/),
+      startServe(env),
     ]);
     if (started.status === 'rejected') throw started.reason;
     server = started.value;
@@ -65,7 +66,7 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
     await rm(home, { recursive: true, force: true });
     throw error;
   }
-  const url = server.match[1]!;
+  const { url } = server;
 
   // The embedded database serves one process at a time: CLI commands that open it run in turn.
   let cliQueue: Promise<unknown> = Promise.resolve();
@@ -109,4 +110,56 @@ async function insertOrganizations(home: string, organizations: PlatformFixture[
   } finally {
     await db.close();
   }
+}
+
+interface ServeProcess {
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const READY = /gateway listening on (http:\/\/\S+),/;
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+/** Output kept for error messages: the end of what the process printed. */
+const OUTPUT_KEPT = 64 * 1024;
+
+/**
+ * `marquee serve`, resolved once it prints the address it listens on. A process that does not get
+ * ready in time is stopped, never left behind; stop() sends SIGTERM, then SIGKILL if it lingers.
+ */
+function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(MARQUEE, ['serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(killer);
+  };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (reason: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void stop().then(() => reject(new Error(`marquee serve ${reason}; its output ended with:\n${output.slice(-4000)}`)));
+    };
+    const timer = setTimeout(() => fail(`printed no address within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+      const ready = READY.exec(output);
+      if (ready && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve({ url: ready[1]!, output: () => output, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before it was ready`));
+    child.once('error', (error) => fail(`could not be started: ${error.message}`));
+  });
 }
