@@ -23,14 +23,15 @@ export interface NewKey {
 /**
  * Backends: an embedded file-backed store (another process may change it while the gateway
  * runs) and, later, Redis. Expected outcomes are return values; only broken infrastructure throws.
- * The embedded store answers a lookup synchronously (gateway/awaitable.ts).
+ * The embedded store answers a lookup synchronously (gateway/awaitable.ts). Every backend passes
+ * test/contracts/key-store.ts.
  */
 export interface KeyStore {
   /** The record whose secretHash matches, revoked or not; undefined when none. Sees changes made by other processes from the next call on. */
   findBySecretHash(secretHash: string): Awaitable<KeyRecord | undefined>;
   /** Creates a key; returns the record and the secret, which is shown once and never stored. */
   create(key: NewKey): Promise<{ record: KeyRecord; secret: string }>;
-  /** false when no key has that id. Effective from the next request on. */
+  /** false when no key has that id. Effective from the next request on; final (again: true, first time kept). */
   revoke(id: string, at: Date): Promise<boolean>;
   list(organizationId?: string): Promise<KeyRecord[]>;
 }
