@@ -24,7 +24,11 @@ export function marqueeProcess(args: string[], env: Record<string, string>, read
   const child = spawn(MARQUEE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${ready}; output:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      // Never leave a child behind: a process that did not become ready is stopped.
+      child.kill('SIGKILL');
+      reject(new Error(`timed out waiting for ${ready}; output:\n${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = output.match(ready);

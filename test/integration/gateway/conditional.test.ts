@@ -1,4 +1,4 @@
-// Conditional requests (docs/api.md §4): strong tags on every 200, If-None-Match with one
+// Conditional requests (docs/api.md §6.1): strong tags on every 200, If-None-Match with one
 // tag, a list, `*` or a weak tag gives 304 without a body, whatever the request's Cache-Control;
 // caching headers on 200 and 304.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
