@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseKey } from '../../gateway/keys/format.ts';
 import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
-import { useHarness, type ContractHooks } from './harness.ts';
+import { type ContractHooks, useHarness } from './harness.ts';
 
 export interface KeyStoreHarness {
   store: KeyStore;

@@ -15,7 +15,7 @@
 // - with a second channel on the same bus (another process): announcements cross over.
 import { describe, expect, it } from 'vitest';
 import type { PublishChannel } from '../../snapshot/notifications.ts';
-import { eventually, useHarness, type ContractHooks } from './harness.ts';
+import { type ContractHooks, eventually, useHarness } from './harness.ts';
 
 export interface PublishChannelHarness {
   channel: PublishChannel;

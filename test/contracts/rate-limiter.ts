@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RateDecision, RateLimiter } from '../../gateway/access/types.ts';
 import type { Awaitable } from '../../gateway/awaitable.ts';
-import { useHarness, type ContractHooks } from './harness.ts';
+import { type ContractHooks, useHarness } from './harness.ts';
 
 export interface RateLimiterHarness {
   /** A limiter whose buckets no other limiter of this harness shares. */

@@ -21,8 +21,8 @@
 // Not promised: an object under a key while other keys are below it ('a' and 'a/b'); a directory
 // cannot hold both, and snapshot/layout.ts never asks for it.
 import { describe, expect, it } from 'vitest';
-import { StoreKeyError, type SnapshotStore, type Version } from '../../snapshot/store.ts';
-import { useHarness, type ContractHooks } from './harness.ts';
+import { type SnapshotStore, StoreKeyError, type Version } from '../../snapshot/store.ts';
+import { type ContractHooks, useHarness } from './harness.ts';
 
 export interface SnapshotStoreHarness {
   store: SnapshotStore;
