@@ -6,17 +6,17 @@
 // bytes, so a client revalidates with If-None-Match and gets a 304 while nothing changed.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
 import { packagePath } from '../../snapshot/package-root.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
 
-export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PATH = '/docs';
+const OPENAPI_PATH = '/openapi.json';
+const DOCS_PATH = '/docs';
 
 const OPENAPI_FILE = packagePath('schemas', 'openapi.json');
-const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const SWAGGER_UI_DIR = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 
 /**
  * The page may load only the gateway's own files and ask only the gateway (the document, and the

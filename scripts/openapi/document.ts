@@ -329,7 +329,9 @@ export function openApiDocument(examples: Examples): JsonSchema {
 
   const pagedProperties = (schemas.PagedResponseOfEventSummary.properties ?? {}) as Record<string, JsonSchema>;
   const summaryProperties = (schemas.EventSummary.properties ?? {}) as Record<string, JsonSchema>;
-  const timings = [...(summaryProperties.timing?.enum as string[]), 'all'];
+  const timingValues = summaryProperties.timing?.enum;
+  if (!Array.isArray(timingValues)) throw new Error('EventSummary.timing names no values');
+  const timings = [...(timingValues as string[]), 'all'];
 
   return {
     openapi: '3.1.0',

@@ -158,7 +158,7 @@ class Contract {
       return exchange.body === '' ? [] : [`a body was sent where ${method === 'HEAD' ? 'HEAD' : `a ${exchange.status}`} has none`];
     }
     const contentType = headerValue(exchange.headers, 'content-type');
-    const mediaType = contentType?.split(';')[0]!.trim().toLowerCase();
+    const mediaType = contentType === undefined ? undefined : (contentType.split(';')[0] ?? '').trim().toLowerCase();
     const media = mediaType === undefined ? undefined : content[mediaType];
     if (media === undefined) return [`Content-Type ${contentType ?? '(none)'} is not one of ${Object.keys(content).join(', ')}`];
     if (media.schema === undefined) return [];
