@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 15);
+const runsAt = process.argv.indexOf('--runs');
+const runs = runsAt === -1 ? 15 : Number(process.argv[runsAt + 1]);
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number ≥ 1');
 
 // Peak RSS of the node process itself, reported at exit by a module preloaded through
 // NODE_OPTIONS (which bin/marquee's exec'd node honours like any other).
