@@ -30,7 +30,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     }
   });
   if (options.json) {
-    printJson({ organizations: results.map(({ objectsWritten: _written, ...result }) => result) });
+    printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, ...result }) => result) });
   } else {
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;

@@ -5,7 +5,8 @@ import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { BuildError, describeBuildError, ProjectionError, PublishError, ReadError } from './errors.ts';
+import { describeError } from '../snapshot/errors.ts';
+import { BuildError, type BuildStage } from './errors.ts';
 import type { OrganizationStatus, PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
 import { publish, type PublishResult } from './publish.ts';
@@ -32,7 +33,10 @@ export interface OrganizationResult {
   slug: string;
   result: PublishResult | 'failed';
   snapshotId?: string;
+  /** When failed: one line naming the organization, the resource when known, and the reason with its causes. */
   error?: string;
+  /** When failed: the stage, and the API path at fault when known. For logs; not part of `build --json`. */
+  failure?: { stage: BuildStage | undefined; resource: string | undefined };
   objectsWritten: number;
 }
 
@@ -63,7 +67,11 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   return results;
 }
 
-/** Builds one organization; a failure is a result naming the organization, resource and reason. */
+/**
+ * Builds one organization. Never throws: a failure (a resource failing its schema, or a stage
+ * that could not complete) is a result naming the organization, the resource and the reason, and
+ * the organization keeps its previous snapshot.
+ */
 export async function buildOrganization(
   context: BuildContext,
   target: { id: string; slug: string; status: OrganizationStatus },
@@ -71,48 +79,51 @@ export async function buildOrganization(
 ): Promise<OrganizationResult> {
   const started = performance.now();
   const now = context.now?.() ?? new Date();
+  const failed = (error: string, stage: BuildStage | undefined, resource?: string): OrganizationResult => ({
+    id: target.id, slug: target.slug, result: 'failed', error, failure: { stage, resource }, objectsWritten: 0,
+  });
   try {
     const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
     let outcome;
     if (target.status !== 'active') {
       outcome = await publishStep(context, { ...common, state: target.status, objects: [], slugs: {}, durationMs: 0 });
     } else {
-      const data = await step(ReadError, target.id, 'read', () => context.source.readOrganization(target.id));
-      if (!data) throw new ReadError(`organization ${target.id} (${target.slug}) no longer exists`, target.id);
-      const projection = await step(ProjectionError, target.id, 'project', async () =>
+      const data = await step('read', target.id, () => context.source.readOrganization(target.id));
+      if (!data) return failed(`organization ${target.id} (${target.slug}) no longer exists`, 'read');
+      const projection = await step('project', target.id, async () =>
         projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
       const resources = resourcesOf(projection);
-      validateResources(context.schemas, target.id, resources);
+      const validation = validateResources(context.schemas, resources);
+      if (!validation.valid) {
+        return failed(`organization ${target.id}: resource ${validation.resource} fails schema ${validation.schema}: ${validation.reason}`, 'validate', validation.resource);
+      }
       const objects = serializeResources(resources);
       outcome = await publishStep(context, {
         ...common, state: 'active', objects, slugs: projection.slugs, durationMs: performance.now() - started,
       });
     }
-    if (outcome.result !== 'unchanged') await context.channel?.announce(target.id);
+    const channel = context.channel;
+    if (outcome.result !== 'unchanged' && channel) await step('announce', target.id, () => channel.announce(target.id));
     return {
       id: target.id, slug: target.slug, result: outcome.result, objectsWritten: outcome.objectsWritten,
       ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
     };
   } catch (error) {
-    return { id: target.id, slug: target.slug, result: 'failed', error: describeBuildError(error), objectsWritten: 0 };
+    if (error instanceof BuildError) return failed(error.describe(), error.stage, error.resource);
+    return failed(`organization ${target.id}: ${describeError(error)}`, undefined);
   }
 }
 
 function publishStep(context: BuildContext, input: Parameters<typeof publish>[1]) {
-  return step(PublishError, input.organizationId, 'publish', () => publish(context.store, input));
+  return step('publish', input.organizationId, () => publish(context.store, input));
 }
 
-/** Runs one stage, wrapping an unexpected failure with the organization and the stage. */
-async function step<T>(
-  Kind: new (message: string, organizationId: string, resource?: string, options?: { cause?: unknown }) => BuildError,
-  organizationId: string,
-  stage: string,
-  run: () => Promise<T>,
-): Promise<T> {
+/** Runs one stage, wrapping a failure with the organization and the stage (and keeping it as the cause). */
+async function step<T>(stage: BuildStage, organizationId: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof BuildError) throw error;
-    throw new Kind(`organization ${organizationId}: ${stage} failed`, organizationId, undefined, { cause: error });
+    throw new BuildError(stage, organizationId, `organization ${organizationId}: ${stage} failed`, { cause: error });
   }
 }

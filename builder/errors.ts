@@ -1,36 +1,28 @@
-// Builder errors carry their cause and their context: which organization, which resource.
+// A build stage that could not complete: the platform database failed a read, the projection met
+// platform data it cannot represent (an unknown time zone), the store refused a write. A resource
+// that fails its schema is not one of these: validation returns an outcome (builder/validate.ts).
+// Either way the organization keeps its previous snapshot and its result says why.
+import { describeError } from '../snapshot/errors.ts';
+
+export type BuildStage = 'read' | 'project' | 'validate' | 'publish' | 'announce';
 
 export class BuildError extends Error {
   override name = 'BuildError';
+  /** The API path at fault, when one is known (e.g. the event whose time zone is unknown). */
+  readonly resource: string | undefined;
 
   constructor(
-    message: string,
+    readonly stage: BuildStage,
     readonly organizationId: string,
-    readonly resource?: string,
-    options?: { cause?: unknown },
+    message: string,
+    options: { resource?: string; cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.resource = options.resource;
   }
-}
 
-export class ReadError extends BuildError {
-  override name = 'ReadError';
-}
-export class ProjectionError extends BuildError {
-  override name = 'ProjectionError';
-}
-export class ValidationError extends BuildError {
-  override name = 'ValidationError';
-}
-export class PublishError extends BuildError {
-  override name = 'PublishError';
-}
-
-/** One line for an operator: the organization, the resource, the reason. */
-export function describeBuildError(error: unknown): string {
-  if (error instanceof BuildError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return `${error.message}${cause}`;
+  /** One line for an operator: the message and every cause below it. */
+  describe(): string {
+    return describeError(this);
   }
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,20 +1,24 @@
 // Validate stage: every resource against its schema before anything is written. A resource
 // that fails is not published and the organization keeps its previous snapshot (docs/design.md step 3):
-// this is the structural guarantee that no private field leaks.
+// this is the structural guarantee that no private field leaks. Failing is an expected outcome
+// (platform data the API cannot carry), so it is returned, not thrown.
 import type { ResourceKind } from '../snapshot/layout.ts';
-import { SCHEMA_OF_KIND } from '../snapshot/schema-catalog.ts';
+import { SCHEMA_OF_KIND, type SchemaName } from '../snapshot/schema-catalog.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
-import { ValidationError } from './errors.ts';
+
+export type ResourcesValidation =
+  | { valid: true }
+  /** The first resource that fails, the schema it fails and why (ajv's first error). */
+  | { valid: false; resource: string; schema: SchemaName; reason: string };
 
 export function validateResources(
   schemas: SchemaSet,
-  organizationId: string,
   resources: ReadonlyArray<{ path: string; kind: ResourceKind; value: unknown }>,
-): void {
+): ResourcesValidation {
   for (const { path, kind, value } of resources) {
-    const outcome = schemas.validate(SCHEMA_OF_KIND[kind], value);
-    if (!outcome.valid) {
-      throw new ValidationError(`organization ${organizationId}: resource ${path} fails schema ${SCHEMA_OF_KIND[kind]}: ${outcome.reason}`, organizationId, path);
-    }
+    const schema = SCHEMA_OF_KIND[kind];
+    const outcome = schemas.validate(schema, value);
+    if (!outcome.valid) return { valid: false, resource: path, schema, reason: outcome.reason };
   }
+  return { valid: true };
 }

@@ -1,11 +1,11 @@
 // Instants of one event, all on the venue's clock: the event's own times, its registration
 // window and its sessions use the event's IANA zone (docs/design.md "Instant format"). Bad data is a
-// ProjectionError naming the organization and the event, so the builder can report which one
-// blocks the snapshot and keep the previous one.
+// BuildError of the `project` stage naming the organization and the event, so the builder can
+// report which one blocks the snapshot and keep the previous one.
 import type { EventRow } from '../platform/rows.ts';
 import type { Instant } from '../../snapshot/resources.ts';
 import { resourcePath } from '../../snapshot/layout.ts';
-import { ProjectionError } from '../errors.ts';
+import { BuildError } from '../errors.ts';
 import { zoneClock, type ZoneClock } from './instant.ts';
 
 export interface EventTime {
@@ -14,11 +14,11 @@ export interface EventTime {
 }
 
 export function eventTime(event: EventRow, organizationId: string): EventTime {
-  const fail = (reason: string, cause: unknown): ProjectionError => new ProjectionError(
-    `organization ${organizationId}: event ${event.id} (${JSON.stringify(event.slug)}): ${reason}`,
+  const fail = (reason: string, cause: unknown): BuildError => new BuildError(
+    'project',
     organizationId,
-    resourcePath.event(event.id),
-    { cause },
+    `organization ${organizationId}: event ${event.id} (${JSON.stringify(event.slug)}): ${reason}`,
+    { resource: resourcePath.event(event.id), cause },
   );
   let clock: ZoneClock;
   try {

@@ -31,7 +31,7 @@ export interface OrganizationProjection {
   slugs: Record<string, string>;
 }
 
-/** Throws ProjectionError (builder/errors.ts, naming the event) when an event's zone or times are invalid. */
+/** Throws a BuildError of the `project` stage (builder/errors.ts, naming the event) when an event's zone or times are invalid. */
 export function projectOrganization(data: OrganizationData, options: ProjectionOptions): OrganizationProjection {
   const relations = relate(data);
   const setting = {

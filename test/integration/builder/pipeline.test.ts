@@ -64,6 +64,28 @@ describe('the same platform data through PostgreSQL 15 and PGlite', () => {
   });
 });
 
+describe('platform data that fails a schema', () => {
+  it('is a failed result naming organization, resource and reason; the previous snapshot stays current', async () => {
+    const db = await seeded(await openPglite());
+    try {
+      const store = new MemoryStore();
+      const orgId = SAMPLE.organizations.nordic.id;
+      await buildOrganizations(context(db, store), { trigger: 'manual' });
+      const before = await readWholeSnapshot(store, orgId);
+      // A float8 the API cannot carry: JSON has no Infinity.
+      await db.query(`UPDATE organizations SET latitude = 'Infinity' WHERE id = $1`, [orgId]);
+      const results = await buildOrganizations(context(db, store), { trigger: 'manual', organizationIds: [orgId] });
+      expect(results).toEqual([expect.objectContaining({
+        id: orgId, result: 'failed', failure: { stage: 'validate', resource: '/organization' },
+        error: `organization ${orgId}: resource /organization fails schema organization: /latitude must be number,null`,
+      })]);
+      expect(await readWholeSnapshot(store, orgId)).toEqual(before);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('a build killed between any two writes', () => {
   it('leaves every previous snapshot readable and whole, and the next build completes', async () => {
     const db = await seeded(await openPglite());

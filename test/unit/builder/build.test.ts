@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
+import { BuildError } from '../../../builder/errors.ts';
+import { validateResources } from '../../../builder/validate.ts';
 import type { OrganizationData, PlatformSource } from '../../../builder/platform/rows.ts';
 import { InProcessChannel } from '../../../snapshot/notifications.ts';
 import { readPointer } from '../../../snapshot/reader.ts';
@@ -64,9 +66,8 @@ describe('buildOrganizations', () => {
     source.data.set(orgId, fixture.data());
     const [result] = await buildOrganizations(context, { trigger: 'manual' });
     expect(result!.result).toBe('failed');
-    expect(result!.error).toContain(`organization ${orgId}`);
-    expect(result!.error).toContain('/team');
-    expect(result!.error).toMatch(/sortOrder must be <= 2147483647/);
+    expect(result!.error).toBe(`organization ${orgId}: resource /team fails schema team: /0/sortOrder must be <= 2147483647`);
+    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team' });
     expect(await readWholeSnapshot(store, orgId)).toEqual(before);
   });
 
@@ -78,9 +79,25 @@ describe('buildOrganizations', () => {
     expect(projected!.result).toBe('failed');
     expect(projected!.error).toContain('Mars/Olympus_Mons');
 
+    expect(projected!.failure).toEqual({ stage: 'project', resource: `/events/${fixture.events[0]!.id}` });
+
     source.failing.add(orgId);
     const [read] = await buildOrganizations(context, { trigger: 'manual' });
-    expect(read).toMatchObject({ result: 'failed', error: `organization ${orgId}: read failed: connection reset by peer` });
+    expect(read).toMatchObject({ result: 'failed', error: `organization ${orgId}: read failed: connection reset by peer`, failure: { stage: 'read' } });
+  });
+
+  it('reports a store failure with every cause below it', async () => {
+    const { context, orgId } = setup();
+    const disk = Object.assign(new Error("EACCES: permission denied, open 'orgs/x'"), { code: 'EACCES' });
+    const store = new (class extends MemoryStore {
+      override async put(): Promise<void> { throw new Error('write refused', { cause: disk }); }
+    })();
+    const [result] = await buildOrganizations({ ...context, store }, { trigger: 'manual' });
+    expect(result).toMatchObject({
+      result: 'failed',
+      error: `organization ${orgId}: publish failed: write refused: EACCES: permission denied, open 'orgs/x'`,
+      failure: { stage: 'publish' },
+    });
   });
 
   it('publishes a suspended organization as a pointer in that state and no content', async () => {
@@ -100,5 +117,29 @@ describe('buildOrganizations', () => {
     const results = await buildOrganizations(context, { trigger: 'manual', organizationIds: [orgId], onProgress: (done, total) => progress.push(`${done}/${total}`) });
     expect(results.map((r) => r.id)).toEqual([orgId]);
     expect(progress).toEqual(['1/1']);
+  });
+});
+
+describe('validateResources', () => {
+  it('returns the first resource that fails, its schema and the reason; nothing is thrown', () => {
+    const resources = [
+      { path: '/team', kind: 'team' as const, value: [] },
+      { path: '/speakers', kind: 'speakers' as const, value: [{ id: 'not enough' }] },
+    ];
+    expect(validateResources(schemas, resources.slice(0, 1))).toEqual({ valid: true });
+    expect(validateResources(schemas, resources)).toEqual({
+      valid: false, resource: '/speakers', schema: 'speaker-list', reason: expect.stringContaining('/0 must have required property'),
+    });
+  });
+});
+
+describe('BuildError', () => {
+  it('keeps stage, organization and resource, and describes the whole cause chain on one line', () => {
+    const refused = Object.assign(new AggregateError([], ''), { code: 'ECONNREFUSED' });
+    const error = new BuildError('read', 'org-1', 'organization org-1: read failed', {
+      resource: '/team', cause: new Error('connection lost', { cause: refused }),
+    });
+    expect(error).toMatchObject({ name: 'BuildError', stage: 'read', organizationId: 'org-1', resource: '/team' });
+    expect(error.describe()).toBe('organization org-1: read failed: connection lost: ECONNREFUSED');
   });
 });

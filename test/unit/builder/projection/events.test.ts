@@ -1,7 +1,7 @@
 // docs/api.md §2 EventSummary/EventDetail in their stored forms (snapshot/resources.ts), docs/api.md §1 rule 4,
 // docs/api.md §4 GET /events order, and the EventClock of docs/design.md "Clock-dependent fields".
 import { describe, expect, it } from 'vitest';
-import { ProjectionError } from '../../../../builder/errors.ts';
+import { BuildError } from '../../../../builder/errors.ts';
 import type { EventRow } from '../../../../builder/platform/rows.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 import { project, withExtraColumns } from './project.ts';
@@ -126,9 +126,9 @@ describe('events', () => {
     const event = fixture.event({ slug: 'moon-summit', timeZone: 'Moon/Tranquility' });
     expect(() => project(fixture)).toThrow(new RegExp(`${fixture.organization.id}.*${event.id}.*moon-summit.*"Moon/Tranquility"`));
     expect(() => project(fixture)).toThrow(expect.objectContaining({
-      name: 'ProjectionError', organizationId: fixture.organization.id, resource: `/events/${event.id}`,
+      name: 'BuildError', stage: 'project', organizationId: fixture.organization.id, resource: `/events/${event.id}`,
     }));
-    expect(() => project(fixture)).toThrow(ProjectionError);
+    expect(() => project(fixture)).toThrow(BuildError);
   });
 
   it('names the event and the value when a time is not a date-time', () => {

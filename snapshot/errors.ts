@@ -1,0 +1,30 @@
+// Error text shared by the builder, the gateway and the CLI. Wrappers add context ("organization
+// X: publish failed") and keep what went wrong underneath as their `cause`; an operator needs
+// the whole chain, not only the top message.
+
+/**
+ * An error and every cause below it, on one line: `organization X: publish failed: EACCES:
+ * permission denied, open '…'`. A cause whose text the line already holds is not repeated (a
+ * wrapper often quotes its cause's reason).
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let current: unknown = error; current !== undefined && current !== null && !seen.has(current); current = causeOf(current)) {
+    seen.add(current);
+    const text = messageOf(current);
+    if (text !== '' && !parts.some((part) => part.includes(text))) parts.push(text);
+  }
+  return parts.join(': ') || String(error);
+}
+
+function causeOf(error: unknown): unknown {
+  return error instanceof Error ? error.cause : undefined;
+}
+
+/** Node reports some failures (a refused connection to every address of a host) with an empty message and a code. */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return error.message || (typeof code === 'string' ? code : '') || error.name;
+}
