@@ -3,7 +3,7 @@
 // among them) and names what it does not.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { assertContract, ContractViolation, contractProblems, type Exchange } from '../../support/openapi-contract.ts';
+import { assertContract, assertFetchContract, ContractViolation, contractProblems, type Exchange } from '../../support/openapi-contract.ts';
 
 const API = '/api/integration/v1';
 const TAG = `"${'a'.repeat(64)}"`;
@@ -122,6 +122,15 @@ describe('names what the document does not describe', () => {
 
   it('a 200 for a path no operation names', () => {
     expect(contractProblems(exchange({ path: `${API}/Organization` }))).toEqual(['status 200 is not declared for x-unknown-paths']);
+  });
+
+  it('assertFetchContract checks a fetch() Response and leaves its body readable', async () => {
+    const url = `http://127.0.0.1:8080${API}/organization`;
+    const good = new Response(JSON.stringify(organization), { status: 200, headers: SERVED });
+    await assertFetchContract('GET', url, good);
+    expect(await good.json()).toEqual(organization);
+    const bad = new Response(JSON.stringify({ ...organization, id: 7 }), { status: 200, headers: SERVED });
+    await expect(assertFetchContract('GET', url, bad)).rejects.toThrow(/body\/id must be string/);
   });
 
   it('assertContract throws one error naming the request and every problem', () => {
