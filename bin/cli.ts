@@ -4,9 +4,9 @@ import './runtime-floor.ts';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { packagePath } from '../snapshot/package-root.ts';
-import { ConfigError, parseConfig } from './config.ts';
+import { parseConfig } from './config.ts';
 import { DEFAULT_GRACE_MINUTES, DEFAULT_KEEP } from '../builder/retention.ts';
-import { CliError } from './output.ts';
+import { describeError, EXIT_FAILURE, OperatorError } from '../snapshot/errors.ts';
 
 // A command's modules load when it runs, not for `--help` or for another command: the builder
 // with PGlite, pg and ajv, or the gateway with Express, cost hundreds of milliseconds to import.
@@ -78,14 +78,14 @@ function config() {
   return parseConfig(process.env);
 }
 
+// The one place an error becomes the process's exit: an OperatorError (configuration, unknown
+// organization, busy or unreachable database, missing snapshot…) is one line and its own exit
+// status; anything else is unexpected: its message and every cause below it, exit status 1.
+// MARQUEE_DEBUG=1 adds the stack.
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof ConfigError || error instanceof CliError) {
-    process.stderr.write(`marquee: ${error.message}\n`);
-    process.exit(error instanceof CliError ? error.exitCode : 2);
-  }
-  process.stderr.write(`marquee: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`marquee: ${describeError(error)}\n`);
   if (process.env.MARQUEE_DEBUG) console.error(error);
-  process.exit(1);
+  process.exit(error instanceof OperatorError ? error.exitCode : EXIT_FAILURE);
 }

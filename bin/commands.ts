@@ -1,13 +1,14 @@
 // The one-shot commands of docs/design.md's command table.
 import { buildOrganizations, type OrganizationResult } from '../builder/build.ts';
-import { diffSnapshots, snapshotHistory, SnapshotNotFoundError } from '../builder/history.ts';
+import { diffSnapshots, snapshotHistory } from '../builder/history.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
 import { applyRetention } from '../builder/retention.ts';
 import { createKey, listKeys, revokeKey } from '../gateway/keys/commands.ts';
+import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import { isUuid } from '../snapshot/layout.ts';
 import type { Config } from './config.ts';
-import { CliError, line, printJson, progressReporter } from './output.ts';
+import { line, printJson, progressReporter } from './output.ts';
 import { buildContext, openKeyStore, openStore, organizationNamed, platformSource, withDatabase } from './services.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
@@ -53,7 +54,7 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
 }
 
 export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
-  if (!options.sample) throw new CliError('say what to seed: marquee db seed --sample', 2);
+  if (!options.sample) throw new OperatorError('say what to seed: marquee db seed --sample', { exitCode: EXIT_USAGE });
   await withDatabase(config, async (db) => {
     const result = await seedSample(db, { now: new Date() });
     line(result.seeded
@@ -97,13 +98,7 @@ export async function historyCommand(config: Config, options: { org: string; jso
 
 export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  let diff;
-  try {
-    diff = await diffSnapshots(openStore(config), orgId, options.from, options.to);
-  } catch (error) {
-    if (error instanceof SnapshotNotFoundError) throw new CliError(error.message);
-    throw error;
-  }
+  const diff = await diffSnapshots(openStore(config), orgId, options.from, options.to);
   if (options.json) return printJson(diff);
   for (const path of diff.added) line(`+ ${path}`);
   for (const path of diff.removed) line(`- ${path}`);

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
+import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 
 export interface Config {
   home: string;
@@ -19,10 +20,11 @@ export interface Config {
   trustProxy: TrustProxy;
 }
 
-export class ConfigError extends Error {
+/** Exit status 2, like a wrong command line: nothing was attempted. */
+export class ConfigError extends OperatorError {
   override name = 'ConfigError';
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { exitCode: EXIT_USAGE });
   }
 }
 

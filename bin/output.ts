@@ -23,11 +23,3 @@ export function progressReporter(enabled: boolean): { update(done: number, total
     },
   };
 }
-
-/** A failure the operator can act on: printed as one line, no stack. */
-export class CliError extends Error {
-  override name = 'CliError';
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}

@@ -15,7 +15,8 @@ import { createKey } from '../gateway/keys/commands.ts';
 import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Config } from './config.ts';
-import { CliError, line } from './output.ts';
+import { OperatorError } from '../snapshot/errors.ts';
+import { line } from './output.ts';
 import { buildContext, openDatabase, openKeyStore, openStore, platformSource } from './services.ts';
 
 export async function startCommand(config: Config): Promise<void> {
@@ -76,7 +77,7 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
   try {
     return await startGateway({ ...deps, port: config.port, trustProxy: config.trustProxy });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
     throw error;
   }
 }

@@ -11,8 +11,8 @@ import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
 import { packagePath } from '../snapshot/package-root.ts';
+import { OperatorError } from '../snapshot/errors.ts';
 import type { Config } from './config.ts';
-import { CliError } from './output.ts';
 
 export const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
@@ -46,7 +46,7 @@ export function platformSource(db: SqlClient): PlatformSource {
 /** `--org ID|SLUG` → the organization, or a message naming what was not found. */
 export async function organizationNamed(db: SqlClient, idOrSlug: string): Promise<{ id: string; slug: string; status: string }> {
   const found = await resolveOrganization(db, idOrSlug);
-  if (!found) throw new CliError(`no organization with id or slug ${JSON.stringify(idOrSlug)} in ${db.description}`);
+  if (!found) throw new OperatorError(`no organization with id or slug ${JSON.stringify(idOrSlug)} in ${db.description}`);
   return found;
 }
 

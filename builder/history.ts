@@ -2,6 +2,7 @@
 // between any two of them as RFC 6902 patches.
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
+import { OperatorError } from '../snapshot/errors.ts';
 import type { Manifest } from '../snapshot/manifest.ts';
 import { listSnapshotIds, readManifest, readObjectBytes, readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -15,7 +16,8 @@ export interface HistoryEntry {
   current: boolean;
 }
 
-export class SnapshotNotFoundError extends Error {
+/** `history`/`diff` of a snapshot (or object) that is not in the store. */
+export class SnapshotNotFoundError extends OperatorError {
   override name = 'SnapshotNotFoundError';
 }
 

@@ -28,3 +28,24 @@ function messageOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   return error.message || (typeof code === 'string' ? code : '') || error.name;
 }
+
+/** Exit statuses of bin/marquee. */
+export const EXIT_FAILURE = 1;
+/** The command line or the configuration is wrong: nothing was attempted. */
+export const EXIT_USAGE = 2;
+
+/**
+ * A failure the operator can act on, with a message that says what to do: bad configuration, an
+ * unknown organization, an embedded database in use by another process, a database that cannot
+ * be reached, a snapshot that does not exist. bin/cli.ts prints it as one line, without a stack,
+ * and exits with `exitCode`; anything else is unexpected and printed with its cause chain.
+ */
+export class OperatorError extends Error {
+  override name = 'OperatorError';
+  readonly exitCode: number;
+
+  constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.exitCode = options.exitCode ?? EXIT_FAILURE;
+  }
+}

@@ -4,8 +4,9 @@
 // created exclusively; a lock whose process is gone (killed, crashed) is taken over.
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OperatorError } from '../../snapshot/errors.ts';
 
-export class EmbeddedDatabaseBusyError extends Error {
+export class EmbeddedDatabaseBusyError extends OperatorError {
   override name = 'EmbeddedDatabaseBusyError';
 }
 

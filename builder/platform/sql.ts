@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
+import { OperatorError } from '../../snapshot/errors.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
@@ -34,8 +35,8 @@ export interface SqlClient extends SqlQueries {
   close(): Promise<void>;
 }
 
-/** The platform database cannot be reached or opened: broken infrastructure. */
-export class PlatformDatabaseError extends Error {
+/** The platform database cannot be reached or opened: the message names it and why, for the operator. */
+export class PlatformDatabaseError extends OperatorError {
   override name = 'PlatformDatabaseError';
 }
 

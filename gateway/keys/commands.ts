@@ -1,10 +1,11 @@
 // What `marquee keys create|revoke|list` do (docs/design.md "Command line"); bin/ only parses
 // arguments and prints. Their JSON shapes are part of the CLI contract.
+import { OperatorError } from '../../snapshot/errors.ts';
 import { normalizeAllowedOrigin } from '../access/origin.ts';
 import type { KeyRecord, KeyStore } from './types.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
-export class KeyCommandError extends Error {
+export class KeyCommandError extends OperatorError {
   override name = 'KeyCommandError';
 }
 

@@ -1,5 +1,5 @@
 // The command-line contract of docs/design.md, through the real program in a throwaway MARQUEE_HOME.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +143,22 @@ describe('marquee CLI', () => {
       expect(run).toMatchObject({ code: 1, stderr: `marquee: PORT ${port} is already in use; stop what listens there or set PORT to a free port\n` });
     } finally {
       taken.close();
+    }
+  });
+
+  it('prints an unexpected error with every cause, and its stack only with MARQUEE_DEBUG', async () => {
+    const broken = await mkdtemp(join(tmpdir(), 'marquee-cli-broken-'));
+    try {
+      await writeFile(join(broken, 'keys.json'), '{"format":1,');
+      const run = await marquee(['keys', 'list'], { MARQUEE_HOME: broken });
+      expect(run.code).toBe(1);
+      // The key store's message, then the parser's reason below it.
+      expect(run.stderr).toMatch(new RegExp(`^marquee: key store ${broken}/keys.json: not valid JSON: .*JSON.*\\n$`));
+      const debug = await marquee(['keys', 'list'], { MARQUEE_HOME: broken, MARQUEE_DEBUG: '1' });
+      expect(debug.code).toBe(1);
+      expect(debug.stderr).toMatch(/\n\s+at /);
+    } finally {
+      await rm(broken, { recursive: true, force: true });
     }
   });
 
