@@ -36,6 +36,9 @@ const COMPONENT_OF_FILE = new Map<string, ComponentName>(
 
 export const componentRef = (name: ComponentName): string => `#/components/schemas/${name}`;
 
+/** The component a schema of schemas/ is published as; undefined for list schemas (team, …). */
+export const componentOfSchema = (schema: string): ComponentName | undefined => COMPONENT_OF_FILE.get(`${schema}.schema.json`);
+
 export function readSourceSchema(file: string): JsonSchema {
   return JSON.parse(readFileSync(new URL(`${file}.schema.json`, SCHEMA_DIR), 'utf8')) as JsonSchema;
 }

@@ -4,10 +4,10 @@
 // (components.ts) and with examples the real gateway gave for the sample data (examples.ts).
 import { CACHE_CONTROL } from '../../gateway/representation.ts';
 import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
-import { API_BASE } from '../../gateway/routes/api-routes.ts';
+import { API_BASE, API_ROUTES } from '../../gateway/routes/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
 import {
-  componentRef, componentSchemas, inSchemaOrder, responseSchema, type ComponentName, type JsonSchema,
+  componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type ComponentName, type JsonSchema,
 } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
 
@@ -59,15 +59,14 @@ The examples are the gateway's real answers for the platform's sample data at ${
 const PROBLEM_JSON = 'application/problem+json';
 const JSON_TYPE = 'application/json';
 
-/** What one operation serves: docs/api.md §4's table, one row. */
-interface Operation {
-  path: string;
-  operationId: string;
+/**
+ * What the document says of one route of the gateway's table (gateway/routes/api-routes.ts),
+ * which gives the path, the operationId and the 200 body's schema.
+ */
+interface OperationText {
   tag: 'Organization' | 'Events';
   summary: string;
   description: string;
-  /** The 200 body: a component, or a list schema file of schemas/. */
-  body: { component: ComponentName } | { file: string };
   example: ExampleName;
   parameters: readonly string[];
   /** The 400 and 404 responses of components.responses, when the operation can give them. */
@@ -77,57 +76,57 @@ interface Operation {
 
 const EVENT_PART_ERRORS = { parameters: ['IdOrSlug'], badRequest: 'InvalidPathEncoding', notFound: 'EventNotFound' } as const;
 
-const OPERATIONS: Operation[] = [
-  {
-    path: '/organization', operationId: 'getOrganization', tag: 'Organization', summary: 'The organization',
+const OPERATION_TEXT: Record<string, OperationText> = {
+  getOrganization: {
+    tag: 'Organization', summary: 'The organization',
     description: 'The public profile of the key\'s organization. `email` is its public contact address, the only e-mail address the API returns.',
-    body: { component: 'Organization' }, example: 'organization', parameters: [], notFound: 'NotFound',
+    example: 'organization', parameters: [], notFound: 'NotFound',
   },
-  {
-    path: '/team', operationId: 'listTeamMembers', tag: 'Organization', summary: 'Team members shown on the website',
+  listTeamMembers: {
+    tag: 'Organization', summary: 'Team members shown on the website',
     description: 'The team members the organization marked for display, by `sortOrder` ascending. A person removed from the team or hidden drops out at once.',
-    body: { file: 'team' }, example: 'team', parameters: [], notFound: 'NotFound',
+    example: 'team', parameters: [], notFound: 'NotFound',
   },
-  {
-    path: '/speakers', operationId: 'listSpeakers', tag: 'Organization', summary: 'All confirmed speakers',
+  listSpeakers: {
+    tag: 'Organization', summary: 'All confirmed speakers',
     description: 'Every speaker of the organization who accepted an invitation, by name, not tied to one event. People who were only invited are never announced.',
-    body: { file: 'speaker-list' }, example: 'speakers', parameters: [], notFound: 'NotFound',
+    example: 'speakers', parameters: [], notFound: 'NotFound',
   },
-  {
-    path: '/sponsors', operationId: 'listSponsors', tag: 'Organization', summary: 'The sponsor pool',
+  listSponsors: {
+    tag: 'Organization', summary: 'The sponsor pool',
     description: 'The organization\'s sponsors, by name. Here `tier` is always null and `sortOrder` always 0; an event\'s own list has both.',
-    body: { file: 'sponsor-list' }, example: 'sponsors', parameters: [], notFound: 'NotFound',
+    example: 'sponsors', parameters: [], notFound: 'NotFound',
   },
-  {
-    path: '/events', operationId: 'listEvents', tag: 'Events', summary: 'Published events, a page at a time',
+  listEvents: {
+    tag: 'Events', summary: 'Published events, a page at a time',
     description: 'Published events whose `timing` matches the filter, decided by the clock at the time of the call. '
       + '`upcoming`, `ongoing` and `all` list by start ascending, `past` by start descending (newest first); ties by name, then id. '
       + 'A page beyond the last is a 200 with empty `items`, the true `totalCount` and `hasMore: false`. '
       + 'Unknown query parameters are ignored; a parameter given twice is a 400.',
-    body: { component: 'PagedResponseOfEventSummary' }, example: 'events',
+    example: 'events',
     parameters: ['Timing', 'Page', 'PageSize'], badRequest: 'InvalidEventsParameter', notFound: 'NotFound',
   },
-  {
-    path: '/events/{idOrSlug}', operationId: 'getEvent', tag: 'Events', summary: 'One event in full',
+  getEvent: {
+    tag: 'Events', summary: 'One event in full',
     description: 'One published event with its programme, speakers and sponsors. `timing` and `isRegistrationOpen` are decided by the clock at the time of the call.',
-    body: { component: 'EventDetail' }, example: 'event', ...EVENT_PART_ERRORS,
+    example: 'event', ...EVENT_PART_ERRORS,
   },
-  {
-    path: '/events/{idOrSlug}/sessions', operationId: 'listEventSessions', tag: 'Events', summary: 'An event\'s programme',
+  listEventSessions: {
+    tag: 'Events', summary: 'An event\'s programme',
     description: 'The event\'s scheduled sessions in programme order (start, end, name), each with its confirmed speakers in billing order.',
-    body: { file: 'session-list' }, example: 'eventSessions', ...EVENT_PART_ERRORS,
+    example: 'eventSessions', ...EVENT_PART_ERRORS,
   },
-  {
-    path: '/events/{idOrSlug}/speakers', operationId: 'listEventSpeakers', tag: 'Events', summary: 'An event\'s speakers',
+  listEventSpeakers: {
+    tag: 'Events', summary: 'An event\'s speakers',
     description: 'The confirmed speakers of the event\'s scheduled sessions, each once, in programme order. Empty when the event has no programme yet: speakers attach to sessions.',
-    body: { file: 'speaker-list' }, example: 'eventSpeakers', ...EVENT_PART_ERRORS,
+    example: 'eventSpeakers', ...EVENT_PART_ERRORS,
   },
-  {
-    path: '/events/{idOrSlug}/sponsors', operationId: 'listEventSponsors', tag: 'Events', summary: 'An event\'s sponsors',
+  listEventSponsors: {
+    tag: 'Events', summary: 'An event\'s sponsors',
     description: 'The event\'s sponsors in the order the organizer arranged them, with their tiers.',
-    body: { file: 'sponsor-list' }, example: 'eventSponsors', ...EVENT_PART_ERRORS,
+    example: 'eventSponsors', ...EVENT_PART_ERRORS,
   },
-];
+};
 
 // Response headers (RFC 9110 unless said otherwise). In components.headers they are required;
 // where a header is sent only sometimes, the response copies it with `required: false`.
@@ -297,11 +296,16 @@ export function openApiDocument(examples: Examples): JsonSchema {
   };
 
   const paths: Record<string, unknown> = {};
-  for (const operation of OPERATIONS) {
-    const body = 'component' in operation.body ? { $ref: componentRef(operation.body.component) } : responseSchema(operation.body.file);
-    paths[operation.path] = {
+  const undocumented = Object.keys(OPERATION_TEXT).filter((name) => !API_ROUTES.some((route) => route.name === name));
+  if (undocumented.length > 0) throw new Error(`OPERATION_TEXT describes operations the gateway's table does not have: ${undocumented.join(', ')}`);
+  for (const route of API_ROUTES) {
+    const operation = OPERATION_TEXT[route.name];
+    if (operation === undefined) throw new Error(`route ${route.name} (${route.pattern}) of the gateway's table has no text in OPERATION_TEXT`);
+    const component = componentOfSchema(route.schema);
+    const body = component === undefined ? responseSchema(route.schema) : { $ref: componentRef(component) };
+    paths[route.pattern] = {
       get: {
-        operationId: operation.operationId,
+        operationId: route.name,
         tags: [operation.tag],
         summary: operation.summary,
         description: operation.description,
