@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
-import type { GatewayLog } from '../gateway/log.ts';
+import type { Log } from '../snapshot/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { NODE_FLAGS } from './node-flags.ts';
@@ -54,7 +54,7 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
     const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
     const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
     const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
-    const quiet: GatewayLog = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
+    const quiet: Log = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
     const gateway = await startGateway({
       port: 0,
       host: '127.0.0.1',

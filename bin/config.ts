@@ -18,7 +18,13 @@ export interface Config {
   buildSchedule: string;
   /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
   trustProxy: TrustProxy;
+  /** How start, serve and builder write their log (bin/log.ts). */
+  logFormat: LogFormat;
 }
+
+/** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
+export type LogFormat = 'json' | 'pretty';
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
 
 /** Exit status 2, like a wrong command line: nothing was attempted. */
 export class ConfigError extends OperatorError {
@@ -31,7 +37,8 @@ export class ConfigError extends OperatorError {
 /** Variables of later production backends: refused rather than silently ignored. */
 const NOT_YET_SUPPORTED = ['REDIS_URL', 'S3_ENDPOINT', 'CLOUDFRONT_DISTRIBUTION_ID', 'SNAPSHOT_CDN_URL'] as const;
 
-export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config {
+/** `terminal`: whether stdout is one, which decides the log's format when LOG_FORMAT is unset. */
+export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), terminal = process.stdout.isTTY === true): Config {
   const problems: string[] = [];
   const text = (name: string): string | undefined => {
     const value = env[name];
@@ -79,6 +86,14 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
 
+  let logFormat: LogFormat = terminal ? 'pretty' : 'json';
+  const logFormatSetting = text('LOG_FORMAT');
+  if (logFormatSetting !== undefined) {
+    const known = LOG_FORMATS.find((format) => format === logFormatSetting);
+    if (known) logFormat = known;
+    else problems.push(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(logFormatSetting)}`);
+  }
+
   for (const name of NOT_YET_SUPPORTED) {
     if (text(name) !== undefined) problems.push(`${name} is set, but this version has no backend for it yet; unset it`);
   }
@@ -94,6 +109,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd()): Config
     platformPublicUrl,
     buildSchedule,
     trustProxy: trustProxy.ok ? trustProxy.value : false,
+    logFormat,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

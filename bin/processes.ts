@@ -1,7 +1,11 @@
-// The long-running commands: start (everything in one process), serve (gateway), builder.
+// The long-running commands: start (everything in one process), serve (gateway), builder. Each
+// writes one log (bin/log.ts): the gateway's and the builder's events, and the process's own, in
+// one format. Only start's banner (the address, the demo key and a curl line to try) is printed
+// as plain lines for the person who typed the command; the demo key never goes to the log.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OrganizationResult } from '../builder/build.ts';
+import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
@@ -16,24 +20,33 @@ import { InProcessChannel, type PublishChannel } from '../snapshot/notifications
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Config } from './config.ts';
 import { OperatorError } from '../snapshot/errors.ts';
+import type { Log } from '../snapshot/log.ts';
+import { createLog } from './log.ts';
 import { line } from './output.ts';
 import { buildContext, openDatabase, openKeyStore, openStore, platformSource } from './services.ts';
 
 export async function startCommand(config: Config): Promise<void> {
+  const log = await createLog({ format: config.logFormat });
   const db = await openDatabase(config);
   const migration = await migrate(db);
-  if (migration.applied.length > 0) line(`platform database ${db.description}: created (schema version ${migration.version})`);
+  if (migration.applied.length > 0) {
+    log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });
+  }
   const seeded = await seedSample(db, { now: new Date() });
-  if (seeded.seeded) line(`sample data loaded: ${seeded.organizations.map((o) => o.slug).join(', ')}`);
+  if (seeded.seeded) {
+    const slugs = seeded.organizations.map((o) => o.slug);
+    log.info(`sample data loaded: ${slugs.join(', ')}`, { organizations: slugs });
+  }
 
   const store = openStore(config);
-  const channel = new InProcessChannel();
+  const channel = new InProcessChannel((error, organizationId) => log.error('publish listener failed', { organizationId, err: error }));
   const keys = openKeyStore(config);
   // Bind before building: a port in use is known at once, not after a full build.
-  const gateway = await listenOn(config, { snapshots: store, keys, channel });
-  const runner = startBuilder(config, db, store, channel);
+  const gateway = await listenOn(config, { snapshots: store, keys, channel, log: log.child({ component: 'gateway' }) });
+  const builderLog = log.child({ component: 'builder' });
+  const runner = startBuilder(config, db, store, builderLog, channel);
   const results = await runner.build('start');
-  line(`built ${results.length} organizations into ${config.snapshotStore} (${summarize(results)})`);
+  logBuilt(builderLog, config, 'start', results);
   const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
   runner.schedule(config.buildSchedule);
 
@@ -43,7 +56,7 @@ export async function startCommand(config: Config): Promise<void> {
     line(`demo key for ${demo.slug}: ${demo.key}`);
     line(`try: curl -s -H 'Authorization: Bearer ${demo.key}' ${gateway.url}/api/integration/v1/events`);
   }
-  onShutdown(async () => {
+  onShutdown(log, async () => {
     await unlisten();
     await runner.stop();
     await gateway.close();
@@ -52,20 +65,24 @@ export async function startCommand(config: Config): Promise<void> {
 }
 
 export async function serveCommand(config: Config): Promise<void> {
-  const gateway = await listenOn(config, { snapshots: openStore(config), keys: openKeyStore(config) });
-  line(`gateway listening on ${gateway.url}, serving snapshots from ${config.snapshotStore}`);
-  onShutdown(() => gateway.close());
+  const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
+  const gateway = await listenOn(config, { snapshots: openStore(config), keys: openKeyStore(config), log });
+  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${config.snapshotStore}`, { url: gateway.url, store: config.snapshotStore });
+  onShutdown(log, () => gateway.close());
 }
 
 export async function builderCommand(config: Config): Promise<void> {
+  const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
   const db = await openDatabase(config);
-  const runner = startBuilder(config, db, openStore(config));
+  const runner = startBuilder(config, db, openStore(config), log);
   const results = await runner.build('schedule');
-  line(`built ${results.length} organizations into ${config.snapshotStore} (${summarize(results)})`);
+  logBuilt(log, config, 'schedule', results);
   const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
   runner.schedule(config.buildSchedule);
-  line(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`);
-  onShutdown(async () => {
+  log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
+    schedule: config.buildSchedule, database: db.description,
+  });
+  onShutdown(log, async () => {
     await unlisten();
     await runner.stop();
     await db.close();
@@ -82,22 +99,18 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
   }
 }
 
-function startBuilder(config: Config, db: SqlClient, store: SnapshotStore, channel?: PublishChannel): BuildRunner {
-  return new BuildRunner(buildContext(config, platformSource(db), store, channel), {
-    onResults: (trigger, results) => {
-      for (const result of results) {
-        if (result.result === 'failed') line(`build (${trigger}) ${result.slug} (${result.id}) failed: ${result.error}`);
-        else if (trigger !== 'start' && result.result !== 'unchanged') line(`build (${trigger}) ${result.slug}: ${result.result} ${result.snapshotId ?? ''}`);
-      }
-    },
-    onError: (error) => line(`build failed: ${error instanceof Error ? error.message : String(error)}`),
-  });
+function startBuilder(config: Config, db: SqlClient, store: SnapshotStore, log: Log, channel?: PublishChannel): BuildRunner {
+  return new BuildRunner(buildContext(config, platformSource(db), store, channel), { log });
 }
 
-function summarize(results: OrganizationResult[]): string {
+/** The first build of a process, in one line: how many organizations came out how. */
+function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: OrganizationResult[]): void {
   const counts = new Map<string, number>();
   for (const result of results) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
-  return [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
+  const summary = [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
+  log.info(`built ${results.length} organizations into ${config.snapshotStore} (${summary})`, {
+    trigger, organizations: results.length, ...Object.fromEntries(counts), store: config.snapshotStore,
+  });
 }
 
 /**
@@ -120,14 +133,14 @@ async function demoKey(config: Config, keys: FileKeyStore, results: Organization
   return demo;
 }
 
-function onShutdown(close: () => Promise<void>): void {
+function onShutdown(log: Log, close: () => Promise<void>): void {
   let closing = false;
   const stop = (signal: string) => {
     if (closing) return;
     closing = true;
-    line(`${signal}: shutting down`);
+    log.info(`${signal}: shutting down`, { signal });
     close().then(() => process.exit(0), (error: unknown) => {
-      process.stderr.write(`marquee: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      log.error('shutdown failed', { err: error });
       process.exit(1);
     });
   };

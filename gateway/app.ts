@@ -1,6 +1,7 @@
 // The gateway as an Express app, apart from listen(): wires the snapshot reader,
 // access control, routes and the one error handler. Tests drive it in-process; server.ts binds it.
 import express, { type Express } from 'express';
+import type { Log } from '../snapshot/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { accessControl, cors } from './access/middleware.ts';
@@ -10,7 +11,6 @@ import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/types.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/types.ts';
-import { jsonLinesLog, type GatewayLog } from './log.ts';
 import { problemHandler } from './problem.ts';
 import { healthz, StoreReadiness } from './readiness.ts';
 import { OrganizationResources } from './resources.ts';
@@ -58,7 +58,8 @@ export interface GatewayDeps {
   clock?: () => number;
   /** Publish notifications: the changed organization's pointer is re-read at once. */
   channel?: PublishChannel;
-  log?: GatewayLog;
+  /** Where warnings and failed requests go (snapshot/log.ts); bin/ injects the process's log. */
+  log: Log;
   limits?: Partial<GatewayLimits>;
 }
 
@@ -71,7 +72,7 @@ export interface Gateway {
 
 export function createGateway(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? Date.now;
-  const log = deps.log ?? jsonLinesLog();
+  const log = deps.log;
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
 
   const snapshots = new CurrentSnapshots({

@@ -7,7 +7,7 @@ import { canonicalJson } from '../snapshot/canonical.ts';
 import { keyOrderOf } from '../snapshot/key-order.ts';
 import type { ProblemDetails } from '../snapshot/resources.ts';
 import { ApiError } from './errors.ts';
-import { errorFields, type GatewayLog } from './log.ts';
+import type { Log } from '../snapshot/log.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (docs/api.md §7). */
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
@@ -19,11 +19,11 @@ const internalError = () =>
 /** Headers describing a representation: an error is not one (docs/design.md: errors carry no ETag). */
 const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];
 
-export function problemHandler({ log }: { log: GatewayLog }): ErrorRequestHandler {
+export function problemHandler({ log }: { log: Log }): ErrorRequestHandler {
   return function problemResponse(error: unknown, req, res, next) {
     const problem = asApiError(error);
     if (problem === undefined) {
-      log.error('request failed', { method: req.method, path: pathOf(req), ...errorFields(error) });
+      log.error('request failed', { method: req.method, path: pathOf(req), err: error });
     }
     // Too late for a status line; Express's final handler closes the connection.
     if (res.headersSent) return next(error);

@@ -4,7 +4,7 @@
 import type { RequestHandler } from 'express';
 import { ORGS_PREFIX } from '../snapshot/layout.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { errorFields, type GatewayLog } from './log.ts';
+import type { Log } from '../snapshot/log.ts';
 
 const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
 
@@ -15,7 +15,7 @@ export class StoreReadiness {
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly store: SnapshotStore, private readonly log: GatewayLog, private readonly retryMs = 1000) {
+  constructor(private readonly store: SnapshotStore, private readonly log: Log, private readonly retryMs = 1000) {
     this.ready = new Promise((resolve) => this.probe(resolve));
   }
 
@@ -37,7 +37,7 @@ export class StoreReadiness {
         resolve();
       },
       (error: unknown) => {
-        this.log.warn('snapshot store not reachable yet', { store: this.store.description, ...errorFields(error) });
+        this.log.warn('snapshot store not reachable yet', { store: this.store.description, err: error });
         if (!this.closed) this.timer = setTimeout(() => this.probe(resolve), this.retryMs);
       },
     );

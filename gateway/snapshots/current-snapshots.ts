@@ -7,8 +7,8 @@
 import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
+import type { Log } from '../../snapshot/log.ts';
 import type { SnapshotStore, Version } from '../../snapshot/store.ts';
-import { errorFields, type GatewayLog } from '../log.ts';
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
 
@@ -33,7 +33,7 @@ interface Entry {
 
 export interface CurrentSnapshotsOptions {
   store: SnapshotStore;
-  log: GatewayLog;
+  log: Log;
   /** A pointer older than this is re-read before it is used (1 s: publish-to-serve within 2 s). */
   maxAgeMs?: number;
   maxOrganizations?: number;
@@ -43,7 +43,7 @@ export interface CurrentSnapshotsOptions {
 
 export class CurrentSnapshots {
   private readonly store: SnapshotStore;
-  private readonly log: GatewayLog;
+  private readonly log: Log;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
   private readonly entries: LruCache<string, Entry>;
@@ -106,7 +106,7 @@ export class CurrentSnapshots {
       }
       entry.loaded = true;
     } catch (error) {
-      this.log.warn('snapshot pointer refresh failed', { organizationId: orgId, ...errorFields(error) });
+      this.log.warn('snapshot pointer refresh failed', { organizationId: orgId, err: error });
       // Nothing to fall back on: the request fails (500). Otherwise keep serving the last good
       // snapshot and retry after maxAgeMs rather than failing every request while the store is down.
       if (!entry.loaded) throw error;

@@ -17,7 +17,7 @@ import { InMemoryRateLimiter } from '../../gateway/access/rate-limiter.ts';
 import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
 import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
-import type { GatewayLog } from '../../gateway/log.ts';
+import type { Log } from '../../snapshot/log.ts';
 import { API_BASE } from '../../gateway/routes/api-routes.ts';
 import { objectKey, resourcePath } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
@@ -156,7 +156,7 @@ async function damageObject(store: MemoryStore, organizationId: string, path: st
   await store.put(objectKey(organizationId, hash), Buffer.from('{"damaged":true}'));
 }
 
-const SILENT: GatewayLog = { info: () => {}, warn: () => {}, error: () => {} };
+const SILENT: Log = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Keys in memory, created as `keys create` creates them; secrets never leave this module. */
 class ExampleKeys implements KeyStore {

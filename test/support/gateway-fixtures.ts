@@ -7,13 +7,13 @@ import { projectOrganization, resourcesOf } from '../../builder/projection/index
 import { publishSnapshot, type PublishOutcome } from '../../builder/publish.ts';
 import { InMemoryRateLimiter } from '../../gateway/access/rate-limiter.ts';
 import { createGateway, type Gateway, type GatewayDeps } from '../../gateway/app.ts';
-import type { GatewayLog, LogFields } from '../../gateway/log.ts';
 import { InProcessChannel } from '../../snapshot/notifications.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { MemoryStore } from '../../snapshot/stores/memory.ts';
 import { CountingKeyStore, issueKey } from './keys.ts';
 import { assertContract } from './openapi-contract.ts';
+import { RecordingLog } from './recording-log.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
 
 export const API = '/api/integration/v1';
@@ -38,13 +38,7 @@ export async function publishFixture(
   });
 }
 
-/** A log that remembers its lines, so tests can assert what was (and was not) logged. */
-export class RecordingLog implements GatewayLog {
-  readonly lines: Array<{ level: string; message: string; fields: LogFields }> = [];
-  info(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'info', message, fields }); }
-  warn(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'warn', message, fields }); }
-  error(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'error', message, fields }); }
-}
+export { RecordingLog };
 
 export interface Reply {
   status: number;

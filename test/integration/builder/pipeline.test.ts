@@ -17,6 +17,7 @@ import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { CrashingStore } from '../../support/faulty-store.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { RecordingLog } from '../../support/recording-log.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -134,7 +135,8 @@ describe('change-triggered builds', () => {
   it('drop a removed team member and an unpublished event from the snapshot within about a second', async () => {
     const db = await seeded(await openPglite());
     const store = new MemoryStore();
-    const runner = new BuildRunner(context(db, store), { debounceMs: 50 });
+    const log = new RecordingLog();
+    const runner = new BuildRunner(context(db, store), { debounceMs: 50, log });
     const orgId = SAMPLE.organizations.nordic.id;
     try {
       await runner.build('manual');
@@ -150,6 +152,12 @@ describe('change-triggered builds', () => {
       await expect.poll(async () => Object.keys((await readWholeSnapshot(store, orgId)).resources), { timeout: 5000, interval: 50 })
         .not.toContain(resourcePath.event(SAMPLE.events.stockholmDevDays.id));
       expect(Date.now() - started).toBeLessThan(2000);
+      // Each change build is one line of the runner's log, with what a program would filter on.
+      expect(log.lines).toContainEqual({
+        level: 'info', message: expect.stringMatching(/^nordic-dev: published \S+$/),
+        fields: expect.objectContaining({ trigger: 'change', organizationId: orgId, slug: 'nordic-dev', result: 'published' }),
+      });
+      expect(log.lines.filter((line) => line.level !== 'info')).toEqual([]);
       await unlisten();
     } finally {
       await runner.stop();

@@ -1,5 +1,6 @@
 // Every error of docs/api.md §7 and the docs/design.md decisions table, as one problem+json shape from one place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotIntegrityError } from '../../../snapshot/reader.ts';
 import type { ProblemDetails } from '../../../snapshot/resources.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
@@ -176,7 +177,8 @@ describe('500 INTERNAL_ERROR', () => {
       expect(problem.detail).not.toContain(org.organization.id);
       const errors = local.log.lines.filter((line) => line.level === 'error');
       expect(errors).toHaveLength(1);
-      expect(String(errors[0]!.fields.stack)).toContain('SnapshotIntegrityError');
+      // The error itself, for the log to write with its causes and stack (bin/log.ts).
+      expect(errors[0]!.fields.err).toBeInstanceOf(SnapshotIntegrityError);
       expect(errors[0]!.fields.path).toBe(`${API}/organization`);
       // The other resources still answer.
       expect((await local.call(`${API}/events`, { key: orgKey })).status).toBe(200);

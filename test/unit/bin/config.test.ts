@@ -3,7 +3,7 @@ import { ConfigError, parseConfig } from '../../../bin/config.ts';
 
 describe('parseConfig', () => {
   it('runs on embedded defaults with nothing set', () => {
-    expect(parseConfig({}, '/srv/marquee')).toEqual({
+    expect(parseConfig({}, '/srv/marquee', false)).toEqual({
       home: '/srv/marquee/var',
       databaseUrl: undefined,
       platformSchema: 'public',
@@ -14,7 +14,16 @@ describe('parseConfig', () => {
       platformPublicUrl: 'https://events.example.com',
       buildSchedule: '*/5 * * * *',
       trustProxy: false,
+      logFormat: 'json',
     });
+  });
+
+  it('logs JSON lines by default, readable lines on a terminal, and as LOG_FORMAT says', () => {
+    expect(parseConfig({}, '/srv', false).logFormat).toBe('json');
+    expect(parseConfig({}, '/srv', true).logFormat).toBe('pretty');
+    expect(parseConfig({ LOG_FORMAT: 'json' }, '/srv', true).logFormat).toBe('json');
+    expect(parseConfig({ LOG_FORMAT: 'pretty' }, '/srv', false).logFormat).toBe('pretty');
+    expect(() => parseConfig({ LOG_FORMAT: 'text' }, '/srv', false)).toThrow('LOG_FORMAT must be json or pretty, got "text"');
   });
 
   it('reads every variable', () => {
@@ -31,13 +40,13 @@ describe('parseConfig', () => {
   });
 
   it('names every bad variable in one message', () => {
-    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x', TRUST_PROXY: 'true' });
+    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x', TRUST_PROXY: 'true', LOG_FORMAT: 'xml' });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
       const names = (error as ConfigError).problems.map((p) => p.split(' ')[0]);
-      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'TRUST_PROXY:', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
+      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'TRUST_PROXY:', 'LOG_FORMAT', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
     }
   });
 });

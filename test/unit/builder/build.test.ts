@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
 import { BuildError } from '../../../builder/errors.ts';
+import { BuildRunner } from '../../../builder/runner.ts';
 import { validateResources } from '../../../builder/validate.ts';
 import type { OrganizationData, PlatformSource } from '../../../builder/platform/rows.ts';
 import { InProcessChannel } from '../../../snapshot/notifications.ts';
@@ -8,6 +9,7 @@ import { readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
+import { RecordingLog } from '../../support/recording-log.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 
 /** A platform held in memory: each organization's data can be replaced between builds. */
@@ -141,5 +143,38 @@ describe('BuildError', () => {
     });
     expect(error).toMatchObject({ name: 'BuildError', stage: 'read', organizationId: 'org-1', resource: '/team' });
     expect(error.describe()).toBe('organization org-1: read failed: connection lost: ECONNREFUSED');
+  });
+});
+
+describe('BuildRunner', () => {
+  it('logs what a build changed and why an organization failed, with fields to filter on', async () => {
+    const { fixture, source, context, orgId } = setup();
+    const log = new RecordingLog();
+    const runner = new BuildRunner(context, { log });
+    const [published] = await runner.build('manual');
+    await runner.build('schedule'); // unchanged: nothing to say
+    fixture.teamMembers[0]!.sortOrder = 2 ** 31;
+    source.data.set(orgId, fixture.data());
+    await runner.build('change', [orgId]);
+    await runner.stop();
+    expect(log.lines).toEqual([
+      { level: 'info', message: `acme: published ${published!.snapshotId}`, fields: expect.objectContaining({ trigger: 'manual', organizationId: orgId, slug: 'acme', result: 'published' }) },
+      {
+        level: 'warn',
+        message: `acme: build failed: organization ${orgId}: resource /team fails schema team: /0/sortOrder must be <= 2147483647`,
+        fields: { trigger: 'change', organizationId: orgId, slug: 'acme', stage: 'validate', resource: '/team' },
+      },
+    ]);
+  });
+
+  it('logs a change build that could not run at all as an error, with the error itself', async () => {
+    const { source, context, orgId } = setup();
+    const log = new RecordingLog();
+    const runner = new BuildRunner(context, { log, debounceMs: 1 });
+    const down = new Error('connection terminated');
+    source.listOrganizations = async () => { throw down; };
+    runner.organizationChanged(orgId);
+    await expect.poll(() => log.lines).toEqual([{ level: 'error', message: 'change build failed', fields: { trigger: 'change', err: down } }]);
+    await runner.stop();
   });
 });
