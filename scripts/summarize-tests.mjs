@@ -1,18 +1,21 @@
 // Prints the closing line CI reads — "N passed, N failed" (", N skipped" when any, each named
-// above it) — from vitest's JSON report. Exits 1 when the report is missing or anything failed.
+// above it) — from vitest's JSON report plus the static checks' counts (scripts/test.sh).
+// Exits 1 when the report is missing or anything failed.
 import { readFileSync } from 'node:fs';
 
 const path = process.argv[2];
+const checksPassed = Number(process.argv[3] ?? 0);
+const checksFailed = Number(process.argv[4] ?? 0);
 let report;
 try {
   report = JSON.parse(readFileSync(path, 'utf8'));
 } catch (error) {
   console.log(`no test report at ${path}: ${error.message}`);
-  console.log('0 passed, 1 failed');
+  console.log(`${checksPassed} passed, ${checksFailed + 1} failed`);
   process.exit(1);
 }
-let passed = 0;
-let failed = 0;
+let passed = checksPassed;
+let failed = checksFailed;
 const skipped = [];
 for (const file of report.testResults ?? []) {
   if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {

@@ -2,13 +2,21 @@
 // registers one `describe`; each implementation's test file calls it with its own setup (the
 // pattern of ipfs/js-stores' interface-blockstore-tests). `setup` runs before every test and
 // returns a fresh harness: the object under test plus the optional capabilities the
-// implementation has (a second view of the same data, a way to simulate a crash); a test that
-// needs a capability the harness lacks is skipped, naming it.
-import { afterEach, beforeEach, vi } from 'vitest';
+// implementation has (a second view of the same data, a way to simulate a crash). The hooks say
+// up front which capabilities the implementation has, and a test that needs one is registered
+// only then: an implementation without a second view has no such test, rather than a skipped one.
+import { afterEach, beforeEach, it, vi } from 'vitest';
 
 export interface ContractHooks<H> {
   setup(): H | Promise<H>;
   teardown?(harness: H): void | Promise<void>;
+  /** The optional members every harness from `setup` has (e.g. 'other'). */
+  capabilities?: ReadonlyArray<keyof H>;
+}
+
+/** `it` when the implementation has `capability`; otherwise the test is not registered at all. */
+export function itWith<H>(hooks: ContractHooks<H>, capability: keyof H): typeof it | ((...args: Parameters<typeof it>) => void) {
+  return hooks.capabilities?.includes(capability) ? it : () => {};
 }
 
 /** Registers setup/teardown around every test of the calling describe; returns the current harness. */

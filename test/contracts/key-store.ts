@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseKey } from '../../gateway/keys/format.ts';
 import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
-import { type ContractHooks, useHarness } from './harness.ts';
+import { type ContractHooks, useHarness, itWith } from './harness.ts';
 
 export interface KeyStoreHarness {
   store: KeyStore;
@@ -158,19 +158,18 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
         expect(await store().list()).toHaveLength(20);
       });
 
-      it('loses no key when creates spread over several views run at once', async (context) => {
-        const { other } = harness();
-        if (!other) return context.skip('no second view of the same data');
+      itWith(hooks, 'other')('loses no key when creates spread over several views run at once', async () => {
+        const other = harness().other!;
         const views = [store(), other(), other(), other()];
         const created = await Promise.all(Array.from({ length: 40 }, (_, i) => views[i % views.length]!.create(newKey({ label: `k${i}` }))));
         for (const view of views) expect(ids(await view.list())).toEqual(ids(created.map((c) => c.record)));
       });
     });
 
-    describe('changes through another view', () => {
-      it('sees a key created through another view from the next call on', async (context) => {
-        const { other } = harness();
-        if (!other) return context.skip('no second view of the same data');
+    // A store with one view of its data (in memory) has nothing to show here.
+    if (hooks.capabilities?.includes('other')) describe('changes through another view', () => {
+      itWith(hooks, 'other')('sees a key created through another view from the next call on', async () => {
+        const other = harness().other!;
         // The first view has answered before, so anything it keeps in memory is now stale.
         expect(await store().list()).toEqual([]);
         expect(await store().findBySecretHash(sha256('x'))).toBeUndefined();
@@ -179,9 +178,8 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
         expect(await store().list(ORG)).toEqual([record]);
       });
 
-      it('sees a revocation made through another view from the next call on', async (context) => {
-        const { other } = harness();
-        if (!other) return context.skip('no second view of the same data');
+      itWith(hooks, 'other')('sees a revocation made through another view from the next call on', async () => {
+        const other = harness().other!;
         const { record } = await store().create(newKey());
         expect((await store().findBySecretHash(record.secretHash))?.revokedAt).toBeNull();
         const at = new Date('2026-05-01T09:00:00Z');

@@ -15,7 +15,7 @@
 // - with a second channel on the same bus (another process): announcements cross over.
 import { describe, expect, it } from 'vitest';
 import type { PublishChannel } from '../../snapshot/notifications.ts';
-import { type ContractHooks, eventually, useHarness } from './harness.ts';
+import { type ContractHooks, eventually, useHarness, itWith } from './harness.ts';
 
 export interface PublishChannelHarness {
   channel: PublishChannel;
@@ -113,9 +113,8 @@ export function publishChannelContract<H extends PublishChannelHarness>(name: st
       await eventually(() => expect(thrower).toEqual([ORG_A, ORG_B]));
     });
 
-    it('carries announcements to subscribers of another channel on the same bus, and back', async (context) => {
-      const { other } = harness();
-      if (!other) return context.skip('no second channel on the same bus');
+    itWith(hooks, 'other')('carries announcements to subscribers of another channel on the same bus, and back', async () => {
+      const other = harness().other!;
       const remote = other();
       const here = recorder();
       const there = recorder();

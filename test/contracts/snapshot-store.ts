@@ -22,7 +22,7 @@
 // cannot hold both, and snapshot/layout.ts never asks for it.
 import { describe, expect, it } from 'vitest';
 import { type SnapshotStore, StoreKeyError, type Version } from '../../snapshot/store.ts';
-import { type ContractHooks, useHarness } from './harness.ts';
+import { type ContractHooks, useHarness, itWith } from './harness.ts';
 
 export interface SnapshotStoreHarness {
   store: SnapshotStore;
@@ -155,9 +155,8 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         expect(await store().has('orgs/a/current.json')).toBe(true);
       });
 
-      it('shows a put through another view of the same data, and this one\'s puts to it', async (context) => {
-        const { other } = harness();
-        if (!other) return context.skip('no second view of the same data');
+      itWith(hooks, 'other')('shows a put through another view of the same data, and this one\'s puts to it', async () => {
+        const other = harness().other!;
         const second = other();
         await store().put('orgs/a/current.json', text('from the first'));
         expect((await second.get('orgs/a/current.json'))?.toString()).toBe('from the first');
@@ -215,9 +214,8 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         }
       });
 
-      it('sees a put made through another view of the same data', async (context) => {
-        const { other } = harness();
-        if (!other) return context.skip('no second view of the same data');
+      itWith(hooks, 'other')('sees a put made through another view of the same data', async () => {
+        const other = harness().other!;
         const writer = other();
         await writer.put('orgs/a/current.json', text('first'));
         const read = await store().getIfChanged('orgs/a/current.json', undefined);
@@ -389,9 +387,8 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         for (const [i, key] of keys.entries()) expect((await store().get(key))!.equals(payload(i, 100_000))).toBe(true);
       });
 
-      it('hides the leftovers of a crashed write, removes and counts those older than the cutoff, keeps younger ones', async (context) => {
-        const { interruptWrite } = harness();
-        if (!interruptWrite) return context.skip('writes cannot be interrupted half-way');
+      itWith(hooks, 'interruptWrite')('hides the leftovers of a crashed write, removes and counts those older than the cutoff, keeps younger ones', async () => {
+        const interruptWrite = harness().interruptWrite!;
         const now = Date.now();
         await store().put('orgs/a/current.json', text('complete'));
         await interruptWrite('orgs/a/current.json', text('comp'), new Date(now - 2 * 3_600_000));

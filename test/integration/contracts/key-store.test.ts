@@ -10,4 +10,5 @@ keyStoreContract('FileKeyStore', {
     return { file, store: file.open(), other: () => file.open() };
   },
   teardown: ({ file }) => file.remove(),
+  capabilities: ['other'],
 });

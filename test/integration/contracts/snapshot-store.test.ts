@@ -26,6 +26,7 @@ snapshotStoreContract('DirectoryStore', {
     };
   },
   teardown: ({ root }) => rm(root, { recursive: true, force: true }),
+  capabilities: ['other', 'interruptWrite'],
 });
 
 describe('DirectoryStore beyond the contract', () => {
