@@ -2,7 +2,7 @@
 // writes one log (bin/log.ts): the gateway's and the builder's events, and the process's own, in
 // one format. Only start's banner (the address, the demo key and a curl line to try) is printed
 // as plain lines for the person who typed the command; the demo key never goes to the log.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OrganizationResult } from '../builder/build.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
@@ -20,6 +20,7 @@ import { InProcessChannel, type PublishChannel } from '../snapshot/notifications
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Config } from './config.ts';
 import { OperatorError } from '../snapshot/errors.ts';
+import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
 import { line } from './output.ts';
@@ -129,7 +130,8 @@ async function demoKey(config: Config, keys: FileKeyStore, results: Organization
   }
   const created = await createKey(keys, { organizationId: organization.id, origins: [], label: 'demo (npm start)' });
   const demo = { key: created.key, slug: organization.slug };
-  await writeFile(file, JSON.stringify(demo), { mode: 0o600 });
+  // Not synced: a demo key lost to a power failure is replaced by a new one at the next start.
+  await writeFileAtomically(file, JSON.stringify(demo), { fsync: false, mode: 0o600 });
   return demo;
 }
 

@@ -2,6 +2,8 @@
 // a manifest maps to object hashes. Resource paths are the API paths below /api/integration/v1.
 
 export const pointerKey = (orgId: string): string => `orgs/${orgId}/current.json`;
+/** The pointer is the one key whose object is ever replaced; everything else is written once. */
+export const isPointerKey = (key: string): boolean => /^orgs\/[^/]+\/current\.json$/.test(key);
 export const manifestKey = (orgId: string, snapshotId: string): string => `orgs/${orgId}/snapshots/${snapshotId}.json`;
 export const manifestPrefix = (orgId: string): string => `orgs/${orgId}/snapshots/`;
 export const objectKey = (orgId: string, hash: string): string => `orgs/${orgId}/objects/${hash}.json`;

@@ -8,10 +8,10 @@
 // inode, so even a same-size change within one mtime tick is noticed. Read-modify-write is
 // guarded by a lock file created with O_EXCL, so two concurrent `keys create` never lose one
 // another's key. Only the SHA-256 of a secret is stored.
-import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
 import { generateKeyId, generateSecret, hashSecret } from './format.ts';
 import type { KeyRecord, KeyStore, NewKey } from './types.ts';
 
@@ -126,61 +126,26 @@ export class FileKeyStore implements KeyStore {
       const keys = change(this.records);
       if (keys === undefined) return;
       const content: KeyFile = { format: FILE_FORMAT, keys };
-      await writeAtomically(this.path, `${JSON.stringify(content, null, 2)}\n`);
+      // Synced: a key created or revoked must still be so after a power failure, and a key file
+      // lost to one would refuse every key of every organization.
+      await writeFileAtomically(this.path, `${JSON.stringify(content, null, 2)}\n`, { fsync: true, mode: 0o600 });
       this.refresh();
     } finally {
       await release();
     }
   }
 
-  private async lock(): Promise<() => Promise<void>> {
-    const deadline = Date.now() + this.lockTimeoutMs;
-    // Writes take a few ms (one fsync): short waits, jittered so waiters do not move in step.
-    for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
-      try {
-        const handle = await open(this.lockPath, 'wx', 0o600);
-        await handle.writeFile(`${process.pid}\n`);
-        await handle.close();
-        return () => unlink(this.lockPath);
-      } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
-      }
-      await this.removeStaleLock();
-      if (Date.now() > deadline) {
-        throw new Error(`key store ${this.path}: could not take the lock ${this.lockPath} within ${this.lockTimeoutMs} ms`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
-    }
-  }
-
   /**
-   * Only a crashed writer leaves a lock this old (a write takes milliseconds), so taking it over
-   * cannot break into a live writer's read-modify-write.
+   * Writes take a few ms (one fsync), so only a crashed writer leaves a lock as old as
+   * staleLockMs: taking it over then cannot break into a live writer's read-modify-write.
    */
-  private async removeStaleLock(): Promise<void> {
+  private async lock(): Promise<() => Promise<void>> {
     try {
-      const { mtimeMs } = await stat(this.lockPath);
-      if (Date.now() - mtimeMs > this.staleLockMs) await unlink(this.lockPath);
+      return await acquireLockFile(this.lockPath, { waitMs: this.lockTimeoutMs, takeOver: { olderThanMs: this.staleLockMs } });
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (!(error instanceof LockFileBusyError)) throw error;
+      throw new Error(`key store ${this.path}: could not take the lock ${this.lockPath} within ${this.lockTimeoutMs} ms`, { cause: error });
     }
-  }
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
   }
 }
 
@@ -230,8 +195,4 @@ function sameIdentity(loaded: FileIdentity, current: FileIdentity | undefined): 
 
 function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-function isAlreadyExists(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'EEXIST';
 }

@@ -1,8 +1,9 @@
 // Snapshot store in a local directory. Writes go to a temporary file beside the target and are
 // renamed into place, so a reader (or a crash) never sees half an object.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
+import { writeFileAtomically } from '../files.ts';
+import { isPointerKey } from '../layout.ts';
 import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type Version, type VersionedBytes } from '../store.ts';
 
 export const TEMP_SUFFIX = IN_PROGRESS_SUFFIX;
@@ -63,14 +64,12 @@ export class DirectoryStore implements SnapshotStore {
       await mkdir(dir, { recursive: true });
       this.madeDirs.add(dir);
     }
-    const temp = `${target}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(bytes);
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
+    // Only pointers are synced. A pointer is replaced in place and carries the organization's
+    // state: after a power failure it must not come back empty (the organization unreadable) or
+    // roll a suspension or closure back. Objects and manifests are written once under new names,
+    // tens of thousands per full build; one lost to a power failure is missing or empty, which
+    // readers detect by its hash and never serve.
+    await writeFileAtomically(target, bytes, { fsync: isPointerKey(key), temporarySuffix: TEMP_SUFFIX });
   }
 
   async list(prefix: string): Promise<string[]> {
