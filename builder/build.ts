@@ -2,12 +2,12 @@
 // organization at a time (a few in parallel), so memory stays bounded by the concurrency and
 // never by the size of the platform. The output store is a parameter: tests build into memory.
 import type { PublishChannel } from '../snapshot/notifications.ts';
-import type { BuildTrigger } from '../snapshot/manifest.ts';
+import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { describeError } from '../snapshot/errors.ts';
 import { BuildError, type BuildStage } from './errors.ts';
-import type { OrganizationStatus, PlatformSource } from './platform/rows.ts';
+import type { PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
 import { publish, type PublishResult } from './publish.ts';
 import { serializeResources } from './serialize.ts';
@@ -74,7 +74,7 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
  */
 export async function buildOrganization(
   context: BuildContext,
-  target: { id: string; slug: string; status: OrganizationStatus },
+  target: { id: string; slug: string; status: OrganizationState },
   trigger: BuildTrigger,
 ): Promise<OrganizationResult> {
   const started = performance.now();

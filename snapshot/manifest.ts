@@ -4,7 +4,12 @@ import { contentObject } from './hash.ts';
 
 export const SNAPSHOT_FORMAT = 1;
 
+/**
+ * An organization's state, as the platform stores it (organizations.status, docs/platform.md), as
+ * its pointer records it, and as the gateway enforces it (403 unless active).
+ */
 export type OrganizationState = 'active' | 'suspended' | 'closed';
+export const ORGANIZATION_STATES: readonly OrganizationState[] = ['active', 'suspended', 'closed'];
 export type BuildTrigger = 'manual' | 'schedule' | 'change' | 'start';
 
 export interface Manifest {

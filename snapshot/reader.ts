@@ -1,7 +1,7 @@
 // Reading a published snapshot: pointer → manifest → objects, each verified against its hash.
 import { sha256Hex } from './hash.ts';
 import { manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
-import type { Manifest, Pointer } from './manifest.ts';
+import { ORGANIZATION_STATES, SNAPSHOT_FORMAT, type Manifest, type OrganizationState, type Pointer } from './manifest.ts';
 import type { SnapshotStore } from './store.ts';
 
 export class SnapshotIntegrityError extends Error {
@@ -10,7 +10,35 @@ export class SnapshotIntegrityError extends Error {
 
 export async function readPointer(store: SnapshotStore, orgId: string): Promise<Pointer | undefined> {
   const bytes = await store.get(pointerKey(orgId));
-  return bytes ? (JSON.parse(bytes.toString('utf8')) as Pointer) : undefined;
+  return bytes ? parsePointer(orgId, bytes) : undefined;
+}
+
+const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * The pointer of organization `orgId` from its bytes, checked field by field as
+ * schemas/pointer.schema.json describes it: the pointer is the one object in the store that is
+ * replaced, not named by its hash, so nothing else vouches for it. Throws SnapshotIntegrityError.
+ */
+export function parsePointer(orgId: string, bytes: Uint8Array): Pointer {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch (error) {
+    throw new SnapshotIntegrityError(`pointer of organization ${orgId} is malformed: not JSON`, { cause: error });
+  }
+  const pointer = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof Pointer, unknown>>;
+  const problem =
+    pointer.format !== SNAPSHOT_FORMAT ? `format is not ${SNAPSHOT_FORMAT}`
+    : pointer.organizationId !== orgId ? 'it names another organization'
+    : !ORGANIZATION_STATES.includes(pointer.state as OrganizationState) ? 'unknown state'
+    : !(pointer.snapshotId === null || (typeof pointer.snapshotId === 'string' && SNAPSHOT_ID.test(pointer.snapshotId))) ? 'bad snapshotId'
+    : !(pointer.manifestHash === null || (typeof pointer.manifestHash === 'string' && SHA256_HEX.test(pointer.manifestHash))) ? 'bad manifestHash'
+    : typeof pointer.publishedAt !== 'string' ? 'no publishedAt'
+    : undefined;
+  if (problem !== undefined) throw new SnapshotIntegrityError(`pointer of organization ${orgId} is malformed: ${problem}`);
+  return pointer as Pointer;
 }
 
 export async function readManifest(store: SnapshotStore, orgId: string, snapshotId: string, expectedHash?: string): Promise<Manifest | undefined> {

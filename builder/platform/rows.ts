@@ -2,13 +2,13 @@
 // File references arrive resolved to images. Times arrive as UTC strings with whole seconds
 // ('2026-05-01T09:00:00Z'), formatted by the database so PostgreSQL and PGlite agree byte for byte.
 // No row type carries a person's e-mail: the reader never selects one (docs/api.md §1 rule 5).
+import type { OrganizationState } from '../../snapshot/manifest.ts';
 
 export interface ImageRow {
   fileId: string;
   url: string;
 }
 
-export type OrganizationStatus = 'active' | 'suspended' | 'closed';
 export type EventStatus = 'draft' | 'published' | 'cancelled' | 'suspended';
 export type InvitationStatus = 'invited' | 'accepted' | 'declined';
 
@@ -28,7 +28,7 @@ export interface OrganizationRow {
   country: string | null;
   latitude: number | null;
   longitude: number | null;
-  status: OrganizationStatus;
+  status: OrganizationState;
 }
 
 export interface TeamMemberRow {
@@ -131,7 +131,7 @@ export interface OrganizationData {
 /** The platform database as the builder sees it. */
 export interface PlatformSource {
   /** Every organization's id, slug and status, ordered by id. */
-  listOrganizations(): Promise<Array<{ id: string; slug: string; status: OrganizationStatus }>>;
+  listOrganizations(): Promise<Array<{ id: string; slug: string; status: OrganizationState }>>;
   /** One organization's data, filtered as docs/design.md step 1 says; undefined when it does not exist. */
   readOrganization(id: string): Promise<OrganizationData | undefined>;
   close(): Promise<void>;

@@ -7,7 +7,6 @@ import type {
   ImageRow,
   OrganizationData,
   OrganizationRow,
-  OrganizationStatus,
   PlatformSource,
   SessionRow,
   SessionSpeakerRow,
@@ -16,12 +15,13 @@ import type {
   TeamMemberRow,
 } from './rows.ts';
 import { isUuid } from '../../snapshot/layout.ts';
+import type { OrganizationState } from '../../snapshot/manifest.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
 
 export interface OrganizationRef {
   id: string;
   slug: string;
-  status: OrganizationStatus;
+  status: OrganizationState;
 }
 
 /** Formats a timestamptz as '2026-05-01T09:00:00Z' in the database, identically on PostgreSQL and PGlite. */

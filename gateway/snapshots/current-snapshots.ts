@@ -6,7 +6,7 @@
 // nothing: there is no background polling.
 import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
-import { readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
+import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { SnapshotStore, Version } from '../../snapshot/store.ts';
 import { LruCache } from './lru.ts';
@@ -126,21 +126,4 @@ export class CurrentSnapshots {
     }
     return { state: pointer.state, manifest: manifestView(manifest, pointer.manifestHash) };
   }
-}
-
-const STATES: ReadonlySet<string> = new Set<OrganizationState>(['active', 'suspended', 'closed']);
-
-/** The fields the gateway relies on, checked: a pointer is the one mutable object in the store. */
-function parsePointer(orgId: string, bytes: Buffer): Pointer {
-  const pointer = JSON.parse(bytes.toString('utf8')) as Pointer;
-  const nullableString = (value: unknown): boolean => value === null || typeof value === 'string';
-  if (
-    pointer.organizationId !== orgId
-    || !STATES.has(pointer.state)
-    || !nullableString(pointer.snapshotId)
-    || !nullableString(pointer.manifestHash)
-  ) {
-    throw new SnapshotIntegrityError(`pointer of organization ${orgId} is malformed`);
-  }
-  return pointer;
 }

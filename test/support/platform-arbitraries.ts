@@ -7,8 +7,9 @@
 import fc from 'fast-check';
 import type {
   EventRow, EventSponsorRow, EventStatus, ImageRow, InvitationStatus, OrganizationData, OrganizationRow,
-  OrganizationStatus, SessionRow, SessionSpeakerRow, SpeakerRow, SponsorRow, TeamMemberRow,
+  SessionRow, SessionSpeakerRow, SpeakerRow, SponsorRow, TeamMemberRow,
 } from '../../builder/platform/rows.ts';
+import { ORGANIZATION_STATES, type OrganizationState } from '../../snapshot/manifest.ts';
 
 export const TIME_ZONES = [
   'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney', 'America/Sao_Paulo',
@@ -98,7 +99,7 @@ const organizationShape = fc.record({
   name: text, slug, description: optionalText, hasLogo: fc.boolean(), hasCover: fc.boolean(),
   website: optionalUrl, email: fc.option(fc.emailAddress(), { nil: null }), phone: optionalText, address: optionalText,
   city: optionalText, country: optionalText, latitude: coordinate, longitude: coordinate,
-  status: fc.constantFrom<OrganizationStatus>('active', 'suspended', 'closed'),
+  status: fc.constantFrom<OrganizationState>(...ORGANIZATION_STATES),
 });
 
 /** Random OrganizationData, with personal e-mails injected as extra columns. */
