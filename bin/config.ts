@@ -2,6 +2,7 @@
 // start-up, validated, and refused with one message that names every bad variable.
 import { resolve } from 'node:path';
 import cron from 'node-cron';
+import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 
@@ -62,7 +63,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
 
-  const platformSchema = text('PLATFORM_SCHEMA') ?? 'public';
+  const platformSchema = text('PLATFORM_SCHEMA') ?? DEFAULT_PLATFORM_SCHEMA;
   if (!/^[a-z_][a-z0-9_]*$/.test(platformSchema)) {
     problems.push(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
   }
@@ -73,7 +74,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   }
   const snapshotStore = resolve(cwd, storeSetting ?? resolve(home, 'snapshots'));
 
-  const platformPublicUrl = (text('PLATFORM_PUBLIC_URL') ?? 'https://events.example.com').replace(/\/+$/, '');
+  const platformPublicUrl = (text('PLATFORM_PUBLIC_URL') ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
   if (!isHttpUrl(platformPublicUrl)) {
     problems.push(`PLATFORM_PUBLIC_URL must be an absolute http(s) URL, got ${JSON.stringify(env.PLATFORM_PUBLIC_URL)}`);
   }

@@ -1,5 +1,6 @@
 // `marquee db seed --sample` and the first run of `marquee start` (docs/design.md "Process model"):
 // loads the sample dataset of sample-rows.ts into an empty, migrated platform database.
+import { DEFAULT_PUBLIC_BASE_URL } from '../defaults.ts';
 import { SAMPLE_TABLES, sampleRows } from './sample-rows.ts';
 import { listOrganizations, type OrganizationRef } from './source.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
@@ -19,8 +20,6 @@ export interface SeedResult {
   /** Every organization in the database afterwards, ordered by id. */
   organizations: OrganizationRef[];
 }
-
-const DEFAULT_PUBLIC_BASE_URL = 'https://events.example.com';
 
 export async function seedSample(db: SqlClient, options: SeedOptions): Promise<SeedResult> {
   const rows = sampleRows(options.now, options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL);

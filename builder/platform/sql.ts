@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { OperatorError } from '../../snapshot/errors.ts';
+import { DEFAULT_PLATFORM_SCHEMA } from '../defaults.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
@@ -49,11 +50,9 @@ export interface PlatformDatabaseOptions {
   schema?: string | undefined;
 }
 
-export const DEFAULT_SCHEMA = 'public';
-
 /** PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (docs/design.md). */
 export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
-  const schema = options.schema ?? DEFAULT_SCHEMA;
+  const schema = options.schema ?? DEFAULT_PLATFORM_SCHEMA;
   if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema });
   const dataDir = path.join(options.home, 'platform');
   await mkdir(dataDir, { recursive: true });
@@ -68,7 +67,7 @@ const POOL_SIZE = 4;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
-  const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
+  const schema = checkedSchema(options.schema ?? DEFAULT_PLATFORM_SCHEMA);
   const target = describePostgresTarget(url);
   // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
   // The timeout turns an unreachable host into an error that names it rather than a silent hang.
@@ -246,7 +245,7 @@ class PostgresListener {
 
 /** `dataDir` undefined: an in-memory database (tests). */
 export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
-  const schema = checkedSchema(options.schema ?? DEFAULT_SCHEMA);
+  const schema = checkedSchema(options.schema ?? DEFAULT_PLATFORM_SCHEMA);
   const where = dataDir ?? '(in memory)';
   const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { buildOrganizations } from '../../builder/build.ts';
+import { DEFAULT_PUBLIC_BASE_URL } from '../../builder/defaults.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../builder/platform/sample.ts';
 import { SqlPlatformSource } from '../../builder/platform/source.ts';
@@ -29,7 +30,6 @@ const SAMPLE_BUILT = [SAMPLE.organizations.nordic.id, SAMPLE.organizations.harbo
 
 /** The instant the sample is placed around and the examples are answered at. */
 export const EXAMPLE_INSTANT = '2026-05-01T12:00:00Z';
-const PUBLIC_BASE_URL = 'https://events.example.com';
 /** The page that Nordic's browser key is allowed on, and a page that is not. */
 const NORDIC_SITE = 'https://www.nordicdev.example.org';
 const OTHER_SITE = 'https://elsewhere.example';
@@ -93,9 +93,9 @@ export async function sampleExamples(): Promise<Examples> {
   const db = await openPglite();
   try {
     await migrate(db);
-    await seedSample(db, { now, publicBaseUrl: PUBLIC_BASE_URL });
+    await seedSample(db, { now, publicBaseUrl: DEFAULT_PUBLIC_BASE_URL });
     const results = await buildOrganizations(
-      { source: new SqlPlatformSource(db), store, schemas: new SchemaSet(), publicBaseUrl: PUBLIC_BASE_URL, builderVersion: 'openapi-examples', now: () => now },
+      { source: new SqlPlatformSource(db), store, schemas: new SchemaSet(), publicBaseUrl: DEFAULT_PUBLIC_BASE_URL, builderVersion: 'openapi-examples', now: () => now },
       { trigger: 'manual', organizationIds: SAMPLE_BUILT },
     );
     const failed = results.filter((result) => result.result === 'failed');
