@@ -9,7 +9,7 @@ import { describeError } from '../snapshot/errors.ts';
 import { BuildError, type BuildStage } from './errors.ts';
 import type { PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
-import { publish, type PublishResult } from './publish.ts';
+import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
 import { serializeResources } from './serialize.ts';
 import { validateResources } from './validate.ts';
 
@@ -84,7 +84,7 @@ export async function buildOrganization(
   });
   try {
     const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
-    let outcome;
+    let outcome: PublishOutcome;
     if (target.status !== 'active') {
       outcome = await publishStep(context, { ...common, state: target.status, objects: [], slugs: {}, durationMs: 0 });
     } else {

@@ -17,7 +17,7 @@ export interface HistoryEntry {
 }
 
 /** `history`/`diff` of a snapshot (or object) that is not in the store. */
-export class SnapshotNotFoundError extends OperatorError {
+class SnapshotNotFoundError extends OperatorError {
   override name = 'SnapshotNotFoundError';
 }
 
