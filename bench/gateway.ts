@@ -50,7 +50,7 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
   let port: number;
   if (kind === 'gateway') {
     // The compiled product, as bin/marquee runs it.
-    const { InMemoryRateLimiter } = (await import(compiled('gateway/access/rate-limiter.js'))) as typeof import('../gateway/access/rate-limiter.ts');
+    const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
     const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
     const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
     const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');

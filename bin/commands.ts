@@ -4,7 +4,7 @@ import { diffSnapshots, snapshotHistory } from '../builder/history.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
 import { applyRetention } from '../builder/retention.ts';
-import { createKey, listKeys, revokeKey } from '../gateway/keys/commands.ts';
+import { createKey, listKeys, revokeKey } from '../gateway/keys/key-admin.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import { isUuid } from '../snapshot/layout.ts';
 import type { Config } from './config.ts';

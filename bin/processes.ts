@@ -15,7 +15,7 @@ import type { GatewayDeps } from '../gateway/app.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
 import { parseKey } from '../gateway/keys/format.ts';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
-import { createKey } from '../gateway/keys/commands.ts';
+import { createKey } from '../gateway/keys/key-admin.ts';
 import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Config } from './config.ts';

@@ -4,21 +4,22 @@ import express, { type Express } from 'express';
 import type { Log } from '../snapshot/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { accessControl, cors } from './access/middleware.ts';
-import { InMemoryRateLimiter } from './access/rate-limiter.ts';
+import { accessControl } from './access/access-control.ts';
+import { cors } from './access/cors.ts';
+import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
 import { after } from './awaitable.ts';
 import type { TrustProxy } from './access/client-address.ts';
-import type { RateLimiter } from './access/types.ts';
+import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
-import type { KeyStore } from './keys/types.ts';
+import type { KeyStore } from './keys/key-store.ts';
 import { problemHandler } from './problem.ts';
 import { healthz, StoreReadiness } from './readiness.ts';
-import { OrganizationResources } from './resources.ts';
+import { OrganizationResources } from './organization-resources.ts';
 import { apiRouter } from './routes/api-router.ts';
 import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
-import { CurrentSnapshots } from './snapshots/current-snapshots.ts';
-import { ObjectCache } from './snapshots/object-cache.ts';
+import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
+import { ObjectCache } from './snapshot-cache/object-cache.ts';
 
 /** Memory bounds and freshness; defaults keep 1,000 organizations well inside 200 MB RSS. */
 export interface GatewayLimits {

@@ -5,7 +5,7 @@
 // with a known page costs a few lookups, which is what makes 5,000 events cheap.
 import { keyOrderOf } from '../../snapshot/key-order.ts';
 import type { StoredEventSummary } from '../../snapshot/resources.ts';
-import { LruCache } from '../snapshots/lru.ts';
+import { LruCache } from '../snapshot-cache/lru.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import {
   clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock,

@@ -1,7 +1,7 @@
 // docs/api.md §4 "Path parameter idOrSlug": the event's id, else its slug, looked up in the key's own
 // organization's manifest only — there is no other place an event could be found.
 import { isUuid, resourcePath } from '../../snapshot/layout.ts';
-import type { ManifestView } from '../snapshots/manifest-view.ts';
+import type { ManifestView } from '../snapshot-cache/manifest-view.ts';
 
 export function resolveEventId(manifest: ManifestView, idOrSlug: string): string | undefined {
   // Only a UUID-shaped input counts as an id, so that a decoded "%2F" ("{id}/sessions") can never

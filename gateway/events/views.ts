@@ -1,7 +1,7 @@
 // Parsed, clock-aware views of stored event objects, by content hash: parsing an index of 5,000
 // events once instead of per request is what the /events target depends on.
-import type { ObjectCache } from '../snapshots/object-cache.ts';
-import { LoadingCache } from '../snapshots/loading-cache.ts';
+import type { ObjectCache } from '../snapshot-cache/object-cache.ts';
+import { LoadingCache } from '../snapshot-cache/loading-cache.ts';
 import { EventDetailView } from './detail-view.ts';
 import { EventIndexView } from './index-view.ts';
 

@@ -13,7 +13,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
 import { generateKeyId, generateSecret, hashSecret } from './format.ts';
-import type { KeyRecord, KeyStore, NewKey } from './types.ts';
+import type { KeyRecord, KeyStore, NewKey } from './key-store.ts';
 
 const FILE_FORMAT = 1;
 

@@ -5,12 +5,13 @@
 // the router's per-layer matching and prefix trimming cost more than everything the gateway
 // itself does for a cached answer.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { answerPreflight, CORS_HEADERS, setHeaders, type AccessControl, type Grant } from '../access/middleware.ts';
+import type { AccessControl, Grant } from '../access/access-control.ts';
+import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import type { KeyRecord } from '../keys/types.ts';
+import type { KeyRecord } from '../keys/key-store.ts';
 import type { Representation } from '../representation.ts';
-import type { OrganizationResources } from '../resources.ts';
+import type { OrganizationResources } from '../organization-resources.ts';
 import { ALLOWED_METHODS, matchRoute, pathBelowBase } from './api-routes.ts';
 import { sendRepresentation } from './respond.ts';
 

@@ -11,7 +11,7 @@ import type { SchemaName } from '../../snapshot/schema-catalog.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { badRequest } from '../errors.ts';
 import { parseEventsQuery } from '../events/query.ts';
-import type { OrganizationResources } from '../resources.ts';
+import type { OrganizationResources } from '../organization-resources.ts';
 import type { Representation } from '../representation.ts';
 
 export const API_BASE = '/api/integration/v1';

@@ -4,7 +4,7 @@
 // the representation's tag gets a 304 without a body, whatever its Cache-Control says
 // (routes/conditional.ts); HEAD gets GET's headers only.
 import type { Request, Response } from 'express';
-import { CORS_HEADERS } from '../access/middleware.ts';
+import { CORS_HEADERS } from '../access/cors.ts';
 import { CACHE_CONTROL, type Representation } from '../representation.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
 

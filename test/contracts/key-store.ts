@@ -1,4 +1,4 @@
-// The promises of KeyStore (gateway/keys/types.ts), as one suite every backend runs: the key file
+// The promises of KeyStore (gateway/keys/key-store.ts), as one suite every backend runs: the key file
 // and the in-memory store of the tests today, a Redis store tomorrow. What a backend must do:
 //
 // - create: returns the record and a secret in the key format (gateway/keys/format.ts) whose
@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseKey } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
 import { type ContractHooks, useHarness, itWith } from './harness.ts';
 
 export interface KeyStoreHarness {

@@ -1,4 +1,4 @@
-// The promises of RateLimiter (gateway/access/types.ts), as one suite every backend runs: the
+// The promises of RateLimiter (gateway/access/rate-limit.ts), as one suite every backend runs: the
 // in-process limiter today, a Redis one shared by several gateways tomorrow. Every result is
 // awaited, so a limiter answering with promises fits. What a backend must do, with the clock
 // given as `nowMs` and 1-second granularity (a request counts in its whole second):
@@ -17,7 +17,7 @@
 // - all of it at once: agrees with a naive log of accepted requests (property test).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RateDecision, RateLimiter } from '../../gateway/access/types.ts';
+import type { RateDecision, RateLimiter } from '../../gateway/access/rate-limit.ts';
 import type { Awaitable } from '../../gateway/awaitable.ts';
 import { type ContractHooks, useHarness } from './harness.ts';
 

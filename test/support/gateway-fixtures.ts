@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from 'undici';
 import { projectOrganization, resourcesOf } from '../../builder/projection/index.ts';
 import { publishSnapshot, type PublishOutcome } from '../../builder/publish.ts';
-import { InMemoryRateLimiter } from '../../gateway/access/rate-limiter.ts';
+import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway, type GatewayDeps } from '../../gateway/app.ts';
 import { InProcessChannel } from '../../snapshot/notifications.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';

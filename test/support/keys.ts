@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileKeyStore } from '../../gateway/keys/file-store.ts';
 import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/types.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
 
 export interface TemporaryKeyFile {
   dir: string;

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryRateLimiter } from '../../../gateway/access/rate-limiter.ts';
+import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway } from '../../../gateway/app.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { launchChromium } from '../../support/chromium.ts';

@@ -3,7 +3,7 @@
 // key store; keys are created and revoked through a second store on the same file, as the CLI
 // (another process) would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InMemoryRateLimiter } from '../../../gateway/access/rate-limiter.ts';
+import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
 import type { FileKeyStore } from '../../../gateway/keys/file-store.ts';
 import { API_ROUTES } from '../../../gateway/routes/api-routes.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';

@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryRateLimiter } from '../../../gateway/access/rate-limiter.ts';
+import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
 import type { TrustProxy } from '../../../gateway/access/client-address.ts';
 import { generateSecret } from '../../../gateway/keys/format.ts';
 import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';

@@ -133,7 +133,7 @@ describe('import graph of the product folders', () => {
   it('names the file, the line, the import and the rule of every forbidden arrow', () => {
     const cases: Array<[string, string, string | undefined]> = [
       ['gateway/routes/x.ts', "import { build } from '../../builder/build.ts';", "gateway/routes/x.ts:1 imports '../../builder/build.ts' (gateway → builder: the gateway never imports the builder)"],
-      ['builder/x.ts', "import type { KeyStore } from '../gateway/keys/types.ts';", "builder/x.ts:1 imports '../gateway/keys/types.ts' (builder → gateway: the builder never imports the gateway)"],
+      ['builder/x.ts', "import type { KeyStore } from '../gateway/keys/key-store.ts';", "builder/x.ts:1 imports '../gateway/keys/key-store.ts' (builder → gateway: the builder never imports the gateway)"],
       ['snapshot/x.ts', "export * from '../builder/errors.ts';", "snapshot/x.ts:1 imports '../builder/errors.ts' (snapshot → builder: snapshot/ is shared by both sides and imports neither)"],
       ['snapshot/stores/x.ts', "const m = await import('../../gateway/app.ts');", "snapshot/stores/x.ts:1 imports '../../gateway/app.ts' (snapshot → gateway: snapshot/ is shared by both sides and imports neither)"],
       ['snapshot/x.ts', "import { run } from '../bin/cli.ts';", "snapshot/x.ts:1 imports '../bin/cli.ts' (snapshot → bin: only bin/ wires the parts)"],

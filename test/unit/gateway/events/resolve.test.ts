@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEventId } from '../../../../gateway/events/resolve.ts';
-import { manifestView } from '../../../../gateway/snapshots/manifest-view.ts';
+import { manifestView } from '../../../../gateway/snapshot-cache/manifest-view.ts';
 import type { Manifest } from '../../../../snapshot/manifest.ts';
 
 const ID = '0a1b2c3d-0000-4000-8000-000000000001';

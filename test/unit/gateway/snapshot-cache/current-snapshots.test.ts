@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../../../builder/publish.ts';
-import { CurrentSnapshots } from '../../../../gateway/snapshots/current-snapshots.ts';
+import { CurrentSnapshots } from '../../../../gateway/snapshot-cache/current-snapshots.ts';
 import { pointerKey } from '../../../../snapshot/layout.ts';
 import type { OrganizationState } from '../../../../snapshot/manifest.ts';
 import type { SnapshotStore, Version, VersionedBytes } from '../../../../snapshot/store.ts';

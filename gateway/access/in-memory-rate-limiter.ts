@@ -8,7 +8,7 @@
 //
 // With `maxBuckets`, memory stays bounded however many distinct bucket names arrive (an address
 // spray against the failed-credentials limiter): the least recently used bucket makes room.
-import type { RateDecision, RateLimiter } from './types.ts';
+import type { RateDecision, RateLimiter } from './rate-limit.ts';
 
 interface Bucket {
   counts: Uint32Array;

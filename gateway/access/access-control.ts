@@ -1,73 +1,22 @@
-// Access control of the integration API (docs/design.md decisions table "order of checks"):
-//   CORS headers on every response, then per API request accessControl().check():
-// preflight (no key) → key 401 (429 for an address sending many invalid keys) → organization
-// state 403 → origin 403 → rate limit 429.
+// Access control of the integration API (docs/design.md decisions table "order of checks"), per
+// API request after the preflight (which needs no key: access/cors.ts): key 401 (429 for an
+// address sending many invalid keys) → organization state 403 → origin 403 → rate limit 429.
 // Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
 // body. The hot path does one key-store lookup and no other I/O, and with the
 // embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request } from 'express';
 import { after, type Awaitable } from '../awaitable.ts';
 import { keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
 import { ParsedKeys } from '../keys/parsed-keys.ts';
-import type { KeyRecord, KeyStore } from '../keys/types.ts';
+import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
+import { credentialOf } from './credentials.ts';
 import { OriginMatcherCache } from './origin.ts';
 import { clientGroup } from './client-address.ts';
-import type { RateLimiter } from './types.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
-
-// docs/design.md "CORS": open on every response, errors included, so page JavaScript can read
-// `errorCode`. No Access-Control-Allow-Credentials: browser requests carry no cookies (§5.8).
-const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy';
-const ALLOWED_METHODS = 'GET, HEAD';
-const ALLOWED_HEADERS = 'Authorization, X-Api-Key, If-None-Match';
-// Chromium caps a preflight cache at 2 hours; asking for more gains nothing there.
-const PREFLIGHT_MAX_AGE_SECONDS = '7200';
-// ACAO is the constant `*`, so it needs no `Vary: Origin` for CORS's sake. But the response does
-// depend on request headers a browser's private cache does not key on: the key picks the
-// organization, and the Origin decides between 200 and 403 for a key with an allowed list.
-// Without Vary, a cached 200 (Cache-Control: private, max-age=60) could be reused for another
-// key, or for a page of a refused origin.
-const VARY = 'Authorization, X-Api-Key, Origin';
-
-/**
- * The CORS headers of every response, as writeHead takes them: the API writes them in the one
- * batch of a 200 or 304 (gateway/routes/respond.ts); everything else gets them from cors().
- */
-export const CORS_HEADERS: readonly string[] = [
-  'Access-Control-Allow-Origin', '*',
-  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
-  'Vary', VARY,
-];
-
-const PREFLIGHT_HEADERS: readonly string[] = [
-  ...CORS_HEADERS,
-  'Access-Control-Allow-Methods', ALLOWED_METHODS,
-  'Access-Control-Allow-Headers', ALLOWED_HEADERS,
-  'Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS,
-  'Allow', `${ALLOWED_METHODS}, OPTIONS`,
-];
-
-/** Sets name/value pairs one by one: for responses that set more headers later (errors). */
-export function setHeaders(res: Response, headers: readonly string[]): void {
-  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-}
-
-/** Any OPTIONS request (preflight or not) is answered 204 without a key. */
-export function answerPreflight(res: Response): void {
-  res.writeHead(204, PREFLIGHT_HEADERS as string[]).end();
-}
-
-/** CORS headers on every response outside the API, which writes its own; answers OPTIONS. */
-export function cors(): RequestHandler {
-  return function corsHeaders(req, res, next) {
-    if (req.method === 'OPTIONS') return answerPreflight(res);
-    setHeaders(res, CORS_HEADERS);
-    next();
-  };
-}
 
 export interface AccessOptions {
   keys: KeyStore;
@@ -99,16 +48,10 @@ export interface AccessControl {
   check(req: Request): Awaitable<Grant>;
 }
 
-type Credential = { ok: true; key: string } | { ok: false; detail: string };
-
-const MISSING = 'No API key was sent: use Authorization: Bearer <key> or X-Api-Key: <key>.';
-const AMBIGUOUS = 'Authorization and X-Api-Key carry different keys; send one key.';
-const NOT_BEARER = 'The Authorization header must be "Bearer <key>".';
 const MALFORMED = 'The API key is malformed.';
 // One message for unknown and revoked: a client learns nothing about which keys ever existed.
 const UNKNOWN = 'The API key is not recognised or has been revoked.';
 const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; fix the key, then try again.';
-const BEARER = /^bearer +(\S+)$/i;
 
 /**
  * The key (docs/api.md §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
@@ -174,25 +117,4 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
       });
     },
   };
-}
-
-/**
- * The key from `Authorization: Bearer` (scheme case-insensitive, RFC 9110 §11.1) or
- * `X-Api-Key`. Both with different values is refused (docs/design.md: never authenticate ambiguous
- * credentials); equal values are fine. An Authorization header of another scheme is refused
- * rather than ignored, for the same reason.
- */
-function credentialOf(req: Request): Credential {
-  const authorization = req.headers.authorization;
-  const apiKey = req.headers['x-api-key'];
-  let bearer: string | undefined;
-  if (authorization !== undefined) {
-    bearer = BEARER.exec(authorization)?.[1];
-    if (bearer === undefined) return { ok: false, detail: NOT_BEARER };
-  }
-  // Node joins repeated X-Api-Key headers with ", ", which then fails the key format.
-  const headerKey = typeof apiKey === 'string' ? apiKey : undefined;
-  if (bearer !== undefined && headerKey !== undefined && bearer !== headerKey) return { ok: false, detail: AMBIGUOUS };
-  const key = bearer ?? headerKey;
-  return key === undefined ? { ok: false, detail: MISSING } : { ok: true, key };
 }

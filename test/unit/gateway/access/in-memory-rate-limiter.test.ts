@@ -1,7 +1,7 @@
 // The in-process limiter beyond the RateLimiter contract (test/contracts/rate-limiter.ts, run on it
 // by test/unit/contracts/rate-limiter.test.ts): its memory bounds and its constructor's checks.
 import { describe, expect, it } from 'vitest';
-import { InMemoryRateLimiter } from '../../../../gateway/access/rate-limiter.ts';
+import { InMemoryRateLimiter } from '../../../../gateway/access/in-memory-rate-limiter.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 

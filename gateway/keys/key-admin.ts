@@ -2,7 +2,7 @@
 // arguments and prints. Their JSON shapes are part of the CLI contract.
 import { OperatorError } from '../../snapshot/errors.ts';
 import { normalizeAllowedOrigin } from '../access/origin.ts';
-import type { KeyRecord, KeyStore } from './types.ts';
+import type { KeyRecord, KeyStore } from './key-store.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
 export class KeyCommandError extends OperatorError {

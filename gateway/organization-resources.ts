@@ -8,9 +8,9 @@ import { resolveEventId } from './events/resolve.ts';
 import type { EventsQuery } from './events/query.ts';
 import type { EventViews } from './events/views.ts';
 import type { Representation } from './representation.ts';
-import type { CurrentSnapshots } from './snapshots/current-snapshots.ts';
-import type { ManifestView } from './snapshots/manifest-view.ts';
-import type { ObjectCache } from './snapshots/object-cache.ts';
+import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
+import type { ManifestView } from './snapshot-cache/manifest-view.ts';
+import type { ObjectCache } from './snapshot-cache/object-cache.ts';
 
 /** Resources served byte for byte as the builder stored them. */
 export type StoredPath = '/organization' | '/team' | '/speakers' | '/sponsors';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ObjectCache } from '../../../../gateway/snapshots/object-cache.ts';
+import { ObjectCache } from '../../../../gateway/snapshot-cache/object-cache.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { objectKey } from '../../../../snapshot/layout.ts';
 import { SnapshotIntegrityError } from '../../../../snapshot/reader.ts';

@@ -1,6 +1,6 @@
 // The `keys create|revoke|list` functions: origin validation and the CLI's JSON shapes.
 import { describe, expect, it } from 'vitest';
-import { KeyCommandError, createKey, listKeys, revokeKey } from '../../../../gateway/keys/commands.ts';
+import { KeyCommandError, createKey, listKeys, revokeKey } from '../../../../gateway/keys/key-admin.ts';
 import { hashSecret, parseKey } from '../../../../gateway/keys/format.ts';
 import { CountingKeyStore } from '../../../support/keys.ts';
 
