@@ -24,7 +24,7 @@ const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
 try {
   const db = await openPostgres(postgres.url);
   await migrate(db);
-  let started = performance.now();
+  const started = performance.now();
   await generateSyntheticPlatform(db, { organizations: ORGANIZATIONS, eventsPerOrganization: 20, sessionsPerEvent: 10 });
   console.log(`synthetic platform: ${ORGANIZATIONS} organizations × 20 events × 10 sessions generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const [{ id: oneOrg }] = await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT 1`) as [{ id: string }];

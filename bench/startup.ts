@@ -20,6 +20,7 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole n
 // NODE_OPTIONS (which bin/marquee's exec'd node honours like any other).
 const work = mkdtempSync(join(tmpdir(), 'marquee-startup-'));
 const reporter = join(work, 'report-rss.mjs');
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a module of its own, with a template literal in it
 writeFileSync(reporter, "import fs from 'node:fs';\nprocess.on('exit', () => fs.appendFileSync(process.env.RSS_FILE, `${process.resourceUsage().maxRSS}\\n`));\n");
 
 const subjects = [

@@ -14,7 +14,7 @@ import { packagePath } from '../snapshot/package-root.ts';
 import { OperatorError } from '../snapshot/errors.ts';
 import type { Config } from './config.ts';
 
-export const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
 export function openDatabase(config: Config): Promise<SqlClient> {
   return openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema });

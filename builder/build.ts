@@ -72,7 +72,7 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
  * that could not complete) is a result naming the organization, the resource and the reason, and
  * the organization keeps its previous snapshot.
  */
-export async function buildOrganization(
+async function buildOrganization(
   context: BuildContext,
   target: { id: string; slug: string; status: OrganizationState },
   trigger: BuildTrigger,

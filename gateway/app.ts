@@ -22,7 +22,7 @@ import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 
 /** Memory bounds and freshness; defaults keep 1,000 organizations well inside 200 MB RSS. */
-export interface GatewayLimits {
+interface GatewayLimits {
   /** Snapshot object bytes kept in memory. */
   objectBytes: number;
   /** Parsed event indexes and details, weighed at about four times their stored size. */

@@ -76,7 +76,7 @@ function writeArray(array: readonly unknown[], order: KeyOrder, memo: Memo | und
       throw within(error, i);
     }
   }
-  return out + ']';
+  return `${out}]`;
 }
 
 function writeObject(record: Record<string, unknown>, order: KeyOrder, memo: Memo | undefined): string {
@@ -93,7 +93,7 @@ function writeObject(record: Record<string, unknown>, order: KeyOrder, memo: Mem
       continue;
     }
     try {
-      out += (written ? ',' : '') + quotedKey(key) + ':' + write(member, order.member(key), memo);
+      out += `${(written ? ',' : '') + quotedKey(key)}:${write(member, order.member(key), memo)}`;
     } catch (error) {
       throw within(error, key);
     }
@@ -103,7 +103,7 @@ function writeObject(record: Record<string, unknown>, order: KeyOrder, memo: Mem
     const extra = own.find((key) => !listed!.includes(key));
     throw new NotCanonicalizableError(`has a member ${JSON.stringify(extra)} that its schema does not list`);
   }
-  return out + '}';
+  return `${out}}`;
 }
 
 function within(error: unknown, part: string | number): unknown {

@@ -47,7 +47,7 @@ export class KeyOrder {
 }
 
 /** Compiles the key order of every schema of a set of schema files, following $ref between them. */
-export class KeyOrders {
+class KeyOrders {
   private readonly compiled = new Map<SchemaDocument, KeyOrder>();
 
   constructor(private readonly files: ReadonlyMap<string, SchemaDocument>) {}

@@ -12,7 +12,7 @@ function findPackageRoot(from: string): string {
   }
 }
 
-export const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** A file or folder of the package, by its path from the package root. */
 export const packagePath = (...parts: string[]): string => join(PACKAGE_ROOT, ...parts);

@@ -98,7 +98,7 @@ export interface EventCore {
 }
 
 /** The clock-dependent fields, computed per request (docs/design.md "Clock-dependent fields"). */
-export interface ClockFields {
+interface ClockFields {
   timing: Timing;
   isRegistrationOpen: boolean;
 }
@@ -107,7 +107,7 @@ export interface EventSummary extends EventCore, ClockFields {
   sessionCount: number;
 }
 
-export interface EventDetailBody extends EventCore {
+interface EventDetailBody extends EventCore {
   address: string | null;
   registrationStart: Instant | null;
   registrationEnd: Instant | null;

@@ -3,7 +3,7 @@
 import { isUuid } from '../../snapshot/layout.ts';
 import type { SqlClient } from './sql.ts';
 
-export const CHANGES_CHANNEL = 'marquee_changes';
+const CHANGES_CHANNEL = 'marquee_changes';
 
 /** Calls `onOrganization` with each changed organization's id; resolves to an unsubscribe function. */
 export function listenForChanges(

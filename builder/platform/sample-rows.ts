@@ -94,7 +94,7 @@ export const SAMPLE_TABLES = [
   'event_sponsors',
   'registrations',
 ] as const;
-export type SampleTable = (typeof SAMPLE_TABLES)[number];
+type SampleTable = (typeof SAMPLE_TABLES)[number];
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

@@ -16,7 +16,7 @@ export interface SqlQueries {
   exec(script: string): Promise<void>;
 }
 
-export interface TransactionOptions {
+interface TransactionOptions {
   /**
    * A read-only REPEATABLE READ snapshot, so that several queries of one reader see one
    * consistent state of the platform (a build never mixes rows from before and after a change).

@@ -67,7 +67,7 @@ function createZoneClock(timeZoneId: string): ZoneClock {
       const millis = wholeSecondsOf(utc);
       const offset = offsetAt(millis);
       return {
-        utc: isoSeconds(millis) + 'Z',
+        utc: `${isoSeconds(millis)}Z`,
         local: isoSeconds(millis + offset * MINUTE) + formatOffset(offset),
         timeZoneId,
       };

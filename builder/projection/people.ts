@@ -7,11 +7,11 @@ import { projectImage } from './image.ts';
 import { ordered } from './order.ts';
 
 /** docs/api.md §1 rule 6: invited and declined speakers are not announced. */
-export function isAnnounced(row: SpeakerRow): boolean {
+function isAnnounced(row: SpeakerRow): boolean {
   return row.invitationStatus === 'accepted';
 }
 
-export function projectSpeaker(row: SpeakerRow): Speaker {
+function projectSpeaker(row: SpeakerRow): Speaker {
   return {
     id: row.id,
     name: row.name,

@@ -16,7 +16,7 @@ import { clientGroup } from './client-address.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
-export type Clock = () => number;
+type Clock = () => number;
 
 export interface AccessOptions {
   keys: KeyStore;

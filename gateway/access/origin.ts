@@ -19,7 +19,6 @@ export interface OriginMatcher {
   allows(origin: string): boolean;
 }
 
-const WILDCARD = '*.';
 // A label a wildcard may stand for: what URL host parsing leaves of a DNS name (lower case,
 // punycode). Anything else (ports, IP literals, empty labels) is not a subdomain.
 const SUBDOMAIN_LABELS = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;

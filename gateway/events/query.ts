@@ -12,7 +12,7 @@ export interface EventsQuery {
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 /** page is an int32 (docs/api.md §4), and the response schema says so too. */
 const MAX_PAGE = 2_147_483_647;
 const TIMING_FILTERS: ReadonlySet<string> = new Set<TimingFilter>(['upcoming', 'ongoing', 'past', 'all']);

@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-export const KEY_PREFIX = 'mqk_';
+const KEY_PREFIX = 'mqk_';
 const KEY_RANDOM_LENGTH = 30;
 const KEY_CHECKSUM_LENGTH = 6;
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_RANDOM_LENGTH + KEY_CHECKSUM_LENGTH;
@@ -18,7 +18,7 @@ const KEY_ID_RANDOM_LENGTH = 12;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export type KeyRejection = 'LENGTH' | 'PREFIX' | 'ALPHABET' | 'CHECKSUM';
+type KeyRejection = 'LENGTH' | 'PREFIX' | 'ALPHABET' | 'CHECKSUM';
 export type ParsedKey = { valid: true; secretHash: string } | { valid: false; reason: KeyRejection };
 
 /** A new secret key; shown once to its owner, never stored. */

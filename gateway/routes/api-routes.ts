@@ -17,7 +17,7 @@ import type { Representation } from '../representation.ts';
 export const API_BASE = '/api/integration/v1';
 
 /** What a route's answer may use: the key's organization, never one named by the request. */
-export interface RouteContext {
+interface RouteContext {
   readonly resources: OrganizationResources;
   readonly organizationId: string;
   /** The parsed query string; only GET /events reads it. */

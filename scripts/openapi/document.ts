@@ -7,7 +7,7 @@ import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
 import { API_BASE, API_ROUTES } from '../../gateway/routes/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
 import {
-  componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type ComponentName, type JsonSchema,
+  componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type JsonSchema,
 } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
 

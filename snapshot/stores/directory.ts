@@ -1,6 +1,7 @@
 // Snapshot store in a local directory. Writes go to a temporary file beside the target and are
 // renamed into place, so a reader (or a crash) never sees half an object.
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomically } from '../files.ts';
 import { isPointerKey } from '../layout.ts';
@@ -34,7 +35,7 @@ export class DirectoryStore implements SnapshotStore {
     const path = this.path(key);
     // Read through one descriptor so that the version and the bytes belong to the same file,
     // even when a writer renames a new one into place meanwhile.
-    let handle;
+    let handle: FileHandle;
     try {
       handle = await open(path, 'r');
     } catch (error) {
@@ -82,7 +83,7 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   private async walk(dir: string, out: string[]): Promise<void> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {

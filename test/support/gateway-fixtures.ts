@@ -47,7 +47,7 @@ export interface Reply {
   json<T = unknown>(): T;
 }
 
-export interface CallOptions {
+interface CallOptions {
   key?: string;
   method?: string;
   headers?: Record<string, string>;

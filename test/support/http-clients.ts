@@ -63,7 +63,7 @@ export function undiciClient(): HttpClient {
   };
 }
 
-export const CURL = '/usr/bin/curl';
+const CURL = '/usr/bin/curl';
 
 /**
  * The curl program (Debian's). `-q` skips any ~/.curlrc, `--noproxy '*'` any proxy variables;
@@ -90,7 +90,7 @@ export function curlClient(extraArgs: string[] = []): HttpClient {
 }
 
 /** `curl --include` output: the status line, header lines, an empty line, the body. */
-export function parseCurlOutput(output: Buffer): ClientReply {
+function parseCurlOutput(output: Buffer): ClientReply {
   const end = output.indexOf('\r\n\r\n');
   if (end === -1) throw new Error(`curl printed no header block: ${JSON.stringify(output.toString('latin1'))}`);
   const [statusLine = '', ...lines] = output.subarray(0, end).toString('latin1').split('\r\n');
@@ -120,7 +120,7 @@ except urllib.error.HTTPError as error:
 print(json.dumps({"status": status, "headers": [[k, v] for k, v in headers.items()], "body": body.decode("utf-8")}))
 `;
 
-export const PYTHON = 'python3';
+const PYTHON = 'python3';
 
 /** Python's urllib.request, one interpreter per request, as a small script would use it. */
 export function pythonUrllibClient(): HttpClient {

@@ -11,7 +11,7 @@ import type {
 } from '../../builder/platform/rows.ts';
 import { ORGANIZATION_STATES, type OrganizationState } from '../../snapshot/manifest.ts';
 
-export const TIME_ZONES = [
+const TIME_ZONES = [
   'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney', 'America/Sao_Paulo',
   'Australia/Lord_Howe', 'America/St_Johns', 'UTC',
 ] as const;
@@ -45,7 +45,7 @@ const coordinate = fc.option(fc.double({ min: -90, max: 90, noNaN: true, noDefau
 const smallInt = fc.integer({ min: -3, max: 5 });
 
 const MINUTE = 60_000;
-const isoOf = (millis: number): string => new Date(millis).toISOString().slice(0, 19) + 'Z';
+const isoOf = (millis: number): string => `${new Date(millis).toISOString().slice(0, 19)}Z`;
 /** Instants on and around DST changes of the zones above, plus any minute in 2025–2027. */
 const instant = fc.oneof(
   fc.constantFrom(

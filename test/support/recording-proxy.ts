@@ -5,7 +5,7 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Exchange {
+interface Exchange {
   method: string;
   path: string;
   requestHeaders: IncomingHttpHeaders;

@@ -3,7 +3,7 @@
 import type { EventClock, Instant, StoredEventDetail, StoredEventSummary } from '../../snapshot/resources.ts';
 import { fixtureUuid } from './platform-fixture.ts';
 
-export function utcInstant(utc: string): Instant {
+function utcInstant(utc: string): Instant {
   return { utc, local: utc.replace('Z', '+00:00'), timeZoneId: 'UTC' };
 }
 

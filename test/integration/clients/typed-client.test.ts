@@ -30,9 +30,9 @@ const ETAG = /^"[0-9a-f]{64}"$/;
 /** A site with more upcoming events than one page of ten, one past event and one draft. */
 const site = new PlatformFixture({ id: randomUUID(), name: 'Harbor Tech Meetups', slug: 'harbor-tech' });
 const upcomingNames = Array.from({ length: 12 }, (_, i) => `Meetup ${String(i + 1).padStart(2, '0')}`);
-upcomingNames.forEach((name, i) => site.event({
-  name, slug: `meetup-${i + 1}`, startsAt: `2099-${String(i + 1).padStart(2, '0')}-15T17:00:00Z`, endsAt: `2099-${String(i + 1).padStart(2, '0')}-15T20:00:00Z`,
-}));
+for (const [i, name] of upcomingNames.entries()) {
+  site.event({ name, slug: `meetup-${i + 1}`, startsAt: `2099-${String(i + 1).padStart(2, '0')}-15T17:00:00Z`, endsAt: `2099-${String(i + 1).padStart(2, '0')}-15T20:00:00Z` });
+}
 site.event({ name: 'Founding Meetup', slug: 'founding', startsAt: '2001-03-01T17:00:00Z', endsAt: '2001-03-01T20:00:00Z' });
 site.event({ name: 'Secret Draft', slug: 'secret', status: 'draft', startsAt: '2099-01-01T17:00:00Z', endsAt: '2099-01-01T20:00:00Z' });
 
@@ -133,7 +133,7 @@ beforeAll(async () => {
       }
       // The README's TypeScript blocks, in order, as one module.
       const readme = await readFile(join(EXAMPLE, 'README.md'), 'utf8');
-      await writeFile(join(work, 'readme.ts'), [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n') + 'export {};\n');
+      await writeFile(join(work, 'readme.ts'), `${[...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((block) => block[1]).join('\n')}export {};\n`);
       await generateTypes(join(ROOT, 'schemas/openapi.json'), join(work, 'api.d.ts'));
       checked = typeCheck();
     })(),

@@ -96,11 +96,11 @@ describe('tags differ between representations', () => {
       const localKey = await local.keyFor(fixture.organization.id);
       const before = (await local.call(`${API}/organization`, { key: localKey })).headers.etag;
       await publishFixture(local.store, fixture, { now: new Date('2026-02-01T00:00:00Z') });
-      local.channel.announce(fixture.organization.id);
+      await local.channel.announce(fixture.organization.id);
       expect((await local.call(`${API}/organization`, { key: localKey })).headers.etag).toBe(before);
       fixture.organization.description = 'Now with a description';
       await publishFixture(local.store, fixture, { now: new Date('2026-02-02T00:00:00Z') });
-      local.channel.announce(fixture.organization.id);
+      await local.channel.announce(fixture.organization.id);
       const after = await local.call(`${API}/organization`, { key: localKey, headers: { 'if-none-match': before! } });
       expect(after.status).toBe(200);
       expect(after.headers.etag).not.toBe(before);

@@ -86,13 +86,13 @@ describe('403', () => {
       expect((await local.call(`${API}/organization`, { key: orgKey })).status).toBe(200);
       for (const state of ['suspended', 'closed'] as const) {
         await publishFixture(local.store, org, { state });
-        local.channel.announce(org.organization.id);
+        await local.channel.announce(org.organization.id);
         for (const path of ['/organization', '/events', '/events/acme-conf']) {
           expectProblem(await local.call(`${API}${path}`, { key: orgKey }), 403, 'ORGANIZATION_SUSPENDED', `${API}${path}`);
         }
       }
       await publishFixture(local.store, org);
-      local.channel.announce(org.organization.id);
+      await local.channel.announce(org.organization.id);
       expect((await local.call(`${API}/organization`, { key: orgKey })).status).toBe(200);
     } finally {
       await local.close();

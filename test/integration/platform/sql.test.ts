@@ -21,6 +21,7 @@ describe('opening the platform database', () => {
     await expect(openPlatformDatabase({ home: '/nonexistent', schema: 'x; DROP TABLE y' })).rejects.toThrow(/PLATFORM_SCHEMA/);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names the path as the documentation writes it
   it('opens PGlite in ${home}/platform when DATABASE_URL is unset', async () => {
     const home = await mkdtemp(path.join(tmpdir(), 'marquee-home-'));
     try {
