@@ -17,7 +17,14 @@ import { generateSyntheticPlatform } from './synthetic-platform.ts';
 const run = promisify(execFile);
 const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 1000);
 
-interface Measured { mode: string; wallMs: number; organizations: number; objectsWritten: number; failed: string[]; maxRssMb: number }
+interface Measured {
+  mode: string;
+  wallMs: number;
+  organizations: number;
+  objectsWritten: number;
+  failed: string[];
+  maxRssMb: number;
+}
 
 const postgres = await startPostgres();
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
@@ -27,7 +34,7 @@ try {
   const started = performance.now();
   await generateSyntheticPlatform(db, { organizations: ORGANIZATIONS, eventsPerOrganization: 20, sessionsPerEvent: 10 });
   console.log(`synthetic platform: ${ORGANIZATIONS} organizations × 20 events × 10 sessions generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const [{ id: oneOrg }] = await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT 1`) as [{ id: string }];
+  const [{ id: oneOrg }] = (await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT 1`)) as [{ id: string }];
 
   const env = { ...process.env, DATABASE_URL: postgres.url, SNAPSHOT_STORE: join(work, 'snapshots'), MARQUEE_HOME: work };
   const child = async (...args: string[]): Promise<Measured> => {
@@ -40,7 +47,9 @@ try {
   const reference = await child('read');
   const full = await child('build');
   const unchanged = await child('build');
-  await db.query(`UPDATE events SET name = name || ' (updated)' WHERE id = (SELECT id FROM events WHERE organization_id = $1 AND status = 'published' ORDER BY id LIMIT 1)`, [oneOrg]);
+  await db.query(`UPDATE events SET name = name || ' (updated)' WHERE id = (SELECT id FROM events WHERE organization_id = $1 AND status = 'published' ORDER BY id LIMIT 1)`, [
+    oneOrg,
+  ]);
   const oneChanged = await child('build', oneOrg);
   const oneUnchanged = await child('build', oneOrg);
   await db.close();
@@ -49,7 +58,13 @@ try {
   const rows = [
     ['reference: read every organization (no build)', s(reference.wallMs), '—', `${reference.maxRssMb.toFixed(0)} MB`, '—'],
     ['full build', s(full.wallMs), String(full.objectsWritten), `${full.maxRssMb.toFixed(0)} MB`, `${(full.wallMs / reference.wallMs).toFixed(2)}× reference`],
-    ['rebuild, nothing changed', s(unchanged.wallMs), String(unchanged.objectsWritten), `${unchanged.maxRssMb.toFixed(0)} MB`, `${(unchanged.wallMs / reference.wallMs).toFixed(2)}× reference`],
+    [
+      'rebuild, nothing changed',
+      s(unchanged.wallMs),
+      String(unchanged.objectsWritten),
+      `${unchanged.maxRssMb.toFixed(0)} MB`,
+      `${(unchanged.wallMs / reference.wallMs).toFixed(2)}× reference`,
+    ],
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
     ['one organization, unchanged', s(oneUnchanged.wallMs), String(oneUnchanged.objectsWritten), `${oneUnchanged.maxRssMb.toFixed(0)} MB`, ''],
   ];

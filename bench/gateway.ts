@@ -42,7 +42,6 @@ interface ServeConfig {
 
 type ServerKind = 'gateway' | 'express' | 'bare';
 
-
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
   const bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag }]) => [url, { bytes: Buffer.from(body), etag }]));
@@ -78,15 +77,17 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
     });
     port = await listen(createServer(app));
   } else {
-    port = await listen(createServer((req, res) => {
-      const entry = bodies.get(req.url ?? '');
-      if (!entry) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { ...headersOf(entry.etag), 'Content-Length': entry.bytes.length });
-      res.end(entry.bytes);
-    }));
+    port = await listen(
+      createServer((req, res) => {
+        const entry = bodies.get(req.url ?? '');
+        if (!entry) {
+          res.writeHead(404).end();
+          return;
+        }
+        res.writeHead(200, { ...headersOf(entry.etag), 'Content-Length': entry.bytes.length });
+        res.end(entry.bytes);
+      }),
+    );
   }
   process.stdout.write(`${JSON.stringify({ port })}\n`);
 }
@@ -112,11 +113,12 @@ function startChild(kind: ServerKind, configPath: string): Promise<Child> {
       resolve({
         process: child,
         url: `http://127.0.0.1:${port}`,
-        stop: () => new Promise((done) => {
-          child.removeAllListeners('exit');
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     });
   });
@@ -172,8 +174,15 @@ function smallOrganization(PlatformFixture: typeof import('../test/support/platf
   for (let e = 0; e < events; e++) {
     const start = now + (e - events / 2) * 30 * DAY;
     const event = fixture.event({
-      name: `Event ${e}`, slug: `event-${e}`, description: 'An event.', venueName: 'Venue', city: 'Berlin', country: 'DE',
-      startsAt: iso(start), endsAt: iso(start + 8 * 3_600_000), capacity: 200,
+      name: `Event ${e}`,
+      slug: `event-${e}`,
+      description: 'An event.',
+      venueName: 'Venue',
+      city: 'Berlin',
+      country: 'DE',
+      startsAt: iso(start),
+      endsAt: iso(start + 8 * 3_600_000),
+      capacity: 200,
     });
     for (let s = 0; s < 2; s++) {
       const session = fixture.session(event, { name: `Session ${s}`, startsAt: iso(start + s * 3_600_000), endsAt: iso(start + (s + 1) * 3_600_000) });
@@ -191,8 +200,15 @@ function bigOrganization(PlatformFixture: typeof import('../test/support/platfor
   for (let e = 0; e < 5000; e++) {
     const start = now + Math.round((e - 2500) * 0.7 * DAY);
     fixture.event({
-      name: `Big Event ${e}`, slug: `big-${e}`, description: 'One of many events.', venueName: 'Hall', city: 'Paris', country: 'FR',
-      startsAt: iso(start), endsAt: iso(start + 6 * 3_600_000), cover: fixture.image(),
+      name: `Big Event ${e}`,
+      slug: `big-${e}`,
+      description: 'One of many events.',
+      venueName: 'Hall',
+      city: 'Paris',
+      country: 'FR',
+      startsAt: iso(start),
+      endsAt: iso(start + 6 * 3_600_000),
+      cover: fixture.image(),
     });
   }
   return fixture;
@@ -276,7 +292,11 @@ async function main(): Promise<void> {
     const express5 = await startChild('express', configPath);
     const bare = await startChild('bare', configPath);
     children.push(express5, bare);
-    const servers = [['gateway', gateway], ['express', express5], ['bare', bare]] as const;
+    const servers = [
+      ['gateway', gateway],
+      ['express', express5],
+      ['bare', bare],
+    ] as const;
 
     type Key = `${string}|${string}`;
     const results = new Map<Key, Measurement[]>();
@@ -292,7 +312,9 @@ async function main(): Promise<void> {
           const measurement = await measure(`${server.url}${scenario.path}`, headers, seconds);
           const key: Key = `${scenario.name}|${name}`;
           results.set(key, [...(results.get(key) ?? []), measurement]);
-          console.log(`round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms${measurement.errors ? `  ${measurement.errors} errors!` : ''}`);
+          console.log(
+            `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
+          );
         }
       }
     }
@@ -307,7 +329,9 @@ async function main(): Promise<void> {
       const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
       const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
       const target = scenario === scenarios[0] ? 0.8 : 0.7;
-      verdicts.push(`${scenario.name}: ${(vsExpress * 100).toFixed(0)}% of minimal Express (target ≥ ${target * 100}%: ${vsExpress >= target ? 'met' : 'NOT met'}), ${(vsBare * 100).toFixed(0)}% of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`);
+      verdicts.push(
+        `${scenario.name}: ${(vsExpress * 100).toFixed(0)}% of minimal Express (target ≥ ${target * 100}%: ${vsExpress >= target ? 'met' : 'NOT met'}), ${(vsBare * 100).toFixed(0)}% of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+      );
     }
     console.log(`\n${verdicts.join('\n')}`);
 
@@ -320,21 +344,25 @@ async function main(): Promise<void> {
     let served = 0;
     let failed = 0;
     const queue = [...everyone];
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      for (let org = queue.pop(); org; org = queue.pop()) {
-        const paths = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=100', '/events?timing=past'];
-        for (const slug of org.slugs.slice(0, 5)) paths.push(`/events/${slug}`, `/events/${slug}/sessions`, `/events/${slug}/speakers`, `/events/${slug}/sponsors`);
-        for (const path of paths) {
-          const reply = await request(`${fresh.url}${API}${path}`, { headers: { 'x-api-key': org.key, origin: ORIGIN } });
-          await reply.body.dump();
-          if (reply.statusCode === 200) served++;
-          else failed++;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let org = queue.pop(); org; org = queue.pop()) {
+          const paths = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=100', '/events?timing=past'];
+          for (const slug of org.slugs.slice(0, 5)) paths.push(`/events/${slug}`, `/events/${slug}/sessions`, `/events/${slug}/speakers`, `/events/${slug}/sponsors`);
+          for (const path of paths) {
+            const reply = await request(`${fresh.url}${API}${path}`, { headers: { 'x-api-key': org.key, origin: ORIGIN } });
+            await reply.body.dump();
+            if (reply.statusCode === 200) served++;
+            else failed++;
+          }
         }
-      }
-    }));
+      }),
+    );
     const memory = memoryOf(fresh.process.pid!);
-    console.log(`\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;`
-      + ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`);
+    console.log(
+      `\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;` +
+        ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await Promise.all(children.map((child) => child.stop()));
     await rm(dir, { recursive: true, force: true });

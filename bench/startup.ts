@@ -26,7 +26,11 @@ writeFileSync(reporter, "import fs from 'node:fs';\nprocess.on('exit', () => fs.
 const subjects = [
   { name: 'node -e 0', command: process.execPath, args: ['-e', '0'] },
   { name: 'bin/marquee --help (dist/)', command: join(ROOT, 'bin/marquee'), args: ['--help'] },
-  { name: 'bin/cli.ts --help via tsx (before)', command: process.execPath, args: ['--enable-source-maps', '--heap-growing-percent=50', '--import', 'tsx', join(ROOT, 'bin/cli.ts'), '--help'] },
+  {
+    name: 'bin/cli.ts --help via tsx (before)',
+    command: process.execPath,
+    args: ['--enable-source-maps', '--heap-growing-percent=50', '--import', 'tsx', join(ROOT, 'bin/cli.ts'), '--help'],
+  },
 ];
 
 const samples = subjects.map(() => ({ ms: [] as number[], rssMb: [] as number[] }));

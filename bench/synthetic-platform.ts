@@ -47,10 +47,7 @@ const PROSE =
  * 25th cancelled; every 7th speaker is only invited and every 11th declined; every 5th team member
  * is hidden; every 17th session has no times.
  */
-export async function generateSyntheticPlatform(
-  db: SqlClient,
-  options: SyntheticPlatformOptions = {},
-): Promise<SyntheticPlatformCounts> {
+export async function generateSyntheticPlatform(db: SqlClient, options: SyntheticPlatformOptions = {}): Promise<SyntheticPlatformCounts> {
   const o = {
     organizations: options.organizations ?? 1000,
     events: options.eventsPerOrganization ?? 20,
@@ -73,8 +70,7 @@ export async function generateSyntheticPlatform(
     await withoutTriggers(tx);
     // $1 is the namespace in every statement; counts are inlined (integers, checked above).
     const run = (sql: string, extra: unknown[] = []) => tx.query(sql, [namespace, ...extra]);
-    const id = (kind: string, ...indexes: string[]) =>
-      `md5($1::text || ':${kind}' || ${indexes.map((index) => `':' || ${index}`).join(' || ')})::uuid`;
+    const id = (kind: string, ...indexes: string[]) => `md5($1::text || ':${kind}' || ${indexes.map((index) => `':' || ${index}`).join(' || ')})::uuid`;
     const prose = (seed: string) => `left('${PROSE}', 100 + (${seed} * 37) % 200)`;
 
     await run(`
@@ -175,8 +171,6 @@ export async function generateSyntheticPlatform(
  * the generated rows are consistent by construction). Others load with triggers on.
  */
 async function withoutTriggers(tx: SqlQueries): Promise<void> {
-  const [role] = await tx.query<{ superuser: boolean }>(
-    'SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user',
-  );
+  const [role] = await tx.query<{ superuser: boolean }>('SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user');
   if (role?.superuser) await tx.exec('SET LOCAL session_replication_role = replica');
 }

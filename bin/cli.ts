@@ -29,43 +29,72 @@ const program = new Command('marquee')
   .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
-program.command('start').description('everything in one process on embedded defaults: migrate and seed on first run, build, serve, schedule and listen')
+program
+  .command('start')
+  .description('everything in one process on embedded defaults: migrate and seed on first run, build, serve, schedule and listen')
   .action(async () => (await processes()).startCommand(config()));
-program.command('serve').description('the gateway on PORT (8080); GET /healthz answers 200 once ready')
+program
+  .command('serve')
+  .description('the gateway on PORT (8080); GET /healthz answers 200 once ready')
   .action(async () => (await processes()).serveCommand(config()));
-program.command('builder').description('scheduled builds (BUILD_SCHEDULE) plus change-triggered builds')
+program
+  .command('builder')
+  .description('scheduled builds (BUILD_SCHEDULE) plus change-triggered builds')
   .action(async () => (await processes()).builderCommand(config()));
-program.command('build').description('build now: all organizations, or those named; exit 1 if any failed')
+program
+  .command('build')
+  .description('build now: all organizations, or those named; exit 1 if any failed')
   .option('--org <id|slug>', 'an organization (repeatable)', collect, [])
   .option('--json', 'print the result as JSON')
   .action(async (options: { org: string[]; json?: boolean }) => (await commands()).buildCommand(config(), options));
 
 const db = program.command('db').description('the platform database');
-db.command('migrate').description('create the platform relations of docs/platform.md, with change triggers')
+db.command('migrate')
+  .description('create the platform relations of docs/platform.md, with change triggers')
   .action(async () => (await commands()).dbMigrateCommand(config()));
-db.command('seed').description('load data').option('--sample', 'the sample dataset')
+db.command('seed')
+  .description('load data')
+  .option('--sample', 'the sample dataset')
   .action(async (options: { sample?: boolean }) => (await commands()).dbSeedCommand(config(), options));
 
 const keys = program.command('keys').description('API keys');
-keys.command('create').description('create a key for an organization; the secret is printed once')
+keys
+  .command('create')
+  .description('create a key for an organization; the secret is printed once')
   .requiredOption('--org <id|slug>', 'the organization')
   .option('--origin <origin>', 'an allowed browser origin (repeatable); none = server-side only', collect, [])
   .option('--label <text>', 'a label')
   .option('--json', 'print the result as JSON')
   .action(async (options: { org: string; origin: string[]; label?: string; json?: boolean }) => (await commands()).keysCreateCommand(config(), options));
-keys.command('revoke').description('revoke a key; effective from the next request on').argument('<key-id>')
+keys
+  .command('revoke')
+  .description('revoke a key; effective from the next request on')
+  .argument('<key-id>')
   .action(async (id: string) => (await commands()).keysRevokeCommand(config(), id));
-keys.command('list').description('list keys (never their secrets)')
-  .option('--org <id|slug>', 'only this organization').option('--json', 'print the result as JSON')
+keys
+  .command('list')
+  .description('list keys (never their secrets)')
+  .option('--org <id|slug>', 'only this organization')
+  .option('--json', 'print the result as JSON')
   .action(async (options: { org?: string; json?: boolean }) => (await commands()).keysListCommand(config(), options));
 
-program.command('history').description("an organization's snapshots, newest first")
-  .requiredOption('--org <id|slug>', 'the organization').option('--json', 'print the result as JSON')
+program
+  .command('history')
+  .description("an organization's snapshots, newest first")
+  .requiredOption('--org <id|slug>', 'the organization')
+  .option('--json', 'print the result as JSON')
   .action(async (options: { org: string; json?: boolean }) => (await commands()).historyCommand(config(), options));
-program.command('diff').description('what changed between two snapshots ("current" names the current one)')
-  .requiredOption('--org <id|slug>', 'the organization').argument('<from>').argument('<to>').option('--json', 'print the result as JSON')
+program
+  .command('diff')
+  .description('what changed between two snapshots ("current" names the current one)')
+  .requiredOption('--org <id|slug>', 'the organization')
+  .argument('<from>')
+  .argument('<to>')
+  .option('--json', 'print the result as JSON')
   .action(async (from: string, to: string, options: { org: string; json?: boolean }) => (await commands()).diffCommand(config(), { ...options, from, to }));
-program.command('gc').description('apply retention: keep the newest N snapshots per organization')
+program
+  .command('gc')
+  .description('apply retention: keep the newest N snapshots per organization')
   .option('--keep <n>', 'snapshots to keep', wholeNumber, DEFAULT_KEEP)
   .option('--grace-minutes <n>', 'spare unreferenced objects younger than this (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
   .action(async (options: { keep: number; graceMinutes: number }) => (await commands()).gcCommand(config(), options));

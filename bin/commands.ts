@@ -35,7 +35,9 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
   } else {
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
-    line(`${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore}`);
+    line(
+      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore}`,
+    );
   }
   if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
 }
@@ -57,9 +59,11 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
   if (!options.sample) throw new OperatorError('say what to seed: marquee db seed --sample', { exitCode: EXIT_USAGE });
   await withDatabase(config, async (db) => {
     const result = await seedSample(db, { now: new Date() });
-    line(result.seeded
-      ? `${db.description}: sample data loaded (${result.organizations.map((o) => o.slug).join(', ')})`
-      : `${db.description}: already has organizations; sample not loaded`);
+    line(
+      result.seeded
+        ? `${db.description}: sample data loaded (${result.organizations.map((o) => o.slug).join(', ')})`
+        : `${db.description}: already has organizations; sample not loaded`,
+    );
   });
 }
 
@@ -111,8 +115,10 @@ export async function diffCommand(config: Config, options: { org: string; from: 
 
 export async function gcCommand(config: Config, options: { keep: number; graceMinutes: number }): Promise<void> {
   const report = await applyRetention(openStore(config), options);
-  line(`${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep}); `
-    + `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared; ${report.interruptedWritesDeleted} interrupted writes removed`);
+  line(
+    `${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep}); ` +
+      `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared; ${report.interruptedWritesDeleted} interrupted writes removed`,
+  );
 }
 
 /** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */

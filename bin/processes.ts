@@ -81,7 +81,8 @@ export async function builderCommand(config: Config): Promise<void> {
   const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
   runner.schedule(config.buildSchedule);
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
-    schedule: config.buildSchedule, database: db.description,
+    schedule: config.buildSchedule,
+    database: db.description,
   });
   onShutdown(log, async () => {
     await unlisten();
@@ -95,7 +96,8 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
   try {
     return await startGateway({ ...deps, port: config.port, trustProxy: config.trustProxy });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
     throw error;
   }
 }
@@ -110,7 +112,10 @@ function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: Orga
   for (const result of results) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
   const summary = [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
   log.info(`built ${results.length} organizations into ${config.snapshotStore} (${summary})`, {
-    trigger, organizations: results.length, ...Object.fromEntries(counts), store: config.snapshotStore,
+    trigger,
+    organizations: results.length,
+    ...Object.fromEntries(counts),
+    store: config.snapshotStore,
   });
 }
 
@@ -122,7 +127,10 @@ async function demoKey(config: Config, keys: FileKeyStore, results: Organization
   const organization = results.filter((r) => r.result === 'published' || r.result === 'unchanged').sort((a, b) => (a.slug < b.slug ? -1 : 1))[0];
   if (!organization) return undefined;
   const file = join(config.home, 'demo-key.json');
-  const saved = await readFile(file, 'utf8').then((text) => JSON.parse(text) as { key: string; slug: string }, () => undefined);
+  const saved = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { key: string; slug: string },
+    () => undefined,
+  );
   if (saved) {
     const parsed = parseKey(saved.key);
     const record = parsed.valid ? await keys.findBySecretHash(parsed.secretHash) : undefined;
@@ -141,10 +149,13 @@ function onShutdown(log: Log, close: () => Promise<void>): void {
     if (closing) return;
     closing = true;
     log.info(`${signal}: shutting down`, { signal });
-    close().then(() => process.exit(0), (error: unknown) => {
-      log.error('shutdown failed', { err: error });
-      process.exit(1);
-    });
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error('shutdown failed', { err: error });
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -72,15 +72,16 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
  * that could not complete) is a result naming the organization, the resource and the reason, and
  * the organization keeps its previous snapshot.
  */
-async function buildOrganization(
-  context: BuildContext,
-  target: { id: string; slug: string; status: OrganizationState },
-  trigger: BuildTrigger,
-): Promise<OrganizationResult> {
+async function buildOrganization(context: BuildContext, target: { id: string; slug: string; status: OrganizationState }, trigger: BuildTrigger): Promise<OrganizationResult> {
   const started = performance.now();
   const now = context.now?.() ?? new Date();
   const failed = (error: string, stage: BuildStage | undefined, resource?: string): OrganizationResult => ({
-    id: target.id, slug: target.slug, result: 'failed', error, failure: { stage, resource }, objectsWritten: 0,
+    id: target.id,
+    slug: target.slug,
+    result: 'failed',
+    error,
+    failure: { stage, resource },
+    objectsWritten: 0,
   });
   try {
     const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
@@ -90,8 +91,7 @@ async function buildOrganization(
     } else {
       const data = await step('read', target.id, () => context.source.readOrganization(target.id));
       if (!data) return failed(`organization ${target.id} (${target.slug}) no longer exists`, 'read');
-      const projection = await step('project', target.id, async () =>
-        projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
+      const projection = await step('project', target.id, async () => projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
       const resources = resourcesOf(projection);
       const validation = validateResources(context.schemas, resources);
       if (!validation.valid) {
@@ -99,13 +99,20 @@ async function buildOrganization(
       }
       const objects = serializeResources(resources);
       outcome = await publishStep(context, {
-        ...common, state: 'active', objects, slugs: projection.slugs, durationMs: performance.now() - started,
+        ...common,
+        state: 'active',
+        objects,
+        slugs: projection.slugs,
+        durationMs: performance.now() - started,
       });
     }
     const channel = context.channel;
     if (outcome.result !== 'unchanged' && channel) await step('announce', target.id, () => channel.announce(target.id));
     return {
-      id: target.id, slug: target.slug, result: outcome.result, objectsWritten: outcome.objectsWritten,
+      id: target.id,
+      slug: target.slug,
+      result: outcome.result,
+      objectsWritten: outcome.objectsWritten,
       ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
     };
   } catch (error) {

@@ -49,10 +49,16 @@ export interface SnapshotDiff {
 export async function diffSnapshots(store: SnapshotStore, orgId: string, from: string, to: string): Promise<SnapshotDiff> {
   const [before, after] = await Promise.all([loadManifest(store, orgId, from), loadManifest(store, orgId, to)]);
   const paths = (m: Manifest) => Object.keys(m.resources);
-  const added = paths(after).filter((p) => !(p in before.resources)).sort();
-  const removed = paths(before).filter((p) => !(p in after.resources)).sort();
+  const added = paths(after)
+    .filter((p) => !(p in before.resources))
+    .sort();
+  const removed = paths(before)
+    .filter((p) => !(p in after.resources))
+    .sort();
   const changed: SnapshotDiff['changed'] = [];
-  for (const path of paths(after).filter((p) => p in before.resources).sort()) {
+  for (const path of paths(after)
+    .filter((p) => p in before.resources)
+    .sort()) {
     const [a, b] = [before.resources[path]!, after.resources[path]!];
     if (a === b) continue;
     const [left, right] = await Promise.all([loadObject(store, orgId, a), loadObject(store, orgId, b)]);

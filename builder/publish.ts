@@ -4,8 +4,14 @@
 import type { ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey, type ResourceKind } from '../snapshot/layout.ts';
 import {
-  contentHashOf, SNAPSHOT_FORMAT, serializeManifest, serializePointer,
-  type BuildTrigger, type Manifest, type OrganizationState, type Pointer,
+  contentHashOf,
+  SNAPSHOT_FORMAT,
+  serializeManifest,
+  serializePointer,
+  type BuildTrigger,
+  type Manifest,
+  type OrganizationState,
+  type Pointer,
 } from '../snapshot/manifest.ts';
 import { listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';

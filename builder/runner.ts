@@ -18,7 +18,10 @@ export class BuildRunner {
   private task: ScheduledTask | undefined;
   private readonly log: Log;
 
-  constructor(private readonly context: BuildContext, private readonly options: RunnerOptions) {
+  constructor(
+    private readonly context: BuildContext,
+    private readonly options: RunnerOptions,
+  ) {
     this.log = options.log;
   }
 
@@ -39,7 +42,10 @@ export class BuildRunner {
       this.log.warn(`${result.slug}: build failed: ${result.error}`, { ...fields, stage: result.failure?.stage, resource: result.failure?.resource });
     } else if (result.result !== 'unchanged') {
       this.log.info(`${result.slug}: ${result.result}${result.snapshotId ? ` ${result.snapshotId}` : ''}`, {
-        ...fields, result: result.result, snapshotId: result.snapshotId, objectsWritten: result.objectsWritten,
+        ...fields,
+        result: result.result,
+        snapshotId: result.snapshotId,
+        objectsWritten: result.objectsWritten,
       });
     }
   }
@@ -52,10 +58,13 @@ export class BuildRunner {
   /** A change notification for one organization: rebuild it after a short quiet period. */
   organizationChanged(organizationId: string): void {
     clearTimeout(this.pending.get(organizationId));
-    this.pending.set(organizationId, setTimeout(() => {
-      this.pending.delete(organizationId);
-      this.build('change', [organizationId]).catch((error: unknown) => this.failed('change', error));
-    }, this.options.debounceMs ?? 150));
+    this.pending.set(
+      organizationId,
+      setTimeout(() => {
+        this.pending.delete(organizationId);
+        this.build('change', [organizationId]).catch((error: unknown) => this.failed('change', error));
+      }, this.options.debounceMs ?? 150),
+    );
   }
 
   schedule(expression: string): void {

@@ -11,10 +11,7 @@ export type ResourcesValidation =
   /** The first resource that fails, the schema it fails and why (ajv's first error). */
   | { valid: false; resource: string; schema: SchemaName; reason: string };
 
-export function validateResources(
-  schemas: SchemaSet,
-  resources: ReadonlyArray<{ path: string; kind: ResourceKind; value: unknown }>,
-): ResourcesValidation {
+export function validateResources(schemas: SchemaSet, resources: ReadonlyArray<{ path: string; kind: ResourceKind; value: unknown }>): ResourcesValidation {
   for (const { path, kind, value } of resources) {
     const schema = SCHEMA_OF_KIND[kind];
     const outcome = schemas.validate(schema, value);

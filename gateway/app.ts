@@ -97,17 +97,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // A repeated parameter arrives as an array, which GET /events refuses (docs/design.md decisions table).
   app.set('query parser', 'simple');
   // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
-  app.use(apiRouter({
-    access: accessControl({
-      keys: deps.keys,
-      failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
-      limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }),
+  app.use(
+    apiRouter({
+      access: accessControl({
+        keys: deps.keys,
+        failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
+        limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }),
+        clock,
+        organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
+      }),
+      resources,
       clock,
-      organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
     }),
-    resources,
-    clock,
-  }));
+  );
   app.use(cors());
   app.get('/healthz', healthz(readiness));
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.

@@ -32,12 +32,9 @@ export const badRequest = (detail: string) => new ApiError(400, 'BAD_REQUEST', '
 /** A 401 carries the challenge RFC 9110 §15.5.2 requires. */
 export const keyInvalid = (detail = 'The API key is missing, unrecognised or revoked.') =>
   new ApiError(401, 'API_KEY_INVALID', 'Invalid API key', detail, { 'WWW-Authenticate': 'Bearer' });
-export const organizationSuspended = () =>
-  new ApiError(403, 'ORGANIZATION_SUSPENDED', 'Organization suspended', 'The organization is suspended or closed; its data is hidden.');
-export const originNotAllowed = (origin: string) =>
-  new ApiError(403, 'API_KEY_ORIGIN_NOT_ALLOWED', 'Origin not allowed', `This key may not be used from ${origin}.`);
-export const eventNotFound = () =>
-  new ApiError(404, 'EVENT_NOT_FOUND', 'Event not found', 'No published event of this organization has that id or slug.');
+export const organizationSuspended = () => new ApiError(403, 'ORGANIZATION_SUSPENDED', 'Organization suspended', 'The organization is suspended or closed; its data is hidden.');
+export const originNotAllowed = (origin: string) => new ApiError(403, 'API_KEY_ORIGIN_NOT_ALLOWED', 'Origin not allowed', `This key may not be used from ${origin}.`);
+export const eventNotFound = () => new ApiError(404, 'EVENT_NOT_FOUND', 'Event not found', 'No published event of this organization has that id or slug.');
 export const notFound = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'No resource at this path.');
 export const methodNotAllowed = (allow: string) =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });

@@ -27,8 +27,7 @@ const PART_PATH: Record<EventPart, (eventId: string) => string> = {
  * snapshot). Not 401 (the key is fine) nor 403 (nothing is suspended): there is simply nothing
  * at this path yet, and the organization's first build makes it appear.
  */
-const nothingPublished = () =>
-  new ApiError(404, 'NOT_FOUND', 'Not found', 'Nothing has been published for this organization yet.');
+const nothingPublished = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'Nothing has been published for this organization yet.');
 
 export class OrganizationResources {
   constructor(

@@ -13,8 +13,7 @@ import type { Log } from '../snapshot/log.ts';
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
 const PROBLEM_ORDER = keyOrderOf('problem-details');
 
-const internalError = () =>
-  new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
+const internalError = () => new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
 
 /** Headers describing a representation: an error is not one (docs/design.md: errors carry no ETag). */
 const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];

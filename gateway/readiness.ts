@@ -15,7 +15,11 @@ export class StoreReadiness {
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly store: SnapshotStore, private readonly log: Log, private readonly retryMs = 1000) {
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly log: Log,
+    private readonly retryMs = 1000,
+  ) {
     this.ready = new Promise((resolve) => this.probe(resolve));
   }
 

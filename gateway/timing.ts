@@ -42,10 +42,12 @@ export function timingAt(clock: ParsedClock, now: number): Timing {
 
 /** Registration available at build time, now inside the window where one is set, and now < end. */
 export function isRegistrationOpenAt(clock: ParsedClock, now: number): boolean {
-  return clock.registrationAvailable
-    && (clock.registrationStart === null || now >= clock.registrationStart)
-    && (clock.registrationEnd === null || now < clock.registrationEnd)
-    && now < clock.end;
+  return (
+    clock.registrationAvailable &&
+    (clock.registrationStart === null || now >= clock.registrationStart) &&
+    (clock.registrationEnd === null || now < clock.registrationEnd) &&
+    now < clock.end
+  );
 }
 
 /**

@@ -53,7 +53,10 @@ export interface LockFileOptions {
 /** The lock is held by someone else (`owner`: their process id, when the lock names one). */
 export class LockFileBusyError extends Error {
   override name = 'LockFileBusyError';
-  constructor(readonly path: string, readonly owner: number | undefined) {
+  constructor(
+    readonly path: string,
+    readonly owner: number | undefined,
+  ) {
     super(`${path} is locked${owner === undefined ? '' : ` by process ${owner}`}`);
   }
 }

@@ -23,9 +23,7 @@ export const resourcePath = {
 } as const;
 
 /** The kind of resource a manifest path holds; decides its schema. */
-export type ResourceKind =
-  | 'organization' | 'team' | 'speakers' | 'sponsors' | 'eventIndex'
-  | 'event' | 'eventSessions' | 'eventSpeakers' | 'eventSponsors';
+export type ResourceKind = 'organization' | 'team' | 'speakers' | 'sponsors' | 'eventIndex' | 'event' | 'eventSessions' | 'eventSpeakers' | 'eventSponsors';
 
 /**
  * Snapshot ids sort by time: UTC basic format with milliseconds, then the first 12 hex digits of

@@ -30,13 +30,19 @@ export function parsePointer(orgId: string, bytes: Uint8Array): Pointer {
   }
   const pointer = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof Pointer, unknown>>;
   const problem =
-    pointer.format !== SNAPSHOT_FORMAT ? `format is not ${SNAPSHOT_FORMAT}`
-    : pointer.organizationId !== orgId ? 'it names another organization'
-    : !ORGANIZATION_STATES.includes(pointer.state as OrganizationState) ? 'unknown state'
-    : !(pointer.snapshotId === null || (typeof pointer.snapshotId === 'string' && SNAPSHOT_ID.test(pointer.snapshotId))) ? 'bad snapshotId'
-    : !(pointer.manifestHash === null || (typeof pointer.manifestHash === 'string' && SHA256_HEX.test(pointer.manifestHash))) ? 'bad manifestHash'
-    : typeof pointer.publishedAt !== 'string' ? 'no publishedAt'
-    : undefined;
+    pointer.format !== SNAPSHOT_FORMAT
+      ? `format is not ${SNAPSHOT_FORMAT}`
+      : pointer.organizationId !== orgId
+        ? 'it names another organization'
+        : !ORGANIZATION_STATES.includes(pointer.state as OrganizationState)
+          ? 'unknown state'
+          : !(pointer.snapshotId === null || (typeof pointer.snapshotId === 'string' && SNAPSHOT_ID.test(pointer.snapshotId)))
+            ? 'bad snapshotId'
+            : !(pointer.manifestHash === null || (typeof pointer.manifestHash === 'string' && SHA256_HEX.test(pointer.manifestHash)))
+              ? 'bad manifestHash'
+              : typeof pointer.publishedAt !== 'string'
+                ? 'no publishedAt'
+                : undefined;
   if (problem !== undefined) throw new SnapshotIntegrityError(`pointer of organization ${orgId} is malformed: ${problem}`);
   return pointer as Pointer;
 }

@@ -10,10 +10,24 @@ export const SCHEMA_DIR = packagePath('schemas');
 export const SCHEMA_SUFFIX = '.schema.json';
 
 export type SchemaName =
-  | 'organization' | 'team' | 'speaker-list' | 'sponsor-list' | 'session-list' | 'event-index'
-  | 'stored-event-detail' | 'stored-event-summary' | 'event-summary' | 'event-detail'
-  | 'paged-event-summaries' | 'problem-details' | 'manifest' | 'pointer' | 'speaker' | 'sponsor'
-  | 'session' | 'team-member';
+  | 'organization'
+  | 'team'
+  | 'speaker-list'
+  | 'sponsor-list'
+  | 'session-list'
+  | 'event-index'
+  | 'stored-event-detail'
+  | 'stored-event-summary'
+  | 'event-summary'
+  | 'event-detail'
+  | 'paged-event-summaries'
+  | 'problem-details'
+  | 'manifest'
+  | 'pointer'
+  | 'speaker'
+  | 'sponsor'
+  | 'session'
+  | 'team-member';
 
 /** The schema each kind of stored resource must satisfy. */
 export const SCHEMA_OF_KIND: Record<ResourceKind, SchemaName> = {
@@ -45,7 +59,9 @@ export interface SchemaDocument {
 /** Every schema file of `dir`, by file name (`organization.schema.json`), parsed. */
 export function readSchemaFiles(dir: string = SCHEMA_DIR): ReadonlyMap<string, SchemaDocument> {
   const files = new Map<string, SchemaDocument>();
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(SCHEMA_SUFFIX)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(SCHEMA_SUFFIX))
+    .sort()) {
     files.set(file, JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as SchemaDocument);
   }
   return files;

@@ -33,8 +33,6 @@ function describe(errors: ErrorObject[]): string {
   const first = errors[0];
   if (!first) return 'invalid';
   const where = first.instancePath || '(root)';
-  const extra = first.keyword === 'additionalProperties'
-    ? ` (${String((first.params as { additionalProperty: string }).additionalProperty)})`
-    : '';
+  const extra = first.keyword === 'additionalProperties' ? ` (${String((first.params as { additionalProperty: string }).additionalProperty)})` : '';
   return `${where} ${first.message ?? 'is invalid'}${extra}`;
 }

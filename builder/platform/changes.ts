@@ -6,10 +6,7 @@ import type { SqlClient } from './sql.ts';
 const CHANGES_CHANNEL = 'marquee_changes';
 
 /** Calls `onOrganization` with each changed organization's id; resolves to an unsubscribe function. */
-export function listenForChanges(
-  db: SqlClient,
-  onOrganization: (organizationId: string) => void,
-): Promise<() => Promise<void>> {
+export function listenForChanges(db: SqlClient, onOrganization: (organizationId: string) => void): Promise<() => Promise<void>> {
   return db.listen(CHANGES_CHANNEL, (payload) => {
     // A platform that calls pg_notify itself may send anything; only an id names an organization.
     const organizationId = payload.trim().toLowerCase();

@@ -16,8 +16,10 @@ export async function lockEmbeddedDatabase(dataDir: string): Promise<() => Promi
     return await acquireLockFile(join(dataDir, 'marquee.lock'), { takeOver: 'ownerGone' });
   } catch (error) {
     if (!(error instanceof LockFileBusyError)) throw error;
-    throw new EmbeddedDatabaseBusyError(error.owner === undefined
-      ? `could not lock the embedded database ${dataDir}`
-      : `the embedded database ${dataDir} is in use by process ${error.owner}; stop that process, or set DATABASE_URL to a PostgreSQL server to run several processes`);
+    throw new EmbeddedDatabaseBusyError(
+      error.owner === undefined
+        ? `could not lock the embedded database ${dataDir}`
+        : `the embedded database ${dataDir} is in use by process ${error.owner}; stop that process, or set DATABASE_URL to a PostgreSQL server to run several processes`,
+    );
   }
 }

@@ -35,9 +35,7 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
         applied_at timestamptz NOT NULL DEFAULT now()
       );`);
     // Read again under the lock: another migrator may have finished while this one waited.
-    const done = new Set(
-      (await tx.query<{ version: number }>('SELECT version FROM marquee_schema_version')).map((row) => row.version),
-    );
+    const done = new Set((await tx.query<{ version: number }>('SELECT version FROM marquee_schema_version')).map((row) => row.version));
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;
       await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', migration.file), 'utf8'));
@@ -50,12 +48,8 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
 
 /** 0 when the database has never been migrated. */
 export async function currentVersion(db: SqlClient): Promise<number> {
-  const [row] = await db.query<{ version: number | null }>(
-    `SELECT CASE WHEN to_regclass('marquee_schema_version') IS NULL THEN 0 END AS version`,
-  );
+  const [row] = await db.query<{ version: number | null }>(`SELECT CASE WHEN to_regclass('marquee_schema_version') IS NULL THEN 0 END AS version`);
   if (row?.version === 0) return 0;
-  const [latest] = await db.query<{ version: number }>(
-    'SELECT coalesce(max(version), 0)::int4 AS version FROM marquee_schema_version',
-  );
+  const [latest] = await db.query<{ version: number }>('SELECT coalesce(max(version), 0)::int4 AS version FROM marquee_schema_version');
   return latest?.version ?? 0;
 }

@@ -214,15 +214,7 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
   const harbor = SAMPLE.organizations.harbor.id;
   const oldTown = SAMPLE.organizations.oldTown.id;
 
-  const member = (
-    n: number,
-    organizationId: string,
-    fullName: string,
-    title: string | null,
-    showOnWebsite: boolean,
-    sortOrder: number,
-    photo: number | null,
-  ) => ({
+  const member = (n: number, organizationId: string, fullName: string, title: string | null, showOnWebsite: boolean, sortOrder: number, photo: number | null) => ({
     id: teamMember(n),
     organization_id: organizationId,
     full_name: fullName,
@@ -293,14 +285,7 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
     person(10, harbor, 'Felix Bauer', 'accepted', 'Game Designer', 'Elbe Pixel', null),
   ];
 
-  const company = (
-    n: number,
-    organizationId: string,
-    name: string,
-    isOrganizationSponsor: boolean,
-    logo: number | null,
-    description: string | null,
-  ) => ({
+  const company = (n: number, organizationId: string, name: string, isOrganizationSponsor: boolean, logo: number | null, description: string | null) => ({
     id: sponsor(n),
     organization_id: organizationId,
     name,
@@ -390,7 +375,15 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
       description: 'Operating cloud platforms in Europe: sovereignty, cost and reliability.',
       registrationEnabled: false,
     }),
-    happening(3, nordic, e.nordicSummit.slug, 'Nordic Summit 2027', 'published', 'Europe/Copenhagen', at(90, 7), at(92, 15),
+    happening(
+      3,
+      nordic,
+      e.nordicSummit.slug,
+      'Nordic Summit 2027',
+      'published',
+      'Europe/Copenhagen',
+      at(90, 7),
+      at(92, 15),
       { venueName: 'Bella Center', address: 'Center Blvd. 5', city: 'Copenhagen', country: 'Denmark', latitude: 55.6377, longitude: 12.5779 },
       {
         description:
@@ -401,14 +394,24 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
         capacity: 500,
         registrationStartsAt: at(-10, 8),
         registrationEndsAt: at(80, 22),
-      }),
+      },
+    ),
     happening(4, nordic, e.rustWorkshop.slug, 'Hands-on Rust Workshop', 'published', 'Europe/Stockholm', at(20, 12), at(20, 16), stockholmVenue, {
       description: 'Small-group workshop: ownership, lifetimes and fearless concurrency.',
       capacity: 3,
     }),
-    happening(5, nordic, e.tokyoMeetup.slug, 'Nordic × Tokyo Meetup', 'published', 'Asia/Tokyo', at(40, 9), at(40, 12),
+    happening(
+      5,
+      nordic,
+      e.tokyoMeetup.slug,
+      'Nordic × Tokyo Meetup',
+      'published',
+      'Asia/Tokyo',
+      at(40, 9),
+      at(40, 12),
       { venueName: 'Shibuya Stream Hall', address: '3-21-3 Shibuya', city: 'Tokyo', country: 'Japan', latitude: 35.6569, longitude: 139.7029 },
-      { description: 'An evening of lightning talks with our friends in Tokyo. Programme to be announced.' }),
+      { description: 'An evening of lightning talks with our friends in Tokyo. Programme to be announced.' },
+    ),
     happening(6, nordic, e.nightHackathon.slug, 'Berlin Night Hackathon', 'published', 'Europe/Berlin', around(-16), around(10), berlinVenue, {
       description: 'Hack through the night the clocks change: the programme lasts one hour more (or less) than it looks.',
       cover: 19,
@@ -418,11 +421,26 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
     happening(8, nordic, e.cancelledMeetup.slug, 'Winter Social', 'cancelled', 'Europe/Stockholm', at(10, 17), at(10, 21), stockholmVenue, {
       description: 'Cancelled: the venue closed.',
     }),
-    happening(9, pacific, e.pacificSummit.slug, 'Pacific Summit 2027', 'published', 'America/Los_Angeles', at(60, 16), at(61, 24),
+    happening(
+      9,
+      pacific,
+      e.pacificSummit.slug,
+      'Pacific Summit 2027',
+      'published',
+      'America/Los_Angeles',
+      at(60, 16),
+      at(61, 24),
       { venueName: 'Moscone West', address: '800 Howard St', city: 'San Francisco', country: 'United States', latitude: 37.7834, longitude: -122.4015 },
-      { description: 'Two days of open-source talks by the people who maintain the code.', cover: 18 }),
-    happening(10, pacific, e.nycNight.slug, 'NYC Open Source Night', 'published', 'America/New_York', at(-20, 22), at(-19, 2),
-      { venueName: 'The Foundry', address: '42-38 9th St', city: 'New York', country: 'United States', latitude: 40.7505, longitude: -73.9481 }),
+      { description: 'Two days of open-source talks by the people who maintain the code.', cover: 18 },
+    ),
+    happening(10, pacific, e.nycNight.slug, 'NYC Open Source Night', 'published', 'America/New_York', at(-20, 22), at(-19, 2), {
+      venueName: 'The Foundry',
+      address: '42-38 9th St',
+      city: 'New York',
+      country: 'United States',
+      latitude: 40.7505,
+      longitude: -73.9481,
+    }),
     happening(11, pacific, e.suspendedRetreat.slug, 'Portland Maintainers Retreat', 'suspended', 'America/Los_Angeles', at(30, 17), at(32, 23), null),
     happening(12, harbor, e.harborSummit.slug, 'Harbor Summit 2027', 'published', 'Europe/Berlin', at(30, 8), at(30, 17), null, {
       description: 'The yearly get-together of Hamburg game makers.',
@@ -430,15 +448,7 @@ export function sampleRows(now: Date, filesBaseUrl: string): SampleRows {
     happening(13, oldTown, e.oldTownWinter.slug, 'Winter Meetup', 'published', 'Europe/Tallinn', at(-100, 16), at(-100, 19), null),
   ];
 
-  const talk = (
-    n: number,
-    eventId: string,
-    name: string,
-    startsAt: string | null,
-    endsAt: string | null,
-    room: string | null,
-    capacity: number | null = null,
-  ) => ({
+  const talk = (n: number, eventId: string, name: string, startsAt: string | null, endsAt: string | null, room: string | null, capacity: number | null = null) => ({
     id: session(n),
     event_id: eventId,
     name,

@@ -14,12 +14,11 @@ export interface EventTime {
 }
 
 export function eventTime(event: EventRow, organizationId: string): EventTime {
-  const fail = (reason: string, cause: unknown): BuildError => new BuildError(
-    'project',
-    organizationId,
-    `organization ${organizationId}: event ${event.id} (${JSON.stringify(event.slug)}): ${reason}`,
-    { resource: resourcePath.event(event.id), cause },
-  );
+  const fail = (reason: string, cause: unknown): BuildError =>
+    new BuildError('project', organizationId, `organization ${organizationId}: event ${event.id} (${JSON.stringify(event.slug)}): ${reason}`, {
+      resource: resourcePath.event(event.id),
+      cause,
+    });
   let clock: ZoneClock;
   try {
     clock = zoneClock(event.timeZone);

@@ -82,5 +82,10 @@ function isRegistrationAvailable(row: EventRow): boolean {
 
 /** docs/design.md Orders: start ascending, ties by name, then id (the gateway reverses for `past`). */
 export function inIndexOrder(events: readonly ProjectedEvent[]): ProjectedEvent[] {
-  return ordered(events, (event) => event.summary.clock.start, (event) => event.summary.name, (event) => event.summary.id);
+  return ordered(
+    events,
+    (event) => event.summary.clock.start,
+    (event) => event.summary.name,
+    (event) => event.summary.id,
+  );
 }

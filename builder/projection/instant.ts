@@ -100,16 +100,16 @@ function isoSeconds(millis: number): string {
   const shifted = days + 719_468; // days since 0000-03-01: leap days fall at the end of a year
   const era = Math.floor(shifted / 146_097);
   const dayOfEra = shifted - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
-  );
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
   const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return `${String(year).padStart(4, '0')}-${twoDigits(month)}-${twoDigits(day)}T` +
-    `${twoDigits(Math.floor(secondOfDay / 3600))}:${twoDigits(Math.floor(secondOfDay / 60) % 60)}:${twoDigits(secondOfDay % 60)}`;
+  return (
+    `${String(year).padStart(4, '0')}-${twoDigits(month)}-${twoDigits(day)}T` +
+    `${twoDigits(Math.floor(secondOfDay / 3600))}:${twoDigits(Math.floor(secondOfDay / 60) % 60)}:${twoDigits(secondOfDay % 60)}`
+  );
 }
 
 /** `+HH:MM` / `-HH:MM`; zero is `+00:00` (RFC 3339 reserves `-00:00` for "offset unknown"). */

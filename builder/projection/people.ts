@@ -32,7 +32,11 @@ export function announcedSpeakers(rows: readonly SpeakerRow[]): Map<string, Spea
 
 /** docs/api.md §4 GET /speakers: every announced speaker of the organization, by name (ties: id). */
 export function speakerList(speakers: Iterable<Speaker>): Speaker[] {
-  return ordered([...speakers], (speaker) => speaker.name, (speaker) => speaker.id);
+  return ordered(
+    [...speakers],
+    (speaker) => speaker.name,
+    (speaker) => speaker.id,
+  );
 }
 
 function projectTeamMember(row: TeamMemberRow): TeamMember {
@@ -51,5 +55,10 @@ function projectTeamMember(row: TeamMemberRow): TeamMember {
 /** docs/api.md §4 GET /team: members shown on the website (docs/api.md §1 rule 7) by sortOrder (ties: fullName, id). */
 export function projectTeam(rows: readonly TeamMemberRow[]): TeamMember[] {
   const visible = rows.filter((row) => row.showOnWebsite === true).map(projectTeamMember);
-  return ordered(visible, (member) => member.sortOrder, (member) => member.fullName, (member) => member.id);
+  return ordered(
+    visible,
+    (member) => member.sortOrder,
+    (member) => member.fullName,
+    (member) => member.id,
+  );
 }

@@ -14,7 +14,10 @@ export interface Programme {
 }
 
 export function projectProgramme(eventId: string, time: EventTime, relations: Relations): Programme {
-  const sessions = relations.sessionsOf(eventId).filter(isScheduled).map((row) => projectSession(row, time, relations));
+  const sessions = relations
+    .sessionsOf(eventId)
+    .filter(isScheduled)
+    .map((row) => projectSession(row, time, relations));
   const programme = ordered(
     sessions,
     (session) => session.start.utc, // fixed-width UTC text sorts chronologically
@@ -61,7 +64,12 @@ function sessionSpeakers(sessionId: string, relations: Relations): Speaker[] {
     const speaker = relations.announcedSpeakers.get(link.speakerId);
     if (speaker) billed.push({ speaker, billingOrder: link.billingOrder });
   }
-  const inOrder = ordered(billed, (entry) => entry.billingOrder, (entry) => entry.speaker.name, (entry) => entry.speaker.id);
+  const inOrder = ordered(
+    billed,
+    (entry) => entry.billingOrder,
+    (entry) => entry.speaker.name,
+    (entry) => entry.speaker.id,
+  );
   // The primary key (session_id, speaker_id) makes links unique; a view without it must not
   // list a speaker twice.
   return [...new Map(inOrder.map(({ speaker }) => [speaker.id, speaker] as const)).values()];

@@ -21,7 +21,11 @@ function projectSponsor(row: SponsorRow, placement: { tier: string | null; sortO
 /** docs/api.md §4 GET /sponsors: every sponsor of the organization by name (ties: id), `tier` null, `sortOrder` 0. */
 export function sponsorPool(rows: readonly SponsorRow[]): Sponsor[] {
   const pool = rows.map((row) => projectSponsor(row, { tier: null, sortOrder: 0 }));
-  return ordered(pool, (sponsor) => sponsor.name, (sponsor) => sponsor.id);
+  return ordered(
+    pool,
+    (sponsor) => sponsor.name,
+    (sponsor) => sponsor.id,
+  );
 }
 
 /**
@@ -35,5 +39,10 @@ export function eventSponsors(placements: readonly EventSponsorRow[], sponsorsBy
     const sponsor = sponsorsById.get(placement.sponsorId);
     if (sponsor) sponsors.push(projectSponsor(sponsor, { tier: placement.tier ?? null, sortOrder: placement.sortOrder }));
   }
-  return ordered(sponsors, (sponsor) => sponsor.sortOrder, (sponsor) => sponsor.name, (sponsor) => sponsor.id);
+  return ordered(
+    sponsors,
+    (sponsor) => sponsor.sortOrder,
+    (sponsor) => sponsor.name,
+    (sponsor) => sponsor.id,
+  );
 }

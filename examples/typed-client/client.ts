@@ -24,7 +24,10 @@ export type MarqueeClient = ReturnType<typeof createMarqueeClient>;
 
 /** A non-2xx answer. Branch on `errorCode` (API_KEY_INVALID, RATE_LIMITED, EVENT_NOT_FOUND, …). */
 export class MarqueeError extends Error {
-  constructor(readonly status: number, readonly errorCode: string | undefined) {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string | undefined,
+  ) {
     super(`integration API answered ${status} ${errorCode ?? ''}`.trimEnd());
   }
 }

@@ -26,12 +26,18 @@ export function parseTrustProxy(text: string | undefined): TrustProxyParse {
     return hops <= 32 ? { ok: true, value: hops } : { ok: false, problem: `a hop count must be at most 32, got ${value}` };
   }
   if (value === 'true') {
-    return { ok: false, problem: 'true would trust any client\'s X-Forwarded-For; give the number of proxies in front of the gateway, or their addresses or CIDR ranges' };
+    return { ok: false, problem: "true would trust any client's X-Forwarded-For; give the number of proxies in front of the gateway, or their addresses or CIDR ranges" };
   }
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const bad = entries.filter((entry) => !PRESETS.has(entry) && !isAddressOrRange(entry));
   if (bad.length > 0 || entries.length === 0) {
-    return { ok: false, problem: `expected a hop count or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; cannot read ${bad.map((entry) => JSON.stringify(entry)).join(', ') || JSON.stringify(value)}` };
+    return {
+      ok: false,
+      problem: `expected a hop count or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; cannot read ${bad.map((entry) => JSON.stringify(entry)).join(', ') || JSON.stringify(value)}`,
+    };
   }
   return { ok: true, value: entries };
 }
@@ -58,7 +64,10 @@ export function clientGroup(address: string): string {
   if (isIP(address) !== 6) return address;
   const hextets = expandIpv6(address.split('%')[0]!);
   if (hextets === undefined) return address;
-  return `${hextets.slice(0, 4).map((hextet) => hextet.toString(16)).join(':')}::/64`;
+  return `${hextets
+    .slice(0, 4)
+    .map((hextet) => hextet.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address (with `::` and a trailing dotted quad expanded). */

@@ -22,18 +22,18 @@ const VARY = 'Authorization, X-Api-Key, Origin';
  * The CORS headers of every response, as writeHead takes them: the API writes them in the one
  * batch of a 200 or 304 (gateway/routes/respond.ts); everything else gets them from cors().
  */
-export const CORS_HEADERS: readonly string[] = [
-  'Access-Control-Allow-Origin', '*',
-  'Access-Control-Expose-Headers', EXPOSED_HEADERS,
-  'Vary', VARY,
-];
+export const CORS_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', VARY];
 
 const PREFLIGHT_HEADERS: readonly string[] = [
   ...CORS_HEADERS,
-  'Access-Control-Allow-Methods', ALLOWED_METHODS,
-  'Access-Control-Allow-Headers', ALLOWED_HEADERS,
-  'Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS,
-  'Allow', `${ALLOWED_METHODS}, OPTIONS`,
+  'Access-Control-Allow-Methods',
+  ALLOWED_METHODS,
+  'Access-Control-Allow-Headers',
+  ALLOWED_HEADERS,
+  'Access-Control-Max-Age',
+  PREFLIGHT_MAX_AGE_SECONDS,
+  'Allow',
+  `${ALLOWED_METHODS}, OPTIONS`,
 ];
 
 /** Sets name/value pairs one by one: for responses that set more headers later (errors). */

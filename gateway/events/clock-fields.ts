@@ -31,7 +31,7 @@ export function splitClock(stored: { clock: EventClock }, order: KeyOrder): Spli
 
 function clockTemplate(core: Record<string, unknown>, order: KeyOrder): ClockTemplate {
   const listed = order.keys;
-  if (listed === undefined) throw new Error('an event\'s API schema must list its properties');
+  if (listed === undefined) throw new Error("an event's API schema must list its properties");
   const parts: string[] = [];
   const slots: ClockField[] = [];
   let text = '{';

@@ -13,7 +13,10 @@ export class EventDetailView {
   private readonly clock: ParsedClock;
   private readonly rendered: Array<Representation | undefined> = [];
 
-  constructor(private readonly hash: string, stored: StoredEventDetail) {
+  constructor(
+    private readonly hash: string,
+    stored: StoredEventDetail,
+  ) {
     ({ template: this.template, clock: this.clock } = splitClock(stored, DETAIL_ORDER));
   }
 

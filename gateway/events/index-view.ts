@@ -7,9 +7,7 @@ import { keyOrderOf } from '../../snapshot/key-order.ts';
 import type { StoredEventSummary } from '../../snapshot/resources.ts';
 import { LruCache } from '../snapshot-cache/lru.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
-import {
-  clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock,
-} from '../timing.ts';
+import { clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock } from '../timing.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
 import type { EventsQuery, TimingFilter } from './query.ts';
 
@@ -39,7 +37,10 @@ export class EventIndexView {
   private readonly newestFirst: number[];
   private window: Window | undefined;
 
-  constructor(private readonly hash: string, index: readonly StoredEventSummary[]) {
+  constructor(
+    private readonly hash: string,
+    index: readonly StoredEventSummary[],
+  ) {
     this.events = index.map((event) => splitClock(event, SUMMARY_ORDER));
     this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
     this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));

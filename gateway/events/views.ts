@@ -21,7 +21,10 @@ export class EventViews {
   private readonly details: LoadingCache<Weighted<EventDetailView>>;
 
   /** `maxBytes` is shared equally by event indexes and event details. */
-  constructor(private readonly objects: ObjectCache, maxBytes: number) {
+  constructor(
+    private readonly objects: ObjectCache,
+    maxBytes: number,
+  ) {
     this.indexes = new LoadingCache(maxBytes / 2, (entry) => entry.weight);
     this.details = new LoadingCache(maxBytes / 2, (entry) => entry.weight);
   }

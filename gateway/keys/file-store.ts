@@ -40,7 +40,10 @@ export class FileKeyStore implements KeyStore {
   private bySecretHash = new Map<string, KeyRecord>();
   private records: KeyRecord[] = [];
 
-  constructor(readonly path: string, options: FileKeyStoreOptions = {}) {
+  constructor(
+    readonly path: string,
+    options: FileKeyStoreOptions = {},
+  ) {
     this.lockPath = `${path}.lock`;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.staleLockMs = options.staleLockMs ?? 30_000;

@@ -44,7 +44,11 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
       // Every request below the base needs a valid key, even for a path that does not exist: an
       // unauthenticated client learns nothing but 401 (and key guessing is counted, §5).
       const grant = access.check(req);
-      if (grant instanceof Promise) grant.then((granted) => respond(req, res, next, path, granted), (error) => fail(res, next, undefined, error));
+      if (grant instanceof Promise)
+        grant.then(
+          (granted) => respond(req, res, next, path, granted),
+          (error) => fail(res, next, undefined, error),
+        );
       else respond(req, res, next, path, grant);
     } catch (error) {
       fail(res, next, undefined, error);
@@ -55,7 +59,10 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
     try {
       const representation = answer(req, path, grant.key);
       if (representation instanceof Promise) {
-        representation.then((loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders), (error) => fail(res, next, grant, error));
+        representation.then(
+          (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders),
+          (error) => fail(res, next, grant, error),
+        );
       } else {
         sendRepresentation(req, res, representation, grant.rateLimitHeaders);
       }

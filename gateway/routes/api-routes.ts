@@ -38,16 +38,61 @@ export interface ApiRoute {
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
-  { name: 'getOrganization', pattern: '/organization', schema: 'organization', answer: (c) => c.resources.stored(c.organizationId, '/organization') },
-  { name: 'listTeamMembers', pattern: '/team', schema: 'team', answer: (c) => c.resources.stored(c.organizationId, '/team') },
-  { name: 'listSpeakers', pattern: '/speakers', schema: 'speaker-list', answer: (c) => c.resources.stored(c.organizationId, '/speakers') },
-  { name: 'listSponsors', pattern: '/sponsors', schema: 'sponsor-list', answer: (c) => c.resources.stored(c.organizationId, '/sponsors') },
+  {
+    name: 'getOrganization',
+    pattern: '/organization',
+    schema: 'organization',
+    answer: (c) => c.resources.stored(c.organizationId, '/organization'),
+  },
+  {
+    name: 'listTeamMembers',
+    pattern: '/team',
+    schema: 'team',
+    answer: (c) => c.resources.stored(c.organizationId, '/team'),
+  },
+  {
+    name: 'listSpeakers',
+    pattern: '/speakers',
+    schema: 'speaker-list',
+    answer: (c) => c.resources.stored(c.organizationId, '/speakers'),
+  },
+  {
+    name: 'listSponsors',
+    pattern: '/sponsors',
+    schema: 'sponsor-list',
+    answer: (c) => c.resources.stored(c.organizationId, '/sponsors'),
+  },
   // Parameters (400) are checked before the resource (docs/design.md "order of checks").
-  { name: 'listEvents', pattern: '/events', schema: 'paged-event-summaries', answer: (c) => c.resources.eventList(c.organizationId, parseEventsQuery(c.query), c.now) },
-  { name: 'getEvent', pattern: '/events/{idOrSlug}', schema: 'event-detail', answer: (c, idOrSlug) => c.resources.event(c.organizationId, idOrSlug, c.now) },
-  { name: 'listEventSessions', pattern: '/events/{idOrSlug}/sessions', schema: 'session-list', answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sessions') },
-  { name: 'listEventSpeakers', pattern: '/events/{idOrSlug}/speakers', schema: 'speaker-list', answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'speakers') },
-  { name: 'listEventSponsors', pattern: '/events/{idOrSlug}/sponsors', schema: 'sponsor-list', answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sponsors') },
+  {
+    name: 'listEvents',
+    pattern: '/events',
+    schema: 'paged-event-summaries',
+    answer: (c) => c.resources.eventList(c.organizationId, parseEventsQuery(c.query), c.now),
+  },
+  {
+    name: 'getEvent',
+    pattern: '/events/{idOrSlug}',
+    schema: 'event-detail',
+    answer: (c, idOrSlug) => c.resources.event(c.organizationId, idOrSlug, c.now),
+  },
+  {
+    name: 'listEventSessions',
+    pattern: '/events/{idOrSlug}/sessions',
+    schema: 'session-list',
+    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sessions'),
+  },
+  {
+    name: 'listEventSpeakers',
+    pattern: '/events/{idOrSlug}/speakers',
+    schema: 'speaker-list',
+    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'speakers'),
+  },
+  {
+    name: 'listEventSponsors',
+    pattern: '/events/{idOrSlug}/sponsors',
+    schema: 'sponsor-list',
+    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sponsors'),
+  },
 ];
 
 /** The methods every route answers; OPTIONS is the preflight, answered before any route. */

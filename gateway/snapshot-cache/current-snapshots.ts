@@ -80,9 +80,11 @@ export class CurrentSnapshots {
     entry.checkedAt = -Infinity;
     // A read already under way may have seen the old pointer: read again after it.
     const after = entry.refreshing ?? Promise.resolve();
-    after.then(() => this.refresh(orgId, entry)).catch(() => {
-      // Already logged by reload(); the next request retries.
-    });
+    after
+      .then(() => this.refresh(orgId, entry))
+      .catch(() => {
+        // Already logged by reload(); the next request retries.
+      });
   }
 
   private refresh(orgId: string, entry: Entry): Promise<void> {

@@ -10,7 +10,10 @@ import { LoadingCache } from './loading-cache.ts';
 export class ObjectCache {
   private readonly cache: LoadingCache<Representation>;
 
-  constructor(private readonly store: SnapshotStore, maxBytes: number) {
+  constructor(
+    private readonly store: SnapshotStore,
+    maxBytes: number,
+  ) {
     this.cache = new LoadingCache(maxBytes, (representation) => representation.bytes.length);
   }
 

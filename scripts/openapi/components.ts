@@ -30,9 +30,7 @@ export type ComponentName = keyof typeof COMPONENT_SOURCES;
 /** A JSON Schema as a plain JSON object. */
 export type JsonSchema = { [keyword: string]: unknown };
 
-const COMPONENT_OF_FILE = new Map<string, ComponentName>(
-  Object.entries(COMPONENT_SOURCES).map(([component, file]) => [`${file}.schema.json`, component as ComponentName]),
-);
+const COMPONENT_OF_FILE = new Map<string, ComponentName>(Object.entries(COMPONENT_SOURCES).map(([component, file]) => [`${file}.schema.json`, component as ComponentName]));
 
 export const componentRef = (name: ComponentName): string => `#/components/schemas/${name}`;
 

@@ -6,9 +6,7 @@ import { CACHE_CONTROL } from '../../gateway/representation.ts';
 import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
 import { API_BASE, API_ROUTES } from '../../gateway/routes/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
-import {
-  componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type JsonSchema,
-} from './components.ts';
+import { componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type JsonSchema } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
 
 /** docs/api.md §9: "The interface description states version 1.0." */
@@ -78,53 +76,77 @@ const EVENT_PART_ERRORS = { parameters: ['IdOrSlug'], badRequest: 'InvalidPathEn
 
 const OPERATION_TEXT: Record<string, OperationText> = {
   getOrganization: {
-    tag: 'Organization', summary: 'The organization',
-    description: 'The public profile of the key\'s organization. `email` is its public contact address, the only e-mail address the API returns.',
-    example: 'organization', parameters: [], notFound: 'NotFound',
+    tag: 'Organization',
+    summary: 'The organization',
+    description: "The public profile of the key's organization. `email` is its public contact address, the only e-mail address the API returns.",
+    example: 'organization',
+    parameters: [],
+    notFound: 'NotFound',
   },
   listTeamMembers: {
-    tag: 'Organization', summary: 'Team members shown on the website',
+    tag: 'Organization',
+    summary: 'Team members shown on the website',
     description: 'The team members the organization marked for display, by `sortOrder` ascending. A person removed from the team or hidden drops out at once.',
-    example: 'team', parameters: [], notFound: 'NotFound',
+    example: 'team',
+    parameters: [],
+    notFound: 'NotFound',
   },
   listSpeakers: {
-    tag: 'Organization', summary: 'All confirmed speakers',
+    tag: 'Organization',
+    summary: 'All confirmed speakers',
     description: 'Every speaker of the organization who accepted an invitation, by name, not tied to one event. People who were only invited are never announced.',
-    example: 'speakers', parameters: [], notFound: 'NotFound',
+    example: 'speakers',
+    parameters: [],
+    notFound: 'NotFound',
   },
   listSponsors: {
-    tag: 'Organization', summary: 'The sponsor pool',
-    description: 'The organization\'s sponsors, by name. Here `tier` is always null and `sortOrder` always 0; an event\'s own list has both.',
-    example: 'sponsors', parameters: [], notFound: 'NotFound',
+    tag: 'Organization',
+    summary: 'The sponsor pool',
+    description: "The organization's sponsors, by name. Here `tier` is always null and `sortOrder` always 0; an event's own list has both.",
+    example: 'sponsors',
+    parameters: [],
+    notFound: 'NotFound',
   },
   listEvents: {
-    tag: 'Events', summary: 'Published events, a page at a time',
-    description: 'Published events whose `timing` matches the filter, decided by the clock at the time of the call. '
-      + '`upcoming`, `ongoing` and `all` list by start ascending, `past` by start descending (newest first); ties by name, then id. '
-      + 'A page beyond the last is a 200 with empty `items`, the true `totalCount` and `hasMore: false`. '
-      + 'Unknown query parameters are ignored; a parameter given twice is a 400.',
+    tag: 'Events',
+    summary: 'Published events, a page at a time',
+    description:
+      'Published events whose `timing` matches the filter, decided by the clock at the time of the call. ' +
+      '`upcoming`, `ongoing` and `all` list by start ascending, `past` by start descending (newest first); ties by name, then id. ' +
+      'A page beyond the last is a 200 with empty `items`, the true `totalCount` and `hasMore: false`. ' +
+      'Unknown query parameters are ignored; a parameter given twice is a 400.',
     example: 'events',
-    parameters: ['Timing', 'Page', 'PageSize'], badRequest: 'InvalidEventsParameter', notFound: 'NotFound',
+    parameters: ['Timing', 'Page', 'PageSize'],
+    badRequest: 'InvalidEventsParameter',
+    notFound: 'NotFound',
   },
   getEvent: {
-    tag: 'Events', summary: 'One event in full',
+    tag: 'Events',
+    summary: 'One event in full',
     description: 'One published event with its programme, speakers and sponsors. `timing` and `isRegistrationOpen` are decided by the clock at the time of the call.',
-    example: 'event', ...EVENT_PART_ERRORS,
+    example: 'event',
+    ...EVENT_PART_ERRORS,
   },
   listEventSessions: {
-    tag: 'Events', summary: 'An event\'s programme',
-    description: 'The event\'s scheduled sessions in programme order (start, end, name), each with its confirmed speakers in billing order.',
-    example: 'eventSessions', ...EVENT_PART_ERRORS,
+    tag: 'Events',
+    summary: "An event's programme",
+    description: "The event's scheduled sessions in programme order (start, end, name), each with its confirmed speakers in billing order.",
+    example: 'eventSessions',
+    ...EVENT_PART_ERRORS,
   },
   listEventSpeakers: {
-    tag: 'Events', summary: 'An event\'s speakers',
-    description: 'The confirmed speakers of the event\'s scheduled sessions, each once, in programme order. Empty when the event has no programme yet: speakers attach to sessions.',
-    example: 'eventSpeakers', ...EVENT_PART_ERRORS,
+    tag: 'Events',
+    summary: "An event's speakers",
+    description: "The confirmed speakers of the event's scheduled sessions, each once, in programme order. Empty when the event has no programme yet: speakers attach to sessions.",
+    example: 'eventSpeakers',
+    ...EVENT_PART_ERRORS,
   },
   listEventSponsors: {
-    tag: 'Events', summary: 'An event\'s sponsors',
-    description: 'The event\'s sponsors in the order the organizer arranged them, with their tiers.',
-    example: 'eventSponsors', ...EVENT_PART_ERRORS,
+    tag: 'Events',
+    summary: "An event's sponsors",
+    description: "The event's sponsors in the order the organizer arranged them, with their tiers.",
+    example: 'eventSponsors',
+    ...EVENT_PART_ERRORS,
   },
 };
 
@@ -151,7 +173,7 @@ const HEADERS: Record<string, JsonSchema> = {
     schema: { type: 'string', const: 'no-store' },
   },
   RateLimit: {
-    description: 'The key\'s remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft).',
+    description: "The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft).",
     required: true,
     schema: { type: 'string', pattern: '^"[^"]+";r=[0-9]+;t=[0-9]+$' },
     example: '"default";r=599;t=60',
@@ -213,10 +235,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
   /** An error response: ProblemDetails narrowed to the codes this response carries. */
   const problem = (description: string, codes: ErrorCode[], exampleNames: ExampleName[], extraHeaders: Record<string, unknown>) => {
     const schema: JsonSchema = {
-      allOf: [
-        { $ref: componentRef('ProblemDetails') },
-        { type: 'object', required: ['errorCode'], properties: { errorCode: { enum: codes } } },
-      ],
+      allOf: [{ $ref: componentRef('ProblemDetails') }, { type: 'object', required: ['errorCode'], properties: { errorCode: { enum: codes } } }],
     };
     for (const name of exampleNames) {
       const code = (examples[name].body as { errorCode?: string }).errorCode as ErrorCode;
@@ -247,44 +266,45 @@ export function openApiDocument(examples: Examples): JsonSchema {
     },
     InvalidEventsParameter: problem(
       'A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice. `detail` names the parameter and the rule.',
-      ['BAD_REQUEST'], ['invalidParameter'], COUNTED,
+      ['BAD_REQUEST'],
+      ['invalidParameter'],
+      COUNTED,
     ),
-    InvalidPathEncoding: problem(
-      'The `idOrSlug` path segment is not validly percent-encoded.',
-      ['BAD_REQUEST'], ['invalidPathEncoding'], COUNTED,
-    ),
-    Unauthorized: problem(
-      'The key is missing, malformed, unknown or revoked, or the two key headers carry different keys.',
-      ['API_KEY_INVALID'], ['keyMissing'], { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
-    ),
+    InvalidPathEncoding: problem('The `idOrSlug` path segment is not validly percent-encoded.', ['BAD_REQUEST'], ['invalidPathEncoding'], COUNTED),
+    Unauthorized: problem('The key is missing, malformed, unknown or revoked, or the two key headers carry different keys.', ['API_KEY_INVALID'], ['keyMissing'], {
+      'WWW-Authenticate': headerRef('WWW-Authenticate'),
+    }),
     Forbidden: problem(
-      '`ORGANIZATION_SUSPENDED`: the organization is suspended or closed, and its data is hidden as on its public site. '
-        + '`API_KEY_ORIGIN_NOT_ALLOWED`: a browser request (it carries `Origin`) from a site not on the key\'s list; a key without a list is for servers only.',
-      ['ORGANIZATION_SUSPENDED', 'API_KEY_ORIGIN_NOT_ALLOWED'], ['organizationSuspended', 'originNotAllowed'],
+      '`ORGANIZATION_SUSPENDED`: the organization is suspended or closed, and its data is hidden as on its public site. ' +
+        "`API_KEY_ORIGIN_NOT_ALLOWED`: a browser request (it carries `Origin`) from a site not on the key's list; a key without a list is for servers only.",
+      ['ORGANIZATION_SUSPENDED', 'API_KEY_ORIGIN_NOT_ALLOWED'],
+      ['organizationSuspended', 'originNotAllowed'],
       sometimesCounted(HEADERS, 'Sent when the organization was found suspended after the request was counted.'),
     ),
     NotFound: problem(
-      'Nothing has been published for the key\'s organization yet (its first build makes it appear), or the path names no resource.',
-      ['NOT_FOUND'], ['nothingPublished', 'unknownPath'], COUNTED,
+      "Nothing has been published for the key's organization yet (its first build makes it appear), or the path names no resource.",
+      ['NOT_FOUND'],
+      ['nothingPublished', 'unknownPath'],
+      COUNTED,
     ),
     EventNotFound: problem(
-      '`EVENT_NOT_FOUND`: no published event of the key\'s organization has this id or slug (drafts, cancelled and suspended events are never found). '
-        + '`NOT_FOUND`: nothing has been published for the organization yet.',
-      ['EVENT_NOT_FOUND', 'NOT_FOUND'], ['eventNotFound', 'nothingPublishedEvent'], COUNTED,
+      "`EVENT_NOT_FOUND`: no published event of the key's organization has this id or slug (drafts, cancelled and suspended events are never found). " +
+        '`NOT_FOUND`: nothing has been published for the organization yet.',
+      ['EVENT_NOT_FOUND', 'NOT_FOUND'],
+      ['eventNotFound', 'nothingPublishedEvent'],
+      COUNTED,
     ),
-    MethodNotAllowed: problem(
-      'Any method other than GET, HEAD and OPTIONS on this path: the API is read-only.',
-      ['METHOD_NOT_ALLOWED'], ['methodNotAllowed'], { ...COUNTED, Allow: headerRef('Allow') },
-    ),
+    MethodNotAllowed: problem('Any method other than GET, HEAD and OPTIONS on this path: the API is read-only.', ['METHOD_NOT_ALLOWED'], ['methodNotAllowed'], {
+      ...COUNTED,
+      Allow: headerRef('Allow'),
+    }),
     TooManyRequests: problem(
-      'The key used up its requests of the last 60 seconds, or the client\'s address sent too many invalid keys. Wait `Retry-After` seconds.',
-      ['RATE_LIMITED'], ['rateLimited'],
-      { 'Retry-After': headerRef('Retry-After'), ...sometimesCounted(HEADERS, 'Sent when the key\'s own quota is used up, not for an address sending invalid keys.') },
+      "The key used up its requests of the last 60 seconds, or the client's address sent too many invalid keys. Wait `Retry-After` seconds.",
+      ['RATE_LIMITED'],
+      ['rateLimited'],
+      { 'Retry-After': headerRef('Retry-After'), ...sometimesCounted(HEADERS, "Sent when the key's own quota is used up, not for an address sending invalid keys.") },
     ),
-    InternalError: problem(
-      'The gateway could not answer; the fault is logged on the server and the body never says more.',
-      ['INTERNAL_ERROR'], ['internalError'], counted,
-    ),
+    InternalError: problem('The gateway could not answer; the fault is logged on the server and the body never says more.', ['INTERNAL_ERROR'], ['internalError'], counted),
   };
 
   /** Responses every request below the base can get, whatever its path. */
@@ -348,7 +368,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
     // Either header carries the key (docs/api.md §5): one security requirement each.
     security: [{ BearerKey: [] }, { ApiKeyHeader: [] }],
     tags: [
-      { name: 'Organization', description: 'The organization\'s profile, team, speakers and sponsor pool.' },
+      { name: 'Organization', description: "The organization's profile, team, speakers and sponsor pool." },
       { name: 'Events', description: 'Published events, their programme, speakers and sponsors.' },
     ],
     paths,
@@ -361,28 +381,38 @@ export function openApiDocument(examples: Examples): JsonSchema {
       responses,
       parameters: {
         Timing: {
-          name: 'timing', in: 'query', required: false,
+          name: 'timing',
+          in: 'query',
+          required: false,
           description: '`upcoming`: not yet started. `ongoing`: running now. `past`: ended, newest first. `all`: every published event.',
           schema: { type: 'string', enum: timings, default: 'upcoming' },
         },
         Page: {
-          name: 'page', in: 'query', required: false,
+          name: 'page',
+          in: 'query',
+          required: false,
           description: 'The 1-based page number.',
           schema: { ...pagedProperties.page, default: 1 },
         },
         PageSize: {
-          name: 'pageSize', in: 'query', required: false,
+          name: 'pageSize',
+          in: 'query',
+          required: false,
           description: 'Events per page.',
           schema: { ...pagedProperties.pageSize, default: DEFAULT_PAGE_SIZE },
         },
         IdOrSlug: {
-          name: 'idOrSlug', in: 'path', required: true,
-          description: 'The event\'s id (a UUID, in any letter case) or its slug within the key\'s organization.',
+          name: 'idOrSlug',
+          in: 'path',
+          required: true,
+          description: "The event's id (a UUID, in any letter case) or its slug within the key's organization.",
           schema: { type: 'string', minLength: 1 },
           example: examples.event.target.split('/').pop(),
         },
         IfNoneMatch: {
-          name: 'If-None-Match', in: 'header', required: false,
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
           description: 'An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body.',
           schema: { type: 'string' },
         },
@@ -390,11 +420,14 @@ export function openApiDocument(examples: Examples): JsonSchema {
       headers: HEADERS,
       securitySchemes: {
         BearerKey: {
-          type: 'http', scheme: 'bearer',
+          type: 'http',
+          scheme: 'bearer',
           description: 'The API key as a bearer token: `Authorization: Bearer <key>`.',
         },
         ApiKeyHeader: {
-          type: 'apiKey', in: 'header', name: 'X-Api-Key',
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Api-Key',
           description: 'The API key in its own header: `X-Api-Key: <key>`.',
         },
       },

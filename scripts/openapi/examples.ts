@@ -113,13 +113,14 @@ export async function sampleExamples(): Promise<Examples> {
   };
   await damageObject(store, SAMPLE.organizations.nordic.id, resourcePath.eventSessions(SAMPLE.events.tokyoMeetup.id));
 
-  const gatewayWith = (limit: number) => createGateway({
-    snapshots: store,
-    keys,
-    clock: () => now.getTime(),
-    rateLimiter: new InMemoryRateLimiter({ limit }),
-    log: SILENT,
-  });
+  const gatewayWith = (limit: number) =>
+    createGateway({
+      snapshots: store,
+      keys,
+      clock: () => now.getTime(),
+      rateLimiter: new InMemoryRateLimiter({ limit }),
+      log: SILENT,
+    });
   const main = await serve(gatewayWith(1000));
   const limited = await serve(gatewayWith(1));
   try {

@@ -50,7 +50,10 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
         expect(parseKey(secret)).toEqual({ valid: true, secretHash: sha256(secret) });
         expect(record.secretHash).toBe(sha256(secret));
         expect(record).toMatchObject({
-          organizationId: ORG, label: 'site', origins: ['https://www.example.org', 'https://*.example.net'], revokedAt: null,
+          organizationId: ORG,
+          label: 'site',
+          origins: ['https://www.example.org', 'https://*.example.net'],
+          revokedAt: null,
         });
         expect(record.id).toMatch(/^key_/);
         expect(new Date(record.createdAt).toISOString()).toBe(record.createdAt);
@@ -75,7 +78,7 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
         for (const { record, secret } of created) expect(await store().findBySecretHash(sha256(secret))).toEqual(record);
       });
 
-      it('keeps the key as created: later changes to the caller\'s origins do not reach it', async () => {
+      it("keeps the key as created: later changes to the caller's origins do not reach it", async () => {
         const origins = ['https://www.example.org'];
         const { record } = await store().create(newKey({ origins }));
         origins.push('https://evil.example');
@@ -125,7 +128,7 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
     });
 
     describe('list', () => {
-      it('lists every key, or one organization\'s, revoked ones included', async () => {
+      it("lists every key, or one organization's, revoked ones included", async () => {
         const a = await store().create(newKey({ organizationId: ORG }));
         const b = await store().create(newKey({ organizationId: OTHER_ORG, label: 'other' }));
         const c = await store().create(newKey({ organizationId: ORG }));
@@ -167,29 +170,30 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
     });
 
     // A store with one view of its data (in memory) has nothing to show here.
-    if (hooks.capabilities?.includes('other')) describe('changes through another view', () => {
-      itWith(hooks, 'other')('sees a key created through another view from the next call on', async () => {
-        const other = harness().other!;
-        // The first view has answered before, so anything it keeps in memory is now stale.
-        expect(await store().list()).toEqual([]);
-        expect(await store().findBySecretHash(sha256('x'))).toBeUndefined();
-        const { record, secret } = await other().create(newKey());
-        expect(await store().findBySecretHash(sha256(secret))).toEqual(record);
-        expect(await store().list(ORG)).toEqual([record]);
-      });
+    if (hooks.capabilities?.includes('other'))
+      describe('changes through another view', () => {
+        itWith(hooks, 'other')('sees a key created through another view from the next call on', async () => {
+          const other = harness().other!;
+          // The first view has answered before, so anything it keeps in memory is now stale.
+          expect(await store().list()).toEqual([]);
+          expect(await store().findBySecretHash(sha256('x'))).toBeUndefined();
+          const { record, secret } = await other().create(newKey());
+          expect(await store().findBySecretHash(sha256(secret))).toEqual(record);
+          expect(await store().list(ORG)).toEqual([record]);
+        });
 
-      itWith(hooks, 'other')('sees a revocation made through another view from the next call on', async () => {
-        const other = harness().other!;
-        const { record } = await store().create(newKey());
-        expect((await store().findBySecretHash(record.secretHash))?.revokedAt).toBeNull();
-        const at = new Date('2026-05-01T09:00:00Z');
-        expect(await other().revoke(record.id, at)).toBe(true);
-        expect((await store().findBySecretHash(record.secretHash))?.revokedAt).toBe(at.toISOString());
-        expect((await store().list())[0]?.revokedAt).toBe(at.toISOString());
-        // And the other way round: this view's revocation is final for the other one too.
-        expect(await store().revoke(record.id, new Date('2027-01-01T00:00:00Z'))).toBe(true);
-        expect((await other().findBySecretHash(record.secretHash))?.revokedAt).toBe(at.toISOString());
+        itWith(hooks, 'other')('sees a revocation made through another view from the next call on', async () => {
+          const other = harness().other!;
+          const { record } = await store().create(newKey());
+          expect((await store().findBySecretHash(record.secretHash))?.revokedAt).toBeNull();
+          const at = new Date('2026-05-01T09:00:00Z');
+          expect(await other().revoke(record.id, at)).toBe(true);
+          expect((await store().findBySecretHash(record.secretHash))?.revokedAt).toBe(at.toISOString());
+          expect((await store().list())[0]?.revokedAt).toBe(at.toISOString());
+          // And the other way round: this view's revocation is final for the other one too.
+          expect(await store().revoke(record.id, new Date('2027-01-01T00:00:00Z'))).toBe(true);
+          expect((await other().findBySecretHash(record.secretHash))?.revokedAt).toBe(at.toISOString());
+        });
       });
-    });
   });
 }

@@ -145,9 +145,7 @@ export function rateLimiterContract<H extends RateLimiterHarness>(name: string, 
 
     it('accepts exactly `limit` of many consumes made at once, each with its own remaining', async () => {
       const rate = await limiter(600);
-      const decisions = await Promise.all(
-        Array.from({ length: 1_400 }, (_, i) => rate.consume(i % 2 ? 'key' : 'other', T0 + (i % 10) * 100)),
-      );
+      const decisions = await Promise.all(Array.from({ length: 1_400 }, (_, i) => rate.consume(i % 2 ? 'key' : 'other', T0 + (i % 10) * 100)));
       for (const bucket of [0, 1]) {
         const mine = decisions.filter((_, i) => i % 2 === bucket);
         const accepted = mine.filter((d) => d.allowed);

@@ -45,8 +45,20 @@ function payload(fill: number, size: number): Buffer {
 }
 
 const INVALID_KEYS = [
-  '', '/orgs/a/current.json', 'orgs//a/current.json', 'orgs/a/', '/', './orgs/a.json', 'orgs/./a.json',
-  '../escape.json', 'orgs/../../escape.json', 'orgs/..', '.', '..', 'orgs/a\0.json', 'orgs/a/current.json.partial',
+  '',
+  '/orgs/a/current.json',
+  'orgs//a/current.json',
+  'orgs/a/',
+  '/',
+  './orgs/a.json',
+  'orgs/./a.json',
+  '../escape.json',
+  'orgs/../../escape.json',
+  'orgs/..',
+  '.',
+  '..',
+  'orgs/a\0.json',
+  'orgs/a/current.json.partial',
 ];
 const VALID_ODD_KEYS = ['a..b.json', '.hidden', '...', 'with space/x.json', 'é/ü.json', 'x.partial.json', 'UPPER/Case'];
 
@@ -112,7 +124,7 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         expect(await store().has('orgs/a/objects/empty.json')).toBe(true);
       });
 
-      it('keeps the bytes as they were: changing the caller\'s array after put changes nothing', async () => {
+      it("keeps the bytes as they were: changing the caller's array after put changes nothing", async () => {
         const bytes = new Uint8Array([1, 2, 3]);
         await store().put('k.json', bytes);
         bytes[0] = 9;
@@ -155,7 +167,7 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         expect(await store().has('orgs/a/current.json')).toBe(true);
       });
 
-      itWith(hooks, 'other')('shows a put through another view of the same data, and this one\'s puts to it', async () => {
+      itWith(hooks, 'other')("shows a put through another view of the same data, and this one's puts to it", async () => {
         const other = harness().other!;
         const second = other();
         await store().put('orgs/a/current.json', text('from the first'));

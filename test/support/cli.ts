@@ -20,7 +20,11 @@ export function marquee(args: string[], env: Record<string, string>): Promise<Cl
 }
 
 /** Starts a long-running command and resolves once a line of its stdout matches `ready`. */
-export function marqueeProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string; stop(): Promise<void> }> {
+export function marqueeProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string; stop(): Promise<void> }> {
   const child = spawn(MARQUEE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -35,12 +39,15 @@ export function marqueeProcess(args: string[], env: Record<string, string>, read
       if (match) {
         clearTimeout(timer);
         resolve({
-          child, match, output: () => output,
-          stop: () => new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+          child,
+          match,
+          output: () => output,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
         });
       }
     };

@@ -10,17 +10,34 @@ export class CrashingStore implements SnapshotStore {
   readonly description: string;
   puts = 0;
 
-  constructor(private readonly inner: SnapshotStore, private readonly putsBeforeCrash: number) {
+  constructor(
+    private readonly inner: SnapshotStore,
+    private readonly putsBeforeCrash: number,
+  ) {
     this.description = `crashing ${inner.description}`;
   }
 
-  get(key: string): Promise<Buffer | undefined> { return this.inner.get(key); }
-  getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> { return this.inner.getIfChanged(key, version); }
-  has(key: string): Promise<boolean> { return this.inner.has(key); }
-  list(prefix: string): Promise<string[]> { return this.inner.list(prefix); }
-  delete(key: string): Promise<void> { return this.inner.delete(key); }
-  modifiedAt(key: string): Promise<Date | undefined> { return this.inner.modifiedAt(key); }
-  sweepInterrupted(before: Date): Promise<number> { return this.inner.sweepInterrupted(before); }
+  get(key: string): Promise<Buffer | undefined> {
+    return this.inner.get(key);
+  }
+  getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+    return this.inner.getIfChanged(key, version);
+  }
+  has(key: string): Promise<boolean> {
+    return this.inner.has(key);
+  }
+  list(prefix: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+  modifiedAt(key: string): Promise<Date | undefined> {
+    return this.inner.modifiedAt(key);
+  }
+  sweepInterrupted(before: Date): Promise<number> {
+    return this.inner.sweepInterrupted(before);
+  }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     if (this.puts >= this.putsBeforeCrash) throw new SimulatedCrash(`crashed before write #${this.puts + 1} (${key})`);

@@ -20,11 +20,7 @@ export const API = '/api/integration/v1';
 export const PUBLIC_BASE_URL = 'https://events.example.com';
 
 /** Publishes the fixture's organization as the builder would, projected from its rows. */
-export async function publishFixture(
-  store: SnapshotStore,
-  fixture: PlatformFixture,
-  options: { state?: OrganizationState; now?: Date } = {},
-): Promise<PublishOutcome> {
+export async function publishFixture(store: SnapshotStore, fixture: PlatformFixture, options: { state?: OrganizationState; now?: Date } = {}): Promise<PublishOutcome> {
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: PUBLIC_BASE_URL });
   const state = options.state ?? 'active';
   return publishSnapshot(store, {
@@ -69,9 +65,7 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  options: { store?: SnapshotStore; now?: string; deps?: Partial<GatewayDeps> } = {},
-): Promise<GatewayHarness> {
+export async function startHarness(options: { store?: SnapshotStore; now?: string; deps?: Partial<GatewayDeps> } = {}): Promise<GatewayHarness> {
   const store = options.store ?? new MemoryStore();
   const keys = new CountingKeyStore();
   const channel = new InProcessChannel();
@@ -150,8 +144,13 @@ export function acmeFixture(fixture: PlatformFixture): AcmeWorld {
   const past = fixture.event({ name: 'Winter Meetup', slug: 'winter', startsAt: '2026-01-10T09:00:00Z', endsAt: '2026-01-10T17:00:00Z' });
   const ongoing = fixture.event({ name: 'Spring Hackathon', slug: 'hackathon', startsAt: '2026-02-28T09:00:00Z', endsAt: '2026-03-02T17:00:00Z' });
   const conference = fixture.event({
-    name: 'Acme Conf', slug: 'acme-conf', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z',
-    registrationStartsAt: '2026-03-10T00:00:00Z', registrationEndsAt: '2026-04-20T00:00:00Z', capacity: 100,
+    name: 'Acme Conf',
+    slug: 'acme-conf',
+    startsAt: '2026-05-01T07:00:00Z',
+    endsAt: '2026-05-01T16:00:00Z',
+    registrationStartsAt: '2026-03-10T00:00:00Z',
+    registrationEndsAt: '2026-04-20T00:00:00Z',
+    capacity: 100,
   });
   const workshop = fixture.event({ name: 'Workshop', slug: 'workshop', startsAt: '2026-06-01T07:00:00Z', endsAt: '2026-06-01T16:00:00Z' });
   const draft = fixture.event({ name: 'Secret Draft', slug: 'secret', status: 'draft', startsAt: '2026-07-01T07:00:00Z', endsAt: '2026-07-01T16:00:00Z' });

@@ -38,7 +38,9 @@ export function nodeFetchClient(): HttpClient {
     async send({ method, url, headers }) {
       const response = await fetch(url, { method, headers });
       const flat: Record<string, string> = {};
-      response.headers.forEach((value, name) => { flat[name] = value; });
+      response.headers.forEach((value, name) => {
+        flat[name] = value;
+      });
       return { status: response.status, headers: flat, body: await response.text() };
     },
     close: async () => {},

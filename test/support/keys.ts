@@ -27,10 +27,7 @@ export async function temporaryKeyFile(): Promise<TemporaryKeyFile> {
 }
 
 /** A key and its secret, created through the store like `keys create` would. */
-export async function issueKey(
-  store: KeyStore,
-  key: Partial<NewKey> & { organizationId: string },
-): Promise<{ record: KeyRecord; secret: string }> {
+export async function issueKey(store: KeyStore, key: Partial<NewKey> & { organizationId: string }): Promise<{ record: KeyRecord; secret: string }> {
   return store.create({ label: null, origins: [], ...key });
 }
 

@@ -94,7 +94,12 @@ class Contract {
     this.base = new RegExp(`^${escapeRegExp(base)}(?:/$)?(?=/|$)`, 'i');
     this.matchers = Object.keys(document.paths).map((template) => ({
       template,
-      pattern: new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]+)')}$`),
+      pattern: new RegExp(
+        `^${template
+          .split(/\{[^}]+\}/)
+          .map(escapeRegExp)
+          .join('([^/]+)')}$`,
+      ),
     }));
   }
 
@@ -199,9 +204,10 @@ function rewriteRefs(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Json = {};
   for (const [key, member] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof member === 'string' && member.startsWith('#/components/schemas/')
-      ? `${COMPONENTS_ID}#/$defs/${member.slice('#/components/schemas/'.length)}`
-      : rewriteRefs(member);
+    out[key] =
+      key === '$ref' && typeof member === 'string' && member.startsWith('#/components/schemas/')
+        ? `${COMPONENTS_ID}#/$defs/${member.slice('#/components/schemas/'.length)}`
+        : rewriteRefs(member);
   }
   return out;
 }

@@ -6,15 +6,22 @@
 // platform view might add them at runtime — so tests can prove that none of them is published.
 import fc from 'fast-check';
 import type {
-  EventRow, EventSponsorRow, EventStatus, ImageRow, InvitationStatus, OrganizationData, OrganizationRow,
-  SessionRow, SessionSpeakerRow, SpeakerRow, SponsorRow, TeamMemberRow,
+  EventRow,
+  EventSponsorRow,
+  EventStatus,
+  ImageRow,
+  InvitationStatus,
+  OrganizationData,
+  OrganizationRow,
+  SessionRow,
+  SessionSpeakerRow,
+  SpeakerRow,
+  SponsorRow,
+  TeamMemberRow,
 } from '../../builder/platform/rows.ts';
 import { ORGANIZATION_STATES, type OrganizationState } from '../../snapshot/manifest.ts';
 
-const TIME_ZONES = [
-  'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney', 'America/Sao_Paulo',
-  'Australia/Lord_Howe', 'America/St_Johns', 'UTC',
-] as const;
+const TIME_ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney', 'America/Sao_Paulo', 'Australia/Lord_Howe', 'America/St_Johns', 'UTC'] as const;
 
 export interface GeneratedOrganization {
   data: OrganizationData;
@@ -33,14 +40,19 @@ export interface OrganizationDataConstraints {
 // ── Field values ────────────────────────────────────────────────────────────────────────────
 
 /** Free text without `@`, so any `@` in a snapshot must come from an e-mail. Names repeat often, to exercise tie-breaks. */
-const text = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('Ada', 'ada', 'Bob', 'Émile', 'Zoë', 'Zed', 'Twin', 'Ünsal', '李', '😀 Fun') },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
-).filter((value) => !value.includes('@'));
+const text = fc
+  .oneof(
+    { weight: 3, arbitrary: fc.constantFrom('Ada', 'ada', 'Bob', 'Émile', 'Zoë', 'Zed', 'Twin', 'Ünsal', '李', '😀 Fun') },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
+  )
+  .filter((value) => !value.includes('@'));
 const optionalText = fc.option(text, { nil: null });
 /** Slugs with characters that need URL encoding; still without `@`. */
 const slug = fc.string({ minLength: 1, maxLength: 10 }).filter((value) => !value.includes('@'));
-const optionalUrl = fc.option(fc.webUrl().filter((url) => !url.includes('@')), { nil: null });
+const optionalUrl = fc.option(
+  fc.webUrl().filter((url) => !url.includes('@')),
+  { nil: null },
+);
 const coordinate = fc.option(fc.double({ min: -90, max: 90, noNaN: true, noDefaultInfinity: true }), { nil: null });
 const smallInt = fc.integer({ min: -3, max: 5 });
 
@@ -49,8 +61,12 @@ const isoOf = (millis: number): string => `${new Date(millis).toISOString().slic
 /** Instants on and around DST changes of the zones above, plus any minute in 2025–2027. */
 const instant = fc.oneof(
   fc.constantFrom(
-    Date.parse('2026-03-29T00:59:59Z'), Date.parse('2026-03-29T01:00:00Z'), Date.parse('2026-11-01T06:00:00Z'),
-    Date.parse('2026-04-04T15:00:00Z'), Date.parse('2026-03-08T05:30:00Z'), Date.parse('2026-05-01T07:00:00Z'),
+    Date.parse('2026-03-29T00:59:59Z'),
+    Date.parse('2026-03-29T01:00:00Z'),
+    Date.parse('2026-11-01T06:00:00Z'),
+    Date.parse('2026-04-04T15:00:00Z'),
+    Date.parse('2026-03-08T05:30:00Z'),
+    Date.parse('2026-05-01T07:00:00Z'),
   ),
   fc.integer({ min: Date.UTC(2025, 0, 1) / MINUTE, max: Date.UTC(2027, 11, 31) / MINUTE }).map((minute) => minute * MINUTE),
 );
@@ -59,34 +75,65 @@ const duration = fc.integer({ min: 0, max: 3 * 24 * 60 }).map((minutes) => minut
 // ── Row shapes: everything but ids, which are assigned afterwards so that all are distinct ──
 
 const memberShape = fc.record({
-  fullName: text, title: optionalText, bio: optionalText, hasPhoto: fc.boolean(),
-  linkedinUrl: optionalUrl, websiteUrl: optionalUrl, showOnWebsite: fc.boolean(), sortOrder: smallInt,
+  fullName: text,
+  title: optionalText,
+  bio: optionalText,
+  hasPhoto: fc.boolean(),
+  linkedinUrl: optionalUrl,
+  websiteUrl: optionalUrl,
+  showOnWebsite: fc.boolean(),
+  sortOrder: smallInt,
   email: fc.emailAddress(),
 });
 const speakerShape = fc.record({
-  name: text, jobTitle: optionalText, company: optionalText, bio: optionalText, hasPhoto: fc.boolean(),
-  linkedinUrl: optionalUrl, githubUrl: optionalUrl, websiteUrl: optionalUrl,
+  name: text,
+  jobTitle: optionalText,
+  company: optionalText,
+  bio: optionalText,
+  hasPhoto: fc.boolean(),
+  linkedinUrl: optionalUrl,
+  githubUrl: optionalUrl,
+  websiteUrl: optionalUrl,
   invitationStatus: fc.constantFrom<InvitationStatus>('accepted', 'accepted', 'invited', 'declined'),
   email: fc.emailAddress(),
 });
 const sponsorShape = fc.record({
-  name: text, description: optionalText, hasLogo: fc.boolean(), websiteUrl: optionalUrl, isOrganizationSponsor: fc.boolean(),
+  name: text,
+  description: optionalText,
+  hasLogo: fc.boolean(),
+  websiteUrl: optionalUrl,
+  isOrganizationSponsor: fc.boolean(),
 });
 const eventShape = fc.record({
-  name: text, slug, description: optionalText, hasCover: fc.boolean(), hasLogo: fc.boolean(),
+  name: text,
+  slug,
+  description: optionalText,
+  hasCover: fc.boolean(),
+  hasLogo: fc.boolean(),
   status: fc.constantFrom<EventStatus>('published', 'published', 'published', 'draft', 'cancelled', 'suspended'),
-  timeZone: fc.constantFrom(...TIME_ZONES), start: instant, duration,
-  venueName: optionalText, address: optionalText, city: optionalText, country: optionalText,
-  latitude: coordinate, longitude: coordinate,
-  capacity: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }), registrationCount: fc.integer({ min: 0, max: 6 }),
+  timeZone: fc.constantFrom(...TIME_ZONES),
+  start: instant,
+  duration,
+  venueName: optionalText,
+  address: optionalText,
+  city: optionalText,
+  country: optionalText,
+  latitude: coordinate,
+  longitude: coordinate,
+  capacity: fc.option(fc.integer({ min: 0, max: 5 }), { nil: null }),
+  registrationCount: fc.integer({ min: 0, max: 6 }),
   registrationEnabled: fc.boolean(),
-  registrationStart: fc.option(instant, { nil: null }), registrationEnd: fc.option(instant, { nil: null }),
+  registrationStart: fc.option(instant, { nil: null }),
+  registrationEnd: fc.option(instant, { nil: null }),
   attendeeEmails: fc.array(fc.emailAddress(), { maxLength: 3 }),
 });
 /** Which of its two times a session has; only `scheduled` sessions are published. */
 type SessionSchedule = 'scheduled' | 'unscheduled' | 'startOnly' | 'endOnly';
 const sessionShape = fc.record({
-  event: fc.nat(), name: text, description: optionalText, room: optionalText,
+  event: fc.nat(),
+  name: text,
+  description: optionalText,
+  room: optionalText,
   capacity: fc.option(fc.integer({ min: 0, max: 500 }), { nil: null }),
   schedule: fc.constantFrom<SessionSchedule>('scheduled', 'scheduled', 'scheduled', 'unscheduled', 'startOnly', 'endOnly'),
   // Few distinct offsets, so that sessions share start and end times.
@@ -96,9 +143,19 @@ const sessionShape = fc.record({
 const linkShape = fc.record({ session: fc.nat(), speaker: fc.nat(), billingOrder: fc.integer({ min: 0, max: 3 }) });
 const placementShape = fc.record({ event: fc.nat(), sponsor: fc.nat(), tier: optionalText, sortOrder: smallInt });
 const organizationShape = fc.record({
-  name: text, slug, description: optionalText, hasLogo: fc.boolean(), hasCover: fc.boolean(),
-  website: optionalUrl, email: fc.option(fc.emailAddress(), { nil: null }), phone: optionalText, address: optionalText,
-  city: optionalText, country: optionalText, latitude: coordinate, longitude: coordinate,
+  name: text,
+  slug,
+  description: optionalText,
+  hasLogo: fc.boolean(),
+  hasCover: fc.boolean(),
+  website: optionalUrl,
+  email: fc.option(fc.emailAddress(), { nil: null }),
+  phone: optionalText,
+  address: optionalText,
+  city: optionalText,
+  country: optionalText,
+  latitude: coordinate,
+  longitude: coordinate,
   status: fc.constantFrom<OrganizationState>(...ORGANIZATION_STATES),
 });
 
@@ -116,10 +173,8 @@ export function organizationDataArbitrary(constraints: OrganizationDataConstrain
   });
   return shape.chain((rows) => {
     // One id per row and one per image slot (drawn whether or not the image is there).
-    const idCount = 3 + 2 * (rows.members.length + rows.speakers.length + rows.sponsors.length) +
-      3 * rows.events.length + rows.sessions.length;
-    return fc.uniqueArray(fc.uuid({ version: 4 }), { minLength: idCount, maxLength: idCount })
-      .map((ids) => assemble(rows, ids));
+    const idCount = 3 + 2 * (rows.members.length + rows.speakers.length + rows.sponsors.length) + 3 * rows.events.length + rows.sessions.length;
+    return fc.uniqueArray(fc.uuid({ version: 4 }), { minLength: idCount, maxLength: idCount }).map((ids) => assemble(rows, ids));
   });
 }
 
@@ -160,34 +215,63 @@ function assemble(shapes: Shapes, ids: readonly string[]): GeneratedOrganization
   const events = shapes.events.map((shape, index): EventRow => {
     const { hasCover: cover, hasLogo: logo, start, duration: length, registrationStart, registrationEnd, attendeeEmails, slug: slugStem, ...fields } = shape;
     personalEmails.push(...attendeeEmails);
-    return withPrivateColumns({
-      // A suffix keeps slugs unique per organization (docs/platform.md).
-      id: id(), ...fields, slug: `${slugStem}-${index}`, cover: image(cover), logo: image(logo),
-      startsAt: isoOf(start), endsAt: isoOf(start + length),
-      registrationStartsAt: registrationStart === null ? null : isoOf(registrationStart),
-      registrationEndsAt: registrationEnd === null ? null : isoOf(registrationEnd),
-    }, { attendeeEmails });
+    return withPrivateColumns(
+      {
+        // A suffix keeps slugs unique per organization (docs/platform.md).
+        id: id(),
+        ...fields,
+        slug: `${slugStem}-${index}`,
+        cover: image(cover),
+        logo: image(logo),
+        startsAt: isoOf(start),
+        endsAt: isoOf(start + length),
+        registrationStartsAt: registrationStart === null ? null : isoOf(registrationStart),
+        registrationEndsAt: registrationEnd === null ? null : isoOf(registrationEnd),
+      },
+      { attendeeEmails },
+    );
   });
 
-  const sessions = events.length === 0 ? [] : shapes.sessions.map((shape): SessionRow => {
-    const event = events[shape.event % events.length]!;
-    const startsAt = Date.parse(event.startsAt) + shape.offset;
-    return {
-      id: id(), eventId: event.id, name: shape.name, description: shape.description, room: shape.room, capacity: shape.capacity,
-      startsAt: shape.schedule === 'scheduled' || shape.schedule === 'startOnly' ? isoOf(startsAt) : null,
-      endsAt: shape.schedule === 'scheduled' || shape.schedule === 'endOnly' ? isoOf(startsAt + shape.duration) : null,
-    };
-  });
+  const sessions =
+    events.length === 0
+      ? []
+      : shapes.sessions.map((shape): SessionRow => {
+          const event = events[shape.event % events.length]!;
+          const startsAt = Date.parse(event.startsAt) + shape.offset;
+          return {
+            id: id(),
+            eventId: event.id,
+            name: shape.name,
+            description: shape.description,
+            room: shape.room,
+            capacity: shape.capacity,
+            startsAt: shape.schedule === 'scheduled' || shape.schedule === 'startOnly' ? isoOf(startsAt) : null,
+            endsAt: shape.schedule === 'scheduled' || shape.schedule === 'endOnly' ? isoOf(startsAt + shape.duration) : null,
+          };
+        });
 
   return {
     data: {
-      organization, teamMembers, speakers, sponsors, events, sessions,
-      sessionSpeakers: distinctPairs(shapes.links, sessions, speakers, (link, session, speaker): SessionSpeakerRow => (
-        { sessionId: session.id, speakerId: speaker.id, billingOrder: link.billingOrder }
-      ), (link) => [link.session, link.speaker]),
-      eventSponsors: distinctPairs(shapes.placements, events, sponsors, (placement, event, sponsor): EventSponsorRow => (
-        { eventId: event.id, sponsorId: sponsor.id, tier: placement.tier, sortOrder: placement.sortOrder }
-      ), (placement) => [placement.event, placement.sponsor]),
+      organization,
+      teamMembers,
+      speakers,
+      sponsors,
+      events,
+      sessions,
+      sessionSpeakers: distinctPairs(
+        shapes.links,
+        sessions,
+        speakers,
+        (link, session, speaker): SessionSpeakerRow => ({ sessionId: session.id, speakerId: speaker.id, billingOrder: link.billingOrder }),
+        (link) => [link.session, link.speaker],
+      ),
+      eventSponsors: distinctPairs(
+        shapes.placements,
+        events,
+        sponsors,
+        (placement, event, sponsor): EventSponsorRow => ({ eventId: event.id, sponsorId: sponsor.id, tier: placement.tier, sortOrder: placement.sortOrder }),
+        (placement) => [placement.event, placement.sponsor],
+      ),
     },
     personalEmails,
   };
@@ -195,8 +279,11 @@ function assemble(shapes: Shapes, ids: readonly string[]): GeneratedOrganization
 
 /** Join rows of two relations by indices taken modulo their lengths, each pair once (a primary key). */
 function distinctPairs<S, L extends { id: string }, R extends { id: string }, T>(
-  shapes: readonly S[], left: readonly L[], right: readonly R[],
-  build: (shape: S, left: L, right: R) => T, indices: (shape: S) => [number, number],
+  shapes: readonly S[],
+  left: readonly L[],
+  right: readonly R[],
+  build: (shape: S, left: L, right: R) => T,
+  indices: (shape: S) => [number, number],
 ): T[] {
   if (left.length === 0 || right.length === 0) return [];
   const seen = new Set<string>();

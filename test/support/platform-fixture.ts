@@ -2,8 +2,15 @@
 // event in Europe/Berlin, accepted speakers, visible team members) that each test overrides
 // where it matters. Ids are deterministic UUIDs in creation order, so tie-breaks are predictable.
 import type {
-  EventRow, EventSponsorRow, OrganizationData, OrganizationRow, SessionRow, SessionSpeakerRow,
-  SpeakerRow, SponsorRow, TeamMemberRow,
+  EventRow,
+  EventSponsorRow,
+  OrganizationData,
+  OrganizationRow,
+  SessionRow,
+  SessionSpeakerRow,
+  SpeakerRow,
+  SponsorRow,
+  TeamMemberRow,
 } from '../../builder/platform/rows.ts';
 
 /** The n-th fixture UUID: `00000000-0000-4000-8000-00000000000a` for n = 10. */
@@ -55,8 +62,16 @@ export class PlatformFixture {
 
   teamMember(row: Partial<TeamMemberRow> = {}): TeamMemberRow {
     const member: TeamMemberRow = {
-      id: this.nextId(), fullName: 'Team Member', title: null, bio: null, photo: null,
-      linkedinUrl: null, websiteUrl: null, showOnWebsite: true, sortOrder: 0, ...row,
+      id: this.nextId(),
+      fullName: 'Team Member',
+      title: null,
+      bio: null,
+      photo: null,
+      linkedinUrl: null,
+      websiteUrl: null,
+      showOnWebsite: true,
+      sortOrder: 0,
+      ...row,
     };
     this.teamMembers.push(member);
     return member;
@@ -64,8 +79,17 @@ export class PlatformFixture {
 
   speaker(row: Partial<SpeakerRow> = {}): SpeakerRow {
     const speaker: SpeakerRow = {
-      id: this.nextId(), name: 'Speaker', jobTitle: null, company: null, bio: null, photo: null,
-      linkedinUrl: null, githubUrl: null, websiteUrl: null, invitationStatus: 'accepted', ...row,
+      id: this.nextId(),
+      name: 'Speaker',
+      jobTitle: null,
+      company: null,
+      bio: null,
+      photo: null,
+      linkedinUrl: null,
+      githubUrl: null,
+      websiteUrl: null,
+      invitationStatus: 'accepted',
+      ...row,
     };
     this.speakers.push(speaker);
     return speaker;
@@ -73,8 +97,13 @@ export class PlatformFixture {
 
   sponsor(row: Partial<SponsorRow> = {}): SponsorRow {
     const sponsor: SponsorRow = {
-      id: this.nextId(), name: 'Sponsor', description: null, logo: null, websiteUrl: null,
-      isOrganizationSponsor: false, ...row,
+      id: this.nextId(),
+      name: 'Sponsor',
+      description: null,
+      logo: null,
+      websiteUrl: null,
+      isOrganizationSponsor: false,
+      ...row,
     };
     this.sponsors.push(sponsor);
     return sponsor;
@@ -83,12 +112,28 @@ export class PlatformFixture {
   event(row: Partial<EventRow> = {}): EventRow {
     const id = this.nextId();
     const event: EventRow = {
-      id, name: 'Event', slug: `event-${this.lastId}`, description: null, cover: null, logo: null,
-      status: 'published', timeZone: 'Europe/Berlin',
-      startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z',
-      venueName: null, address: null, city: null, country: null, latitude: null, longitude: null,
-      capacity: null, registrationEnabled: true, registrationStartsAt: null, registrationEndsAt: null,
-      registrationCount: 0, ...row,
+      id,
+      name: 'Event',
+      slug: `event-${this.lastId}`,
+      description: null,
+      cover: null,
+      logo: null,
+      status: 'published',
+      timeZone: 'Europe/Berlin',
+      startsAt: '2026-05-01T07:00:00Z',
+      endsAt: '2026-05-01T16:00:00Z',
+      venueName: null,
+      address: null,
+      city: null,
+      country: null,
+      latitude: null,
+      longitude: null,
+      capacity: null,
+      registrationEnabled: true,
+      registrationStartsAt: null,
+      registrationEndsAt: null,
+      registrationCount: 0,
+      ...row,
     };
     this.events.push(event);
     return event;
@@ -97,8 +142,15 @@ export class PlatformFixture {
   /** A session of `event`, scheduled 09:00–10:00Z unless told otherwise. */
   session(event: EventRow, row: Partial<SessionRow> = {}): SessionRow {
     const session: SessionRow = {
-      id: this.nextId(), eventId: event.id, name: 'Session', description: null, room: null,
-      startsAt: '2026-05-01T09:00:00Z', endsAt: '2026-05-01T10:00:00Z', capacity: null, ...row,
+      id: this.nextId(),
+      eventId: event.id,
+      name: 'Session',
+      description: null,
+      room: null,
+      startsAt: '2026-05-01T09:00:00Z',
+      endsAt: '2026-05-01T10:00:00Z',
+      capacity: null,
+      ...row,
     };
     this.sessions.push(session);
     return session;

@@ -3,7 +3,13 @@ import type { Log, LogFields } from '../../snapshot/log.ts';
 
 export class RecordingLog implements Log {
   readonly lines: Array<{ level: 'info' | 'warn' | 'error'; message: string; fields: LogFields }> = [];
-  info(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'info', message, fields }); }
-  warn(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'warn', message, fields }); }
-  error(message: string, fields: LogFields = {}): void { this.lines.push({ level: 'error', message, fields }); }
+  info(message: string, fields: LogFields = {}): void {
+    this.lines.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields: LogFields = {}): void {
+    this.lines.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields: LogFields = {}): void {
+    this.lines.push({ level: 'error', message, fields });
+  }
 }

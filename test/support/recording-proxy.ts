@@ -28,27 +28,32 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   const upstream = new URL(target);
   const exchanges: Exchange[] = [];
   const server: Server = createServer((req, res) => {
-    const forwarded = request({
-      host: upstream.hostname,
-      port: upstream.port,
-      method: req.method,
-      path: req.url,
-      // Raw pairs: names, order and repetitions as the client sent them.
-      headers: req.rawHeaders,
-    }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => exchanges.push({
-        method: req.method ?? '',
-        path: req.url ?? '',
-        requestHeaders: req.headers,
-        status: answer.statusCode ?? 0,
-        responseHeaders: answer.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      }));
-      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-      answer.pipe(res);
-    });
+    const forwarded = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        // Raw pairs: names, order and repetitions as the client sent them.
+        headers: req.rawHeaders,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () =>
+          exchanges.push({
+            method: req.method ?? '',
+            path: req.url ?? '',
+            requestHeaders: req.headers,
+            status: answer.statusCode ?? 0,
+            responseHeaders: answer.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(res);
+      },
+    );
     forwarded.on('error', (error) => {
       res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`proxy: ${error.message}`);
     });

@@ -52,10 +52,7 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
     const store = new DirectoryStore(storeDir);
     for (const fixture of organizations) await publishFixture(store, fixture);
     // The gateway never opens the platform database, so it starts while the rows go in.
-    const [rows, started] = await Promise.allSettled([
-      insertOrganizations(home, organizations),
-      startServe(env),
-    ]);
+    const [rows, started] = await Promise.allSettled([insertOrganizations(home, organizations), startServe(env)]);
     if (started.status === 'rejected') throw started.reason;
     server = started.value;
     if (rows.status === 'rejected') {
@@ -80,14 +77,15 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
     url,
     api: `${url}${API}`,
     output: server.output,
-    createKey: (organization, options = {}) => inTurn(async () => {
-      const args = ['keys', 'create', '--org', organization, '--json'];
-      for (const origin of options.origins ?? []) args.push('--origin', origin);
-      if (options.label !== undefined) args.push('--label', options.label);
-      const run = await marquee(args, env);
-      if (run.code !== 0) throw new Error(`keys create failed (${run.code}): ${run.stderr}`);
-      return JSON.parse(run.stdout) as CreatedKey;
-    }),
+    createKey: (organization, options = {}) =>
+      inTurn(async () => {
+        const args = ['keys', 'create', '--org', organization, '--json'];
+        for (const origin of options.origins ?? []) args.push('--origin', origin);
+        if (options.label !== undefined) args.push('--label', options.label);
+        const run = await marquee(args, env);
+        if (run.code !== 0) throw new Error(`keys create failed (${run.code}): ${run.stderr}`);
+        return JSON.parse(run.stdout) as CreatedKey;
+      }),
     revokeKey: async (id) => {
       const run = await marquee(['keys', 'revoke', id], env);
       if (run.code !== 0) throw new Error(`keys revoke failed (${run.code}): ${run.stderr}`);

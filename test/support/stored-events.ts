@@ -65,6 +65,5 @@ export function storedDetail(input: StoredEventInput): StoredEventDetail {
 
 /** The index order the builder writes: start ascending, ties by name, then id. */
 export function inIndexOrder(events: StoredEventSummary[]): StoredEventSummary[] {
-  return [...events].sort((a, b) =>
-    a.clock.start.localeCompare(b.clock.start) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : 1));
+  return [...events].sort((a, b) => a.clock.start.localeCompare(b.clock.start) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : 1));
 }

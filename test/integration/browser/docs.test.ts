@@ -10,8 +10,15 @@ import { startHarness, type GatewayHarness } from '../../support/gateway-fixture
 
 const SCREENSHOT = '.test-output/docs.png';
 const OPERATIONS = [
-  '/organization', '/team', '/speakers', '/sponsors', '/events', '/events/{idOrSlug}',
-  '/events/{idOrSlug}/sessions', '/events/{idOrSlug}/speakers', '/events/{idOrSlug}/sponsors',
+  '/organization',
+  '/team',
+  '/speakers',
+  '/sponsors',
+  '/events',
+  '/events/{idOrSlug}',
+  '/events/{idOrSlug}/sessions',
+  '/events/{idOrSlug}/speakers',
+  '/events/{idOrSlug}/sponsors',
 ];
 
 let harness: GatewayHarness;
@@ -48,7 +55,15 @@ describe('GET /docs in Chromium', () => {
       const paths = await page.$$eval('.opblock-summary-path', (elements) => elements.map((element) => (element.textContent ?? '').replaceAll('\u200b', '').trim()));
       expect([...paths].sort()).toEqual([...OPERATIONS].sort());
       for (const path of OPERATIONS) {
-        await expect.poll(() => page.getByText(path, { exact: true }).first().isVisible().catch(() => false)).toBe(true);
+        await expect
+          .poll(() =>
+            page
+              .getByText(path, { exact: true })
+              .first()
+              .isVisible()
+              .catch(() => false),
+          )
+          .toBe(true);
       }
       const title = await page.locator('.info .title').textContent();
       expect(title).toContain('Marquee integration API');

@@ -23,7 +23,12 @@ import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 const NOW = new Date('2026-11-21T12:00:00Z');
 const schemas = new SchemaSet();
 const context = (db: SqlClient, store: SnapshotStore): BuildContext => ({
-  source: new SqlPlatformSource(db), store, schemas, publicBaseUrl: 'https://events.example.com', builderVersion: 'test', now: () => NOW,
+  source: new SqlPlatformSource(db),
+  store,
+  schemas,
+  publicBaseUrl: 'https://events.example.com',
+  builderVersion: 'test',
+  now: () => NOW,
 });
 
 async function seeded(db: SqlClient): Promise<SqlClient> {
@@ -55,11 +60,14 @@ describe('the same platform data through PostgreSQL 15 and PGlite', () => {
       await Promise.all([pg.close(), lite.close()]);
     }
     // Objects are compared byte for byte; manifests too, but for their build duration.
-    const comparable = (store: MemoryStore) => new Map([...store.entries].map(([key, { bytes }]) => {
-      if (!key.includes('/snapshots/') && !key.endsWith('current.json')) return [key, bytes.toString('utf8')];
-      const { build: _build, manifestHash: _hash, ...rest } = JSON.parse(bytes.toString('utf8'));
-      return [key, JSON.stringify(rest)];
-    }));
+    const comparable = (store: MemoryStore) =>
+      new Map(
+        [...store.entries].map(([key, { bytes }]) => {
+          if (!key.includes('/snapshots/') && !key.endsWith('current.json')) return [key, bytes.toString('utf8')];
+          const { build: _build, manifestHash: _hash, ...rest } = JSON.parse(bytes.toString('utf8'));
+          return [key, JSON.stringify(rest)];
+        }),
+      );
     expect(comparable(fromLite)).toEqual(comparable(fromPg));
     expect([...fromPg.entries.keys()].filter((k) => k.includes('/objects/')).length).toBeGreaterThan(20);
   });
@@ -76,10 +84,14 @@ describe('platform data that fails a schema', () => {
       // A float8 the API cannot carry: JSON has no Infinity.
       await db.query(`UPDATE organizations SET latitude = 'Infinity' WHERE id = $1`, [orgId]);
       const results = await buildOrganizations(context(db, store), { trigger: 'manual', organizationIds: [orgId] });
-      expect(results).toEqual([expect.objectContaining({
-        id: orgId, result: 'failed', failure: { stage: 'validate', resource: '/organization' },
-        error: `organization ${orgId}: resource /organization fails schema organization: /latitude must be number,null`,
-      })]);
+      expect(results).toEqual([
+        expect.objectContaining({
+          id: orgId,
+          result: 'failed',
+          failure: { stage: 'validate', resource: '/organization' },
+          error: `organization ${orgId}: resource /organization fails schema organization: /latitude must be number,null`,
+        }),
+      ]);
       expect(await readWholeSnapshot(store, orgId)).toEqual(before);
     } finally {
       await db.close();
@@ -142,19 +154,24 @@ describe('change-triggered builds', () => {
       await runner.build('manual');
       const unlisten = await listenForChanges(db, (id) => runner.organizationChanged(id));
       const team = async () => (await readWholeSnapshot(store, orgId)).resources[resourcePath.team] as Array<{ fullName: string }>;
-      const [gone] = await db.query<{ id: string; full_name: string }>(`SELECT id, full_name FROM team_members WHERE organization_id = $1 AND show_on_website ORDER BY id LIMIT 1`, [orgId]);
+      const [gone] = await db.query<{ id: string; full_name: string }>(
+        `SELECT id, full_name FROM team_members WHERE organization_id = $1 AND show_on_website ORDER BY id LIMIT 1`,
+        [orgId],
+      );
       expect((await team()).map((m) => m.fullName)).toContain(gone!.full_name);
 
       const started = Date.now();
       await db.query(`DELETE FROM team_members WHERE id = $1`, [gone!.id]);
       await db.query(`UPDATE events SET status = 'draft' WHERE id = $1`, [SAMPLE.events.stockholmDevDays.id]);
       await expect.poll(async () => (await team()).map((m) => m.fullName), { timeout: 5000, interval: 50 }).not.toContain(gone!.full_name);
-      await expect.poll(async () => Object.keys((await readWholeSnapshot(store, orgId)).resources), { timeout: 5000, interval: 50 })
+      await expect
+        .poll(async () => Object.keys((await readWholeSnapshot(store, orgId)).resources), { timeout: 5000, interval: 50 })
         .not.toContain(resourcePath.event(SAMPLE.events.stockholmDevDays.id));
       expect(Date.now() - started).toBeLessThan(2000);
       // Each change build is one line of the runner's log, with what a program would filter on.
       expect(log.lines).toContainEqual({
-        level: 'info', message: expect.stringMatching(/^nordic-dev: published \S+$/),
+        level: 'info',
+        message: expect.stringMatching(/^nordic-dev: published \S+$/),
         fields: expect.objectContaining({ trigger: 'change', organizationId: orgId, slug: 'nordic-dev', result: 'published' }),
       });
       expect(log.lines.filter((line) => line.level !== 'info')).toEqual([]);

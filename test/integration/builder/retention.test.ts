@@ -14,8 +14,16 @@ import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 const ORG = '0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11';
 const HOURS_LATER = new Date(Date.now() + 3 * 3_600_000);
 const version = (n: number, at: string) => ({
-  organizationId: ORG, organizationSlug: 'nordic', state: 'active' as const, trigger: 'manual' as const, slugs: {},
-  resources: [{ path: '/organization', value: { id: ORG, version: n } }, { path: '/team', value: [] }], now: new Date(at),
+  organizationId: ORG,
+  organizationSlug: 'nordic',
+  state: 'active' as const,
+  trigger: 'manual' as const,
+  slugs: {},
+  resources: [
+    { path: '/organization', value: { id: ORG, version: n } },
+    { path: '/team', value: [] },
+  ],
+  now: new Date(at),
 });
 
 describe('applyRetention', () => {

@@ -40,7 +40,7 @@ describe('marquee CLI', () => {
   });
 
   it('db seed --sample loads the sample once', async () => {
-    expect((await marquee(['db', 'seed'], env))).toMatchObject({ code: 2, stderr: expect.stringContaining('--sample') });
+    expect(await marquee(['db', 'seed'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--sample') });
     expect((await marquee(['db', 'seed', '--sample'], env)).stdout).toContain('sample data loaded (nordic-dev, pacific-oss, harbor-games, old-town-meetups)');
     expect((await marquee(['db', 'seed', '--sample'], env)).stdout).toContain('already has organizations');
   });
@@ -50,7 +50,12 @@ describe('marquee CLI', () => {
     expect(first.code).toBe(0);
     const { organizations } = JSON.parse(first.stdout);
     expect(organizations).toHaveLength(4);
-    expect(organizations.find((o: { id: string }) => o.id === nordic.id)).toEqual({ id: nordic.id, slug: 'nordic-dev', result: 'published', snapshotId: expect.stringMatching(/^\d{8}T\d{9}Z-[0-9a-f]{12}$/) });
+    expect(organizations.find((o: { id: string }) => o.id === nordic.id)).toEqual({
+      id: nordic.id,
+      slug: 'nordic-dev',
+      result: 'published',
+      snapshotId: expect.stringMatching(/^\d{8}T\d{9}Z-[0-9a-f]{12}$/),
+    });
     expect(organizations.find((o: { slug: string }) => o.slug === 'harbor-games')).toEqual({ id: SAMPLE.organizations.harbor.id, slug: 'harbor-games', result: 'suspended' });
     const again = JSON.parse((await marquee(['build', '--json'], env)).stdout);
     expect(again.organizations.map((o: { result: string }) => o.result).sort()).toEqual(['suspended', 'suspended', 'unchanged', 'unchanged']);
@@ -58,7 +63,9 @@ describe('marquee CLI', () => {
 
   it('build prints plain lines when not on a terminal, and names an unknown organization', async () => {
     const plain = await marquee(['build', '--org', 'nordic-dev'], env);
-    expect(plain.stdout).toMatch(new RegExp(`^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots\\n$`));
+    expect(plain.stdout).toMatch(
+      new RegExp(`^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots\\n$`),
+    );
     const unknown = await marquee(['build', '--org', 'no-such-org'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no organization with id or slug "no-such-org"');
@@ -93,11 +100,16 @@ describe('marquee CLI', () => {
     expect(key).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^mqk_/), organizationId: nordic.id, origins: ['https://www.nordic.example'] });
     const listed = await marquee(['keys', 'list', '--org', 'nordic-dev', '--json'], env);
     expect(listed.stdout).not.toContain(key.key);
-    expect(JSON.parse(listed.stdout)).toEqual([{ id: key.id, organizationId: nordic.id, label: 'site', origins: ['https://www.nordic.example'], createdAt: expect.any(String), revokedAt: null }]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { id: key.id, organizationId: nordic.id, label: 'site', origins: ['https://www.nordic.example'], createdAt: expect.any(String), revokedAt: null },
+    ]);
     expect((await marquee(['keys', 'revoke', key.id], env)).code).toBe(0);
     expect(JSON.parse((await marquee(['keys', 'list', '--json'], env)).stdout)[0].revokedAt).toEqual(expect.any(String));
     expect(await marquee(['keys', 'revoke', 'key_nope'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('key_nope') });
-    expect(await marquee(['keys', 'create', '--org', 'nordic-dev', '--origin', 'https://x.example/path'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('https://x.example/path') });
+    expect(await marquee(['keys', 'create', '--org', 'nordic-dev', '--origin', 'https://x.example/path'], env)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('https://x.example/path'),
+    });
   });
 
   it('refuses bad configuration naming every bad variable', async () => {
@@ -164,7 +176,9 @@ describe('marquee CLI', () => {
 
   it('gc keeps the newest snapshots, and spares young objects a build may be publishing', async () => {
     const gc = await marquee(['gc', '--keep', '1'], env);
-    expect(gc.stdout).toMatch(/^4 organizations: 2 snapshots and 0 objects deleted \(kept the newest 1\); [1-9]\d* unreferenced objects younger than 60 minutes spared; 0 interrupted writes removed\n$/);
+    expect(gc.stdout).toMatch(
+      /^4 organizations: 2 snapshots and 0 objects deleted \(kept the newest 1\); [1-9]\d* unreferenced objects younger than 60 minutes spared; 0 interrupted writes removed\n$/,
+    );
     const now = await marquee(['gc', '--keep', '1', '--grace-minutes', '0'], env);
     expect(now.stdout).toMatch(/^4 organizations: 0 snapshots and [1-9]\d* objects deleted/);
     expect(JSON.parse((await marquee(['history', '--org', 'nordic-dev', '--json'], env)).stdout)).toHaveLength(1);

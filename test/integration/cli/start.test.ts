@@ -15,9 +15,10 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const shell = (command: string) => new Promise<{ code: number; stdout: string }>((resolve) => {
-  execFile('sh', ['-c', command], (error, stdout) => resolve({ code: error ? 1 : 0, stdout }));
-});
+const shell = (command: string) =>
+  new Promise<{ code: number; stdout: string }>((resolve) => {
+    execFile('sh', ['-c', command], (error, stdout) => resolve({ code: error ? 1 : 0, stdout }));
+  });
 
 it('starts from nothing and prints a curl line that works as printed; a restart prints the same key', async () => {
   const first = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0' }, /try: (curl .*)\n/);

@@ -19,10 +19,7 @@ import { Agent, Client } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../support/chromium.ts';
 import { acmeFixture, API } from '../../support/gateway-fixtures.ts';
-import {
-  curlClient, nodeFetchClient, pythonUrllibClient, undiciClient,
-  type ClientReply, type ClientRequest, type HttpClient,
-} from '../../support/http-clients.ts';
+import { curlClient, nodeFetchClient, pythonUrllibClient, undiciClient, type ClientReply, type ClientRequest, type HttpClient } from '../../support/http-clients.ts';
 import { assertContract } from '../../support/openapi-contract.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
@@ -84,11 +81,13 @@ afterAll(async () => {
 async function exhaustRateKey(): Promise<void> {
   let accepted = 0;
   for (let sent = 0; sent <= KEY_LIMIT; sent += 16) {
-    const statuses = await Promise.all(Array.from({ length: 16 }, async () => {
-      const response = await exhauster.request({ origin: served.url, path: `${API}/organization`, method: 'GET', headers: { 'x-api-key': rateKey.key } });
-      await response.body.dump();
-      return response.statusCode;
-    }));
+    const statuses = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const response = await exhauster.request({ origin: served.url, path: `${API}/organization`, method: 'GET', headers: { 'x-api-key': rateKey.key } });
+        await response.body.dump();
+        return response.statusCode;
+      }),
+    );
     accepted += statuses.filter((status) => status === 200).length;
     expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
     if (statuses.includes(429)) {
@@ -156,17 +155,21 @@ function describeClientContract(name: string, subject: () => Subject, revalidati
       if (subject().seesAllHeaders) expect(reply.headers['access-control-allow-origin']).toBe('*');
     });
 
-    it('(b) gets 304 without a body when it revalidates with the ETag it got', revalidation ?? (async () => {
-      const first = await get('/team');
-      expect(first.status).toBe(200);
-      const etag = first.headers.etag!;
-      expect(etag).toMatch(ETAG);
-      const again = await get('/team', { 'If-None-Match': etag });
-      expect(again.status).toBe(304);
-      expect(again.body).toBe('');
-      expect(again.headers.etag).toBe(etag);
-      expect(again.headers['cache-control']).toBe('private, max-age=60');
-    }));
+    it(
+      '(b) gets 304 without a body when it revalidates with the ETag it got',
+      revalidation ??
+        (async () => {
+          const first = await get('/team');
+          expect(first.status).toBe(200);
+          const etag = first.headers.etag!;
+          expect(etag).toMatch(ETAG);
+          const again = await get('/team', { 'If-None-Match': etag });
+          expect(again.status).toBe(304);
+          expect(again.body).toBe('');
+          expect(again.headers.etag).toBe(etag);
+          expect(again.headers['cache-control']).toBe('private, max-age=60');
+        }),
+    );
 
     it('(c) gets 401 API_KEY_INVALID as problem+json for a revoked key', async () => {
       const reply = await sendFor(subject(), { method: 'GET', url: `${subject().api}/organization`, headers: { 'X-Api-Key': revokedKey.key } });
@@ -246,13 +249,19 @@ describe('headless Chromium', () => {
   /** fetch() in the page; the reply holds only what page JavaScript can read. */
   const pageClient: HttpClient = {
     name: 'Chromium page fetch',
-    send: ({ method, url, headers }) => page.evaluate(async ({ method, url, headers }) => {
-      // no-store: these cases are about the gateway's answer, not the browser's cache.
-      const response = await fetch(url, { method, headers, cache: 'no-store' });
-      const readable: Record<string, string> = {};
-      response.headers.forEach((value, name) => { readable[name] = value; });
-      return { status: response.status, headers: readable, body: await response.text() };
-    }, { method, url, headers }),
+    send: ({ method, url, headers }) =>
+      page.evaluate(
+        async ({ method, url, headers }) => {
+          // no-store: these cases are about the gateway's answer, not the browser's cache.
+          const response = await fetch(url, { method, headers, cache: 'no-store' });
+          const readable: Record<string, string> = {};
+          response.headers.forEach((value, name) => {
+            readable[name] = value;
+          });
+          return { status: response.status, headers: readable, body: await response.text() };
+        },
+        { method, url, headers },
+      ),
     close: async () => {},
   };
 
@@ -266,44 +275,54 @@ describe('headless Chromium', () => {
     ]);
   });
 
-  describeClientContract('page fetch', () => ({ client: pageClient, api: `${proxy.origin}${API}`, key: browserKey.key, seesAllHeaders: false }), async () => {
-    // fetch(url) stores the 200 in the browser's cache; fetch(url, { cache: 'no-cache' }) makes
-    // the browser revalidate that entry with its ETag: the gateway answers 304 and the page gets
-    // the stored body with status 200.
-    proxy.exchanges.length = 0;
-    const url = `${proxy.origin}${API}/team`;
-    const seen = await page.evaluate(async ({ url, key }) => {
-      const read = async (response: Response) => ({ status: response.status, etag: response.headers.get('ETag'), body: await response.text() });
-      const first = await read(await fetch(url, { headers: { 'X-Api-Key': key } }));
-      const second = await read(await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-cache' }));
-      return { first, second };
-    }, { url, key: browserKey.key });
-    expect(seen.first.status).toBe(200);
-    expect(seen.first.etag).toMatch(ETAG);
-    expect(seen.second).toEqual(seen.first);
-    expect(JSON.parse(seen.second.body)).toEqual([expect.objectContaining({ fullName: 'Visible Member' })]);
+  describeClientContract(
+    'page fetch',
+    () => ({ client: pageClient, api: `${proxy.origin}${API}`, key: browserKey.key, seesAllHeaders: false }),
+    async () => {
+      // fetch(url) stores the 200 in the browser's cache; fetch(url, { cache: 'no-cache' }) makes
+      // the browser revalidate that entry with its ETag: the gateway answers 304 and the page gets
+      // the stored body with status 200.
+      proxy.exchanges.length = 0;
+      const url = `${proxy.origin}${API}/team`;
+      const seen = await page.evaluate(
+        async ({ url, key }) => {
+          const read = async (response: Response) => ({ status: response.status, etag: response.headers.get('ETag'), body: await response.text() });
+          const first = await read(await fetch(url, { headers: { 'X-Api-Key': key } }));
+          const second = await read(await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-cache' }));
+          return { first, second };
+        },
+        { url, key: browserKey.key },
+      );
+      expect(seen.first.status).toBe(200);
+      expect(seen.first.etag).toMatch(ETAG);
+      expect(seen.second).toEqual(seen.first);
+      expect(JSON.parse(seen.second.body)).toEqual([expect.objectContaining({ fullName: 'Visible Member' })]);
 
-    const gets = proxy.exchanges.filter(({ method }) => method === 'GET');
-    expect(gets).toHaveLength(2);
-    expect(gets[0]!.requestHeaders['if-none-match']).toBeUndefined();
-    expect(gets[0]!.status).toBe(200);
-    expect(gets[1]!.requestHeaders['if-none-match']).toBe(seen.first.etag);
-    expect(gets[1]!.status).toBe(304);
-    expect(gets[1]!.responseHeaders.etag).toBe(seen.first.etag);
-  });
+      const gets = proxy.exchanges.filter(({ method }) => method === 'GET');
+      expect(gets).toHaveLength(2);
+      expect(gets[0]!.requestHeaders['if-none-match']).toBeUndefined();
+      expect(gets[0]!.status).toBe(200);
+      expect(gets[1]!.requestHeaders['if-none-match']).toBe(seen.first.etag);
+      expect(gets[1]!.status).toBe(304);
+      expect(gets[1]!.responseHeaders.etag).toBe(seen.first.etag);
+    },
+  );
 
   // The Fetch standard has fetch() add `Cache-Control: no-cache` to such a request; Chromium sends
   // `max-age=0` instead. Either way the page is owed the 304, which it sees as it is.
   it('a page that sets If-None-Match itself gets the 304', async () => {
     proxy.exchanges.length = 0;
     const url = `${proxy.origin}${API}/sponsors`;
-    const seen = await page.evaluate(async ({ url, key }) => {
-      const first = await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-store' });
-      const etag = first.headers.get('ETag')!;
-      await first.text();
-      const second = await fetch(url, { headers: { 'X-Api-Key': key, 'If-None-Match': etag } });
-      return { etag, status: second.status, body: await second.text(), etagAgain: second.headers.get('ETag') };
-    }, { url, key: browserKey.key });
+    const seen = await page.evaluate(
+      async ({ url, key }) => {
+        const first = await fetch(url, { headers: { 'X-Api-Key': key }, cache: 'no-store' });
+        const etag = first.headers.get('ETag')!;
+        await first.text();
+        const second = await fetch(url, { headers: { 'X-Api-Key': key, 'If-None-Match': etag } });
+        return { etag, status: second.status, body: await second.text(), etagAgain: second.headers.get('ETag') };
+      },
+      { url, key: browserKey.key },
+    );
     expect(seen.etag).toMatch(ETAG);
     expect(seen).toMatchObject({ status: 304, body: '', etagAgain: seen.etag });
     const conditional = proxy.exchanges.filter(({ method, requestHeaders }) => method === 'GET' && requestHeaders['if-none-match'] !== undefined);
@@ -362,7 +381,11 @@ describe('sites sharing one egress address', () => {
       expect(served200.body).toMatchObject({ name: 'Acme Events' });
     }
     // With another client too: curl bound to the same source address.
-    const viaCurl = await sendChecked(curlClient(['--interface', SHARED]), { method: 'GET', url: `${served.api}/organization`, headers: { Authorization: `Bearer ${serverKey.key}` } });
+    const viaCurl = await sendChecked(curlClient(['--interface', SHARED]), {
+      method: 'GET',
+      url: `${served.api}/organization`,
+      headers: { Authorization: `Bearer ${serverKey.key}` },
+    });
     expect(viaCurl.status).toBe(200);
     expect(JSON.parse(viaCurl.body)).toMatchObject({ name: 'Acme Events' });
 

@@ -14,9 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createMarqueeClient, fetchOrganization, loadHomePage, MarqueeError, type Organization,
-} from '../../../examples/typed-client/client.ts';
+import { createMarqueeClient, fetchOrganization, loadHomePage, MarqueeError, type Organization } from '../../../examples/typed-client/client.ts';
 import { API } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
@@ -71,10 +69,16 @@ interface TypeCheck {
 function typeCheck(): TypeCheck {
   const configPath = join(work, 'tsconfig.json');
   // skipLibCheck would skip api.d.ts with the libraries: its diagnostics are asked for below.
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, { skipLibCheck: false }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => { throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')); },
-  })!;
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    { skipLibCheck: false },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  )!;
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const text = (diagnostic: ts.Diagnostic): string => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
@@ -94,16 +98,61 @@ function typeCheck(): TypeCheck {
 
 /** Mistakes a site developer makes, each beside the correct line it is a typo of. */
 const MISTAKES: { name: string; correct: string; wrong: string; error: RegExp }[] = [
-  { name: 'a misspelt field', correct: 'home.organization.name.toUpperCase();', wrong: 'home.organization.nmae.toUpperCase();', error: /TS2339: Property 'nmae' does not exist on type '\{ id: string; name: string; slug: string;/ },
-  { name: 'a nullable field used as if always present', correct: 'home.organization.email?.toLowerCase();', wrong: 'home.organization.email.toLowerCase();', error: /TS18047: 'home\.organization\.email' is possibly 'null'/ },
-  { name: "an EventDetail field on an EventSummary", correct: 'home.upcoming[0]?.sessionCount;', wrong: 'home.upcoming[0]?.sessions;', error: /TS2339: Property 'sessions' does not exist/ },
-  { name: 'an unknown timing value', correct: "await client.GET('/events', { params: { query: { timing: 'past' } } });", wrong: "await client.GET('/events', { params: { query: { timing: 'soon' } } });", error: /'"soon"' is not assignable/ },
-  { name: 'pageSize as a string', correct: "await client.GET('/events', { params: { query: { pageSize: 10 } } });", wrong: "await client.GET('/events', { params: { query: { pageSize: '10' } } });", error: /'string' is not assignable to type 'number'/ },
-  { name: 'a path the API does not have', correct: "await client.GET('/events', {});", wrong: "await client.GET('/event', {});", error: /TS2345: Argument of type '"\/event"' is not assignable to parameter of type 'PathsWithMethod<paths, "get">'/ },
+  {
+    name: 'a misspelt field',
+    correct: 'home.organization.name.toUpperCase();',
+    wrong: 'home.organization.nmae.toUpperCase();',
+    error: /TS2339: Property 'nmae' does not exist on type '\{ id: string; name: string; slug: string;/,
+  },
+  {
+    name: 'a nullable field used as if always present',
+    correct: 'home.organization.email?.toLowerCase();',
+    wrong: 'home.organization.email.toLowerCase();',
+    error: /TS18047: 'home\.organization\.email' is possibly 'null'/,
+  },
+  {
+    name: 'an EventDetail field on an EventSummary',
+    correct: 'home.upcoming[0]?.sessionCount;',
+    wrong: 'home.upcoming[0]?.sessions;',
+    error: /TS2339: Property 'sessions' does not exist/,
+  },
+  {
+    name: 'an unknown timing value',
+    correct: "await client.GET('/events', { params: { query: { timing: 'past' } } });",
+    wrong: "await client.GET('/events', { params: { query: { timing: 'soon' } } });",
+    error: /'"soon"' is not assignable/,
+  },
+  {
+    name: 'pageSize as a string',
+    correct: "await client.GET('/events', { params: { query: { pageSize: 10 } } });",
+    wrong: "await client.GET('/events', { params: { query: { pageSize: '10' } } });",
+    error: /'string' is not assignable to type 'number'/,
+  },
+  {
+    name: 'a path the API does not have',
+    correct: "await client.GET('/events', {});",
+    wrong: "await client.GET('/event', {});",
+    error: /TS2345: Argument of type '"\/event"' is not assignable to parameter of type 'PathsWithMethod<paths, "get">'/,
+  },
   // Without the options argument, openapi-fetch's signature reports an unknown path this way.
-  { name: 'a path the API does not have, without options', correct: "await client.GET('/events');", wrong: "await client.GET('/event');", error: /TS2554: Expected 2 arguments, but got 1/ },
-  { name: 'a missing path parameter', correct: "await client.GET('/events/{idOrSlug}', { params: { path: { idOrSlug: 'meetup-1' } } });", wrong: "await client.GET('/events/{idOrSlug}', { params: {} });", error: /Property 'path' is missing/ },
-  { name: 'a write to the read-only API', correct: "await client.GET('/organization');", wrong: "await client.POST('/organization');", error: /TS2345: Argument of type '"\/organization"' is not assignable to parameter of type 'never'/ },
+  {
+    name: 'a path the API does not have, without options',
+    correct: "await client.GET('/events');",
+    wrong: "await client.GET('/event');",
+    error: /TS2554: Expected 2 arguments, but got 1/,
+  },
+  {
+    name: 'a missing path parameter',
+    correct: "await client.GET('/events/{idOrSlug}', { params: { path: { idOrSlug: 'meetup-1' } } });",
+    wrong: "await client.GET('/events/{idOrSlug}', { params: {} });",
+    error: /Property 'path' is missing/,
+  },
+  {
+    name: 'a write to the read-only API',
+    correct: "await client.GET('/organization');",
+    wrong: "await client.POST('/organization');",
+    error: /TS2345: Argument of type '"\/organization"' is not assignable to parameter of type 'never'/,
+  },
 ];
 const PRELUDE = [
   "import { createMarqueeClient, loadHomePage } from './client.ts';",
@@ -242,7 +291,7 @@ describe('the example against the real gateway', () => {
     expect(revalidated!.responseHeaders.etag).toBe(first.etag);
   });
 
-  it('openapi-fetch surfaces a 304 as neither data nor error (data undefined, error \'\'): the example looks at the status first', async () => {
+  it("openapi-fetch surfaces a 304 as neither data nor error (data undefined, error ''): the example looks at the status first", async () => {
     const client = createMarqueeClient(proxy.origin, key);
     const { response: first } = await client.GET('/organization');
     const etag = first.headers.get('ETag')!;
@@ -279,12 +328,15 @@ describe('the example against the real gateway', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('Harbor Tech Meetups: 12 upcoming events');
-    expect(lines.slice(1, 11)).toEqual(upcomingNames.slice(0, 10).map((name, i) => expect.stringContaining(`  ${name}  https://events.example.com/harbor-tech/events/meetup-${i + 1}`)));
+    expect(lines.slice(1, 11)).toEqual(
+      upcomingNames.slice(0, 10).map((name, i) => expect.stringContaining(`  ${name}  https://events.example.com/harbor-tech/events/meetup-${i + 1}`)),
+    );
     expect(lines[11]).toMatch(/^organization: updated "[0-9a-f]{64}", then unchanged$/);
     expect(lines).toHaveLength(12);
-    expect(exchangesSince(before).map(({ path, status }) => `${path} ${status}`).slice(-2)).toEqual([
-      `${API}/organization 200`,
-      `${API}/organization 304`,
-    ]);
+    expect(
+      exchangesSince(before)
+        .map(({ path, status }) => `${path} ${status}`)
+        .slice(-2),
+    ).toEqual([`${API}/organization 200`, `${API}/organization 304`]);
   });
 });

@@ -46,9 +46,18 @@ beforeAll(async () => {
     },
   });
   await publishFixture(harness.store, fixture);
-  for (const [id, state] of [[SUSPENDED_ORG, 'suspended'], [CLOSED_ORG, 'closed']] as const) {
+  for (const [id, state] of [
+    [SUSPENDED_ORG, 'suspended'],
+    [CLOSED_ORG, 'closed'],
+  ] as const) {
     await publishSnapshot(harness.store, {
-      organizationId: id, organizationSlug: state, state, resources: [], slugs: {}, trigger: 'manual', now: new Date('2026-01-01T00:00:00Z'),
+      organizationId: id,
+      organizationSlug: state,
+      state,
+      resources: [],
+      slugs: {},
+      trigger: 'manual',
+      now: new Date('2026-01-01T00:00:00Z'),
     });
   }
   eventId = event.id;
@@ -190,12 +199,15 @@ function authSuite(route: () => string): void {
 
 // Every route of the gateway's table (docs/api.md §4); an event is addressed by slug and by id in
 // turn, and the event list with a query.
-const ROUTES: ReadonlyArray<readonly [string, () => string]> = API_ROUTES.map((route, index) => [
-  `GET ${route.pattern}`,
-  () => {
-    if (route.pattern === '/events') return '/events?timing=all';
-    return route.pattern.replace('{idOrSlug}', index % 2 === 0 ? 'spring-summit' : eventId);
-  },
-] as const);
+const ROUTES: ReadonlyArray<readonly [string, () => string]> = API_ROUTES.map(
+  (route, index) =>
+    [
+      `GET ${route.pattern}`,
+      () => {
+        if (route.pattern === '/events') return '/events?timing=all';
+        return route.pattern.replace('{idOrSlug}', index % 2 === 0 ? 'spring-summit' : eventId);
+      },
+    ] as const,
+);
 
 describe.each(ROUTES)('%s', (_name, route) => authSuite(route));

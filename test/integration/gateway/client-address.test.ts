@@ -34,19 +34,20 @@ describe('TRUST_PROXY', () => {
     expect(await invalidFrom(gateway, '198.51.100.250')).toBe(429);
   });
 
-  it.each<[string, TrustProxy]>([['a hop count', 1], ['the proxy\'s address', ['127.0.0.1']], ['a preset', ['loopback']]])(
-    'trusting the proxy by %s: clients behind it are counted apart, a valid key is served throughout',
-    async (_how, trustProxy) => {
-      const { harness: gateway, key } = await gatewayTrusting(trustProxy);
-      for (let i = 0; i < THRESHOLD; i++) expect(await invalidFrom(gateway, '203.0.113.9')).toBe(401);
-      expect(await invalidFrom(gateway, '203.0.113.9')).toBe(429);
-      // A spoofed leftmost entry does not help: the proxy appends the real client last.
-      expect(await invalidFrom(gateway, '192.0.2.1, 203.0.113.9')).toBe(429);
-      expect(await invalidFrom(gateway, '203.0.113.10')).toBe(401);
-      const served = await gateway.call(`${API}/organization`, { key, headers: { 'x-forwarded-for': '203.0.113.9' } });
-      expect(served.status).toBe(200);
-    },
-  );
+  it.each<[string, TrustProxy]>([
+    ['a hop count', 1],
+    ["the proxy's address", ['127.0.0.1']],
+    ['a preset', ['loopback']],
+  ])('trusting the proxy by %s: clients behind it are counted apart, a valid key is served throughout', async (_how, trustProxy) => {
+    const { harness: gateway, key } = await gatewayTrusting(trustProxy);
+    for (let i = 0; i < THRESHOLD; i++) expect(await invalidFrom(gateway, '203.0.113.9')).toBe(401);
+    expect(await invalidFrom(gateway, '203.0.113.9')).toBe(429);
+    // A spoofed leftmost entry does not help: the proxy appends the real client last.
+    expect(await invalidFrom(gateway, '192.0.2.1, 203.0.113.9')).toBe(429);
+    expect(await invalidFrom(gateway, '203.0.113.10')).toBe(401);
+    const served = await gateway.call(`${API}/organization`, { key, headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(served.status).toBe(200);
+  });
 
   it('counts IPv6 clients per /64', async () => {
     const { harness: gateway } = await gatewayTrusting(1);

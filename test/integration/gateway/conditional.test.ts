@@ -7,7 +7,18 @@ import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 let harness: GatewayHarness;
 let key: string;
-const PATHS = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=2&page=2', '/events/acme-conf', '/events/acme-conf/sessions', '/events/acme-conf/speakers', '/events/acme-conf/sponsors'];
+const PATHS = [
+  '/organization',
+  '/team',
+  '/speakers',
+  '/sponsors',
+  '/events',
+  '/events?timing=all&pageSize=2&page=2',
+  '/events/acme-conf',
+  '/events/acme-conf/sessions',
+  '/events/acme-conf/speakers',
+  '/events/acme-conf/sponsors',
+];
 
 beforeAll(async () => {
   harness = await startHarness();

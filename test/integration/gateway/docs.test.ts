@@ -49,7 +49,7 @@ describe('GET /openapi.json', () => {
     expect(reply.body).toBe(OPENAPI_BYTES.toString('utf8'));
   });
 
-  it('answers HEAD with GET\'s headers and no body', async () => {
+  it("answers HEAD with GET's headers and no body", async () => {
     const get = await harness.call('/openapi.json');
     const head = await harness.call('/openapi.json', { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -81,7 +81,7 @@ describe('GET /docs', () => {
     }
   });
 
-  it('serves Swagger UI\'s bundle from the installed package', async () => {
+  it("serves Swagger UI's bundle from the installed package", async () => {
     const reply = await harness.call('/docs/swagger-ui-bundle.js');
     expect(reply.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(reply.body).toContain('SwaggerUIBundle');

@@ -38,15 +38,18 @@ async function publishFromAnotherProcess(text: string): Promise<number> {
   fixture.organization.description = text;
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: PUBLIC_BASE_URL });
   const inputPath = join(dir, `input-${Date.now()}.json`);
-  await writeFile(inputPath, JSON.stringify({
-    organizationId: fixture.organization.id,
-    organizationSlug: fixture.organization.slug,
-    state: 'active',
-    resources: resourcesOf(projection),
-    slugs: projection.slugs,
-    trigger: 'manual',
-    now: new Date().toISOString(),
-  }));
+  await writeFile(
+    inputPath,
+    JSON.stringify({
+      organizationId: fixture.organization.id,
+      organizationSlug: fixture.organization.slug,
+      state: 'active',
+      resources: resourcesOf(projection),
+      slugs: projection.slugs,
+      trigger: 'manual',
+      now: new Date().toISOString(),
+    }),
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/publish-in-child.ts', dir, inputPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

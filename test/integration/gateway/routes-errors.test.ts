@@ -4,9 +4,7 @@ import { SnapshotIntegrityError } from '../../../snapshot/reader.ts';
 import type { ProblemDetails } from '../../../snapshot/resources.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
-import {
-  acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness, type Reply,
-} from '../../support/gateway-fixtures.ts';
+import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 const schemas = new SchemaSet();
@@ -99,7 +97,7 @@ describe('403', () => {
     }
   });
 
-  it('API_KEY_ORIGIN_NOT_ALLOWED for a browser origin not on the key\'s list', async () => {
+  it("API_KEY_ORIGIN_NOT_ALLOWED for a browser origin not on the key's list", async () => {
     const browserKey = await harness.keyFor(fixture.organization.id, ['https://acme.example']);
     const headers = { origin: 'https://evil.example' };
     expectProblem(await harness.call(`${API}/events`, { key: browserKey, headers }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED', `${API}/events`);
@@ -125,9 +123,12 @@ describe('404', () => {
     expectProblem(await harness.call(`${API}/events/${world.draft.id}`, { key }), 404, 'EVENT_NOT_FOUND', `${API}/events/${world.draft.id}`);
   });
 
-  it.each(['/nothing', '/events/acme-conf/tickets', '/Organization', '/organization/extra', '/events/acme-conf/sessions/x'])('NOT_FOUND for the unknown API path %s', async (path) => {
-    expectProblem(await harness.call(`${API}${path}`, { key }), 404, 'NOT_FOUND', `${API}${path}`);
-  });
+  it.each(['/nothing', '/events/acme-conf/tickets', '/Organization', '/organization/extra', '/events/acme-conf/sessions/x'])(
+    'NOT_FOUND for the unknown API path %s',
+    async (path) => {
+      expectProblem(await harness.call(`${API}${path}`, { key }), 404, 'NOT_FOUND', `${API}${path}`);
+    },
+  );
 
   it.each(['/', '/api', '/api/integration/v2/organization', '/favicon.ico'])('NOT_FOUND outside the API (%s), without a key', async (path) => {
     expectProblem(await harness.call(path), 404, 'NOT_FOUND', path);

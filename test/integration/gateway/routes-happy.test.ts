@@ -121,7 +121,7 @@ describe('GET /events/{idOrSlug}', () => {
     ['sessions', 'session-list'],
     ['speakers', 'speaker-list'],
     ['sponsors', 'sponsor-list'],
-  ] as Array<['sessions' | 'speakers' | 'sponsors', SchemaName]>)('/%s equals the detail\'s array', async (part, schema) => {
+  ] as Array<['sessions' | 'speakers' | 'sponsors', SchemaName]>)("/%s equals the detail's array", async (part, schema) => {
     const detail = (await harness.call(`${API}/events/acme-conf`, { key })).json<EventDetail>();
     for (const idOrSlug of ['acme-conf', world.conference.id]) {
       const reply = await harness.call(`${API}/events/${idOrSlug}/${part}`, { key });

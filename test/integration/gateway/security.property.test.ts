@@ -54,7 +54,9 @@ async function publishGenerated(events: GeneratedEvent[], sharedSlug: string): P
   for (const [index, event] of allEvents.entries()) {
     const start = new Date(Date.parse('2026-01-01T09:00:00Z') + event.startDay * 86_400_000);
     const row = fixture.event({
-      id: randomUUID(), name: `Event ${index} ${marker}`, slug: event.slug,
+      id: randomUUID(),
+      name: `Event ${index} ${marker}`,
+      slug: event.slug,
       startsAt: start.toISOString().replace('.000', ''),
       endsAt: new Date(start.getTime() + event.days * 86_400_000 + 3_600_000).toISOString().replace('.000', ''),
       registrationEnabled: event.registration,
@@ -81,10 +83,29 @@ function hostileSegments(b: PublishedOrganization): string[] {
     ...b.eventIds.map((eventId) => eventId.toUpperCase()),
     ...b.slugs.map(encodeURIComponent),
     b.id,
-    '..', '%2e%2e', '%2E%2E', '.%2e', '..%2F..%2Forgs', `..%2F..%2F..%2Forgs%2F${b.id}%2Fcurrent.json`,
-    `%2F..%2F${id}`, `${id}%2Fsessions`, `${id}%2F..%2F${id}`, `%2e%2e%2f%2e%2e%2forgs%2f${b.id}`,
-    '%00', '%25', '%', '%ZZ', '%C0%AE%C0%AE', '%E2%80%AE', encodeURIComponent('événement'), encodeURIComponent('🎉'),
-    'x'.repeat(8000), encodeURIComponent('é'.repeat(2000)), '__proto__', 'constructor', 'hasOwnProperty',
+    '..',
+    '%2e%2e',
+    '%2E%2E',
+    '.%2e',
+    '..%2F..%2Forgs',
+    `..%2F..%2F..%2Forgs%2F${b.id}%2Fcurrent.json`,
+    `%2F..%2F${id}`,
+    `${id}%2Fsessions`,
+    `${id}%2F..%2F${id}`,
+    `%2e%2e%2f%2e%2e%2forgs%2f${b.id}`,
+    '%00',
+    '%25',
+    '%',
+    '%ZZ',
+    '%C0%AE%C0%AE',
+    '%E2%80%AE',
+    encodeURIComponent('événement'),
+    encodeURIComponent('🎉'),
+    'x'.repeat(8000),
+    encodeURIComponent('é'.repeat(2000)),
+    '__proto__',
+    'constructor',
+    'hasOwnProperty',
   ];
 }
 
@@ -113,47 +134,66 @@ async function expectIsolated(a: PublishedOrganization, b: PublishedOrganization
 
 describe('organization isolation', () => {
   it('no key of A reads any byte of B, whatever the path', async () => {
-    await fc.assert(fc.asyncProperty(eventsArbitrary, eventsArbitrary, slugArbitrary, async (eventsA, eventsB, shared) => {
-      const sharedSlug = `shared-${shared}`;
-      const a = await publishGenerated(eventsA, sharedSlug);
-      const b = await publishGenerated(eventsB, sharedSlug);
-      // The shared slug answers with A's own event for A's key and B's for B's.
-      const mine = await harness.call(`${API}/events/${sharedSlug}`, { key: a.key });
-      expect(mine.status).toBe(200);
-      expect(mine.body).toContain(a.marker);
-      const theirs = await harness.call(`${API}/events/${sharedSlug}`, { key: b.key });
-      expect(theirs.body).toContain(b.marker);
+    await fc.assert(
+      fc.asyncProperty(eventsArbitrary, eventsArbitrary, slugArbitrary, async (eventsA, eventsB, shared) => {
+        const sharedSlug = `shared-${shared}`;
+        const a = await publishGenerated(eventsA, sharedSlug);
+        const b = await publishGenerated(eventsB, sharedSlug);
+        // The shared slug answers with A's own event for A's key and B's for B's.
+        const mine = await harness.call(`${API}/events/${sharedSlug}`, { key: a.key });
+        expect(mine.status).toBe(200);
+        expect(mine.body).toContain(a.marker);
+        const theirs = await harness.call(`${API}/events/${sharedSlug}`, { key: b.key });
+        expect(theirs.body).toContain(b.marker);
 
-      for (const segment of hostileSegments(b)) {
-        for (const path of [`${API}/events/${segment}`, `${API}/events/${segment}/sessions`, `${API}/events/${segment}/speakers`, `${API}/${segment}`, `${API}/${segment}/organization`]) {
-          await expectIsolated(a, b, path);
+        for (const segment of hostileSegments(b)) {
+          for (const path of [
+            `${API}/events/${segment}`,
+            `${API}/events/${segment}/sessions`,
+            `${API}/events/${segment}/speakers`,
+            `${API}/${segment}`,
+            `${API}/${segment}/organization`,
+          ]) {
+            await expectIsolated(a, b, path);
+          }
         }
-      }
-      for (const timing of ['all', 'past', 'upcoming', 'ongoing']) {
-        await expectIsolated(a, b, `${API}/events?timing=${timing}&pageSize=100`);
-      }
-      for (const path of ['/organization', '/team', '/speakers', '/sponsors']) await expectIsolated(a, b, `${API}${path}`);
-    }), { numRuns: 12 });
+        for (const timing of ['all', 'past', 'upcoming', 'ongoing']) {
+          await expectIsolated(a, b, `${API}/events?timing=${timing}&pageSize=100`);
+        }
+        for (const path of ['/organization', '/team', '/speakers', '/sponsors']) await expectIsolated(a, b, `${API}${path}`);
+      }),
+      { numRuns: 12 },
+    );
   });
 
   it('every 200 of every route validates against its API schema (generated organizations)', async () => {
-    await fc.assert(fc.asyncProperty(eventsArbitrary, fc.integer({ min: 0, max: 500 }), async (events, day) => {
-      harness.clock.now = Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
-      const org = await publishGenerated(events, 'shared');
-      const paths: Array<[string, SchemaName]> = [
-        ['/organization', 'organization'], ['/team', 'team'], ['/speakers', 'speaker-list'], ['/sponsors', 'sponsor-list'],
-      ];
-      for (const timing of ['upcoming', 'ongoing', 'past', 'all']) paths.push([`/events?timing=${timing}`, 'paged-event-summaries']);
-      for (const slug of org.slugs) {
-        paths.push([`/events/${slug}`, 'event-detail'], [`/events/${slug}/sessions`, 'session-list'],
-          [`/events/${slug}/speakers`, 'speaker-list'], [`/events/${slug}/sponsors`, 'sponsor-list']);
-      }
-      for (const [path, schema] of paths) {
-        const reply = await harness.call(`${API}${path}`, { key: org.key });
-        expect(reply.status, path).toBe(200);
-        expect(schemas.validate(schema, reply.json()), path).toEqual({ valid: true });
-      }
-    }), { numRuns: 15 });
+    await fc.assert(
+      fc.asyncProperty(eventsArbitrary, fc.integer({ min: 0, max: 500 }), async (events, day) => {
+        harness.clock.now = Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
+        const org = await publishGenerated(events, 'shared');
+        const paths: Array<[string, SchemaName]> = [
+          ['/organization', 'organization'],
+          ['/team', 'team'],
+          ['/speakers', 'speaker-list'],
+          ['/sponsors', 'sponsor-list'],
+        ];
+        for (const timing of ['upcoming', 'ongoing', 'past', 'all']) paths.push([`/events?timing=${timing}`, 'paged-event-summaries']);
+        for (const slug of org.slugs) {
+          paths.push(
+            [`/events/${slug}`, 'event-detail'],
+            [`/events/${slug}/sessions`, 'session-list'],
+            [`/events/${slug}/speakers`, 'speaker-list'],
+            [`/events/${slug}/sponsors`, 'sponsor-list'],
+          );
+        }
+        for (const [path, schema] of paths) {
+          const reply = await harness.call(`${API}${path}`, { key: org.key });
+          expect(reply.status, path).toBe(200);
+          expect(schemas.validate(schema, reply.json()), path).toEqual({ valid: true });
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 });
 
@@ -161,32 +201,39 @@ describe('bad input never causes a 5xx', () => {
   it('arbitrary query strings and path segments', async () => {
     const org = await publishGenerated([{ slug: 'only', startDay: 200, days: 1, registration: true }], 'shared');
     const text = fc.string({ unit: 'grapheme', maxLength: 60 });
-    await fc.assert(fc.asyncProperty(text, text, text, fc.constantFrom('timing', 'page', 'pageSize', 'other'), async (segment, value, other, name) => {
-      for (const path of [
-        `${API}/events/${encodeURIComponent(segment)}`,
-        `${API}/events/${encodeURIComponent(segment)}/sponsors`,
-        `${API}/events?${name}=${encodeURIComponent(value)}&${encodeURIComponent(other)}=${encodeURIComponent(value)}`,
-        `${API}/events?${name}=${encodeURIComponent(value)}&${name}=${encodeURIComponent(other)}`,
-      ]) {
-        const reply = await harness.call(path, { key: org.key });
-        expect(reply.status, path).toBeLessThan(500);
-        expect([200, 400, 404], path).toContain(reply.status);
-      }
-    }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(text, text, text, fc.constantFrom('timing', 'page', 'pageSize', 'other'), async (segment, value, other, name) => {
+        for (const path of [
+          `${API}/events/${encodeURIComponent(segment)}`,
+          `${API}/events/${encodeURIComponent(segment)}/sponsors`,
+          `${API}/events?${name}=${encodeURIComponent(value)}&${encodeURIComponent(other)}=${encodeURIComponent(value)}`,
+          `${API}/events?${name}=${encodeURIComponent(value)}&${name}=${encodeURIComponent(other)}`,
+        ]) {
+          const reply = await harness.call(path, { key: org.key });
+          expect(reply.status, path).toBeLessThan(500);
+          expect([200, 400, 404], path).toContain(reply.status);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('raw non-ASCII bytes in the request line', async () => {
     const org = await publishGenerated([{ slug: 'only', startDay: 200, days: 1, registration: true }], 'shared');
     const status = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(harness.origin).port), '127.0.0.1', () => {
-        socket.write(Buffer.concat([
-          Buffer.from(`GET ${API}/events/`),
-          Buffer.from('événement/../../organization', 'utf8'),
-          Buffer.from(` HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${org.key}\r\nConnection: close\r\n\r\n`),
-        ]));
+        socket.write(
+          Buffer.concat([
+            Buffer.from(`GET ${API}/events/`),
+            Buffer.from('événement/../../organization', 'utf8'),
+            Buffer.from(` HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${org.key}\r\nConnection: close\r\n\r\n`),
+          ]),
+        );
       });
       let data = '';
-      socket.on('data', (chunk: Buffer) => { data += chunk.toString('latin1'); });
+      socket.on('data', (chunk: Buffer) => {
+        data += chunk.toString('latin1');
+      });
       socket.on('end', () => resolve(data.split('\r\n')[0] ?? ''));
       socket.on('error', reject);
     });

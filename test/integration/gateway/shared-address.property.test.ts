@@ -98,7 +98,8 @@ interface Addressing {
 
 let addressCounter = 0x000101;
 const nextAddressNumber = () => {
-  do addressCounter += 1; while ((addressCounter & 0xff) === 0 || (addressCounter & 0xff) === 0xff);
+  do addressCounter += 1;
+  while ((addressCounter & 0xff) === 0 || (addressCounter & 0xff) === 0xff);
   return addressCounter;
 };
 
@@ -197,17 +198,20 @@ describe.each<[string, TrustProxy, (origin: string) => Addressing]>([
   });
 
   it('whatever other keys and addresses send', async () => {
-    await fc.assert(fc.asyncProperty(steps, async (generated) => {
-      const addresses = Array.from({ length: ADDRESSES_PER_RUN }, () => addressing.address(nextAddressNumber()));
-      const victim = await harness.keyFor(acme.organization.id);
-      // After all the noise, the victim asks once more from every address.
-      const finale: Step[] = addresses.map((_address, from) => ({ kind: 'victim', from, path: '/organization', method: 'GET', header: 'x-api-key' }));
-      try {
-        for (const step of [...generated, ...finale]) await perform(step, addresses, victim);
-      } finally {
-        await addressing.closeAll();
-      }
-    }), { numRuns: 30 });
+    await fc.assert(
+      fc.asyncProperty(steps, async (generated) => {
+        const addresses = Array.from({ length: ADDRESSES_PER_RUN }, () => addressing.address(nextAddressNumber()));
+        const victim = await harness.keyFor(acme.organization.id);
+        // After all the noise, the victim asks once more from every address.
+        const finale: Step[] = addresses.map((_address, from) => ({ kind: 'victim', from, path: '/organization', method: 'GET', header: 'x-api-key' }));
+        try {
+          for (const step of [...generated, ...finale]) await perform(step, addresses, victim);
+        } finally {
+          await addressing.closeAll();
+        }
+      }),
+      { numRuns: 30 },
+    );
     // The noise was not harmless by accident: it did get addresses throttled.
     expect(throttled).toBeGreaterThan(0);
   });
@@ -227,13 +231,19 @@ describe.each<[string, TrustProxy, (origin: string) => Addressing]>([
 
   function noiseCredential(step: NoiseStep, victim: string): Record<string, string> {
     switch (step.credential) {
-      case 'missing': return {};
-      case 'unknown': return credentialHeaders(step.header, generateSecret());
-      case 'malformed': return credentialHeaders(step.header, step.text);
+      case 'missing':
+        return {};
+      case 'unknown':
+        return credentialHeaders(step.header, generateSecret());
+      case 'malformed':
+        return credentialHeaders(step.header, step.text);
       // The victim's own key beside another: ambiguous, refused, and counted against the address.
-      case 'ambiguous': return { 'x-api-key': victim, authorization: `Bearer ${keys['other-org']}` };
-      case 'wrong-scheme': return { authorization: `Basic ${Buffer.from(`user:${victim}`).toString('base64')}` };
-      default: return credentialHeaders(step.header, keys[step.credential]);
+      case 'ambiguous':
+        return { 'x-api-key': victim, authorization: `Bearer ${keys['other-org']}` };
+      case 'wrong-scheme':
+        return { authorization: `Basic ${Buffer.from(`user:${victim}`).toString('base64')}` };
+      default:
+        return credentialHeaders(step.header, keys[step.credential]);
     }
   }
 });
@@ -260,7 +270,7 @@ async function sendMany(pool: Pool, count: number, path: string, method: string,
   const statuses: number[] = [];
   for (let sent = 0; sent < count; sent += 8) {
     const batch = Math.min(8, count - sent);
-    statuses.push(...await Promise.all(Array.from({ length: batch }, async () => (await send(pool, path, method, headers)).status)));
+    statuses.push(...(await Promise.all(Array.from({ length: batch }, async () => (await send(pool, path, method, headers)).status))));
   }
   return statuses;
 }

@@ -13,9 +13,12 @@ beforeAll(async () => {
   harness = await startHarness({ now: '2026-03-01T00:00:00Z' });
   const fixture = new PlatformFixture();
   fixture.event({
-    name: 'Walked', slug: 'walked',
-    registrationStartsAt: '2026-04-01T00:00:00Z', registrationEndsAt: '2026-04-15T00:00:00Z',
-    startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z',
+    name: 'Walked',
+    slug: 'walked',
+    registrationStartsAt: '2026-04-01T00:00:00Z',
+    registrationEndsAt: '2026-04-15T00:00:00Z',
+    startsAt: '2026-05-01T07:00:00Z',
+    endsAt: '2026-05-01T16:00:00Z',
   });
   await publishFixture(harness.store, fixture);
   key = await harness.keyFor(fixture.organization.id);
@@ -65,7 +68,10 @@ describe('time walk', () => {
       const observation = await observe(at);
       expect([at, observation.timing, observation.open]).toEqual([at, timing, open]);
       expect(observation.listed).toEqual({
-        upcoming: timing === 'upcoming' ? 1 : 0, ongoing: timing === 'ongoing' ? 1 : 0, past: timing === 'past' ? 1 : 0, all: 1,
+        upcoming: timing === 'upcoming' ? 1 : 0,
+        ongoing: timing === 'ongoing' ? 1 : 0,
+        past: timing === 'past' ? 1 : 0,
+        all: 1,
       });
       seen.push(observation);
     }

@@ -8,18 +8,7 @@ import { platformBackends } from './backends.ts';
 const { backends, close } = platformBackends();
 afterAll(close);
 
-const RELATIONS = [
-  'event_sponsors',
-  'events',
-  'files',
-  'organizations',
-  'registrations',
-  'session_speakers',
-  'sessions',
-  'speakers',
-  'sponsors',
-  'team_members',
-];
+const RELATIONS = ['event_sponsors', 'events', 'files', 'organizations', 'registrations', 'session_speakers', 'sessions', 'speakers', 'sponsors', 'team_members'];
 
 /** Everything about the schema that docs/platform.md specifies, as comparable text. */
 async function describeSchema(db: SqlClient) {
@@ -59,16 +48,14 @@ describe.each(backends)('migrate on $name', (backend) => {
     expect(await describeSchema(db)).toEqual(first);
     schemas[backend.name] = first;
 
-    const tables = await db.query<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`,
-    );
+    const tables = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`);
     expect(tables.map((row) => row.table_name)).toEqual([...RELATIONS, 'marquee_schema_version'].sort());
     expect(first.triggers).toEqual(RELATIONS.map((relation) => `${relation} marquee_changes`));
   });
 
   it('has the columns, defaults and keys of docs/platform.md', async () => {
     const { columns, constraints } = schemas[backend.name]!;
-    expect(columns).toContain('organizations.status text NO default \'active\'::text');
+    expect(columns).toContain("organizations.status text NO default 'active'::text");
     expect(columns).toContain('organizations.latitude double precision YES');
     expect(columns).toContain('team_members.show_on_website boolean NO default false');
     expect(columns).toContain('team_members.sort_order integer NO default 0');
@@ -87,9 +74,7 @@ describe.each(backends)('migrate on $name', (backend) => {
   it('refuses a status outside the enums', async () => {
     const db = await backend.open();
     await migrate(db);
-    await expect(db.query(`INSERT INTO organizations (name, slug, status) VALUES ('x', 'x', 'deleted')`)).rejects.toThrow(
-      /check constraint/,
-    );
+    await expect(db.query(`INSERT INTO organizations (name, slug, status) VALUES ('x', 'x', 'deleted')`)).rejects.toThrow(/check constraint/);
     await db.query(`INSERT INTO organizations (name, slug) VALUES ('x', 'x')`);
     await expect(
       db.query(`INSERT INTO speakers (organization_id, name, invitation_status)
@@ -100,9 +85,7 @@ describe.each(backends)('migrate on $name', (backend) => {
   it('creates the relations in PLATFORM_SCHEMA when one is named', async () => {
     const db = await backend.open({ schema: 'platform' });
     await migrate(db);
-    const [row] = await db.query<{ count: number }>(
-      `SELECT count(*)::int4 AS count FROM information_schema.tables WHERE table_schema = 'platform'`,
-    );
+    const [row] = await db.query<{ count: number }>(`SELECT count(*)::int4 AS count FROM information_schema.tables WHERE table_schema = 'platform'`);
     expect(row?.count).toBe(RELATIONS.length + 1);
     expect(await migrate(db)).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
   });

@@ -26,8 +26,7 @@ const pglite = backends.find((backend) => backend.name === 'PGlite')!;
 describe('the sample dataset', () => {
   let db: SqlClient;
   const one = async <T>(sql: string, params?: unknown[]) => (await db.query<T>(sql, params))[0]!;
-  const column = async (sql: string, params?: unknown[]) =>
-    (await db.query<{ value: unknown }>(sql, params)).map((row) => row.value);
+  const column = async (sql: string, params?: unknown[]) => (await db.query<{ value: unknown }>(sql, params)).map((row) => row.value);
 
   beforeAll(async () => {
     db = await pglite.open();
@@ -47,12 +46,7 @@ describe('the sample dataset', () => {
   });
 
   it('has events in every publication state and past, ongoing and upcoming published events', async () => {
-    expect(await column('SELECT DISTINCT status AS value FROM events ORDER BY 1')).toEqual([
-      'cancelled',
-      'draft',
-      'published',
-      'suspended',
-    ]);
+    expect(await column('SELECT DISTINCT status AS value FROM events ORDER BY 1')).toEqual(['cancelled', 'draft', 'published', 'suspended']);
     const timing = await column(
       `SELECT DISTINCT CASE WHEN $1 < starts_at THEN 'upcoming' WHEN $1 < ends_at THEN 'ongoing' ELSE 'past' END AS value
        FROM events WHERE status = 'published' AND organization_id = $2 ORDER BY 1`,
@@ -62,11 +56,7 @@ describe('the sample dataset', () => {
   });
 
   it('has invited and declined speakers attached to scheduled sessions of published events', async () => {
-    expect(await column('SELECT DISTINCT invitation_status AS value FROM speakers ORDER BY 1')).toEqual([
-      'accepted',
-      'declined',
-      'invited',
-    ]);
+    expect(await column('SELECT DISTINCT invitation_status AS value FROM speakers ORDER BY 1')).toEqual(['accepted', 'declined', 'invited']);
     const attached = await column(
       `SELECT DISTINCT sp.invitation_status AS value FROM session_speakers ss
        JOIN speakers sp ON sp.id = ss.speaker_id JOIN sessions s ON s.id = ss.session_id
@@ -98,11 +88,9 @@ describe('the sample dataset', () => {
       { slug: SAMPLE.events.stockholmDevDays.slug, open: false },
       { slug: SAMPLE.events.nordicSummit.slug, open: true },
     ]);
-    expect(
-      await column(
-        `SELECT slug AS value FROM events e WHERE status = 'published' AND NOT EXISTS (SELECT FROM sessions s WHERE s.event_id = e.id)`,
-      ),
-    ).toEqual([SAMPLE.events.tokyoMeetup.slug]);
+    expect(await column(`SELECT slug AS value FROM events e WHERE status = 'published' AND NOT EXISTS (SELECT FROM sessions s WHERE s.event_id = e.id)`)).toEqual([
+      SAMPLE.events.tokyoMeetup.slug,
+    ]);
   });
 
   it('has an unscheduled session and free-text sponsor tiers, and organization-wide sponsors', async () => {
@@ -134,9 +122,11 @@ describe('the sample dataset', () => {
   });
 
   it('gives two organizations, and the suspended one, an event with the same slug', async () => {
-    expect(
-      await column('SELECT organization_id AS value FROM events WHERE slug = $1 ORDER BY 1', [SAMPLE.sharedEventSlug]),
-    ).toEqual([SAMPLE.organizations.nordic.id, SAMPLE.organizations.pacific.id, SAMPLE.organizations.harbor.id]);
+    expect(await column('SELECT organization_id AS value FROM events WHERE slug = $1 ORDER BY 1', [SAMPLE.sharedEventSlug])).toEqual([
+      SAMPLE.organizations.nordic.id,
+      SAMPLE.organizations.pacific.id,
+      SAMPLE.organizations.harbor.id,
+    ]);
   });
 
   it('matches SAMPLE: every well-known id exists with its slug', async () => {

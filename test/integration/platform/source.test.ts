@@ -43,9 +43,7 @@ describe.each(backends)('SqlPlatformSource on $name', (backend) => {
   });
 
   it('lists every organization with its status, ordered by id', async () => {
-    expect(await source.listOrganizations()).toEqual(
-      [nordic, pacific, harbor, oldTown].map(({ id, slug, status }) => ({ id, slug, status })),
-    );
+    expect(await source.listOrganizations()).toEqual([nordic, pacific, harbor, oldTown].map(({ id, slug, status }) => ({ id, slug, status })));
   });
 
   it('reads only published events, and sessions and sponsors of those only', () => {

@@ -65,20 +65,14 @@ describe.each(backends)('SqlClient on $name', (backend) => {
 
   it('refuses writes in a read-only transaction', async () => {
     await db.exec('CREATE TABLE readonly (n int)');
-    await expect(db.transaction((tx) => tx.query('INSERT INTO readonly VALUES (1)'), { readOnly: true })).rejects.toThrow(
-      /read-only/,
-    );
+    await expect(db.transaction((tx) => tx.query('INSERT INTO readonly VALUES (1)'), { readOnly: true })).rejects.toThrow(/read-only/);
   });
 
   it('leaves no transaction open after a failed script', async () => {
     await db.exec('CREATE TABLE failed (n int PRIMARY KEY)');
-    await expect(db.exec('BEGIN; INSERT INTO failed VALUES (1); INSERT INTO failed VALUES (1); COMMIT;')).rejects.toThrow(
-      /duplicate key/,
-    );
+    await expect(db.exec('BEGIN; INSERT INTO failed VALUES (1); INSERT INTO failed VALUES (1); COMMIT;')).rejects.toThrow(/duplicate key/);
     // Every pooled connection answers normally afterwards.
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () => db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM failed')),
-    );
+    const answers = await Promise.all(Array.from({ length: 8 }, () => db.query<{ n: number }>('SELECT count(*)::int4 AS n FROM failed')));
     expect(answers.flat()).toEqual(Array.from({ length: 8 }, () => ({ n: 0 })));
   });
 

@@ -74,8 +74,6 @@ describe.each(backends)('generateSyntheticPlatform on $name', (backend) => {
     expect(data.organization.description!.length).toBeGreaterThanOrEqual(100);
 
     // The load switched triggers off for its own transaction only.
-    expect(await organizationsNotifiedBy(db, () => db.query(`UPDATE organizations SET phone = NULL WHERE id = $1`, [first!.id]))).toEqual([
-      first!.id,
-    ]);
+    expect(await organizationsNotifiedBy(db, () => db.query(`UPDATE organizations SET phone = NULL WHERE id = $1`, [first!.id]))).toEqual([first!.id]);
   });
 });

@@ -31,9 +31,7 @@ describe.each(backends)('change triggers on $name', (backend) => {
 
   it('team_members, also when a member moves to another organization', async () => {
     expect(await notified('UPDATE team_members SET show_on_website = true WHERE id = $1', [teamMembers.hidden])).toEqual([nordic]);
-    expect(await notified('UPDATE team_members SET organization_id = $2 WHERE id = $1', [teamMembers.hidden, pacific])).toEqual(
-      sorted(nordic, pacific),
-    );
+    expect(await notified('UPDATE team_members SET organization_id = $2 WHERE id = $1', [teamMembers.hidden, pacific])).toEqual(sorted(nordic, pacific));
     expect(await notified('DELETE FROM team_members WHERE id = $1', [teamMembers.hidden])).toEqual([pacific]);
   });
 
@@ -48,26 +46,17 @@ describe.each(backends)('change triggers on $name', (backend) => {
 
   it('events, also when an event moves to another organization', async () => {
     expect(await notified(`UPDATE events SET status = 'draft' WHERE id = $1`, [events.tokyoMeetup.id])).toEqual([nordic]);
-    expect(await notified('UPDATE events SET organization_id = $2 WHERE id = $1', [events.tokyoMeetup.id, harbor])).toEqual(
-      sorted(nordic, harbor),
-    );
+    expect(await notified('UPDATE events SET organization_id = $2 WHERE id = $1', [events.tokyoMeetup.id, harbor])).toEqual(sorted(nordic, harbor));
   });
 
   it('sessions (through their event), also when a session moves to another organization’s event', async () => {
     expect(await notified(`UPDATE sessions SET room = 'Hall C' WHERE id = $1`, [sessions.unscheduled])).toEqual([nordic]);
-    expect(
-      await notified('UPDATE sessions SET event_id = $2 WHERE id = $1', [sessions.unscheduled, events.pacificSummit.id]),
-    ).toEqual(sorted(nordic, pacific));
+    expect(await notified('UPDATE sessions SET event_id = $2 WHERE id = $1', [sessions.unscheduled, events.pacificSummit.id])).toEqual(sorted(nordic, pacific));
   });
 
   it('session_speakers (through session and event)', async () => {
     expect(await notified('DELETE FROM session_speakers WHERE speaker_id = $1', [speakers.declined])).toEqual([nordic]);
-    expect(
-      await notified('INSERT INTO session_speakers (session_id, speaker_id, billing_order) VALUES ($1, $2, 1)', [
-        sessions.acrossClockChange,
-        speakers.ada,
-      ]),
-    ).toEqual([nordic]);
+    expect(await notified('INSERT INTO session_speakers (session_id, speaker_id, billing_order) VALUES ($1, $2, 1)', [sessions.acrossClockChange, speakers.ada])).toEqual([nordic]);
   });
 
   it('event_sponsors (through their event)', async () => {
@@ -75,35 +64,25 @@ describe.each(backends)('change triggers on $name', (backend) => {
   });
 
   it('registrations (through their event)', async () => {
-    expect(
-      await notified(`INSERT INTO registrations (event_id, email) VALUES ($1, 'someone@example.com')`, [events.harborSummit.id]),
-    ).toEqual([harbor]);
+    expect(await notified(`INSERT INTO registrations (event_id, email) VALUES ($1, 'someone@example.com')`, [events.harborSummit.id])).toEqual([harbor]);
   });
 
   it('files: every organization that shows the file', async () => {
     const [file] = await db.query<{ id: string }>(`INSERT INTO files (url) VALUES ('https://cdn.example.com/a.png') RETURNING id`);
     expect(await notified('UPDATE speakers SET photo_file_id = $1 WHERE id = $2', [file!.id, speakers.ada])).toEqual([nordic]);
     expect(await notified('UPDATE events SET logo_file_id = $1 WHERE id = $2', [file!.id, events.pacificSummit.id])).toEqual([pacific]);
-    expect(await notified(`UPDATE files SET url = 'https://cdn.example.com/b.png' WHERE id = $1`, [file!.id])).toEqual(
-      sorted(nordic, pacific),
-    );
+    expect(await notified(`UPDATE files SET url = 'https://cdn.example.com/b.png' WHERE id = $1`, [file!.id])).toEqual(sorted(nordic, pacific));
     // An organization logo, a team photo and a sponsor logo of the sample.
     const [orgLogo] = await db.query<{ id: string }>('SELECT logo_file_id AS id FROM organizations WHERE id = $1', [harbor]);
     expect(await notified(`UPDATE files SET url = url || '?v=2' WHERE id = $1`, [orgLogo!.id])).toEqual([harbor]);
-    expect(
-      await notified(`UPDATE files SET url = url || '?v=2' WHERE id IN (SELECT photo_file_id FROM team_members WHERE organization_id = $1)`, [pacific]),
-    ).toEqual([pacific]);
-    expect(
-      await notified(`UPDATE files SET url = url || '?v=2' WHERE id IN (SELECT logo_file_id FROM sponsors WHERE organization_id = $1)`, [nordic]),
-    ).toEqual([nordic]);
+    expect(await notified(`UPDATE files SET url = url || '?v=2' WHERE id IN (SELECT photo_file_id FROM team_members WHERE organization_id = $1)`, [pacific])).toEqual([pacific]);
+    expect(await notified(`UPDATE files SET url = url || '?v=2' WHERE id IN (SELECT logo_file_id FROM sponsors WHERE organization_id = $1)`, [nordic])).toEqual([nordic]);
     expect(await notified(`INSERT INTO files (url) VALUES ('https://cdn.example.com/unused.png')`)).toEqual([]);
   });
 
   it('a deleted event notifies its organization once its rows cascade away', async () => {
     expect(await notified('DELETE FROM events WHERE id = $1', [events.nordicSummit.id])).toEqual([nordic]);
-    const [left] = await db.query<{ count: number }>('SELECT count(*)::int4 AS count FROM sessions WHERE event_id = $1', [
-      events.nordicSummit.id,
-    ]);
+    const [left] = await db.query<{ count: number }>('SELECT count(*)::int4 AS count FROM sessions WHERE event_id = $1', [events.nordicSummit.id]);
     expect(left?.count).toBe(0);
   });
 
@@ -114,9 +93,7 @@ describe.each(backends)('change triggers on $name', (backend) => {
         await tx.query(`UPDATE organizations SET phone = NULL WHERE id = $1`, [harbor]);
       }),
     );
-    const [all] = await db.query<{ ids: string[] }>(
-      `SELECT array_agg(DISTINCT e.organization_id::text) AS ids FROM sessions s JOIN events e ON e.id = s.event_id`,
-    );
+    const [all] = await db.query<{ ids: string[] }>(`SELECT array_agg(DISTINCT e.organization_id::text) AS ids FROM sessions s JOIN events e ON e.id = s.event_id`);
     expect(organizations).toEqual([...new Set([...all!.ids, harbor])].sort());
   });
 });

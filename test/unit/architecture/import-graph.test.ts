@@ -55,7 +55,10 @@ function importsOf(file: string, text: string): ImportEdge[] {
 
 /** The package a bare specifier names: 'pg', '@electric-sql/pglite', 'node:fs'. */
 function packageOf(specifier: string): string {
-  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+  return specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 }
 
 /** Why the design forbids this arrow; undefined when it allows it. */
@@ -86,9 +89,7 @@ function typeScriptFiles(dir: string): string[] {
 }
 
 function productImports(): ImportEdge[] {
-  return PRODUCT.flatMap((area) =>
-    typeScriptFiles(join(ROOT, area)).flatMap((path) => importsOf(relative(ROOT, path).split(sep).join('/'), readFileSync(path, 'utf8'))),
-  );
+  return PRODUCT.flatMap((area) => typeScriptFiles(join(ROOT, area)).flatMap((path) => importsOf(relative(ROOT, path).split(sep).join('/'), readFileSync(path, 'utf8'))));
 }
 
 describe('import graph of the product folders', () => {
@@ -113,7 +114,7 @@ describe('import graph of the product folders', () => {
       "export type { F } from './f.ts';",
       "const g = await import('./g.ts');",
       "// import { h } from './commented.ts';",
-      "const text = \"import { i } from './in-a-string.ts'\";",
+      'const text = "import { i } from \'./in-a-string.ts\'";',
       "import pg from 'pg';",
     ].join('\n');
     const edges = importsOf('gateway/x/y.ts', text);
@@ -132,15 +133,35 @@ describe('import graph of the product folders', () => {
 
   it('names the file, the line, the import and the rule of every forbidden arrow', () => {
     const cases: Array<[string, string, string | undefined]> = [
-      ['gateway/routes/x.ts', "import { build } from '../../builder/build.ts';", "gateway/routes/x.ts:1 imports '../../builder/build.ts' (gateway → builder: the gateway never imports the builder)"],
-      ['builder/x.ts', "import type { KeyStore } from '../gateway/keys/key-store.ts';", "builder/x.ts:1 imports '../gateway/keys/key-store.ts' (builder → gateway: the builder never imports the gateway)"],
-      ['snapshot/x.ts', "export * from '../builder/errors.ts';", "snapshot/x.ts:1 imports '../builder/errors.ts' (snapshot → builder: snapshot/ is shared by both sides and imports neither)"],
-      ['snapshot/stores/x.ts', "const m = await import('../../gateway/app.ts');", "snapshot/stores/x.ts:1 imports '../../gateway/app.ts' (snapshot → gateway: snapshot/ is shared by both sides and imports neither)"],
+      [
+        'gateway/routes/x.ts',
+        "import { build } from '../../builder/build.ts';",
+        "gateway/routes/x.ts:1 imports '../../builder/build.ts' (gateway → builder: the gateway never imports the builder)",
+      ],
+      [
+        'builder/x.ts',
+        "import type { KeyStore } from '../gateway/keys/key-store.ts';",
+        "builder/x.ts:1 imports '../gateway/keys/key-store.ts' (builder → gateway: the builder never imports the gateway)",
+      ],
+      [
+        'snapshot/x.ts',
+        "export * from '../builder/errors.ts';",
+        "snapshot/x.ts:1 imports '../builder/errors.ts' (snapshot → builder: snapshot/ is shared by both sides and imports neither)",
+      ],
+      [
+        'snapshot/stores/x.ts',
+        "const m = await import('../../gateway/app.ts');",
+        "snapshot/stores/x.ts:1 imports '../../gateway/app.ts' (snapshot → gateway: snapshot/ is shared by both sides and imports neither)",
+      ],
       ['snapshot/x.ts', "import { run } from '../bin/cli.ts';", "snapshot/x.ts:1 imports '../bin/cli.ts' (snapshot → bin: only bin/ wires the parts)"],
       ['gateway/x.ts', "import { main } from '../bin/cli.ts';", "gateway/x.ts:1 imports '../bin/cli.ts' (gateway → bin: only bin/ wires the parts)"],
       ['builder/x.ts', "import { main } from '../bin/cli.ts';", "builder/x.ts:1 imports '../bin/cli.ts' (builder → bin: only bin/ wires the parts)"],
       ['gateway/x.ts', "\nimport { Pool } from 'pg';", "gateway/x.ts:2 imports 'pg' (gateway → pg: no database code outside the builder)"],
-      ['snapshot/x.ts', "import { PGlite } from '@electric-sql/pglite';", "snapshot/x.ts:1 imports '@electric-sql/pglite' (snapshot → @electric-sql/pglite: no database code outside the builder)"],
+      [
+        'snapshot/x.ts',
+        "import { PGlite } from '@electric-sql/pglite';",
+        "snapshot/x.ts:1 imports '@electric-sql/pglite' (snapshot → @electric-sql/pglite: no database code outside the builder)",
+      ],
       ['bin/x.ts', "import { CountingKeyStore } from '../test/support/keys.ts';", "bin/x.ts:1 imports '../test/support/keys.ts' (bin → test: test/ is not part of the product)"],
       ['builder/x.ts', "import x from '../../elsewhere.ts';", "builder/x.ts:1 imports '../../elsewhere.ts' (builder → outside the repository)"],
       // Allowed arrows.

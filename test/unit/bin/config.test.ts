@@ -27,12 +27,31 @@ describe('parseConfig', () => {
   });
 
   it('reads every variable', () => {
-    const config = parseConfig({
-      MARQUEE_HOME: '/data', DATABASE_URL: 'postgres://u:p@db/platform', PLATFORM_SCHEMA: 'platform',
-      SNAPSHOT_STORE: 'snaps', PORT: '9000', ADMIN_PORT: '9001', ADMIN_TOKEN: 't',
-      PLATFORM_PUBLIC_URL: 'https://events.example.org/', BUILD_SCHEDULE: '0 * * * *', TRUST_PROXY: '10.0.0.0/8, loopback',
-    }, '/srv');
-    expect(config).toMatchObject({ home: '/data', snapshotStore: '/srv/snaps', port: 9000, adminPort: 9001, platformPublicUrl: 'https://events.example.org', buildSchedule: '0 * * * *', platformSchema: 'platform', trustProxy: ['10.0.0.0/8', 'loopback'] });
+    const config = parseConfig(
+      {
+        MARQUEE_HOME: '/data',
+        DATABASE_URL: 'postgres://u:p@db/platform',
+        PLATFORM_SCHEMA: 'platform',
+        SNAPSHOT_STORE: 'snaps',
+        PORT: '9000',
+        ADMIN_PORT: '9001',
+        ADMIN_TOKEN: 't',
+        PLATFORM_PUBLIC_URL: 'https://events.example.org/',
+        BUILD_SCHEDULE: '0 * * * *',
+        TRUST_PROXY: '10.0.0.0/8, loopback',
+      },
+      '/srv',
+    );
+    expect(config).toMatchObject({
+      home: '/data',
+      snapshotStore: '/srv/snaps',
+      port: 9000,
+      adminPort: 9001,
+      platformPublicUrl: 'https://events.example.org',
+      buildSchedule: '0 * * * *',
+      platformSchema: 'platform',
+      trustProxy: ['10.0.0.0/8', 'loopback'],
+    });
   });
 
   it('reads TRUST_PROXY as a hop count', () => {
@@ -40,7 +59,18 @@ describe('parseConfig', () => {
   });
 
   it('names every bad variable in one message', () => {
-    const attempt = () => parseConfig({ PORT: 'eighty', ADMIN_PORT: '70000', DATABASE_URL: 'mysql://x', PLATFORM_PUBLIC_URL: 'events', BUILD_SCHEDULE: 'often', PLATFORM_SCHEMA: 'Robert"); DROP', REDIS_URL: 'redis://x', TRUST_PROXY: 'true', LOG_FORMAT: 'xml' });
+    const attempt = () =>
+      parseConfig({
+        PORT: 'eighty',
+        ADMIN_PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        PLATFORM_PUBLIC_URL: 'events',
+        BUILD_SCHEDULE: 'often',
+        PLATFORM_SCHEMA: 'Robert"); DROP',
+        REDIS_URL: 'redis://x',
+        TRUST_PROXY: 'true',
+        LOG_FORMAT: 'xml',
+      });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();

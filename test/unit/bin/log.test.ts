@@ -5,7 +5,9 @@ import { createLog } from '../../../bin/log.ts';
 function capture() {
   const stream = new PassThrough();
   let text = '';
-  stream.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
   return { stream, lines: () => text.split('\n').filter((line) => line !== '') };
 }
 
@@ -17,8 +19,13 @@ describe('the process log (bin/log.ts)', () => {
     log.info('built 1 organizations');
     const [first, second] = out.lines().map((line) => JSON.parse(line));
     expect(first).toEqual({
-      level: 'warn', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), component: 'builder',
-      trigger: 'change', organizationId: 'o-1', resource: '/team', message: 'nordic-dev: build failed: resource /team fails schema team',
+      level: 'warn',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      component: 'builder',
+      trigger: 'change',
+      organizationId: 'o-1',
+      resource: '/team',
+      message: 'nordic-dev: build failed: resource /team fails schema team',
     });
     expect(second).toMatchObject({ level: 'info', message: 'built 1 organizations' });
     expect(out.lines()).toHaveLength(2);
@@ -45,7 +52,9 @@ describe('the process log (bin/log.ts)', () => {
     const log = (await createLog({ format: 'pretty', destination: out.stream })).child({ component: 'gateway' });
     log.info('gateway listening on http://127.0.0.1:8080, serving snapshots from /srv/snapshots', { url: 'http://127.0.0.1:8080' });
     expect(out.lines()).toEqual([
-      expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: gateway: gateway listening on http:\/\/127\.0\.0\.1:8080, serving snapshots from \/srv\/snapshots \{"url":"http:\/\/127\.0\.0\.1:8080"\}$/),
+      expect.stringMatching(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: gateway: gateway listening on http:\/\/127\.0\.0\.1:8080, serving snapshots from \/srv\/snapshots \{"url":"http:\/\/127\.0\.0\.1:8080"\}$/,
+      ),
     ]);
   });
 });

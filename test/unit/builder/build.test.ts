@@ -40,7 +40,15 @@ function setup() {
   const channel = new InProcessChannel();
   const announced: string[] = [];
   channel.subscribe((id) => announced.push(id));
-  const context: BuildContext = { source, store, schemas, channel, publicBaseUrl: 'https://events.example.com', builderVersion: 'test', now: () => new Date('2026-11-21T10:00:00Z') };
+  const context: BuildContext = {
+    source,
+    store,
+    schemas,
+    channel,
+    publicBaseUrl: 'https://events.example.com',
+    builderVersion: 'test',
+    now: () => new Date('2026-11-21T10:00:00Z'),
+  };
   return { fixture, source, store, context, announced, orgId: fixture.organization.id };
 }
 
@@ -92,7 +100,9 @@ describe('buildOrganizations', () => {
     const { context, orgId } = setup();
     const disk = Object.assign(new Error("EACCES: permission denied, open 'orgs/x'"), { code: 'EACCES' });
     const store = new (class extends MemoryStore {
-      override async put(): Promise<void> { throw new Error('write refused', { cause: disk }); }
+      override async put(): Promise<void> {
+        throw new Error('write refused', { cause: disk });
+      }
     })();
     const [result] = await buildOrganizations({ ...context, store }, { trigger: 'manual' });
     expect(result).toMatchObject({
@@ -130,7 +140,10 @@ describe('validateResources', () => {
     ];
     expect(validateResources(schemas, resources.slice(0, 1))).toEqual({ valid: true });
     expect(validateResources(schemas, resources)).toEqual({
-      valid: false, resource: '/speakers', schema: 'speaker-list', reason: expect.stringContaining('/0 must have required property'),
+      valid: false,
+      resource: '/speakers',
+      schema: 'speaker-list',
+      reason: expect.stringContaining('/0 must have required property'),
     });
   });
 });
@@ -139,7 +152,8 @@ describe('BuildError', () => {
   it('keeps stage, organization and resource, and describes the whole cause chain on one line', () => {
     const refused = Object.assign(new AggregateError([], ''), { code: 'ECONNREFUSED' });
     const error = new BuildError('read', 'org-1', 'organization org-1: read failed', {
-      resource: '/team', cause: new Error('connection lost', { cause: refused }),
+      resource: '/team',
+      cause: new Error('connection lost', { cause: refused }),
     });
     expect(error).toMatchObject({ name: 'BuildError', stage: 'read', organizationId: 'org-1', resource: '/team' });
     expect(error.describe()).toBe('organization org-1: read failed: connection lost: ECONNREFUSED');
@@ -158,7 +172,11 @@ describe('BuildRunner', () => {
     await runner.build('change', [orgId]);
     await runner.stop();
     expect(log.lines).toEqual([
-      { level: 'info', message: `acme: published ${published!.snapshotId}`, fields: expect.objectContaining({ trigger: 'manual', organizationId: orgId, slug: 'acme', result: 'published' }) },
+      {
+        level: 'info',
+        message: `acme: published ${published!.snapshotId}`,
+        fields: expect.objectContaining({ trigger: 'manual', organizationId: orgId, slug: 'acme', result: 'published' }),
+      },
       {
         level: 'warn',
         message: `acme: build failed: organization ${orgId}: resource /team fails schema team: /0/sortOrder must be <= 2147483647`,
@@ -172,7 +190,9 @@ describe('BuildRunner', () => {
     const log = new RecordingLog();
     const runner = new BuildRunner(context, { log, debounceMs: 1 });
     const down = new Error('connection terminated');
-    source.listOrganizations = async () => { throw down; };
+    source.listOrganizations = async () => {
+      throw down;
+    };
     runner.organizationChanged(orgId);
     await expect.poll(() => log.lines).toEqual([{ level: 'error', message: 'change build failed', fields: { trigger: 'change', err: down } }]);
     await runner.stop();

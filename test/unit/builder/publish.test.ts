@@ -23,7 +23,10 @@ describe('publish', () => {
     const store = new MemoryStore();
     const order: string[] = [];
     const put = store.put.bind(store);
-    store.put = async (key, bytes) => { order.push(key.split('/')[2]!); return put(key, bytes); };
+    store.put = async (key, bytes) => {
+      order.push(key.split('/')[2]!);
+      return put(key, bytes);
+    };
     const outcome = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: { s: EVENT }, now: new Date('2026-11-21T10:00:00Z') });
     expect(outcome.result).toBe('published');
     // `[]` twice is one object: content addressing deduplicates.

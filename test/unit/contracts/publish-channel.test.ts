@@ -24,7 +24,7 @@ describe('InProcessChannel beyond the contract', () => {
     expect(heard).toEqual(['a:org', 'b:org']);
   });
 
-  it('hands a throwing listener\'s error to its handler, with the organization', async () => {
+  it("hands a throwing listener's error to its handler, with the organization", async () => {
     const errors: Array<[unknown, string]> = [];
     const channel = new InProcessChannel((error, organizationId) => errors.push([error, organizationId]));
     const failure = new Error('listener broke');
@@ -35,7 +35,7 @@ describe('InProcessChannel beyond the contract', () => {
     expect(errors).toEqual([[failure, 'org']]);
   });
 
-  it('writes a throwing listener\'s error to stderr by default', async () => {
+  it("writes a throwing listener's error to stderr by default", async () => {
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const channel = new InProcessChannel();
     const failure = new Error('listener broke');

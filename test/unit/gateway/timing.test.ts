@@ -2,19 +2,28 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EventClock } from '../../../snapshot/resources.ts';
 import {
-  boundariesOf, clockStateAt, InvalidClockError, isOpenIn, isRegistrationOpenAt, parseClock,
-  sortedBoundaries, stableInterval, timingAt, timingOf,
+  boundariesOf,
+  clockStateAt,
+  InvalidClockError,
+  isOpenIn,
+  isRegistrationOpenAt,
+  parseClock,
+  sortedBoundaries,
+  stableInterval,
+  timingAt,
+  timingOf,
 } from '../../../gateway/timing.ts';
 
 const at = (text: string) => Date.parse(text);
-const clock = (overrides: Partial<EventClock> = {}) => parseClock({
-  start: '2026-05-01T09:00:00Z',
-  end: '2026-05-01T17:00:00Z',
-  registrationStart: null,
-  registrationEnd: null,
-  registrationAvailable: true,
-  ...overrides,
-});
+const clock = (overrides: Partial<EventClock> = {}) =>
+  parseClock({
+    start: '2026-05-01T09:00:00Z',
+    end: '2026-05-01T17:00:00Z',
+    registrationStart: null,
+    registrationEnd: null,
+    registrationAvailable: true,
+    ...overrides,
+  });
 
 describe('timingAt', () => {
   it('is upcoming before start, ongoing from start, past from end (docs/design.md)', () => {
@@ -68,28 +77,30 @@ describe('clock states', () => {
 
   it('hold between consecutive boundaries and nowhere change inside one (property)', () => {
     const instant = fc.integer({ min: 0, max: 1_000_000 });
-    fc.assert(fc.property(instant, instant, fc.option(instant), fc.option(instant), fc.boolean(), instant, (a, b, rs, re, available, now) => {
-      const iso = (ms: number) => new Date(ms * 1000).toISOString().replace('.000', '');
-      const c = parseClock({
-        start: iso(Math.min(a, b)), end: iso(Math.max(a, b)),
-        registrationStart: rs === null ? null : iso(rs), registrationEnd: re === null ? null : iso(re),
-        registrationAvailable: available,
-      });
-      const nowMs = now * 1000;
-      const { from, until } = stableInterval(sortedBoundaries([c]), nowMs);
-      expect(from).toBeLessThanOrEqual(nowMs);
-      expect(until).toBeGreaterThan(nowMs);
-      const state = clockStateAt(c, nowMs);
-      if (Number.isFinite(from)) expect(clockStateAt(c, from)).toBe(state);
-      if (Number.isFinite(until)) expect(clockStateAt(c, until - 1)).toBe(state);
-    }));
+    fc.assert(
+      fc.property(instant, instant, fc.option(instant), fc.option(instant), fc.boolean(), instant, (a, b, rs, re, available, now) => {
+        const iso = (ms: number) => new Date(ms * 1000).toISOString().replace('.000', '');
+        const c = parseClock({
+          start: iso(Math.min(a, b)),
+          end: iso(Math.max(a, b)),
+          registrationStart: rs === null ? null : iso(rs),
+          registrationEnd: re === null ? null : iso(re),
+          registrationAvailable: available,
+        });
+        const nowMs = now * 1000;
+        const { from, until } = stableInterval(sortedBoundaries([c]), nowMs);
+        expect(from).toBeLessThanOrEqual(nowMs);
+        expect(until).toBeGreaterThan(nowMs);
+        const state = clockStateAt(c, nowMs);
+        if (Number.isFinite(from)) expect(clockStateAt(c, from)).toBe(state);
+        if (Number.isFinite(until)) expect(clockStateAt(c, until - 1)).toBe(state);
+      }),
+    );
   });
 
   it('lists start, end and the registration window as boundaries', () => {
     const c = clock({ registrationStart: '2026-04-01T00:00:00Z', registrationEnd: '2026-04-30T00:00:00Z' });
-    expect(boundariesOf(c).sort()).toEqual([
-      at('2026-04-01T00:00:00Z'), at('2026-04-30T00:00:00Z'), at('2026-05-01T09:00:00Z'), at('2026-05-01T17:00:00Z'),
-    ].sort());
+    expect(boundariesOf(c).sort()).toEqual([at('2026-04-01T00:00:00Z'), at('2026-04-30T00:00:00Z'), at('2026-05-01T09:00:00Z'), at('2026-05-01T17:00:00Z')].sort());
   });
 });
 

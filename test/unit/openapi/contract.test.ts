@@ -27,11 +27,22 @@ const document = JSON.parse(readFileSync(new URL('../../../schemas/openapi.json'
 
 const organization = document.paths['/organization']!.get.responses['200']!.content!['application/json']!.examples.organization!.value as Record<string, unknown>;
 const exchange = (overrides: Partial<Exchange>): Exchange => ({
-  method: 'GET', path: `${API}/organization`, status: 200, headers: SERVED, body: JSON.stringify(organization), ...overrides,
+  method: 'GET',
+  path: `${API}/organization`,
+  status: 200,
+  headers: SERVED,
+  body: JSON.stringify(organization),
+  ...overrides,
 });
-const problem = (errorCode: string, status: number) => JSON.stringify({
-  type: 'https://marquee.example/problems/x', title: 'x', status, detail: 'x', instance: '/x', errorCode,
-});
+const problem = (errorCode: string, status: number) =>
+  JSON.stringify({
+    type: 'https://marquee.example/problems/x',
+    title: 'x',
+    status,
+    detail: 'x',
+    instance: '/x',
+    errorCode,
+  });
 
 describe('accepts what the document describes', () => {
   it('every 200 example of every operation, under its path', () => {
@@ -89,17 +100,21 @@ describe('accepts what the document describes', () => {
 
 describe('names what the document does not describe', () => {
   it('a status the operation does not declare', () => {
-    expect(contractProblems(exchange({ status: 400, headers: REFUSED, body: problem('BAD_REQUEST', 400) }))).toEqual([
-      'status 400 is not declared for GET /organization',
-    ]);
+    expect(contractProblems(exchange({ status: 400, headers: REFUSED, body: problem('BAD_REQUEST', 400) }))).toEqual(['status 400 is not declared for GET /organization']);
   });
 
   it('a required header that is missing, and a header value its schema refuses', () => {
     expect(contractProblems(exchange({ headers: { ...SERVED, etag: undefined } }))).toEqual(['required header ETag is missing']);
     expect(contractProblems(exchange({ headers: { ...SERVED, 'cache-control': 'no-cache' } }))![0]).toMatch(/^header Cache-Control: "no-cache" /);
-    expect(contractProblems({
-      method: 'GET', path: `${API}/team`, status: 429, headers: { ...REFUSED, 'retry-after': 'soon' }, body: problem('RATE_LIMITED', 429),
-    })![0]).toMatch(/^header Retry-After/);
+    expect(
+      contractProblems({
+        method: 'GET',
+        path: `${API}/team`,
+        status: 429,
+        headers: { ...REFUSED, 'retry-after': 'soon' },
+        body: problem('RATE_LIMITED', 429),
+      })![0],
+    ).toMatch(/^header Retry-After/);
   });
 
   it('a body that breaks its schema', () => {

@@ -20,11 +20,15 @@ describe('schemas/openapi.json', () => {
     expect(committed === generated, 'schemas/openapi.json is stale: run `npm run openapi` and commit the file').toBe(true);
   });
 
-  it('is generated deterministically: again gives the same bytes', async () => {
-    expect(await openApiText() === generated).toBe(true);
-  }, GENERATION_MS);
+  it(
+    'is generated deterministically: again gives the same bytes',
+    async () => {
+      expect((await openApiText()) === generated).toBe(true);
+    },
+    GENERATION_MS,
+  );
 
-  it('derives every component from the builder\'s schema without additionalProperties: false, properties in order', async () => {
+  it("derives every component from the builder's schema without additionalProperties: false, properties in order", async () => {
     const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as { components: { schemas: Record<string, { properties?: object }> } };
     const organization = JSON.parse(readFileSync(new URL('../../../schemas/organization.schema.json', import.meta.url), 'utf8')) as { properties: object };
     expect(Object.keys(document.components.schemas.Organization!.properties!)).toEqual(Object.keys(organization.properties));

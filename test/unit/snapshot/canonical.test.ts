@@ -33,11 +33,14 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('is stable under key order and equal to JSON.parse round trips', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const text = canonicalJson(value);
-      expect(canonicalJson(JSON.parse(text))).toBe(text);
-      expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -57,20 +60,26 @@ describe('content objects', () => {
 
 describe('memoizedCanonicalJson', () => {
   it('writes exactly what canonicalJson writes, shared values included', () => {
-    fc.assert(fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), (values) => {
-      const shared = { values, again: values, nested: [values, { values }] };
-      const canonical = memoizedCanonicalJson();
-      expect(canonical(shared)).toBe(canonicalJson(shared));
-      expect(canonical(values)).toBe(canonicalJson(values));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), (values) => {
+        const shared = { values, again: values, nested: [values, { values }] };
+        const canonical = memoizedCanonicalJson();
+        expect(canonical(shared)).toBe(canonicalJson(shared));
+        expect(canonical(values)).toBe(canonicalJson(values));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('writes a shared value once', () => {
     let reads = 0;
-    const speaker = Object.defineProperty({}, 'name', { enumerable: true, get: () => {
-      reads++;
-      return 'Ada';
-    } });
+    const speaker = Object.defineProperty({}, 'name', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return 'Ada';
+      },
+    });
     const canonical = memoizedCanonicalJson();
     expect(canonical([{ speakers: [speaker] }, { speakers: [speaker] }])).toBe('[{"speakers":[{"name":"Ada"}]},{"speakers":[{"name":"Ada"}]}]');
     expect(reads).toBe(1);
@@ -95,19 +104,23 @@ const ORGANIZATION = {
   longitude: 18.0686,
 };
 
-describe('canonicalJson in a schema\'s order', () => {
+describe("canonicalJson in a schema's order", () => {
   it('golden vector: an Organization lists its members as the field table does, id, name and slug first', () => {
     const text = canonicalJson(ORGANIZATION, keyOrderOf('organization'));
-    expect(text).toBe('{"id":"0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11","name":"Nordic JS","slug":"nordic-js","description":null,'
-      + '"logo":{"fileId":"6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b","url":"https://cdn.example.com/l.png"},"cover":null,'
-      + '"website":"https://nordicjs.example","email":"hello@nordicjs.example","phone":null,"address":null,"city":"Stockholm",'
-      + '"country":"SE","latitude":59.3293,"longitude":18.0686,"publicUrl":"https://events.example.com/nordic-js"}');
+    expect(text).toBe(
+      '{"id":"0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11","name":"Nordic JS","slug":"nordic-js","description":null,' +
+        '"logo":{"fileId":"6f1d2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b","url":"https://cdn.example.com/l.png"},"cover":null,' +
+        '"website":"https://nordicjs.example","email":"hello@nordicjs.example","phone":null,"address":null,"city":"Stockholm",' +
+        '"country":"SE","latitude":59.3293,"longitude":18.0686,"publicUrl":"https://events.example.com/nordic-js"}',
+    );
     // Cross-checked with: printf '%s' '<the bytes above>' | sha256sum
     expect(sha256Hex(text)).toBe('43f7c2575053da1e5702c9500a5c8d883cf960df1646f27898ded43aa2bd1acd');
   });
 
   it('golden vector: a Speaker list follows $ref into items, and nullable images into their schema', () => {
-    const speakers = [{ websiteUrl: null, gitHubUrl: null, linkedInUrl: null, photo: null, bio: null, company: 'Initech', jobTitle: null, name: 'Ada', id: '11111111-1111-4111-8111-111111111111' }];
+    const speakers = [
+      { websiteUrl: null, gitHubUrl: null, linkedInUrl: null, photo: null, bio: null, company: 'Initech', jobTitle: null, name: 'Ada', id: '11111111-1111-4111-8111-111111111111' },
+    ];
     expect(canonicalJson(speakers, keyOrderOf('speaker-list'))).toBe(
       '[{"id":"11111111-1111-4111-8111-111111111111","name":"Ada","jobTitle":null,"company":"Initech","bio":null,"photo":null,"linkedInUrl":null,"gitHubUrl":null,"websiteUrl":null}]',
     );
@@ -135,7 +148,7 @@ describe('canonicalJson in a schema\'s order', () => {
     expect(canonicalJson({ b: 1, a: { d: 1, c: 2 } }, KeyOrder.SORTED)).toBe('{"a":{"c":2,"d":1},"b":1}');
   });
 
-  it('every shipped schema\'s order is its properties\' order, and the manifest keeps RFC 8785', () => {
+  it("every shipped schema's order is its properties' order, and the manifest keeps RFC 8785", () => {
     for (const name of ['organization', 'team-member', 'speaker', 'sponsor', 'session', 'event-summary', 'event-detail', 'paged-event-summaries', 'problem-details'] as const) {
       const file = JSON.parse(readFileSync(new URL(`../../../schemas/${name}.schema.json`, import.meta.url), 'utf8')) as { properties: object };
       expect(keyOrderOf(name).keys).toEqual(Object.keys(file.properties));
@@ -144,7 +157,7 @@ describe('canonicalJson in a schema\'s order', () => {
     expect(keyOrderOf('event-detail').member('sessions').items.member('start').keys).toEqual(['utc', 'local', 'timeZoneId']);
   });
 
-  it('memoizes per key order: a value written under two orders gets each one\'s bytes', () => {
+  it("memoizes per key order: a value written under two orders gets each one's bytes", () => {
     const canonical = memoizedCanonicalJson();
     const shared = { b: 1, a: 2 };
     const listed = KeyOrder.listed(['b', 'a'], new Map());

@@ -3,8 +3,12 @@ import { parsePointer, SnapshotIntegrityError } from '../../../snapshot/reader.t
 
 const ORG = 'a0000000-0000-4000-8000-000000000001';
 const GOOD = {
-  format: 1, organizationId: ORG, state: 'active', snapshotId: '20260501T090000123Z-3f2a9c0d1e4b',
-  manifestHash: 'a'.repeat(64), publishedAt: '2026-05-01T09:00:00.123Z',
+  format: 1,
+  organizationId: ORG,
+  state: 'active',
+  snapshotId: '20260501T090000123Z-3f2a9c0d1e4b',
+  manifestHash: 'a'.repeat(64),
+  publishedAt: '2026-05-01T09:00:00.123Z',
 };
 const bytes = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 

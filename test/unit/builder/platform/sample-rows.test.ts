@@ -46,8 +46,7 @@ describe('sampleRows', () => {
   });
 
   it('links speakers and sponsors only within their own organization', () => {
-    const organizationOf = (table: 'speakers' | 'sponsors' | 'events', id: unknown) =>
-      rows[table].find((row) => row.id === id)!.organization_id;
+    const organizationOf = (table: 'speakers' | 'sponsors' | 'events', id: unknown) => rows[table].find((row) => row.id === id)!.organization_id;
     const eventOfSession = (id: unknown) => rows.sessions.find((row) => row.id === id)!.event_id;
     for (const link of rows.session_speakers) {
       expect(organizationOf('speakers', link.speaker_id)).toBe(organizationOf('events', eventOfSession(link.session_id)));

@@ -39,11 +39,25 @@ describe('events', () => {
     const cover = fixture.image();
     const logo = fixture.image();
     const row = fixture.event({
-      name: 'Summit', slug: 'summit 2026', description: 'Big.', cover, logo, timeZone: 'America/New_York',
-      startsAt: '2026-11-01T05:30:00Z', endsAt: '2026-11-01T07:00:00Z',
-      venueName: 'Hall', address: '1 Main St', city: 'New York', country: 'US', latitude: 40.7, longitude: -74,
-      capacity: 100, registrationEnabled: true, registrationCount: 99,
-      registrationStartsAt: '2026-09-01T04:00:00Z', registrationEndsAt: '2026-10-31T23:59:59Z',
+      name: 'Summit',
+      slug: 'summit 2026',
+      description: 'Big.',
+      cover,
+      logo,
+      timeZone: 'America/New_York',
+      startsAt: '2026-11-01T05:30:00Z',
+      endsAt: '2026-11-01T07:00:00Z',
+      venueName: 'Hall',
+      address: '1 Main St',
+      city: 'New York',
+      country: 'US',
+      latitude: 40.7,
+      longitude: -74,
+      capacity: 100,
+      registrationEnabled: true,
+      registrationCount: 99,
+      registrationStartsAt: '2026-09-01T04:00:00Z',
+      registrationEndsAt: '2026-10-31T23:59:59Z',
     });
     withExtraColumns(row, { attendeeEmails: ['someone@private.example'], internalNotes: 'VIP list' });
     fixture.session(row, { startsAt: '2026-11-01T05:30:00Z', endsAt: '2026-11-01T06:30:00Z' });
@@ -52,28 +66,42 @@ describe('events', () => {
     const { eventIndex, events } = project(fixture);
 
     const core = {
-      id: row.id, name: 'Summit', slug: 'summit 2026', description: 'Big.', cover, logo,
+      id: row.id,
+      name: 'Summit',
+      slug: 'summit 2026',
+      description: 'Big.',
+      cover,
+      logo,
       start: { utc: '2026-11-01T05:30:00Z', local: '2026-11-01T01:30:00-04:00', timeZoneId: 'America/New_York' },
       end: { utc: '2026-11-01T07:00:00Z', local: '2026-11-01T02:00:00-05:00', timeZoneId: 'America/New_York' },
-      venueName: 'Hall', city: 'New York', country: 'US', latitude: 40.7, longitude: -74,
+      venueName: 'Hall',
+      city: 'New York',
+      country: 'US',
+      latitude: 40.7,
+      longitude: -74,
       publicUrl: 'https://events.example.com/acme/events/summit%202026',
     };
     const clock = {
-      start: '2026-11-01T05:30:00Z', end: '2026-11-01T07:00:00Z',
-      registrationStart: '2026-09-01T04:00:00Z', registrationEnd: '2026-10-31T23:59:59Z', registrationAvailable: true,
+      start: '2026-11-01T05:30:00Z',
+      end: '2026-11-01T07:00:00Z',
+      registrationStart: '2026-09-01T04:00:00Z',
+      registrationEnd: '2026-10-31T23:59:59Z',
+      registrationAvailable: true,
     };
     expect(eventIndex).toEqual([{ ...core, sessionCount: 1, clock }]);
-    expect(events).toEqual([{
-      ...core,
-      address: '1 Main St',
-      registrationStart: { utc: '2026-09-01T04:00:00Z', local: '2026-09-01T00:00:00-04:00', timeZoneId: 'America/New_York' },
-      registrationEnd: { utc: '2026-10-31T23:59:59Z', local: '2026-10-31T19:59:59-04:00', timeZoneId: 'America/New_York' },
-      capacity: 100,
-      sessions: [expect.objectContaining({ start: expect.objectContaining({ local: '2026-11-01T01:30:00-04:00' }) })],
-      speakers: [],
-      sponsors: [],
-      clock,
-    }]);
+    expect(events).toEqual([
+      {
+        ...core,
+        address: '1 Main St',
+        registrationStart: { utc: '2026-09-01T04:00:00Z', local: '2026-09-01T00:00:00-04:00', timeZoneId: 'America/New_York' },
+        registrationEnd: { utc: '2026-10-31T23:59:59Z', local: '2026-10-31T19:59:59-04:00', timeZoneId: 'America/New_York' },
+        capacity: 100,
+        sessions: [expect.objectContaining({ start: expect.objectContaining({ local: '2026-11-01T01:30:00-04:00' }) })],
+        speakers: [],
+        sponsors: [],
+        clock,
+      },
+    ]);
   });
 
   it('gives null for absent values and no registration period', () => {
@@ -81,8 +109,18 @@ describe('events', () => {
     fixture.event();
     const [detail] = project(fixture).events;
     expect(detail).toMatchObject({
-      description: null, cover: null, logo: null, venueName: null, address: null, city: null, country: null,
-      latitude: null, longitude: null, capacity: null, registrationStart: null, registrationEnd: null,
+      description: null,
+      cover: null,
+      logo: null,
+      venueName: null,
+      address: null,
+      city: null,
+      country: null,
+      latitude: null,
+      longitude: null,
+      capacity: null,
+      registrationStart: null,
+      registrationEnd: null,
       clock: { registrationStart: null, registrationEnd: null },
     });
   });
@@ -118,16 +156,24 @@ describe('events', () => {
     const b = fixture.event({ slug: '__proto__' });
     fixture.event({ slug: 'draft', status: 'draft' });
     const { slugs } = project(fixture);
-    expect(Object.entries(slugs).sort()).toEqual([['__proto__', b.id], ['spring', a.id]]);
+    expect(Object.entries(slugs).sort()).toEqual([
+      ['__proto__', b.id],
+      ['spring', a.id],
+    ]);
   });
 
   it('names the organization, the event and the zone when the time zone is unknown', () => {
     const fixture = new PlatformFixture();
     const event = fixture.event({ slug: 'moon-summit', timeZone: 'Moon/Tranquility' });
     expect(() => project(fixture)).toThrow(new RegExp(`${fixture.organization.id}.*${event.id}.*moon-summit.*"Moon/Tranquility"`));
-    expect(() => project(fixture)).toThrow(expect.objectContaining({
-      name: 'BuildError', stage: 'project', organizationId: fixture.organization.id, resource: `/events/${event.id}`,
-    }));
+    expect(() => project(fixture)).toThrow(
+      expect.objectContaining({
+        name: 'BuildError',
+        stage: 'project',
+        organizationId: fixture.organization.id,
+        resource: `/events/${event.id}`,
+      }),
+    );
     expect(() => project(fixture)).toThrow(BuildError);
   });
 

@@ -74,7 +74,9 @@ describe('zoneClock().instant', () => {
 
   it('keeps the zone id as given', () => {
     expect(at('Asia/Calcutta', '2026-05-01T09:00:00Z')).toEqual({
-      utc: '2026-05-01T09:00:00Z', local: '2026-05-01T14:30:00+05:30', timeZoneId: 'Asia/Calcutta',
+      utc: '2026-05-01T09:00:00Z',
+      local: '2026-05-01T14:30:00+05:30',
+      timeZoneId: 'Asia/Calcutta',
     });
   });
 

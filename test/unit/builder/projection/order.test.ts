@@ -16,7 +16,14 @@ describe('ordered', () => {
       { rank: 10, name: 'a', id: '3' },
       { rank: 10, name: 'a', id: '1' },
     ];
-    expect(ordered(rows, (row) => row.rank, (row) => row.name, (row) => row.id).map((row) => row.id)).toEqual(['9', '1', '3', '2']);
+    expect(
+      ordered(
+        rows,
+        (row) => row.rank,
+        (row) => row.name,
+        (row) => row.id,
+      ).map((row) => row.id),
+    ).toEqual(['9', '1', '3', '2']);
   });
 
   it('leaves its input untouched', () => {

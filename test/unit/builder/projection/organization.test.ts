@@ -6,9 +6,18 @@ import { project, withExtraColumns } from './project.ts';
 describe('organization', () => {
   it('copies the profile field by field, keeps the contact e-mail and adds publicUrl', () => {
     const fixture = new PlatformFixture({
-      name: 'Acme Events', slug: 'acme events', description: 'We meet.', website: 'https://acme.example',
-      email: 'hello@acme.example', phone: '+49 30 1234', address: 'Main St 1', city: 'Berlin', country: 'DE',
-      latitude: 52.52, longitude: 13.405, status: 'active',
+      name: 'Acme Events',
+      slug: 'acme events',
+      description: 'We meet.',
+      website: 'https://acme.example',
+      email: 'hello@acme.example',
+      phone: '+49 30 1234',
+      address: 'Main St 1',
+      city: 'Berlin',
+      country: 'DE',
+      latitude: 52.52,
+      longitude: 13.405,
+      status: 'active',
     });
     fixture.organization.logo = fixture.image();
     withExtraColumns(fixture.organization, { ownerEmail: 'owner@acme.example', billingPlan: 'gold' });
@@ -16,9 +25,20 @@ describe('organization', () => {
     const { organization } = project(fixture);
 
     expect(organization).toEqual({
-      id: fixture.organization.id, name: 'Acme Events', slug: 'acme events', description: 'We meet.',
-      logo: fixture.organization.logo, cover: null, website: 'https://acme.example', email: 'hello@acme.example',
-      phone: '+49 30 1234', address: 'Main St 1', city: 'Berlin', country: 'DE', latitude: 52.52, longitude: 13.405,
+      id: fixture.organization.id,
+      name: 'Acme Events',
+      slug: 'acme events',
+      description: 'We meet.',
+      logo: fixture.organization.logo,
+      cover: null,
+      website: 'https://acme.example',
+      email: 'hello@acme.example',
+      phone: '+49 30 1234',
+      address: 'Main St 1',
+      city: 'Berlin',
+      country: 'DE',
+      latitude: 52.52,
+      longitude: 13.405,
       publicUrl: 'https://events.example.com/acme%20events',
     });
   });

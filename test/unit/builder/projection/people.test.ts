@@ -27,15 +27,28 @@ describe('/team', () => {
     const fixture = new PlatformFixture();
     const photo = fixture.image();
     const row = fixture.teamMember({
-      fullName: 'Grace Hopper', title: 'Head of Programme', bio: 'Compilers.', photo,
-      linkedinUrl: 'https://linkedin.example/grace', websiteUrl: 'https://grace.example', sortOrder: 3,
+      fullName: 'Grace Hopper',
+      title: 'Head of Programme',
+      bio: 'Compilers.',
+      photo,
+      linkedinUrl: 'https://linkedin.example/grace',
+      websiteUrl: 'https://grace.example',
+      sortOrder: 3,
     });
     withExtraColumns(row, { email: 'grace@private.example', accountId: 'acct-1' });
 
-    expect(project(fixture).team).toEqual([{
-      id: row.id, fullName: 'Grace Hopper', title: 'Head of Programme', bio: 'Compilers.', photo,
-      linkedInUrl: 'https://linkedin.example/grace', websiteUrl: 'https://grace.example', sortOrder: 3,
-    }]);
+    expect(project(fixture).team).toEqual([
+      {
+        id: row.id,
+        fullName: 'Grace Hopper',
+        title: 'Head of Programme',
+        bio: 'Compilers.',
+        photo,
+        linkedInUrl: 'https://linkedin.example/grace',
+        websiteUrl: 'https://grace.example',
+        sortOrder: 3,
+      },
+    ]);
   });
 
   it('gives null for every absent value', () => {
@@ -68,22 +81,43 @@ describe('/speakers', () => {
     const fixture = new PlatformFixture();
     const photo = fixture.image();
     const row = fixture.speaker({
-      name: 'Ada Lovelace', jobTitle: 'Analyst', company: 'Engines Ltd', bio: 'Notes.', photo,
-      linkedinUrl: 'https://linkedin.example/ada', githubUrl: 'https://github.example/ada', websiteUrl: 'https://ada.example',
+      name: 'Ada Lovelace',
+      jobTitle: 'Analyst',
+      company: 'Engines Ltd',
+      bio: 'Notes.',
+      photo,
+      linkedinUrl: 'https://linkedin.example/ada',
+      githubUrl: 'https://github.example/ada',
+      websiteUrl: 'https://ada.example',
     });
     withExtraColumns(row, { email: 'ada@private.example', phoneNumber: '+44 1' });
 
-    expect(project(fixture).speakers).toEqual([{
-      id: row.id, name: 'Ada Lovelace', jobTitle: 'Analyst', company: 'Engines Ltd', bio: 'Notes.', photo,
-      linkedInUrl: 'https://linkedin.example/ada', gitHubUrl: 'https://github.example/ada', websiteUrl: 'https://ada.example',
-    }]);
+    expect(project(fixture).speakers).toEqual([
+      {
+        id: row.id,
+        name: 'Ada Lovelace',
+        jobTitle: 'Analyst',
+        company: 'Engines Ltd',
+        bio: 'Notes.',
+        photo,
+        linkedInUrl: 'https://linkedin.example/ada',
+        gitHubUrl: 'https://github.example/ada',
+        websiteUrl: 'https://ada.example',
+      },
+    ]);
   });
 
   it('gives null for every absent value', () => {
     const fixture = new PlatformFixture();
     fixture.speaker();
     expect(project(fixture).speakers[0]).toMatchObject({
-      jobTitle: null, company: null, bio: null, photo: null, linkedInUrl: null, gitHubUrl: null, websiteUrl: null,
+      jobTitle: null,
+      company: null,
+      bio: null,
+      photo: null,
+      linkedInUrl: null,
+      gitHubUrl: null,
+      websiteUrl: null,
     });
   });
 });

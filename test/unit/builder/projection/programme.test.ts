@@ -46,17 +46,28 @@ describe('sessions', () => {
     const fixture = new PlatformFixture();
     const event = fixture.event({ timeZone: 'Asia/Kolkata' });
     const row = fixture.session(event, {
-      name: 'Keynote', description: 'Opening.', room: 'Hall 1', capacity: 300,
-      startsAt: '2026-05-01T04:30:00Z', endsAt: '2026-05-01T05:15:00Z',
+      name: 'Keynote',
+      description: 'Opening.',
+      room: 'Hall 1',
+      capacity: 300,
+      startsAt: '2026-05-01T04:30:00Z',
+      endsAt: '2026-05-01T05:15:00Z',
     });
     withExtraColumns(row, { moderatorEmail: 'mod@private.example' });
 
-    expect(onlyEvent(fixture).detail.sessions).toEqual([{
-      id: row.id, name: 'Keynote', description: 'Opening.', room: 'Hall 1', capacity: 300,
-      start: { utc: '2026-05-01T04:30:00Z', local: '2026-05-01T10:00:00+05:30', timeZoneId: 'Asia/Kolkata' },
-      end: { utc: '2026-05-01T05:15:00Z', local: '2026-05-01T10:45:00+05:30', timeZoneId: 'Asia/Kolkata' },
-      speakers: [], speakerNames: null,
-    }]);
+    expect(onlyEvent(fixture).detail.sessions).toEqual([
+      {
+        id: row.id,
+        name: 'Keynote',
+        description: 'Opening.',
+        room: 'Hall 1',
+        capacity: 300,
+        start: { utc: '2026-05-01T04:30:00Z', local: '2026-05-01T10:00:00+05:30', timeZoneId: 'Asia/Kolkata' },
+        end: { utc: '2026-05-01T05:15:00Z', local: '2026-05-01T10:45:00+05:30', timeZoneId: 'Asia/Kolkata' },
+        speakers: [],
+        speakerNames: null,
+      },
+    ]);
   });
 
   it('gives null for absent values', () => {

@@ -18,7 +18,14 @@ function richFixture(): PlatformFixture {
   const gold = fixture.sponsor({ name: 'Gold Inc', logo: fixture.image(), isOrganizationSponsor: true });
   fixture.sponsor({ name: 'Pool only' });
 
-  const berlin = fixture.event({ name: 'Berlin', timeZone: 'Europe/Berlin', startsAt: '2026-03-29T00:30:00Z', endsAt: '2026-03-29T02:00:00Z', capacity: 50, registrationCount: 50 });
+  const berlin = fixture.event({
+    name: 'Berlin',
+    timeZone: 'Europe/Berlin',
+    startsAt: '2026-03-29T00:30:00Z',
+    endsAt: '2026-03-29T02:00:00Z',
+    capacity: 50,
+    registrationCount: 50,
+  });
   const talk = fixture.session(berlin, { startsAt: '2026-03-29T00:30:00Z', endsAt: '2026-03-29T01:30:00Z', capacity: 40 });
   fixture.bill(talk, bob, 2);
   fixture.bill(talk, ada, 1);

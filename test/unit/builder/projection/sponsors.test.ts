@@ -25,10 +25,18 @@ describe('/sponsors (the organization pool)', () => {
     const logo = fixture.image();
     const row = fixture.sponsor({ name: 'Initech', description: 'Printers.', logo, websiteUrl: 'https://initech.example' });
     withExtraColumns(row, { contactEmail: 'sales@initech.example', contractValue: 10_000 });
-    expect(project(fixture).sponsors).toEqual([{
-      id: row.id, name: 'Initech', description: 'Printers.', logo, websiteUrl: 'https://initech.example',
-      tier: null, sortOrder: 0, isOrganizationSponsor: false,
-    }]);
+    expect(project(fixture).sponsors).toEqual([
+      {
+        id: row.id,
+        name: 'Initech',
+        description: 'Printers.',
+        logo,
+        websiteUrl: 'https://initech.example',
+        tier: null,
+        sortOrder: 0,
+        isOrganizationSponsor: false,
+      },
+    ]);
   });
 });
 

@@ -157,14 +157,20 @@ describe('key headers', () => {
 
   it('never looks a malformed key up (property, with a counting store)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.string().map((rest) => `mqk_${rest}`)), async (text) => {
-        // Header values cannot carry control characters or surrounding spaces.
-        const value = text.replace(/[^\x21-\x7e]/g, 'x');
-        failures = new InMemoryRateLimiter({ limit: FAILURE_LIMIT });
-        const response = await get({ 'X-Api-Key': value });
-        expect(response.status).toBe(401);
-        await response.arrayBuffer();
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((rest) => `mqk_${rest}`),
+        ),
+        async (text) => {
+          // Header values cannot carry control characters or surrounding spaces.
+          const value = text.replace(/[^\x21-\x7e]/g, 'x');
+          failures = new InMemoryRateLimiter({ limit: FAILURE_LIMIT });
+          const response = await get({ 'X-Api-Key': value });
+          expect(response.status).toBe(401);
+          await response.arrayBuffer();
+        },
+      ),
       { numRuns: 200 },
     );
     expect(store.lookups).toBe(0);
@@ -226,10 +232,7 @@ describe('origin', () => {
 
 describe('CORS', () => {
   it('answers a preflight 204 without a key, allowing the key headers', async () => {
-    const response = await get(
-      { Origin: 'https://anywhere.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
-      'OPTIONS',
-    );
+    const response = await get({ Origin: 'https://anywhere.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' }, 'OPTIONS');
     expect(response.status).toBe(204);
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': '*',
@@ -305,7 +308,7 @@ describe('failed key checks per address', () => {
     await expectProblem(await get({ 'X-Api-Key': secrets.revoked }), 429, 'RATE_LIMITED');
   });
 
-  it('spares the key store a throttled address\'s malformed keys, but still looks well-formed ones up', async () => {
+  it("spares the key store a throttled address's malformed keys, but still looks well-formed ones up", async () => {
     await failUntilThrottled();
     const before = store.lookups;
     await expectProblem(await get({ 'X-Api-Key': 'nonsense' }), 429, 'RATE_LIMITED');

@@ -21,13 +21,15 @@ describe('clientGroup', () => {
   it('puts every address of one /64 in one group, and addresses of different /64s in different groups', () => {
     const hextet = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
     const half = fc.tuple(hextet, hextet, hextet, hextet);
-    fc.assert(fc.property(half, half, half, half, (prefixA, prefixB, hostA, hostB) => {
-      const a = clientGroup([...prefixA, ...hostA].join(':'));
-      const b = clientGroup([...prefixA, ...hostB].join(':'));
-      const c = clientGroup([...prefixB, ...hostA].join(':'));
-      expect(a).toBe(b);
-      expect(a === c).toBe(prefixA.map((h) => parseInt(h, 16)).join() === prefixB.map((h) => parseInt(h, 16)).join());
-    }));
+    fc.assert(
+      fc.property(half, half, half, half, (prefixA, prefixB, hostA, hostB) => {
+        const a = clientGroup([...prefixA, ...hostA].join(':'));
+        const b = clientGroup([...prefixA, ...hostB].join(':'));
+        const c = clientGroup([...prefixB, ...hostA].join(':'));
+        expect(a).toBe(b);
+        expect(a === c).toBe(prefixA.map((h) => parseInt(h, 16)).join() === prefixB.map((h) => parseInt(h, 16)).join());
+      }),
+    );
   });
 });
 

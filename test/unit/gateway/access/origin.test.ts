@@ -90,9 +90,7 @@ describe('compileOrigins', () => {
   const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
   // A numeric last label would make the URL parser read the host as IPv4.
   const topLevel = fc.stringMatching(/^[a-z]{2,6}$/);
-  const domain = fc
-    .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), topLevel)
-    .map(([labels, tld]) => [...labels, tld].join('.'));
+  const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), topLevel).map(([labels, tld]) => [...labels, tld].join('.'));
   const scheme = fc.constantFrom('http', 'https');
   const port = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });
   const origin = fc.record({ scheme, host: domain, port }).map(({ scheme, host, port }) => `${scheme}://${host}${port === undefined ? '' : `:${port}`}`);
@@ -132,12 +130,19 @@ describe('compileOrigins', () => {
   it('property: arbitrary header values never throw, and only well-formed origins on the list match', () => {
     const matcher = compileOrigins(['https://example.org', 'https://*.example.net']);
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string().map((rest) => `https://${rest}`), fc.string().map((rest) => `https://${rest}.example.net`)), (text) => {
-        if (!matcher.allows(text)) return;
-        const parsed = parseOrigin(text);
-        expect(parsed.ok).toBe(true);
-        if (parsed.ok) expect(parsed.origin === 'https://example.org' || /^https:\/\/[a-z0-9_.-]+\.example\.net$/.test(parsed.origin)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((rest) => `https://${rest}`),
+          fc.string().map((rest) => `https://${rest}.example.net`),
+        ),
+        (text) => {
+          if (!matcher.allows(text)) return;
+          const parsed = parseOrigin(text);
+          expect(parsed.ok).toBe(true);
+          if (parsed.ok) expect(parsed.origin === 'https://example.org' || /^https:\/\/[a-z0-9_.-]+\.example\.net$/.test(parsed.origin)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

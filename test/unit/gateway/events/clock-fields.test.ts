@@ -16,11 +16,13 @@ describe('renderWithClockFields', () => {
     const names = ['a', 'timing', 'm', 'isRegistrationOpen', 'z'];
     const member = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.dictionary(fc.string(), fc.string())));
     const core = fc.record({ a: member, m: member, z: member }, { requiredKeys: [] });
-    fc.assert(fc.property(fc.shuffledSubarray(names, { minLength: names.length }), core, state, (permutation, present, at) => {
-      const order = KeyOrder.listed(permutation, new Map());
-      const { template } = splitClock({ ...present, clock }, order);
-      expect(renderWithClockFields(template, at)).toBe(canonicalJson({ ...present, timing: timingOf(at), isRegistrationOpen: isOpenIn(at) }, order));
-    }));
+    fc.assert(
+      fc.property(fc.shuffledSubarray(names, { minLength: names.length }), core, state, (permutation, present, at) => {
+        const order = KeyOrder.listed(permutation, new Map());
+        const { template } = splitClock({ ...present, clock }, order);
+        expect(renderWithClockFields(template, at)).toBe(canonicalJson({ ...present, timing: timingOf(at), isRegistrationOpen: isOpenIn(at) }, order));
+      }),
+    );
   });
 
   it.each([

@@ -8,10 +8,15 @@ import { EventDetailView } from '../../../../gateway/events/detail-view.ts';
 import { storedDetail } from '../../../support/stored-events.ts';
 
 const at = (text: string) => Date.parse(text);
-const stored = contentObject(storedDetail({
-  n: 1, start: '2026-05-01T09:00:00Z', end: '2026-05-01T17:00:00Z',
-  registrationStart: '2026-04-01T00:00:00Z', registrationEnd: '2026-04-20T00:00:00Z',
-}));
+const stored = contentObject(
+  storedDetail({
+    n: 1,
+    start: '2026-05-01T09:00:00Z',
+    end: '2026-05-01T17:00:00Z',
+    registrationStart: '2026-04-01T00:00:00Z',
+    registrationEnd: '2026-04-20T00:00:00Z',
+  }),
+);
 const view = EventDetailView.parse(stored.hash, stored.bytes);
 const detailAt = (now: number) => JSON.parse(view.at(now).bytes.toString('utf8')) as EventDetail;
 
@@ -28,7 +33,11 @@ describe('EventDetailView', () => {
   it('walks closed → open → closed → ongoing → past; the tag follows the state, not the time', () => {
     const walk = ['2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z', '2026-04-20T00:00:00Z', '2026-05-01T09:00:00Z', '2026-05-01T17:00:00Z'];
     expect(walk.map((t) => [detailAt(at(t)).timing, detailAt(at(t)).isRegistrationOpen])).toEqual([
-      ['upcoming', false], ['upcoming', true], ['upcoming', false], ['ongoing', false], ['past', false],
+      ['upcoming', false],
+      ['upcoming', true],
+      ['upcoming', false],
+      ['ongoing', false],
+      ['past', false],
     ]);
     const tags = walk.map((t) => view.at(at(t)).etag);
     // Closed before the window and closed after it is the same state: the same bytes and tag.

@@ -50,8 +50,12 @@ describe('EventIndexView', () => {
   it('computes timing and isRegistrationOpen per item and drops the stored clock', () => {
     const items = body(viewOf(), NOW, query({ timing: 'all' })).items;
     expect(items.map((item) => [item.name, item.timing, item.isRegistrationOpen])).toEqual([
-      ['Event 1', 'past', false], ['Alpha', 'past', false], ['Beta', 'past', false],
-      ['Event 4', 'ongoing', true], ['Ant', 'upcoming', false], ['Zed', 'upcoming', false],
+      ['Event 1', 'past', false],
+      ['Alpha', 'past', false],
+      ['Beta', 'past', false],
+      ['Event 4', 'ongoing', true],
+      ['Ant', 'upcoming', false],
+      ['Zed', 'upcoming', false],
     ]);
     expect(items.every((item) => !('clock' in item))).toBe(true);
     expect(body(viewOf(), at('2026-03-15T00:00:00Z'), query()).items.map((item) => item.isRegistrationOpen)).toEqual([false, true]);

@@ -88,10 +88,16 @@ describe('key format', () => {
 
   it('rejects random strings', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...BASE62), minLength: 36, maxLength: 36 }).map((s) => `mqk_${s}`)), (text) => {
-        // A random body has a 1 in 62^6 chance of a right checksum; fast-check will not find it.
-        expect(parseKey(text).valid).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: fc.constantFrom(...BASE62), minLength: 36, maxLength: 36 }).map((s) => `mqk_${s}`),
+        ),
+        (text) => {
+          // A random body has a 1 in 62^6 chance of a right checksum; fast-check will not find it.
+          expect(parseKey(text).valid).toBe(false);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

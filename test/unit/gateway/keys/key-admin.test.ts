@@ -47,9 +47,7 @@ describe('revokeKey and listKeys', () => {
 
     await revokeKey(store, a.id);
     const listed = await listKeys(store, ORG);
-    expect(listed).toEqual([
-      { id: a.id, organizationId: ORG, label: 'a', origins: [], createdAt: expect.any(String), revokedAt: expect.any(String) },
-    ]);
+    expect(listed).toEqual([{ id: a.id, organizationId: ORG, label: 'a', origins: [], createdAt: expect.any(String), revokedAt: expect.any(String) }]);
     expect(JSON.stringify(await listKeys(store))).not.toMatch(/mqk_|secretHash|[0-9a-f]{64}/);
     expect(await listKeys(store)).toHaveLength(2);
   });

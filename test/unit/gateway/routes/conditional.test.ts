@@ -36,17 +36,21 @@ describe('ifNoneMatchMatches (RFC 9110 §13.1.2)', () => {
 
   it('matches any list that contains the tag among arbitrary other tags, in any position', () => {
     const opaque = fc.stringMatching(/^[\x21\x23-\x7e]{0,20}$/);
-    fc.assert(fc.property(fc.array(opaque, { maxLength: 5 }), fc.nat(5), fc.boolean(), (others, at, weak) => {
-      const members = others.map((tag) => `"${tag}"`);
-      members.splice(Math.min(at, members.length), 0, `${weak ? 'W/' : ''}"${TAG}"`);
-      expect(ifNoneMatchMatches(members.join(', '), TAG)).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.array(opaque, { maxLength: 5 }), fc.nat(5), fc.boolean(), (others, at, weak) => {
+        const members = others.map((tag) => `"${tag}"`);
+        members.splice(Math.min(at, members.length), 0, `${weak ? 'W/' : ''}"${TAG}"`);
+        expect(ifNoneMatchMatches(members.join(', '), TAG)).toBe(true);
+      }),
+    );
   });
 
   it('never throws and never matches a header that does not quote the tag', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (header) => {
-      const matched = ifNoneMatchMatches(header, TAG);
-      if (!header.includes(`"${TAG}"`) && header.trim() !== '*') expect(matched).toBe(false);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (header) => {
+        const matched = ifNoneMatchMatches(header, TAG);
+        if (!header.includes(`"${TAG}"`) && header.trim() !== '*') expect(matched).toBe(false);
+      }),
+    );
   });
 });

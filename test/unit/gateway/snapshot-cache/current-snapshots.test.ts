@@ -110,9 +110,19 @@ describe('CurrentSnapshots', () => {
 
   it('refuses a pointer that names another organization', async () => {
     const { store, snapshots } = setup();
-    await store.put(pointerKey(ORG), Buffer.from(JSON.stringify({
-      format: 1, organizationId: '00000000-0000-4000-8000-000000000002', state: 'active', snapshotId: null, manifestHash: null, publishedAt: '2026-01-01T00:00:00Z',
-    })));
+    await store.put(
+      pointerKey(ORG),
+      Buffer.from(
+        JSON.stringify({
+          format: 1,
+          organizationId: '00000000-0000-4000-8000-000000000002',
+          state: 'active',
+          snapshotId: null,
+          manifestHash: null,
+          publishedAt: '2026-01-01T00:00:00Z',
+        }),
+      ),
+    );
     await expect(snapshots.get(ORG)).rejects.toThrow(/malformed/);
   });
 });
