@@ -3,7 +3,7 @@
 // rate-limit headers, and the per-address limit on failed key checks.
 import express, { type ErrorRequestHandler } from 'express';
 import fc from 'fast-check';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { accessControl } from '../../../../gateway/access/access-control.ts';
@@ -102,6 +102,25 @@ function get(headers: Record<string, string> = {}, method = 'GET') {
   return fetch(`${base}/thing`, { method, headers: { 'X-Forwarded-For': clientAddress, ...headers } });
 }
 
+/** A GET of /thing written byte for byte on a socket, so that repeated headers reach the server as sent. */
+function rawGet(headerLines: string[]): Promise<{ status: number; body: string }> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(['GET /thing HTTP/1.1', 'Host: 127.0.0.1', `X-Forwarded-For: ${clientAddress}`, ...headerLines, 'Connection: close', '', ''].join('\r\n'));
+    });
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body: body.includes('{') ? body.slice(body.indexOf('{'), body.lastIndexOf('}') + 1) : body });
+    });
+  });
+}
+
 async function expectProblem(response: globalThis.Response, status: number, errorCode: string) {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -153,6 +172,23 @@ describe('key headers', () => {
     headers.append('X-Api-Key', secrets.active);
     headers.append('X-Api-Key', secrets.active);
     await expectProblem(await fetch(`${base}/thing`, { headers }), 401, 'API_KEY_INVALID');
+  });
+
+  // Node keeps only the first Authorization header in req.headers; the raw headers show them all.
+  it.each([
+    ['two Authorization headers with different keys', (a: string, b: string) => [`Authorization: Bearer ${a}`, `Authorization: Bearer ${b}`]],
+    ['the same, the other way round and in other cases', (a: string, b: string) => [`authorization: Bearer ${b}`, `AUTHORIZATION: Bearer ${a}`]],
+    ['two X-Api-Key headers with different keys', (a: string, b: string) => [`X-Api-Key: ${a}`, `x-api-key: ${b}`]],
+    ['a valid key first and garbage second', (a: string) => [`Authorization: Bearer ${a}`, 'Authorization: Basic Zm9vOmJhcg==']],
+  ])('refuses %s: 401, never the first key\'s data', async (_what, lines) => {
+    const reply = await rawGet(lines(secrets.active, secrets.browser));
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.body)).toMatchObject({ errorCode: 'API_KEY_INVALID' });
+  });
+
+  it('accepts a key header repeated with the same value, as it accepts both headers with one key', async () => {
+    const reply = await rawGet([`Authorization: Bearer ${secrets.active}`, `authorization: Bearer ${secrets.active}`]);
+    expect(reply.status).toBe(200);
   });
 
   it('never looks a malformed key up (property, with a counting store)', async () => {
