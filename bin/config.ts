@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 
 export interface Config {
@@ -21,6 +22,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** How start, serve and builder write their log (bin/log.ts). */
   logFormat: LogFormat;
+  /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
+  httpTimeouts: HttpTimeouts;
 }
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
@@ -56,6 +59,16 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     return n;
   };
 
+  const seconds = (name: string, fallbackMs: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallbackMs;
+    if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || Number(value) > 3600) {
+      problems.push(`${name} must be a number of seconds above 0 and at most 3600, got ${JSON.stringify(value)}`);
+      return fallbackMs;
+    }
+    return Math.round(Number(value) * 1000);
+  };
+
   const home = resolve(cwd, text('MARQUEE_HOME') ?? 'var');
 
   const databaseUrl = text('DATABASE_URL');
@@ -84,6 +97,14 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     problems.push(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
   }
 
+  const httpTimeouts: HttpTimeouts = {
+    headersMs: seconds('HTTP_HEADERS_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.headersMs),
+    requestMs: seconds('HTTP_REQUEST_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.requestMs),
+    keepAliveMs: seconds('HTTP_KEEP_ALIVE_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.keepAliveMs),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (httpTimeouts.headersMs > httpTimeouts.requestMs) problems.push('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
+
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
 
@@ -110,6 +131,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     platformPublicUrl,
     buildSchedule,
     trustProxy: trustProxy.ok ? trustProxy.value : false,
+    httpTimeouts,
     logFormat,
   };
   if (problems.length > 0) throw new ConfigError(problems);

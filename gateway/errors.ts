@@ -10,7 +10,11 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Raised by the HTTP parser before a request reaches the API (gateway/protocol-errors.ts).
+  | 'REQUEST_TIMEOUT'
+  | 'EXPECTATION_FAILED'
+  | 'REQUEST_HEADERS_TOO_LARGE';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -40,3 +44,11 @@ export const methodNotAllowed = (allow: string) =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>, detail = 'The key exceeded its limit of requests per minute.') =>
   new ApiError(429, 'RATE_LIMITED', 'Too many requests', detail, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+
+/** A request whose bytes are not HTTP/1.1 the parser accepts: unknown or lower-case methods, bad request lines. */
+export const malformedRequest = () => badRequest('The request is not valid HTTP/1.1: check the method (GET or HEAD, in capitals), the request line and the headers.');
+export const requestTimeout = () => new ApiError(408, 'REQUEST_TIMEOUT', 'Request timeout', 'The request was not received completely in time.');
+export const expectationFailed = () =>
+  new ApiError(417, 'EXPECTATION_FAILED', 'Expectation failed', 'The only expectation the gateway meets is 100-continue; send no other Expect header.');
+export const requestHeadersTooLarge = () =>
+  new ApiError(431, 'REQUEST_HEADERS_TOO_LARGE', 'Request header fields too large', 'The request headers are larger than the gateway accepts (16 KiB in all).');

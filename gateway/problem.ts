@@ -34,19 +34,24 @@ export function problemHandler({ log }: { log: Log }): ErrorRequestHandler {
     res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-    const body: ProblemDetails = {
-      type: PROBLEM_TYPE_BASE + apiError.errorCode.toLowerCase().replaceAll('_', '-'),
-      title: apiError.title,
-      status: apiError.status,
-      detail: apiError.detail,
-      instance: pathOf(req),
-      errorCode: apiError.errorCode,
-    };
-    const bytes = Buffer.from(canonicalJson(body, PROBLEM_ORDER), 'utf8');
+    const bytes = problemBytes(apiError, pathOf(req));
     res.setHeader('Content-Length', bytes.length);
     // Node writes no body for HEAD, but the headers match GET's.
     res.end(bytes);
   };
+}
+
+/** The problem+json body of an error; `instance` is null when no request path could be read. */
+export function problemBytes(apiError: ApiError, instance: string | null): Buffer {
+  const body: ProblemDetails = {
+    type: PROBLEM_TYPE_BASE + apiError.errorCode.toLowerCase().replaceAll('_', '-'),
+    title: apiError.title,
+    status: apiError.status,
+    detail: apiError.detail,
+    instance,
+    errorCode: apiError.errorCode,
+  };
+  return Buffer.from(canonicalJson(body, PROBLEM_ORDER), 'utf8');
 }
 
 /** The client-facing error for what a client did wrong; undefined for our own faults. */

@@ -3,11 +3,17 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type GatewayDeps } from './app.ts';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
+import { answerProtocolErrors } from './protocol-errors.ts';
+
+/** How often Node checks connections against the headers and request timeouts. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface StartGatewayOptions extends GatewayDeps {
   port: number;
   /** Default: all interfaces, like PORT conventionally means. */
   host?: string;
+  timeouts?: HttpTimeouts;
 }
 
 export interface RunningGateway {
@@ -20,7 +26,17 @@ export interface RunningGateway {
 /** Resolves once the port is bound and GET /healthz answers 200; the caller reports it. */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const gateway = createGateway(options);
-  const server = createServer(gateway.app);
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs),
+    },
+    gateway.app,
+  );
+  answerProtocolErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -15,7 +15,18 @@ describe('parseConfig', () => {
       buildSchedule: '*/5 * * * *',
       trustProxy: false,
       logFormat: 'json',
+      httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
     });
+  });
+
+  it('reads the HTTP timeouts in seconds and refuses a headers timeout longer than the request timeout', () => {
+    expect(parseConfig({ HTTP_HEADERS_TIMEOUT: '2.5', HTTP_REQUEST_TIMEOUT: '20', HTTP_KEEP_ALIVE_TIMEOUT: '65' }, '/srv', false).httpTimeouts).toEqual({
+      headersMs: 2_500,
+      requestMs: 20_000,
+      keepAliveMs: 65_000,
+    });
+    expect(() => parseConfig({ HTTP_HEADERS_TIMEOUT: '40' }, '/srv', false)).toThrow('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
+    expect(() => parseConfig({ HTTP_KEEP_ALIVE_TIMEOUT: '0' }, '/srv', false)).toThrow('HTTP_KEEP_ALIVE_TIMEOUT must be a number of seconds');
   });
 
   it('logs JSON lines by default, readable lines on a terminal, and as LOG_FORMAT says', () => {

@@ -180,7 +180,7 @@ describe('key headers', () => {
     ['the same, the other way round and in other cases', (a: string, b: string) => [`authorization: Bearer ${b}`, `AUTHORIZATION: Bearer ${a}`]],
     ['two X-Api-Key headers with different keys', (a: string, b: string) => [`X-Api-Key: ${a}`, `x-api-key: ${b}`]],
     ['a valid key first and garbage second', (a: string) => [`Authorization: Bearer ${a}`, 'Authorization: Basic Zm9vOmJhcg==']],
-  ])('refuses %s: 401, never the first key\'s data', async (_what, lines) => {
+  ])("refuses %s: 401, never the first key's data", async (_what, lines) => {
     const reply = await rawGet(lines(secrets.active, secrets.browser));
     expect(reply.status).toBe(401);
     expect(JSON.parse(reply.body)).toMatchObject({ errorCode: 'API_KEY_INVALID' });
