@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { platformBackends } from './backends.ts';
+import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();
 afterAll(close);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlatformDatabase, openPostgres, PlatformDatabaseError, type SqlClient } from '../../../builder/platform/sql.ts';
-import { platformBackends } from './backends.ts';
+import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();
 afterAll(close);

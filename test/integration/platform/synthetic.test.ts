@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SqlPlatformSource } from '../../../builder/platform/source.ts';
-import { organizationsNotifiedBy, platformBackends } from './backends.ts';
+import { organizationsNotifiedBy, platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();
 afterAll(close);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BuildError } from '../../../../builder/errors.ts';
 import type { EventRow } from '../../../../builder/platform/rows.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
 
 describe('events', () => {
   it('publishes only published events', () => {

@@ -1,7 +1,7 @@
 // docs/api.md §2 Organization: the public profile, with the public contact e-mail (docs/api.md §1 rule 5).
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
 
 describe('organization', () => {
   it('copies the profile field by field, keeps the contact e-mail and adds publicUrl', () => {

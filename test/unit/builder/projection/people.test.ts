@@ -1,7 +1,7 @@
 // docs/api.md §2 TeamMember and Speaker; docs/api.md §4 GET /team and GET /speakers; docs/api.md §1 rules 5–7.
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
 
 describe('/team', () => {
   it('lists only members shown on the website', () => {

@@ -2,7 +2,7 @@
 // docs/design.md Orders: sessions by start, end, name, id; session speakers in billing order.
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
 
 const onlyEvent = (fixture: PlatformFixture) => {
   const { events, eventIndex } = project(fixture);

@@ -9,8 +9,8 @@ import type { OrganizationData } from '../../../../builder/platform/rows.ts';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { organizationDataArbitrary } from '../../../support/platform-arbitraries.ts';
-import { PUBLIC_BASE_URL } from './project.ts';
-import { schemaViolations } from './schema-check.ts';
+import { PUBLIC_BASE_URL } from '../../../support/projection.ts';
+import { schemaViolations } from '../../../support/schema-check.ts';
 
 const NUM_RUNS = 100;
 const organizations = organizationDataArbitrary();

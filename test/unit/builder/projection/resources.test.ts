@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { resourcesOf } from '../../../../builder/projection/index.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
-import { schemaViolations } from './schema-check.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
+import { schemaViolations } from '../../../support/schema-check.ts';
 
 /** An organization that exercises every field: images, nulls, time zones, tiers, hidden rows. */
 function richFixture(): PlatformFixture {

@@ -1,7 +1,7 @@
 // docs/api.md §2 Sponsor; docs/api.md §4 GET /sponsors (pool) and GET /events/{idOrSlug}/sponsors.
 import { describe, expect, it } from 'vitest';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
-import { project, withExtraColumns } from './project.ts';
+import { project, withExtraColumns } from '../../../support/projection.ts';
 
 describe('/sponsors (the organization pool)', () => {
   it('lists every sponsor by name, ties by id, with tier null and sortOrder 0', () => {

@@ -1,6 +1,6 @@
 // The projection as the builder calls it, for the unit tests of its rules.
-import { projectOrganization, type OrganizationProjection } from '../../../../builder/projection/index.ts';
-import type { PlatformFixture } from '../../../support/platform-fixture.ts';
+import { projectOrganization, type OrganizationProjection } from '../../builder/projection/index.ts';
+import type { PlatformFixture } from './platform-fixture.ts';
 
 export const PUBLIC_BASE_URL = 'https://events.example.com';
 

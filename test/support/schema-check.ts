@@ -1,8 +1,8 @@
 // Shared by the projection tests: every projected resource must satisfy its schema (docs/design.md
 // step 3), so the tests check each fixture's whole output, not just the fields they look at.
-import type { ProjectedResource } from '../../../../builder/projection/index.ts';
-import { SCHEMA_OF_KIND } from '../../../../snapshot/schema-catalog.ts';
-import { SchemaSet } from '../../../../snapshot/schemas.ts';
+import type { ProjectedResource } from '../../builder/projection/index.ts';
+import { SCHEMA_OF_KIND } from '../../snapshot/schema-catalog.ts';
+import { SchemaSet } from '../../snapshot/schemas.ts';
 
 const schemas = new SchemaSet();
 

@@ -1,9 +1,9 @@
 // The two platform backends every platform test runs against: a real PostgreSQL 15 (one server
 // per test file, one database per `open`) and an in-memory PGlite.
 import { randomUUID } from 'node:crypto';
-import { listenForChanges } from '../../../builder/platform/changes.ts';
-import { openPglite, openPostgres, type SqlClient } from '../../../builder/platform/sql.ts';
-import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { listenForChanges } from '../../builder/platform/changes.ts';
+import { openPglite, openPostgres, type SqlClient } from '../../builder/platform/sql.ts';
+import { createDatabase, startPostgres, type TestPostgres } from './postgres.ts';
 
 export interface Backend {
   name: 'PostgreSQL' | 'PGlite';
