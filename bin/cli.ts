@@ -99,6 +99,13 @@ program
   .option('--grace-minutes <n>', 'spare unreferenced objects younger than this (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
   .action(async (options: { keep: number; graceMinutes: number }) => (await commands()).gcCommand(config(), options));
 
+program
+  .command('audit')
+  .description("scan every published object for other addresses, other organizations' ids and slugs, orphans and missing or corrupt objects; exit 1 on findings")
+  .option('--grace-minutes <n>', 'unreferenced objects younger than this are not orphans yet (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
+  .option('--json', 'print the report as JSON')
+  .action(async (options: { graceMinutes: number; json?: boolean }) => (await commands()).auditCommand(config(), options));
+
 function packageVersion(): string {
   return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 }

@@ -1,4 +1,5 @@
 // The one-shot commands of docs/design.md's command table.
+import { auditStore } from '../builder/audit.ts';
 import { buildOrganizations, type OrganizationResult } from '../builder/build.ts';
 import { diffSnapshots, snapshotHistory } from '../builder/history.ts';
 import { migrate } from '../builder/platform/migrations.ts';
@@ -119,6 +120,16 @@ export async function gcCommand(config: Config, options: { keep: number; graceMi
     `${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep}); ` +
       `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared; ${report.interruptedWritesDeleted} interrupted writes removed`,
   );
+}
+
+export async function auditCommand(config: Config, options: { graceMinutes: number; json?: boolean }): Promise<void> {
+  const report = await auditStore(openStore(config), { graceMinutes: options.graceMinutes });
+  if (options.json) printJson(report);
+  else {
+    for (const f of report.findings) line(`${f.organizationId} ${f.kind}${f.path ? ` ${f.path}` : ''}${f.object ? ` ${f.object}` : ''}: ${f.detail}`);
+    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${config.snapshotStore}`);
+  }
+  if (report.findings.length > 0) process.exitCode = 1;
 }
 
 /** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */

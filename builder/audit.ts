@@ -1,0 +1,282 @@
+// `marquee audit`: reads every published object of every organization through the SnapshotStore
+// interface alone (so it works on every backend) and reports what must never be there
+// (docs/api.md §1): e-mail addresses other than the organization's own contact address, ids and
+// slugs of other organizations; and what breaks content addressing: objects no manifest names,
+// manifests naming objects that are missing, objects whose bytes do not hash to their name.
+//
+// Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
+// manifests and /organization resources into an index; `objectScanner` is a pure scan of one
+// parsed object against the other organizations' indexes.
+import { sha256Hex } from '../snapshot/hash.ts';
+import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath } from '../snapshot/layout.ts';
+import type { Manifest } from '../snapshot/manifest.ts';
+import { listOrganizationIds, listSnapshotIds, parsePointer } from '../snapshot/reader.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { DEFAULT_GRACE_MINUTES } from './retention.ts';
+
+type FindingKind = 'foreign-email' | 'foreign-id' | 'foreign-slug' | 'orphan-object' | 'missing-object' | 'corrupt-object' | 'broken-snapshot';
+
+interface AuditFinding {
+  organizationId: string;
+  kind: FindingKind;
+  /** The API path the object is served at, when a manifest names it. */
+  path?: string;
+  /** The object's hash (its name in the store). */
+  object?: string;
+  detail: string;
+}
+
+export interface AuditReport {
+  organizations: number;
+  objects: number;
+  findings: AuditFinding[];
+}
+
+export interface AuditOptions {
+  /** Unreferenced objects younger than this are not orphans yet: a build may be publishing them. */
+  graceMinutes?: number;
+  now?: Date;
+}
+
+/** What the audit knows of one organization before it reads its objects. */
+interface OrganizationIndex {
+  id: string;
+  /** Its organization slugs over its whole history (manifests' organizationSlug, /organization's slug). */
+  slugs: Set<string>;
+  /** Its event slugs over its whole history (the manifests' slug maps). */
+  eventSlugs: Set<string>;
+  /** Its event ids over its whole history (slug maps and /events/{id} paths). */
+  eventIds: Set<string>;
+  /** Lower-cased contact addresses of its /organization resources over its history. */
+  emails: Set<string>;
+  /** Object hash → the first API path a manifest serves it at. */
+  referenced: Map<string, string>;
+  findings: AuditFinding[];
+}
+
+export async function auditStore(store: SnapshotStore, options: AuditOptions = {}): Promise<AuditReport> {
+  const graceMinutes = options.graceMinutes ?? DEFAULT_GRACE_MINUTES;
+  const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
+  const indexes: OrganizationIndex[] = [];
+  for (const orgId of await listOrganizationIds(store)) indexes.push(await indexOrganization(store, orgId));
+  const report: AuditReport = { organizations: indexes.length, objects: 0, findings: [] };
+  for (const index of indexes) {
+    report.findings.push(...index.findings);
+    const scan = objectScanner(
+      index,
+      indexes.filter((other) => other.id !== index.id),
+    );
+    const prefix = objectPrefix(index.id);
+    for (const key of await store.list(prefix)) {
+      if (!key.endsWith('.json')) continue;
+      const hash = key.slice(prefix.length, -'.json'.length);
+      const bytes = await store.get(key);
+      if (bytes === undefined) continue; // deleted since the listing (gc)
+      report.objects++;
+      const path = index.referenced.get(hash);
+      const at = { organizationId: index.id, ...(path === undefined ? {} : { path }), object: hash };
+      if (sha256Hex(bytes) !== hash) report.findings.push({ ...at, kind: 'corrupt-object', detail: 'its bytes do not hash to its name' });
+      let value: unknown;
+      try {
+        value = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        report.findings.push({ ...at, kind: 'corrupt-object', detail: 'not JSON' });
+        continue;
+      }
+      for (const finding of scan(value)) report.findings.push({ ...at, ...finding });
+      if (path === undefined) {
+        const written = await store.modifiedAt(key);
+        if (written === undefined || written < cutoff) {
+          report.findings.push({ ...at, kind: 'orphan-object', detail: `no manifest names it (written ${written?.toISOString() ?? 'at an unknown time'})` });
+        }
+      }
+    }
+  }
+  return report;
+}
+
+/**
+ * Reads an organization's pointer and every manifest of its history, and checks that each object
+ * a manifest names is there and hashes to its name. Collects its slugs, event ids and contact
+ * addresses, which the scan of every other organization's objects needs.
+ */
+async function indexOrganization(store: SnapshotStore, orgId: string): Promise<OrganizationIndex> {
+  const index: OrganizationIndex = {
+    id: orgId,
+    slugs: new Set(),
+    eventSlugs: new Set(),
+    eventIds: new Set(),
+    emails: new Set(),
+    referenced: new Map(),
+    findings: [],
+  };
+  const broken = (detail: string) => index.findings.push({ organizationId: orgId, kind: 'broken-snapshot', detail });
+  const manifestHashes = new Map<string, string>();
+  const manifests: Manifest[] = [];
+  // Newest first, so that `referenced` names the path an object has in the latest snapshot.
+  for (const snapshotId of (await listSnapshotIds(store, orgId)).reverse()) {
+    const bytes = await store.get(manifestKey(orgId, snapshotId));
+    if (bytes === undefined) continue;
+    manifestHashes.set(snapshotId, sha256Hex(bytes));
+    let manifest: Manifest;
+    try {
+      manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+    } catch {
+      broken(`manifest ${snapshotId} is not JSON`);
+      continue;
+    }
+    if (manifest.organizationId !== orgId || manifest.snapshotId !== snapshotId) {
+      broken(`manifest ${snapshotId} names organization ${manifest.organizationId} and snapshot ${manifest.snapshotId}`);
+      continue;
+    }
+    manifests.push(manifest);
+  }
+  const pointerBytes = await store.get(pointerKey(orgId));
+  if (pointerBytes !== undefined) {
+    try {
+      const pointer = parsePointer(orgId, pointerBytes);
+      if (pointer.snapshotId !== null) {
+        const hash = manifestHashes.get(pointer.snapshotId);
+        if (hash === undefined) broken(`the pointer names snapshot ${pointer.snapshotId}, which is missing`);
+        else if (hash !== pointer.manifestHash) broken(`the pointer's manifestHash does not match snapshot ${pointer.snapshotId}`);
+      }
+    } catch (error) {
+      broken((error as Error).message);
+    }
+  }
+  const checked = new Map<string, Buffer | undefined>();
+  for (const manifest of manifests) {
+    if (typeof manifest.organizationSlug === 'string') index.slugs.add(manifest.organizationSlug);
+    for (const [slug, eventId] of Object.entries(manifest.slugs ?? {})) {
+      index.eventSlugs.add(slug);
+      index.eventIds.add(eventId.toLowerCase());
+    }
+    for (const [path, hash] of Object.entries(manifest.resources ?? {})) {
+      const eventId = /^\/events\/([^/]+)/.exec(path)?.[1];
+      if (eventId !== undefined) index.eventIds.add(eventId.toLowerCase());
+      if (!index.referenced.has(hash)) index.referenced.set(hash, path);
+      if (!checked.has(hash)) checked.set(hash, await store.get(objectKey(orgId, hash)));
+      const bytes = checked.get(hash);
+      const at = { organizationId: orgId, path, object: hash };
+      if (bytes === undefined) {
+        index.findings.push({ ...at, kind: 'missing-object', detail: `snapshot ${manifest.snapshotId} names it, but it is not in the store` });
+      } else if (path === resourcePath.organization) {
+        // A tampered object is reported once, by the object scan; its e-mail is not trusted here.
+        if (sha256Hex(bytes) !== hash) continue;
+        const organization = parseOrNull(bytes) as { slug?: unknown; email?: unknown } | null;
+        if (typeof organization?.slug === 'string') index.slugs.add(organization.slug);
+        if (typeof organization?.email === 'string') index.emails.add(organization.email.toLowerCase());
+      }
+    }
+  }
+  return index;
+}
+
+function parseOrNull(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A practical e-mail address: local part, '@', a domain of dot-separated labels ending in a
+ * letters-only top-level label. Addresses written percent-encoded (`a%40b.example`) are not seen.
+ */
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.([A-Za-z]{2,63})\b/g;
+/**
+ * A "top-level domain" that is a file extension is an image or document name with a density
+ * suffix (`logo@2x.png`), not an address: the one false positive image URLs produce.
+ */
+const FILE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'avif', 'ico', 'bmp', 'tif', 'tiff', 'heic', 'pdf']);
+const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+type ObjectFinding = Pick<AuditFinding, 'kind' | 'detail'>;
+
+/** A pure scan of `own`'s parsed objects: the findings in one object, without organization, path and object. */
+function objectScanner(own: OrganizationIndex, others: readonly OrganizationIndex[]): (value: unknown) => ObjectFinding[] {
+  const foreignIds = new Map<string, string>();
+  for (const other of others) {
+    foreignIds.set(other.id.toLowerCase(), `the id of organization ${other.id}`);
+    for (const eventId of other.eventIds) if (!own.eventIds.has(eventId)) foreignIds.set(eventId, `the id of an event of organization ${other.id}`);
+  }
+  // A slug that is also one of this organization's own is not foreign: event slugs are unique
+  // only within an organization, and two organizations may well both have an event "meetup".
+  const isOwnSlug = (slug: string) => own.slugs.has(slug) || own.eventSlugs.has(slug);
+  const slugOwner = (slug: string, kinds: ReadonlyArray<'organization' | 'event'>): string | undefined => {
+    if (isOwnSlug(slug)) return undefined;
+    for (const other of others) {
+      if (kinds.includes('organization') && other.slugs.has(slug)) return `the slug of organization ${other.id}`;
+      if (kinds.includes('event') && other.eventSlugs.has(slug)) return `the slug of an event of organization ${other.id}`;
+    }
+    return undefined;
+  };
+
+  return (value) => {
+    const findings: ObjectFinding[] = [];
+    walkStrings(value, '', (text, location, member) => {
+      for (const match of text.matchAll(EMAIL)) {
+        if (FILE_EXTENSIONS.has(match[1]!.toLowerCase())) continue;
+        if (own.emails.has(match[0].toLowerCase())) continue;
+        findings.push({ kind: 'foreign-email', detail: `${location || '/'}: e-mail address ${match[0]}` });
+      }
+      // Ids are UUIDs: matched exactly, anywhere (values and member names), they cannot be a
+      // coincidence.
+      for (const match of text.matchAll(UUID_IN_TEXT)) {
+        const owner = foreignIds.get(match[0].toLowerCase());
+        if (owner !== undefined) findings.push({ kind: 'foreign-id', detail: `${location || '/'}: ${match[0]} is ${owner}` });
+      }
+      // Slugs are words ("berlin", "meetup"): looked for only where a slug is meant, so that a
+      // description mentioning Berlin is not a finding. That is a `slug` member (an organization's
+      // or an event's) and a `publicUrl`, whose path ends in {organization slug} or
+      // {organization slug}/events/{event slug} (docs/platform.md "Public pages"). Other URLs
+      // (websiteUrl, …) are what people typed and may link anywhere.
+      if (member === 'slug') {
+        const owner = slugOwner(text, ['organization', 'event']);
+        if (owner !== undefined) findings.push({ kind: 'foreign-slug', detail: `${location}: "${text}" is ${owner}` });
+      } else if (member === 'publicUrl') {
+        for (const [slug, kinds] of publicUrlSlugs(text)) {
+          const owner = slugOwner(slug, kinds);
+          if (owner !== undefined) findings.push({ kind: 'foreign-slug', detail: `${location}: "${slug}" in ${text} is ${owner}` });
+        }
+      }
+    });
+    return findings;
+  };
+}
+
+/** The slugs a public page URL holds, with what each is: `…/{org}` or `…/{org}/events/{event}`. */
+function publicUrlSlugs(url: string): Array<[string, Array<'organization' | 'event'>]> {
+  let segments: string[];
+  try {
+    segments = new URL(url).pathname
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map(decodeURIComponent);
+  } catch {
+    return [];
+  }
+  const n = segments.length;
+  if (n >= 3 && segments[n - 2] === 'events') {
+    return [
+      [segments[n - 3]!, ['organization']],
+      [segments[n - 1]!, ['event']],
+    ];
+  }
+  return n >= 1 ? [[segments[n - 1]!, ['organization']]] : [];
+}
+
+/** Calls `visit` for every string in `value`, member names included, with its JSON Pointer and member name. */
+function walkStrings(value: unknown, location: string, visit: (text: string, location: string, member: string | undefined) => void, member?: string): void {
+  if (typeof value === 'string') visit(value, location, member);
+  else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) walkStrings(item, `${location}/${i}`, visit);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [name, item] of Object.entries(value)) {
+      const at = `${location}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      visit(name, at, undefined);
+      walkStrings(item, at, visit, name);
+    }
+  }
+}
