@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { openPglite } from '../../../builder/platform/sql.ts';
+import { contentObject } from '../../../snapshot/hash.ts';
+import { objectKey } from '../../../snapshot/layout.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 
 let home: string;
@@ -59,6 +61,7 @@ describe('marquee CLI', () => {
     expect(organizations.find((o: { slug: string }) => o.slug === 'harbor-games')).toEqual({ id: SAMPLE.organizations.harbor.id, slug: 'harbor-games', result: 'suspended' });
     const again = JSON.parse((await marquee(['build', '--json'], env)).stdout);
     expect(again.organizations.map((o: { result: string }) => o.result).sort()).toEqual(['suspended', 'suspended', 'unchanged', 'unchanged']);
+    expect(await marquee(['audit', '--json'], env)).toMatchObject({ code: 0, stdout: expect.stringContaining('"findings": []') });
   });
 
   it('build prints plain lines when not on a terminal, and names an unknown organization', async () => {
@@ -182,5 +185,28 @@ describe('marquee CLI', () => {
     const now = await marquee(['gc', '--keep', '1', '--grace-minutes', '0'], env);
     expect(now.stdout).toMatch(/^4 organizations: 0 snapshots and [1-9]\d* objects deleted/);
     expect(JSON.parse((await marquee(['history', '--org', 'nordic-dev', '--json'], env)).stdout)).toHaveLength(1);
+  });
+
+  it('audit reports a foreign e-mail address planted in the store, with exit 1', async () => {
+    const clean = await marquee(['audit', '--json'], env);
+    expect(clean.code).toBe(0);
+    expect(JSON.parse(clean.stdout)).toEqual({ organizations: 4, objects: expect.any(Number), findings: [] });
+    const planted = contentObject({ note: 'write to someone@mail.example.com' });
+    const file = join(home, 'snapshots', objectKey(nordic.id, planted.hash));
+    await writeFile(file, planted.bytes);
+    try {
+      const found = await marquee(['audit', '--json'], env);
+      expect(found.code).toBe(1);
+      expect(JSON.parse(found.stdout).findings).toEqual([
+        { organizationId: nordic.id, kind: 'foreign-email', object: planted.hash, detail: '/note: e-mail address someone@mail.example.com' },
+      ]);
+      const plain = await marquee(['audit'], env);
+      expect(plain.code).toBe(1);
+      expect(plain.stdout).toMatch(
+        new RegExp(`^${nordic.id} foreign-email ${planted.hash}: /note: e-mail address someone@mail.example.com\n4 organizations, \\d+ objects: 1 findings in `),
+      );
+    } finally {
+      await rm(file);
+    }
   });
 });
