@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditStore } from '../../../builder/audit.ts';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
 import { listenForChanges } from '../../../builder/platform/changes.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
@@ -56,6 +57,7 @@ describe('the same platform data through PostgreSQL 15 and PGlite', () => {
       const [a, b] = await Promise.all([buildOrganizations(context(pg, fromPg), { trigger: 'manual' }), buildOrganizations(context(lite, fromLite), { trigger: 'manual' })]);
       expect(a.map((r) => r.result)).toEqual(['published', 'published', 'suspended', 'suspended']);
       expect(b.map(({ snapshotId, result }) => ({ snapshotId, result }))).toEqual(a.map(({ snapshotId, result }) => ({ snapshotId, result })));
+      expect((await auditStore(fromPg)).findings).toEqual([]);
     } finally {
       await Promise.all([pg.close(), lite.close()]);
     }
@@ -93,6 +95,7 @@ describe('platform data that fails a schema', () => {
         }),
       ]);
       expect(await readWholeSnapshot(store, orgId)).toEqual(before);
+      expect((await auditStore(store)).findings).toEqual([]);
     } finally {
       await db.close();
     }
@@ -131,6 +134,7 @@ describe('a build killed between any two writes', () => {
         }
         const next = await buildOrganizations(context(db, new DirectoryStore(dir)), { trigger: 'manual' });
         expect(next.every((r) => r.result !== 'failed')).toBe(true);
+        expect((await auditStore(new DirectoryStore(dir))).findings).toEqual([]); // a crash's leftovers are young, not orphans yet
         const nordic = await readWholeSnapshot(new DirectoryStore(dir), SAMPLE.organizations.nordic.id);
         expect(JSON.stringify(nordic.resources[resourcePath.event(SAMPLE.events.stockholmDevDays.id)])).toContain('(renamed)');
         expect((await readWholeSnapshot(new DirectoryStore(dir), SAMPLE.organizations.pacific.id)).snapshotId).toBeNull();
@@ -175,6 +179,7 @@ describe('change-triggered builds', () => {
         fields: expect.objectContaining({ trigger: 'change', organizationId: orgId, slug: 'nordic-dev', result: 'published' }),
       });
       expect(log.lines.filter((line) => line.level !== 'info')).toEqual([]);
+      expect((await auditStore(store)).findings).toEqual([]);
       await unlisten();
     } finally {
       await runner.stop();
