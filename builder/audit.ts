@@ -144,7 +144,9 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
       broken((error as Error).message);
     }
   }
-  const checked = new Map<string, Buffer | undefined>();
+  // Object hash → whether it is in the store. Presence only: every object's bytes are hashed once,
+  // by the scan, and a missing one is reported once, for the newest snapshot naming it.
+  const present = new Map<string, boolean>();
   for (const manifest of manifests) {
     if (typeof manifest.organizationSlug === 'string') index.slugs.add(manifest.organizationSlug);
     for (const [slug, eventId] of Object.entries(manifest.slugs ?? {})) {
@@ -155,17 +157,26 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
       const eventId = /^\/events\/([^/]+)/.exec(path)?.[1];
       if (eventId !== undefined) index.eventIds.add(eventId.toLowerCase());
       if (!index.referenced.has(hash)) index.referenced.set(hash, path);
-      if (!checked.has(hash)) checked.set(hash, await store.get(objectKey(orgId, hash)));
-      const bytes = checked.get(hash);
-      const at = { organizationId: orgId, path, object: hash };
-      if (bytes === undefined) {
-        index.findings.push({ ...at, kind: 'missing-object', detail: `snapshot ${manifest.snapshotId} names it, but it is not in the store` });
-      } else if (path === resourcePath.organization) {
-        // A tampered object is reported once, by the object scan; its e-mail is not trusted here.
-        if (sha256Hex(bytes) !== hash) continue;
-        const organization = parseOrNull(bytes) as { slug?: unknown; email?: unknown } | null;
-        if (typeof organization?.slug === 'string') index.slugs.add(organization.slug);
-        if (typeof organization?.email === 'string') index.emails.add(organization.email.toLowerCase());
+      if (!present.has(hash)) {
+        const found = await store.has(objectKey(orgId, hash));
+        present.set(hash, found);
+        if (!found) {
+          index.findings.push({
+            organizationId: orgId,
+            kind: 'missing-object',
+            path,
+            object: hash,
+            detail: `snapshot ${manifest.snapshotId} names it, but it is not in the store`,
+          });
+        } else if (path === resourcePath.organization) {
+          const bytes = await store.get(objectKey(orgId, hash));
+          // A tampered object is reported by the scan; its slug and address are not trusted here.
+          if (bytes !== undefined && sha256Hex(bytes) === hash) {
+            const organization = parseOrNull(bytes) as { slug?: unknown; email?: unknown } | null;
+            if (typeof organization?.slug === 'string') index.slugs.add(organization.slug);
+            if (typeof organization?.email === 'string') index.emails.add(organization.email.toLowerCase());
+          }
+        }
       }
     }
   }

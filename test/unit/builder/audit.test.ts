@@ -122,6 +122,32 @@ describe('auditStore', () => {
     expect(objects).toBe((await store.list(objectPrefix(acme))).length + (await store.list(objectPrefix(BERLIN))).length);
   });
 
+  it("audits every snapshot of the history: an older contact address is the organization's own; a missing object is reported once", async () => {
+    const { store } = await twoOrganizations();
+    const berlin = (email: string, at: string) =>
+      publishSnapshot(store, {
+        organizationId: BERLIN,
+        organizationSlug: 'berlin',
+        state: 'active',
+        trigger: 'manual',
+        now: new Date(at),
+        slugs: {},
+        resources: [
+          { path: '/organization', value: { id: BERLIN, slug: 'berlin', email } },
+          { path: '/team', value: [{ bio: `ask ${email}` }] },
+        ],
+      });
+    await berlin('old@berlin.example', '2026-02-01T00:00:00Z');
+    const oldTeam = await objectOf(store, BERLIN, '/team');
+    await berlin('new@berlin.example', '2026-03-01T00:00:00Z');
+    expect((await auditStore(store)).findings).toEqual([]);
+    await berlin('old@berlin.example', '2026-04-01T00:00:00Z'); // names the old /team again
+    await store.delete(objectKey(BERLIN, oldTeam));
+    expect((await auditStore(store)).findings).toEqual([
+      { organizationId: BERLIN, kind: 'missing-object', path: '/team', object: oldTeam, detail: expect.stringMatching(/^snapshot 20260401T/) },
+    ]);
+  });
+
   it('reports a pointer naming a missing manifest', async () => {
     const { store, acme } = await twoOrganizations();
     const pointer = await readPointer(store, acme);
