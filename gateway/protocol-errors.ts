@@ -4,10 +4,13 @@
 // exists: an unknown or lower-case method, a malformed request line or header, a header block over
 // the limit (431), a request not received within the headers or request timeout (408). `Expect`
 // with anything is answered 417 the same way: the API takes no request bodies to continue with.
+// Two more that Node would otherwise answer on its own: an HTTP/1.1 request without Host (Node's
+// bare 400, RFC 9112 §3.2) and CONNECT (Node closes the connection unanswered; the gateway is no
+// proxy, so 405 like any other method it does not serve).
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CORS_HEADERS } from './access/cors.ts';
-import { type ApiError, expectationFailed, malformedRequest, requestHeadersTooLarge, requestTimeout } from './errors.ts';
+import { type ApiError, badRequest, expectationFailed, malformedRequest, methodNotAllowed, requestHeadersTooLarge, requestTimeout } from './errors.ts';
 import { problemBytes } from './problem.ts';
 
 function errorFor(code: string | undefined): ApiError {
@@ -33,24 +36,41 @@ export function answerProtocolErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const apiError = errorFor(error.code);
-    const body = problemBytes(apiError, null);
-    // Destroyed once flushed: a client that never reads would otherwise hold a half-closed socket.
-    socket.end(Buffer.concat([Buffer.from(headerLines(apiError, body.length), 'latin1'), body]), () => socket.destroy());
+    answerOnSocket(socket, errorFor(error.code));
   });
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const apiError = expectationFailed();
-    const body = problemBytes(apiError, (req.url ?? '').split('?')[0] ?? null);
-    res.shouldKeepAlive = false;
-    res.writeHead(apiError.status, [
-      ...CORS_HEADERS,
-      'Content-Type',
-      'application/problem+json; charset=utf-8',
-      'Cache-Control',
-      'no-store',
-      'Content-Length',
-      String(body.length),
-    ]);
-    res.end(body);
-  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerAndClose(req, res, expectationFailed()));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, methodNotAllowed('GET, HEAD, OPTIONS')));
+}
+
+/**
+ * Answers 400 an HTTP/1.1 request without Host, when the server was created with
+ * `requireHostHeader: false` so that it reaches this; true when it did.
+ */
+export function rejectMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
+  answerAndClose(req, res, badRequest('An HTTP/1.1 request must carry a Host header.'));
+  return true;
+}
+
+function answerOnSocket(socket: Duplex, apiError: ApiError): void {
+  const body = problemBytes(apiError, null);
+  // Destroyed once flushed: a client that never reads would otherwise hold a half-closed socket.
+  socket.end(Buffer.concat([Buffer.from(headerLines(apiError, body.length), 'latin1'), body]), () => socket.destroy());
+}
+
+function answerAndClose(req: IncomingMessage, res: ServerResponse, apiError: ApiError): void {
+  const body = problemBytes(apiError, (req.url ?? '').split('?')[0] ?? null);
+  res.shouldKeepAlive = false;
+  const extra = Object.entries(apiError.headers).flat();
+  res.writeHead(apiError.status, [
+    ...CORS_HEADERS,
+    ...extra,
+    'Content-Type',
+    'application/problem+json; charset=utf-8',
+    'Cache-Control',
+    'no-store',
+    'Content-Length',
+    String(body.length),
+  ]);
+  res.end(body);
 }

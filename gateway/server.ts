@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
-import { answerProtocolErrors } from './protocol-errors.ts';
+import { answerProtocolErrors, rejectMissingHost } from './protocol-errors.ts';
 
 /** How often Node checks connections against the headers and request timeouts. */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
@@ -33,8 +33,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       requestTimeout: timeouts.requestMs,
       keepAliveTimeout: timeouts.keepAliveMs,
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs),
+      // Checked by rejectMissingHost instead, so the 400 is the API's problem+json, not Node's bare one.
+      requireHostHeader: false,
     },
-    gateway.app,
+    (req, res) => {
+      if (!rejectMissingHost(req, res)) gateway.app(req, res);
+    },
   );
   answerProtocolErrors(server);
   await new Promise<void>((resolve, reject) => {
