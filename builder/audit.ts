@@ -5,8 +5,8 @@
 // manifests naming objects that are missing, objects whose bytes do not hash to their name.
 //
 // Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
-// manifests and /organization resources into an index; `objectScanner` is a pure scan of one
-// parsed object against the other organizations' indexes.
+// manifests and /organization resources into an index; `storeIndex` joins those indexes once;
+// `objectScanner` is a pure scan of one parsed object against them.
 import { sha256Hex } from '../snapshot/hash.ts';
 import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath } from '../snapshot/layout.ts';
 import type { Manifest } from '../snapshot/manifest.ts';
@@ -59,13 +59,11 @@ export async function auditStore(store: SnapshotStore, options: AuditOptions = {
   const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
   const indexes: OrganizationIndex[] = [];
   for (const orgId of await listOrganizationIds(store)) indexes.push(await indexOrganization(store, orgId));
+  const all = storeIndex(indexes);
   const report: AuditReport = { organizations: indexes.length, objects: 0, findings: [] };
   for (const index of indexes) {
     report.findings.push(...index.findings);
-    const scan = objectScanner(
-      index,
-      indexes.filter((other) => other.id !== index.id),
-    );
+    const scan = objectScanner(index, all);
     const prefix = objectPrefix(index.id);
     for (const key of await store.list(prefix)) {
       if (!key.endsWith('.json')) continue;
@@ -194,8 +192,10 @@ function parseOrNull(bytes: Buffer): unknown {
 /**
  * A practical e-mail address: local part, '@', a domain of dot-separated labels ending in a
  * letters-only top-level label. Addresses written percent-encoded (`a%40b.example`) are not seen.
+ * The look-behind starts a match only where a run of local-part characters starts, so a long word
+ * costs linear time, not quadratic; strings without '@' are not searched at all.
  */
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.([A-Za-z]{2,63})\b/g;
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.([A-Za-z]{2,63})\b/g;
 /**
  * A "top-level domain" that is a file extension is an image or document name with a density
  * suffix (`logo@2x.png`), not an address: the one false positive image URLs produce.
@@ -205,29 +205,48 @@ const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 type ObjectFinding = Pick<AuditFinding, 'kind' | 'detail'>;
 
-/** A pure scan of `own`'s parsed objects: the findings in one object, without organization, path and object. */
-function objectScanner(own: OrganizationIndex, others: readonly OrganizationIndex[]): (value: unknown) => ObjectFinding[] {
-  const foreignIds = new Map<string, string>();
-  for (const other of others) {
-    foreignIds.set(other.id.toLowerCase(), `the id of organization ${other.id}`);
-    for (const eventId of other.eventIds) if (!own.eventIds.has(eventId)) foreignIds.set(eventId, `the id of an event of organization ${other.id}`);
+/** Every organization's ids and slugs, each with (one of) its owners: built once per audit. */
+interface StoreIndex {
+  /** Organization and event ids (lower case) → whose and what. */
+  ids: Map<string, { owner: string; what: string }>;
+  organizationSlugs: Map<string, string>;
+  eventSlugs: Map<string, string>;
+}
+
+function storeIndex(indexes: readonly OrganizationIndex[]): StoreIndex {
+  const all: StoreIndex = { ids: new Map(), organizationSlugs: new Map(), eventSlugs: new Map() };
+  for (const index of indexes) {
+    all.ids.set(index.id.toLowerCase(), { owner: index.id, what: `the id of organization ${index.id}` });
+    for (const eventId of index.eventIds) {
+      if (!all.ids.has(eventId)) all.ids.set(eventId, { owner: index.id, what: `the id of an event of organization ${index.id}` });
+    }
+    for (const slug of index.slugs) if (!all.organizationSlugs.has(slug)) all.organizationSlugs.set(slug, index.id);
+    for (const slug of index.eventSlugs) if (!all.eventSlugs.has(slug)) all.eventSlugs.set(slug, index.id);
   }
+  return all;
+}
+
+/** A pure scan of `own`'s parsed objects: the findings in one object, without organization, path and object. */
+function objectScanner(own: OrganizationIndex, all: StoreIndex): (value: unknown) => ObjectFinding[] {
+  const foreignId = (id: string): string | undefined => {
+    const found = all.ids.get(id);
+    return found === undefined || found.owner === own.id || own.eventIds.has(id) ? undefined : found.what;
+  };
   // A slug that is also one of this organization's own is not foreign: event slugs are unique
   // only within an organization, and two organizations may well both have an event "meetup".
-  const isOwnSlug = (slug: string) => own.slugs.has(slug) || own.eventSlugs.has(slug);
+  // Otherwise, any owner of it is another organization.
   const slugOwner = (slug: string, kinds: ReadonlyArray<'organization' | 'event'>): string | undefined => {
-    if (isOwnSlug(slug)) return undefined;
-    for (const other of others) {
-      if (kinds.includes('organization') && other.slugs.has(slug)) return `the slug of organization ${other.id}`;
-      if (kinds.includes('event') && other.eventSlugs.has(slug)) return `the slug of an event of organization ${other.id}`;
-    }
-    return undefined;
+    if (own.slugs.has(slug) || own.eventSlugs.has(slug)) return undefined;
+    const organization = kinds.includes('organization') ? all.organizationSlugs.get(slug) : undefined;
+    if (organization !== undefined) return `the slug of organization ${organization}`;
+    const event = kinds.includes('event') ? all.eventSlugs.get(slug) : undefined;
+    return event === undefined ? undefined : `the slug of an event of organization ${event}`;
   };
 
   return (value) => {
     const findings: ObjectFinding[] = [];
     walkStrings(value, '', (text, location, member) => {
-      for (const match of text.matchAll(EMAIL)) {
+      for (const match of text.includes('@') ? text.matchAll(EMAIL) : []) {
         if (FILE_EXTENSIONS.has(match[1]!.toLowerCase())) continue;
         if (own.emails.has(match[0].toLowerCase())) continue;
         findings.push({ kind: 'foreign-email', detail: `${location || '/'}: e-mail address ${match[0]}` });
@@ -235,7 +254,7 @@ function objectScanner(own: OrganizationIndex, others: readonly OrganizationInde
       // Ids are UUIDs: matched exactly, anywhere (values and member names), they cannot be a
       // coincidence.
       for (const match of text.matchAll(UUID_IN_TEXT)) {
-        const owner = foreignIds.get(match[0].toLowerCase());
+        const owner = foreignId(match[0].toLowerCase());
         if (owner !== undefined) findings.push({ kind: 'foreign-id', detail: `${location || '/'}: ${match[0]} is ${owner}` });
       }
       // Slugs are words ("berlin", "meetup"): looked for only where a slug is meant, so that a
