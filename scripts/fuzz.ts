@@ -200,7 +200,7 @@ async function main(): Promise<void> {
       ]);
     rows.push(
       ['requests', String(tally.requests)],
-      ['  of which in pipelines', `${tally.pipelines} pipelines`],
+      ['pipelines (their requests counted above)', String(tally.pipelines)],
       ['seconds', seconds.toFixed(1)],
       ['requests/s', (tally.requests / seconds).toFixed(0)],
       ['RSS before (MB)', rssBefore.toFixed(1)],
