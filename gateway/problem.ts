@@ -6,6 +6,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { keyOrderOf } from '../snapshot/key-order.ts';
 import type { ProblemDetails } from '../snapshot/resources.ts';
+import { setHeaders } from './access/cors.ts';
 import { ApiError } from './errors.ts';
 import type { Log } from '../snapshot/log.ts';
 
@@ -31,14 +32,19 @@ export function problemHandler({ log }: { log: Log }): ErrorRequestHandler {
     for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
     // CORS and rate-limit headers set earlier stay: a browser must be able to read the error.
     res.status(apiError.status);
-    res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store');
-    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
     const bytes = problemBytes(apiError, pathOf(req));
-    res.setHeader('Content-Length', bytes.length);
+    setHeaders(res, problemHeaders(apiError, bytes.length));
     // Node writes no body for HEAD, but the headers match GET's.
     res.end(bytes);
   };
+}
+
+/**
+ * The headers of an error answer besides CORS, as name/value pairs: its media type, no-store (an
+ * error is no representation to cache), its own headers (Retry-After, Allow, …) and the length.
+ */
+export function problemHeaders(apiError: ApiError, length: number): string[] {
+  return ['Content-Type', 'application/problem+json; charset=utf-8', 'Cache-Control', 'no-store', ...Object.entries(apiError.headers).flat(), 'Content-Length', String(length)];
 }
 
 /** The problem+json body of an error; `instance` is null when no request path could be read. */

@@ -11,7 +11,7 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { CORS_HEADERS } from './access/cors.ts';
 import { type ApiError, badRequest, expectationFailed, malformedRequest, methodNotAllowed, requestHeadersTooLarge, requestTimeout } from './errors.ts';
-import { problemBytes } from './problem.ts';
+import { problemBytes, problemHeaders } from './problem.ts';
 
 function errorFor(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') return requestHeadersTooLarge();
@@ -19,11 +19,16 @@ function errorFor(code: string | undefined): ApiError {
   return malformedRequest();
 }
 
+/** Every header of an error answer, CORS first, as writeHead takes them. */
+function errorHeaders(apiError: ApiError, length: number): string[] {
+  return [...CORS_HEADERS, ...problemHeaders(apiError, length)];
+}
+
+/** The status line and header block of an error answer written straight to a socket. */
 function headerLines(apiError: ApiError, length: number): string {
+  const headers = [...errorHeaders(apiError, length), 'Connection', 'close'];
   const lines = [`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`];
-  for (let i = 0; i < CORS_HEADERS.length; i += 2) lines.push(`${CORS_HEADERS[i]}: ${CORS_HEADERS[i + 1]}`);
-  for (const [name, value] of Object.entries(apiError.headers)) lines.push(`${name}: ${value}`);
-  lines.push('Content-Type: application/problem+json; charset=utf-8', 'Cache-Control: no-store', `Content-Length: ${length}`, 'Connection: close');
+  for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
@@ -61,16 +66,6 @@ function answerOnSocket(socket: Duplex, apiError: ApiError): void {
 function answerAndClose(req: IncomingMessage, res: ServerResponse, apiError: ApiError): void {
   const body = problemBytes(apiError, (req.url ?? '').split('?')[0] ?? null);
   res.shouldKeepAlive = false;
-  const extra = Object.entries(apiError.headers).flat();
-  res.writeHead(apiError.status, [
-    ...CORS_HEADERS,
-    ...extra,
-    'Content-Type',
-    'application/problem+json; charset=utf-8',
-    'Cache-Control',
-    'no-store',
-    'Content-Length',
-    String(body.length),
-  ]);
+  res.writeHead(apiError.status, errorHeaders(apiError, body.length));
   res.end(body);
 }
