@@ -1,6 +1,7 @@
 // One measured build, in its own process so that its peak RSS is its own. Wired exactly as
 // `marquee build` is (bin/services.ts), with the compiled product from dist/. Prints one JSON line.
-const compiled = (module: string): string => new URL(`../dist/${module}`, import.meta.url).href;
+import { compiled } from './node-flags.ts';
+
 const { buildOrganizations } = (await import(compiled('builder/build.js'))) as typeof import('../builder/build.ts');
 const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
 const { buildContext, openDatabase, openStore, platformSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');

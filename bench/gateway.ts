@@ -22,13 +22,12 @@ import type { FileKeyStore } from '../gateway/keys/file-store.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
-import { NODE_FLAGS } from './node-flags.ts';
+import { compiled, NODE_FLAGS } from './node-flags.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
 const CONNECTIONS = 32;
 const SELF = fileURLToPath(import.meta.url);
-const compiled = (module: string): string => new URL(`../dist/${module}`, import.meta.url).href;
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: one server each.

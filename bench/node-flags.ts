@@ -7,3 +7,6 @@ export const PRODUCT_NODE_FLAGS = ['--enable-source-maps', '--heap-growing-perce
  * compiled, from dist/, as bin/marquee does.
  */
 export const NODE_FLAGS = [...PRODUCT_NODE_FLAGS, '--import', 'tsx'];
+
+/** The URL of a compiled product module, e.g. compiled('gateway/server.js'), for a dynamic import. */
+export const compiled = (module: string): string => new URL(`../dist/${module}`, import.meta.url).href;

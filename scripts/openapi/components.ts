@@ -6,9 +6,9 @@
 // published; a client must not refuse them, because a later version of the API may add fields
 // (docs/api.md §9: the version is in the path, additions are not breaking). Everything else, the order
 // of `properties` included, is kept as it is in the source file.
-import { readFileSync } from 'node:fs';
+import { readSchemaFiles, SCHEMA_SUFFIX, type SchemaDocument } from '../../snapshot/schema-catalog.ts';
 
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
+let sourceFiles: ReadonlyMap<string, SchemaDocument> | undefined;
 
 /** Component name → source schema file (without `.schema.json`), in the order the document lists them. */
 export const COMPONENT_SOURCES = {
@@ -37,8 +37,12 @@ export const componentRef = (name: ComponentName): string => `#/components/schem
 /** The component a schema of schemas/ is published as; undefined for list schemas (team, …). */
 export const componentOfSchema = (schema: string): ComponentName | undefined => COMPONENT_OF_FILE.get(`${schema}.schema.json`);
 
+/** One schema of schemas/, read by the same loader as the builder's validator and key order. */
 export function readSourceSchema(file: string): JsonSchema {
-  return JSON.parse(readFileSync(new URL(`${file}.schema.json`, SCHEMA_DIR), 'utf8')) as JsonSchema;
+  sourceFiles ??= readSchemaFiles();
+  const schema = sourceFiles.get(`${file}${SCHEMA_SUFFIX}`);
+  if (schema === undefined) throw new Error(`no schema file ${file}${SCHEMA_SUFFIX} in schemas/`);
+  return schema as JsonSchema;
 }
 
 /** Every component schema, published form, in COMPONENT_SOURCES order. */
