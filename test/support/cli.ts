@@ -2,7 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const MARQUEE = fileURLToPath(new URL('../../bin/marquee', import.meta.url));
+const MARQUEE = fileURLToPath(new URL('../../bin/marquee', import.meta.url));
 
 export interface CliRun {
   code: number;
@@ -19,43 +19,53 @@ export function marquee(args: string[], env: Record<string, string>): Promise<Cl
   });
 }
 
-/** Starts a long-running command and resolves once a line of its stdout matches `ready`. */
+/** Output kept for error messages: the end of what the process printed. */
+const OUTPUT_KEPT = 64 * 1024;
+const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts a long-running command and resolves once its output matches `ready`. A process that does
+ * not get ready in time, exits first or cannot be started is stopped, never left behind, and the
+ * promise rejects with the end of its output; stop() sends SIGTERM, then SIGKILL if it lingers.
+ */
 export function marqueeProcess(
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
+  { readyTimeoutMs = 60_000 }: { readyTimeoutMs?: number } = {},
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string; stop(): Promise<void> }> {
   const child = spawn(MARQUEE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(killer);
+  };
+  const command = `marquee ${args.join(' ')}`;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // Never leave a child behind: a process that did not become ready is stopped.
-      child.kill('SIGKILL');
-      reject(new Error(`timed out waiting for ${ready}; output:\n${output}`));
-    }, 60_000);
+    let settled = false;
+    const fail = (reason: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void stop().then(() => reject(new Error(`${command} ${reason}; its output ended with:\n${output.slice(-4000)}`)));
+    };
+    const timer = setTimeout(() => fail(`did not print ${ready} within ${readyTimeoutMs} ms`), readyTimeoutMs);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
       const match = output.match(ready);
-      if (match) {
+      if (match && !settled) {
+        settled = true;
         clearTimeout(timer);
-        resolve({
-          child,
-          match,
-          output: () => output,
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
-        });
+        resolve({ child, match, output: () => output, stop });
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready; output:\n${output}`));
-    });
+    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before it was ready`));
+    child.once('error', (error) => fail(`could not be started: ${error.message}`));
   });
 }

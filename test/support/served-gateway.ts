@@ -2,14 +2,13 @@
 // temporary directory store, their rows in the embedded platform database (where `keys create
 // --org` looks them up), keys made and revoked with the real CLI, and the gateway started with
 // MARQUEE_HOME, SNAPSHOT_STORE and PORT=0. Everything lives in one temporary directory.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPlatformDatabase } from '../../builder/platform/sql.ts';
 import { DirectoryStore } from '../../snapshot/stores/directory.ts';
-import { MARQUEE, marquee } from './cli.ts';
+import { marquee, marqueeProcess } from './cli.ts';
 import { API, publishFixture } from './gateway-fixtures.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
 
@@ -118,46 +117,9 @@ interface ServeProcess {
 
 const READY = /gateway listening on (http:\/\/\S+),/;
 const READY_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
-/** Output kept for error messages: the end of what the process printed. */
-const OUTPUT_KEPT = 64 * 1024;
 
-/**
- * `marquee serve`, resolved once it prints the address it listens on. A process that does not get
- * ready in time is stopped, never left behind; stop() sends SIGTERM, then SIGKILL if it lingers.
- */
-function startServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(MARQUEE, ['serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(killer);
-  };
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const fail = (reason: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void stop().then(() => reject(new Error(`marquee serve ${reason}; its output ended with:\n${output.slice(-4000)}`)));
-    };
-    const timer = setTimeout(() => fail(`printed no address within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
-      const ready = READY.exec(output);
-      if (ready && !settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolve({ url: ready[1]!, output: () => output, stop });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code, signal) => fail(`exited (${signal ?? code}) before it was ready`));
-    child.once('error', (error) => fail(`could not be started: ${error.message}`));
-  });
+/** `marquee serve`, resolved once it prints the address it listens on (test/support/cli.ts). */
+async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  const { match, output, stop } = await marqueeProcess(['serve'], env, READY, { readyTimeoutMs: READY_TIMEOUT_MS });
+  return { url: match[1]!, output, stop };
 }
