@@ -3,7 +3,7 @@
 import express, { type Express } from 'express';
 import type { Log } from '../snapshot/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import type { SnapshotSource } from '../snapshot/store.ts';
 import { accessControl } from './access/access-control.ts';
 import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
@@ -47,7 +47,7 @@ const DEFAULT_LIMITS: GatewayLimits = {
 const FAILURE_ADDRESSES = 10_000;
 
 export interface GatewayDeps {
-  snapshots: SnapshotStore;
+  snapshots: SnapshotSource;
   keys: KeyStore;
   /** Requests per key; default in-process, 600 a minute (docs/api.md §8). */
   rateLimiter?: RateLimiter;

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE'
   // Raised by the HTTP parser before a request reaches the API (gateway/protocol-errors.ts).
   | 'REQUEST_TIMEOUT'
   | 'EXPECTATION_FAILED'
@@ -44,6 +45,13 @@ export const methodNotAllowed = (allow: string) =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>, detail = 'The key exceeded its limit of requests per minute.') =>
   new ApiError(429, 'RATE_LIMITED', 'Too many requests', detail, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+
+/**
+ * A backend the answer depends on (object storage, the CDN, Redis) cannot be reached, and the
+ * gateway holds nothing it may answer with instead. Temporary: Retry-After says when to try again.
+ */
+export const serviceUnavailable = (retryAfterSeconds: number, detail: string) =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', detail, { 'Retry-After': String(retryAfterSeconds) });
 
 /** A request whose bytes are not HTTP/1.1 the parser accepts: unknown or lower-case methods, bad request lines. */
 export const malformedRequest = () => badRequest('The request is not valid HTTP/1.1: check the method (GET or HEAD, in capitals), the request line and the headers.');

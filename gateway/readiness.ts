@@ -3,7 +3,7 @@
 // checked per request and report their own faults.
 import type { RequestHandler } from 'express';
 import { ORGS_PREFIX } from '../snapshot/layout.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import type { SnapshotSource } from '../snapshot/store.ts';
 import type { Log } from '../snapshot/log.ts';
 
 const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
@@ -16,7 +16,7 @@ export class StoreReadiness {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly store: SnapshotStore,
+    private readonly store: SnapshotSource,
     private readonly log: Log,
     private readonly retryMs = 1000,
   ) {

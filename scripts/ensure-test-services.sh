@@ -1,9 +1,11 @@
 #!/bin/sh
-# Installs what the integration tests start by themselves: PostgreSQL 15 server binaries and
-# Chromium (Debian packages). Needs root with apt when something is missing.
+# Installs what the integration tests start by themselves (Debian packages): PostgreSQL 15 server
+# binaries, Redis, nginx (the HTTP cache standing in for a CDN) and Chromium. Needs root with apt when something is missing.
 set -eu
 missing=""
 [ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$missing postgresql-15"
+[ -x /usr/bin/redis-server ] || missing="$missing redis-server"
+[ -x /usr/sbin/nginx ] || missing="$missing nginx-light"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

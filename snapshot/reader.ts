@@ -2,13 +2,13 @@
 import { sha256Hex } from './hash.ts';
 import { manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
 import { ORGANIZATION_STATES, SNAPSHOT_FORMAT, type Manifest, type OrganizationState, type Pointer } from './manifest.ts';
-import type { SnapshotStore } from './store.ts';
+import type { SnapshotSource, SnapshotStore } from './store.ts';
 
 export class SnapshotIntegrityError extends Error {
   override name = 'SnapshotIntegrityError';
 }
 
-export async function readPointer(store: SnapshotStore, orgId: string): Promise<Pointer | undefined> {
+export async function readPointer(store: SnapshotSource, orgId: string): Promise<Pointer | undefined> {
   const bytes = await store.get(pointerKey(orgId));
   return bytes ? parsePointer(orgId, bytes) : undefined;
 }
@@ -47,7 +47,7 @@ export function parsePointer(orgId: string, bytes: Uint8Array): Pointer {
   return pointer as Pointer;
 }
 
-export async function readManifest(store: SnapshotStore, orgId: string, snapshotId: string, expectedHash?: string): Promise<Manifest | undefined> {
+export async function readManifest(store: SnapshotSource, orgId: string, snapshotId: string, expectedHash?: string): Promise<Manifest | undefined> {
   const bytes = await store.get(manifestKey(orgId, snapshotId));
   if (!bytes) return undefined;
   if (expectedHash && sha256Hex(bytes) !== expectedHash) {
@@ -57,7 +57,7 @@ export async function readManifest(store: SnapshotStore, orgId: string, snapshot
 }
 
 /** The bytes of one object, verified: content addressing makes a torn or swapped object detectable. */
-export async function readObjectBytes(store: SnapshotStore, orgId: string, hash: string): Promise<Buffer | undefined> {
+export async function readObjectBytes(store: SnapshotSource, orgId: string, hash: string): Promise<Buffer | undefined> {
   const bytes = await store.get(objectKey(orgId, hash));
   if (!bytes) return undefined;
   if (sha256Hex(bytes) !== hash) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is corrupt`);

@@ -10,13 +10,20 @@ export interface VersionedBytes {
   version: Version;
 }
 
-export interface SnapshotStore {
+/**
+ * The reads a gateway makes, and all it may make: a gateway never writes. Every SnapshotStore is
+ * one; the CDN reader (SNAPSHOT_CDN_URL) is one that fetches immutable keys over HTTP.
+ */
+export interface SnapshotSource {
   /** For messages: "directory /srv/snapshots", "s3://bucket/prefix". */
   readonly description: string;
   get(key: string): Promise<Buffer | undefined>;
   /** A conditional read for mutable keys (pointers): 'unchanged' when `version` is current. */
   getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined>;
   has(key: string): Promise<boolean>;
+}
+
+export interface SnapshotStore extends SnapshotSource {
   /** Atomic: a reader sees the old bytes or the new ones, never a part. */
   put(key: string, bytes: Uint8Array): Promise<void>;
   /**
@@ -40,6 +47,15 @@ export interface SnapshotStore {
  * progress (snapshot/stores/directory.ts), which sweepInterrupted removes.
  */
 export const IN_PROGRESS_SUFFIX = '.partial';
+
+/**
+ * The backend could not be reached or did not answer in time, after its own retries: nothing is
+ * known about the key. The gateway answers 503 with Retry-After for what it does not already hold;
+ * the builder fails the organization's build, which keeps its previous snapshot.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
 
 /** A key or prefix that no backend accepts; every method given one rejects with this. */
 export class StoreKeyError extends Error {

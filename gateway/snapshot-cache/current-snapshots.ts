@@ -8,7 +8,7 @@ import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { Log } from '../../snapshot/log.ts';
-import type { SnapshotStore, Version } from '../../snapshot/store.ts';
+import type { SnapshotSource, Version } from '../../snapshot/store.ts';
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
 
@@ -32,7 +32,7 @@ interface Entry {
 }
 
 export interface CurrentSnapshotsOptions {
-  store: SnapshotStore;
+  store: SnapshotSource;
   log: Log;
   /** A pointer older than this is re-read before it is used (1 s: publish-to-serve within 2 s). */
   maxAgeMs?: number;
@@ -42,7 +42,7 @@ export interface CurrentSnapshotsOptions {
 }
 
 export class CurrentSnapshots {
-  private readonly store: SnapshotStore;
+  private readonly store: SnapshotSource;
   private readonly log: Log;
   private readonly maxAgeMs: number;
   private readonly now: () => number;

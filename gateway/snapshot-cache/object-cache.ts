@@ -2,7 +2,7 @@
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
 // Kept as the Representation a stored resource is served as, so a hit allocates nothing.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
-import type { SnapshotStore } from '../../snapshot/store.ts';
+import type { SnapshotSource } from '../../snapshot/store.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { storedRepresentation, type Representation } from '../representation.ts';
 import { LoadingCache } from './loading-cache.ts';
@@ -11,7 +11,7 @@ export class ObjectCache {
   private readonly cache: LoadingCache<Representation>;
 
   constructor(
-    private readonly store: SnapshotStore,
+    private readonly store: SnapshotSource,
     maxBytes: number,
   ) {
     this.cache = new LoadingCache(maxBytes, (representation) => representation.bytes.length);

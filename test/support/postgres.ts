@@ -4,11 +4,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './ports.ts';
 
 const BIN = '/usr/lib/postgresql/15/bin';
 const run = promisify(execFile);
@@ -16,6 +16,10 @@ const run = promisify(execFile);
 export interface TestPostgres {
   /** Superuser connection URL of the `postgres` database. */
   url: string;
+  /** Stops the server as a crash would (immediate shutdown) and keeps its data, for `resume`. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port with the same data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,12 +33,14 @@ export async function startPostgres(): Promise<TestPostgres> {
   await chmod(root, 0o755);
   await chown(root, uid, gid);
   const port = await freePort();
-  try {
-    await asPostgres(`${BIN}/initdb -D ${dataDir} -U postgres --auth=trust --no-sync -E UTF8 --locale=C.UTF-8`);
-    await asPostgres(
+  const start = () =>
+    asPostgres(
       `${BIN}/pg_ctl -D ${dataDir} -l ${root}/server.log -w ` +
         `-o "-p ${port} -c listen_addresses=127.0.0.1 -k ${root} -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start`,
     );
+  try {
+    await asPostgres(`${BIN}/initdb -D ${dataDir} -U postgres --auth=trust --no-sync -E UTF8 --locale=C.UTF-8`);
+    await start();
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw new Error(`cannot start PostgreSQL in ${root}: ${(error as { stderr?: string }).stderr ?? error}`, { cause: error });
@@ -42,6 +48,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    halt: () => asPostgres(`${BIN}/pg_ctl -D ${dataDir} -m immediate -w stop`),
+    resume: start,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -73,16 +81,4 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const { stdout: uid } = await run('id', ['-u', 'postgres']);
   const { stdout: gid } = await run('id', ['-g', 'postgres']);
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-}
-
-/** Asks the kernel for a free port; the tiny race until PostgreSQL binds it is acceptable in tests. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

@@ -1,0 +1,96 @@
+// A real HTTP cache in front of an origin, standing in for the CDN of production: nginx (Debian's
+// nginx-light) as a caching reverse proxy, unprivileged paths under a temporary directory, on a
+// free loopback port. It stores what the origin's Cache-Control allows (immutable objects: HIT;
+// no-cache pointers: REVALIDATED by ETag) and says which in X-Cache-Status.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, waitForPort } from './ports.ts';
+
+const BIN = '/usr/sbin/nginx';
+
+export interface TestHttpCache {
+  /** e.g. http://127.0.0.1:41234: paths below it are the origin's paths. */
+  url: string;
+  halt(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** `origin`: http://host:port of the server to cache (s3rver). */
+export async function startHttpCache(origin: string): Promise<TestHttpCache> {
+  if (!existsSync(BIN)) throw new Error(`nginx is not installed: ${BIN} is missing (Debian package nginx-light)`);
+  const prefix = await mkdtemp(path.join(tmpdir(), 'marquee-nginx-'));
+  await mkdir(path.join(prefix, 'cache'));
+  await mkdir(path.join(prefix, 'logs'));
+  const port = await freePort();
+  const upstream = new URL(origin);
+  const conf = path.join(prefix, 'nginx.conf');
+  await writeFile(
+    conf,
+    `daemon off;
+user root;
+worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/logs/error.log warn;
+events { worker_connections 512; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/client_body;
+  proxy_temp_path ${prefix}/proxy;
+  proxy_cache_path ${prefix}/cache keys_zone=snap:1m max_size=64m inactive=10m use_temp_path=off;
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://${upstream.host};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_cache snap;
+      proxy_cache_revalidate on;
+      proxy_cache_lock on;
+      proxy_cache_use_stale updating error timeout;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 5s;
+      add_header X-Cache-Status $upstream_cache_status always;
+    }
+  }
+}
+`,
+  );
+  let child: ChildProcess | undefined;
+  let output = '';
+  const start = async (): Promise<void> => {
+    const started = spawn(BIN, ['-p', prefix, '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    started.stderr?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    });
+    child = started;
+    try {
+      await waitForPort(port, 10_000, 'nginx');
+    } catch (error) {
+      started.kill('SIGKILL');
+      throw new Error(`${(error as Error).message}\n${output}`, { cause: error });
+    }
+  };
+  const halt = async (): Promise<void> => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    // SIGTERM: nginx's fast shutdown, which stops its worker too.
+    running.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    halt,
+    resume: start,
+    async stop() {
+      await halt();
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
+}

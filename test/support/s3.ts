@@ -1,0 +1,59 @@
+// A throwaway S3-protocol server for integration tests: s3rver (from npm) in this process, on a free
+// loopback port, its objects in a temporary directory, with one bucket. `halt` and `resume` close
+// and reopen it on the same port and data, as an object store that goes away and comes back.
+// s3rver ignores conditional writes (If-Match / If-None-Match on PUT answer 200 and overwrite);
+// test/support/conditional-writes.ts puts real S3's answers in front of it where a test needs them.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+import { freePort } from './ports.ts';
+
+export interface TestS3 {
+  /** e.g. http://127.0.0.1:41234 (S3_ENDPOINT) */
+  endpoint: string;
+  bucket: string;
+  /** The environment a marquee process needs to use this server with `prefix` as its store. */
+  env(prefix: string): Record<string, string>;
+  halt(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** s3rver accepts these (and only these) credentials. */
+export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+
+export async function startS3(bucket = 'marquee-test'): Promise<TestS3> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'marquee-s3-'));
+  const port = await freePort();
+  let server: S3rver | undefined;
+  const start = async (): Promise<void> => {
+    const started = new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
+    await started.run();
+    server = started;
+  };
+  const halt = async (): Promise<void> => {
+    const running = server;
+    server = undefined;
+    await running?.close();
+  };
+  await start();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    env: (prefix) => ({
+      SNAPSHOT_STORE: `s3://${bucket}/${prefix}`,
+      S3_ENDPOINT: endpoint,
+      AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    }),
+    halt,
+    resume: start,
+    async stop() {
+      await halt();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
