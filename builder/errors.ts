@@ -26,3 +26,15 @@ export class BuildError extends Error {
     return describeError(this);
   }
 }
+
+/**
+ * Another builder replaced the organization's pointer after this build read it (a conditional
+ * write of the pointer was refused). This build's data may be older than what was published, so
+ * it is not written; the organization is built again from a fresh read.
+ */
+export class PointerConflictError extends Error {
+  override name = 'PointerConflictError';
+  constructor(readonly organizationId: string) {
+    super(`organization ${organizationId}: another builder published meanwhile`);
+  }
+}
