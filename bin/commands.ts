@@ -8,7 +8,7 @@ import { applyRetention } from '../builder/retention.ts';
 import { createKey, listKeys, revokeKey } from '../gateway/keys/key-admin.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import { isUuid } from '../snapshot/layout.ts';
-import type { Config } from './config.ts';
+import { type Config, describeStore } from './config.ts';
 import { line, printJson, progressReporter } from './output.ts';
 import { buildContext, openKeyStore, openStore, organizationNamed, platformSource, withDatabase } from './services.ts';
 
@@ -37,7 +37,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
     line(
-      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore}`,
+      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${describeStore(config.snapshotStore)}`,
     );
   }
   if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
@@ -95,7 +95,7 @@ export async function historyCommand(config: Config, options: { org: string; jso
   const orgId = await organizationId(config, options.org);
   const history = await snapshotHistory(openStore(config), orgId);
   if (options.json) return printJson(history.map(({ current: _current, ...entry }) => entry));
-  if (history.length === 0) line(`organization ${orgId} has no snapshots in ${config.snapshotStore}`);
+  if (history.length === 0) line(`organization ${orgId} has no snapshots in ${describeStore(config.snapshotStore)}`);
   for (const entry of history) {
     line(`${entry.snapshotId}  ${entry.publishedAt}  ${entry.trigger.padEnd(8)}  ${entry.resources} resources${entry.current ? '  (current)' : ''}`);
   }
@@ -127,7 +127,7 @@ export async function auditCommand(config: Config, options: { graceMinutes: numb
   if (options.json) printJson(report);
   else {
     for (const f of report.findings) line(`${f.organizationId} ${f.kind}${f.path ? ` ${f.path}` : ''}${f.object ? ` ${f.object}` : ''}: ${f.detail}`);
-    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${config.snapshotStore}`);
+    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${describeStore(config.snapshotStore)}`);
   }
   if (report.findings.length > 0) process.exitCode = 1;
 }

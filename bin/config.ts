@@ -11,8 +11,14 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
-  /** A directory path. */
-  snapshotStore: string;
+  /** Where snapshots are published and read from (SNAPSHOT_STORE, S3_ENDPOINT). */
+  snapshotStore: StoreLocation;
+  /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
+  snapshotCdnUrl: string | undefined;
+  /** CLOUDFRONT_DISTRIBUTION_ID: each publish invalidates the changed pointers there. */
+  cloudFrontDistributionId: string | undefined;
+  /** REDIS_URL: keys, rate limits, the publish channel and build locks shared by every process. */
+  redisUrl: string | undefined;
   port: number;
   adminPort: number;
   adminToken: string | undefined;
@@ -24,6 +30,14 @@ export interface Config {
   logFormat: LogFormat;
   /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
   httpTimeouts: HttpTimeouts;
+}
+
+/** A directory path, or an S3 bucket and key prefix (SNAPSHOT_STORE=s3://bucket/prefix). */
+export type StoreLocation = { kind: 'directory'; path: string } | { kind: 's3'; bucket: string; prefix: string; endpoint: string | undefined };
+
+/** For messages: the directory's path, or s3://bucket/prefix. */
+export function describeStore(location: StoreLocation): string {
+  return location.kind === 'directory' ? location.path : `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
 }
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
@@ -38,8 +52,10 @@ export class ConfigError extends OperatorError {
   }
 }
 
-/** Variables of later production backends: refused rather than silently ignored. */
-const NOT_YET_SUPPORTED = ['REDIS_URL', 'S3_ENDPOINT', 'CLOUDFRONT_DISTRIBUTION_ID', 'SNAPSHOT_CDN_URL'] as const;
+// S3's bucket naming rules (virtual-host safe): 3-63 lower-case letters, digits, dots and hyphens.
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+// CloudFront distribution ids are upper-case letters and digits (e.g. E2QWRUHAPOMQZL).
+const DISTRIBUTION_ID = /^[A-Z0-9]{6,32}$/;
 
 /** `terminal`: whether stdout is one, which decides the log's format when LOG_FORMAT is unset. */
 export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), terminal = process.stdout.isTTY === true): Config {
@@ -81,11 +97,24 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     problems.push(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
   }
 
-  const storeSetting = text('SNAPSHOT_STORE');
-  if (storeSetting?.startsWith('s3://')) {
-    problems.push('SNAPSHOT_STORE: s3:// stores are not available in this version; use a directory path');
+  const s3Endpoint = text('S3_ENDPOINT');
+  if (s3Endpoint !== undefined && !isHttpUrl(s3Endpoint)) problems.push(`S3_ENDPOINT must be an absolute http(s) URL, got ${JSON.stringify(s3Endpoint)}`);
+  const snapshotStore = parseStoreLocation(text('SNAPSHOT_STORE'), s3Endpoint, resolve(home, 'snapshots'), cwd, problems);
+  if (snapshotStore.kind === 'directory' && s3Endpoint !== undefined) problems.push('S3_ENDPOINT is set, but SNAPSHOT_STORE is not an s3:// store');
+
+  const snapshotCdnUrl = text('SNAPSHOT_CDN_URL')?.replace(/\/+$/, '');
+  if (snapshotCdnUrl !== undefined && !isHttpUrl(snapshotCdnUrl)) problems.push(`SNAPSHOT_CDN_URL must be an absolute http(s) URL, got ${JSON.stringify(snapshotCdnUrl)}`);
+
+  const cloudFrontDistributionId = text('CLOUDFRONT_DISTRIBUTION_ID');
+  if (cloudFrontDistributionId !== undefined) {
+    if (!DISTRIBUTION_ID.test(cloudFrontDistributionId)) {
+      problems.push(`CLOUDFRONT_DISTRIBUTION_ID must be a distribution id (upper-case letters and digits), got ${JSON.stringify(cloudFrontDistributionId)}`);
+    }
+    if (snapshotStore.kind !== 's3') problems.push('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
   }
-  const snapshotStore = resolve(cwd, storeSetting ?? resolve(home, 'snapshots'));
+
+  const redisUrl = text('REDIS_URL');
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) problems.push('REDIS_URL must be a redis:// or rediss:// URL');
 
   const platformPublicUrl = (text('PLATFORM_PUBLIC_URL') ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
   if (!isHttpUrl(platformPublicUrl)) {
@@ -116,15 +145,14 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     else problems.push(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(logFormatSetting)}`);
   }
 
-  for (const name of NOT_YET_SUPPORTED) {
-    if (text(name) !== undefined) problems.push(`${name} is set, but this version has no backend for it yet; unset it`);
-  }
-
   const config: Config = {
     home,
     databaseUrl,
     platformSchema,
     snapshotStore,
+    snapshotCdnUrl,
+    cloudFrontDistributionId,
+    redisUrl,
     port: port('PORT', 8080),
     adminPort: port('ADMIN_PORT', 8081),
     adminToken: text('ADMIN_TOKEN'),
@@ -136,6 +164,32 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** SNAPSHOT_STORE: s3://bucket[/prefix], or a directory (relative to the working directory). */
+function parseStoreLocation(setting: string | undefined, endpoint: string | undefined, fallback: string, cwd: string, problems: string[]): StoreLocation {
+  if (setting === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(setting)) return { kind: 'directory', path: resolve(cwd, setting ?? fallback) };
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(setting);
+  if (!match) {
+    problems.push(`SNAPSHOT_STORE must be a directory path or s3://bucket/prefix, got ${JSON.stringify(setting)}`);
+    return { kind: 'directory', path: fallback };
+  }
+  const bucket = match[1]!;
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (!BUCKET_NAME.test(bucket)) problems.push(`SNAPSHOT_STORE: ${JSON.stringify(bucket)} is not an S3 bucket name (3-63 lower-case letters, digits, dots and hyphens)`);
+  if (prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') && prefix !== '') {
+    problems.push(`SNAPSHOT_STORE: the key prefix ${JSON.stringify(prefix)} has an empty, "." or ".." segment`);
+  }
+  return { kind: 's3', bucket, prefix, endpoint };
+}
+
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isHttpUrl(text: string): boolean {

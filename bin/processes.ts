@@ -18,7 +18,7 @@ import type { FileKeyStore } from '../gateway/keys/file-store.ts';
 import { createKey } from '../gateway/keys/key-admin.ts';
 import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import type { Config } from './config.ts';
+import { type Config, describeStore } from './config.ts';
 import { OperatorError } from '../snapshot/errors.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
@@ -68,7 +68,7 @@ export async function startCommand(config: Config): Promise<void> {
 export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
   const gateway = await listenOn(config, { snapshots: openStore(config), keys: openKeyStore(config), log });
-  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${config.snapshotStore}`, { url: gateway.url, store: config.snapshotStore });
+  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${describeStore(config.snapshotStore)}`, { url: gateway.url, store: describeStore(config.snapshotStore) });
   onShutdown(log, () => gateway.close());
 }
 
@@ -111,11 +111,11 @@ function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: Orga
   const counts = new Map<string, number>();
   for (const result of results) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
   const summary = [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
-  log.info(`built ${results.length} organizations into ${config.snapshotStore} (${summary})`, {
+  log.info(`built ${results.length} organizations into ${describeStore(config.snapshotStore)} (${summary})`, {
     trigger,
     organizations: results.length,
     ...Object.fromEntries(counts),
-    store: config.snapshotStore,
+    store: describeStore(config.snapshotStore),
   });
 }
 

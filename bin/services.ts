@@ -21,7 +21,9 @@ export function openDatabase(config: Config): Promise<SqlClient> {
 }
 
 export function openStore(config: Config): SnapshotStore {
-  return new DirectoryStore(config.snapshotStore);
+  const location = config.snapshotStore;
+  if (location.kind === 's3') throw new OperatorError('s3:// stores are being wired');
+  return new DirectoryStore(location.path);
 }
 
 export function openKeyStore(config: Config): FileKeyStore {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../../bin/config.ts';
+import { ConfigError, describeStore, parseConfig } from '../../../bin/config.ts';
 
 describe('parseConfig', () => {
   it('runs on embedded defaults with nothing set', () => {
@@ -7,7 +7,10 @@ describe('parseConfig', () => {
       home: '/srv/marquee/var',
       databaseUrl: undefined,
       platformSchema: 'public',
-      snapshotStore: '/srv/marquee/var/snapshots',
+      snapshotStore: { kind: 'directory', path: '/srv/marquee/var/snapshots' },
+      snapshotCdnUrl: undefined,
+      cloudFrontDistributionId: undefined,
+      redisUrl: undefined,
       port: 8080,
       adminPort: 8081,
       adminToken: undefined,
@@ -55,7 +58,7 @@ describe('parseConfig', () => {
     );
     expect(config).toMatchObject({
       home: '/data',
-      snapshotStore: '/srv/snaps',
+      snapshotStore: { kind: 'directory', path: '/srv/snaps' },
       port: 9000,
       adminPort: 9001,
       platformPublicUrl: 'https://events.example.org',
@@ -78,7 +81,11 @@ describe('parseConfig', () => {
         PLATFORM_PUBLIC_URL: 'events',
         BUILD_SCHEDULE: 'often',
         PLATFORM_SCHEMA: 'Robert"); DROP',
-        REDIS_URL: 'redis://x',
+        REDIS_URL: 'http://x',
+        SNAPSHOT_STORE: 's3://Bad_Bucket/p',
+        S3_ENDPOINT: 'localhost:9000',
+        SNAPSHOT_CDN_URL: 'cdn.example',
+        CLOUDFRONT_DISTRIBUTION_ID: 'e-1',
         TRUST_PROXY: 'true',
         LOG_FORMAT: 'xml',
       });
@@ -87,7 +94,52 @@ describe('parseConfig', () => {
       attempt();
     } catch (error) {
       const names = (error as ConfigError).problems.map((p) => p.split(' ')[0]);
-      expect(names).toEqual(['DATABASE_URL', 'PLATFORM_SCHEMA', 'PLATFORM_PUBLIC_URL', 'BUILD_SCHEDULE', 'TRUST_PROXY:', 'LOG_FORMAT', 'REDIS_URL', 'PORT', 'ADMIN_PORT']);
+      expect(names).toEqual([
+        'DATABASE_URL',
+        'PLATFORM_SCHEMA',
+        'S3_ENDPOINT',
+        'SNAPSHOT_STORE:',
+        'SNAPSHOT_CDN_URL',
+        'CLOUDFRONT_DISTRIBUTION_ID',
+        'REDIS_URL',
+        'PLATFORM_PUBLIC_URL',
+        'BUILD_SCHEDULE',
+        'TRUST_PROXY:',
+        'LOG_FORMAT',
+        'PORT',
+        'ADMIN_PORT',
+      ]);
     }
+  });
+
+  it('reads the production backends: an S3 store with its endpoint, the CDN, CloudFront and Redis', () => {
+    const config = parseConfig(
+      {
+        SNAPSHOT_STORE: 's3://marquee-snapshots/prod/api/',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        SNAPSHOT_CDN_URL: 'https://cdn.example.org/prod/api/',
+        CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL',
+        REDIS_URL: 'rediss://:secret@redis.internal:6380/2',
+      },
+      '/srv',
+      false,
+    );
+    expect(config).toMatchObject({
+      snapshotStore: { kind: 's3', bucket: 'marquee-snapshots', prefix: 'prod/api', endpoint: 'http://127.0.0.1:9000' },
+      snapshotCdnUrl: 'https://cdn.example.org/prod/api',
+      cloudFrontDistributionId: 'E2QWRUHAPOMQZL',
+      redisUrl: 'rediss://:secret@redis.internal:6380/2',
+    });
+    expect(describeStore(config.snapshotStore)).toBe('s3://marquee-snapshots/prod/api');
+    expect(parseConfig({ SNAPSHOT_STORE: 's3://bucket' }, '/srv', false).snapshotStore).toEqual({ kind: 's3', bucket: 'bucket', prefix: '', endpoint: undefined });
+  });
+
+  it('refuses backend settings that cannot go together', () => {
+    expect(() => parseConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000' }, '/srv', false)).toThrow('S3_ENDPOINT is set, but SNAPSHOT_STORE is not an s3:// store');
+    expect(() => parseConfig({ CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL' }, '/srv', false)).toThrow(
+      'CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store',
+    );
+    expect(() => parseConfig({ SNAPSHOT_STORE: 'gs://bucket/p' }, '/srv', false)).toThrow('SNAPSHOT_STORE must be a directory path or s3://bucket/prefix');
+    expect(() => parseConfig({ SNAPSHOT_STORE: 's3://bucket/a//b' }, '/srv', false)).toThrow('has an empty, "." or ".." segment');
   });
 });
