@@ -27,6 +27,15 @@ export interface SnapshotStore extends SnapshotSource {
   /** Atomic: a reader sees the old bytes or the new ones, never a part. */
   put(key: string, bytes: Uint8Array): Promise<void>;
   /**
+   * A compare-and-swap for the one key that is replaced (the pointer): writes `bytes` only when
+   * the object under `key` is still at `expected` (a version getIfChanged returned), or when there
+   * is none and `expected` is null; otherwise writes nothing and answers 'conflict'. Two builders
+   * of one organization cannot then overwrite each other's publish without knowing. Atomic
+   * against every other putIfVersion of the key: of writers racing with one expectation, exactly
+   * one is 'written'. Not ordered against a plain put of the same key, which nothing does.
+   */
+  putIfVersion(key: string, bytes: Uint8Array, expected: Version | null): Promise<'written' | 'conflict'>;
+  /**
    * Every key below `prefix`, in lexicographic order. The prefix is a plain string prefix, as in
    * S3: `orgs/a` also lists `orgs/ab/…`; end it with '/' to list one folder.
    */

@@ -1,13 +1,24 @@
 // Snapshot store in a local directory. Writes go to a temporary file beside the target and are
 // renamed into place, so a reader (or a crash) never sees half an object.
-import type { Dirent } from 'node:fs';
+import type { BigIntStats, Dirent } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { writeFileAtomically } from '../files.ts';
+import { acquireLockFile, writeFileAtomically } from '../files.ts';
 import { isPointerKey } from '../layout.ts';
 import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type Version, type VersionedBytes } from '../store.ts';
 
 export const TEMP_SUFFIX = IN_PROGRESS_SUFFIX;
+
+/**
+ * The lock a conditional write holds beside its target. Its name ends in the in-progress suffix:
+ * list never shows it, and the lock of a writer that died holding it is swept like its temporary
+ * file (sweepInterrupted), while the next writer takes it over once it is LOCK_ABANDONED_MS old.
+ */
+export const LOCK_SUFFIX = `.lock${TEMP_SUFFIX}`;
+/** A holder keeps the lock for one stat, one write and one rename: milliseconds. Older is a crash's. */
+const LOCK_ABANDONED_MS = 5_000;
+/** Long enough to outlast an abandoned lock and a queue of writers of the same key. */
+const LOCK_WAIT_MS = 15_000;
 
 export class DirectoryStore implements SnapshotStore {
   readonly description: string;
@@ -46,7 +57,7 @@ export class DirectoryStore implements SnapshotStore {
       const info = await handle.stat({ bigint: true });
       // A folder of other keys holds no object.
       if (!info.isFile()) return undefined;
-      const current = `${info.ino}-${info.mtimeNs}-${info.size}`;
+      const current = versionOf(info);
       if (current === version) return 'unchanged';
       return { bytes: await handle.readFile(), version: current };
     } finally {
@@ -60,11 +71,45 @@ export class DirectoryStore implements SnapshotStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const target = this.path(key);
-    const dir = dirname(target);
-    if (!this.madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.madeDirs.add(dir);
+    await this.makeDir(dirname(target));
+    await this.write(key, target, bytes);
+  }
+
+  /**
+   * Compare and rename under a lock file beside the target: every conditional writer of the key
+   * takes the lock, so the version it compares is still current when its rename lands.
+   */
+  async putIfVersion(key: string, bytes: Uint8Array, expected: Version | null): Promise<'written' | 'conflict'> {
+    const target = this.path(key);
+    await this.makeDir(dirname(target));
+    const release = await acquireLockFile(`${target}${LOCK_SUFFIX}`, { waitMs: LOCK_WAIT_MS, takeOver: { olderThanMs: LOCK_ABANDONED_MS } });
+    try {
+      if ((await this.currentVersion(target)) !== (expected ?? undefined)) return 'conflict';
+      await this.write(key, target, bytes);
+      return 'written';
+    } finally {
+      await release();
     }
+  }
+
+  private async makeDir(dir: string): Promise<void> {
+    if (this.madeDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
+
+  /** The version getIfChanged would report for the file at `path`; undefined when there is none. */
+  private async currentVersion(path: string): Promise<Version | undefined> {
+    try {
+      const info = await stat(path, { bigint: true });
+      return info.isFile() ? versionOf(info) : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async write(key: string, target: string, bytes: Uint8Array): Promise<void> {
     // Only pointers are synced. A pointer is replaced in place and carries the organization's
     // state: after a power failure it must not come back empty (the organization unreadable) or
     // roll a suspension or closure back. Objects and manifests are written once under new names,
@@ -138,6 +183,11 @@ export class DirectoryStore implements SnapshotStore {
     }
     return removed;
   }
+}
+
+/** A new file (a rename) has a new inode; a rewrite in place would change the time or the size. */
+function versionOf(info: BigIntStats): Version {
+  return `${info.ino}-${info.mtimeNs}-${info.size}`;
 }
 
 function isNotFound(error: unknown): boolean {

@@ -27,6 +27,20 @@ export class MemoryStore implements SnapshotStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     assertStoreKey(key);
+    this.write(key, bytes);
+  }
+
+  /** The comparison and the write happen in one turn of the event loop: nothing runs between them. */
+  async putIfVersion(key: string, bytes: Uint8Array, expected: Version | null): Promise<'written' | 'conflict'> {
+    assertStoreKey(key);
+    const current = this.entries.get(key);
+    const matches = expected === null ? current === undefined : current !== undefined && String(current.version) === expected;
+    if (!matches) return 'conflict';
+    this.write(key, bytes);
+    return 'written';
+  }
+
+  private write(key: string, bytes: Uint8Array): void {
     this.entries.set(key, { bytes: Buffer.from(bytes), version: this.nextVersion++, modifiedAt: new Date() });
   }
 

@@ -9,6 +9,11 @@
 // - getIfChanged: bytes and an opaque version; 'unchanged' exactly when that version is still
 //   current; every put of other bytes (same size, quick succession, after a delete, through
 //   another view) gives a version that is not taken for an earlier one; undefined when absent;
+// - putIfVersion: writes only while the key is at the version expected (a version from
+//   getIfChanged), or absent when null is expected; otherwise 'conflict' and nothing written
+//   (a stale version, a key deleted since, a key written since); of writers racing with one
+//   expectation, through one view or two, exactly one is 'written', and its bytes stay; what it
+//   wrote is read back with a version that the next putIfVersion can expect;
 // - has, delete (of a missing key too), modifiedAt (within the put, never going back);
 // - list: every key starting with the prefix as a plain string (orgs/a also lists orgs/ab/…),
 //   in lexicographic order of UTF-16 code units (as Array.prototype.sort), whatever the folders;
@@ -36,6 +41,13 @@ export interface SnapshotStoreHarness {
 }
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
+
+/** The version under `key` now, as getIfChanged hands it out. */
+async function versionOf(store: SnapshotStore, key: string): Promise<Version> {
+  const read = await store.getIfChanged(key, undefined);
+  if (read === undefined || read === 'unchanged') throw new Error(`expected bytes under ${key}`);
+  return read.version;
+}
 
 /** Bytes no text encoding produces by accident: every byte value, then `size` copies of `fill`. */
 function payload(fill: number, size: number): Buffer {
@@ -75,6 +87,7 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
             ['getIfChanged', () => store().getIfChanged(key, undefined)],
             ['has', () => store().has(key)],
             ['put', () => store().put(key, text('x'))],
+            ['putIfVersion', () => store().putIfVersion(key, text('x'), null)],
             ['delete', () => store().delete(key)],
             ['modifiedAt', () => store().modifiedAt(key)],
           ];
@@ -234,6 +247,89 @@ export function snapshotStoreContract<H extends SnapshotStoreHarness>(name: stri
         if (read === undefined || read === 'unchanged') throw new Error('expected bytes');
         await writer.put('orgs/a/current.json', text('again'));
         expect(await store().getIfChanged('orgs/a/current.json', read.version)).toMatchObject({ bytes: text('again') });
+      });
+    });
+
+    describe('putIfVersion', () => {
+      const key = 'orgs/a/current.json';
+
+      it('writes a key that is absent when null is expected, and refuses null once it is there', async () => {
+        expect(await store().putIfVersion(key, text('first'), null)).toBe('written');
+        expect((await store().get(key))?.toString()).toBe('first');
+        expect(await store().putIfVersion(key, text('second'), null)).toBe('conflict');
+        expect((await store().get(key))?.toString()).toBe('first');
+        expect(await store().list('')).toEqual([key]);
+      });
+
+      it('writes while the key is at the version expected, and refuses a version no longer current', async () => {
+        await store().put(key, text('one'));
+        const one = await versionOf(store(), key);
+        expect(await store().putIfVersion(key, text('two'), one)).toBe('written');
+        expect((await store().get(key))?.toString()).toBe('two');
+        // `one` is stale now: the same expectation again is refused, and so is an invented one.
+        expect(await store().putIfVersion(key, text('three'), one)).toBe('conflict');
+        expect(await store().putIfVersion(key, text('three'), `${one}-not`)).toBe('conflict');
+        expect((await store().get(key))?.toString()).toBe('two');
+        // A plain put moves the version on too.
+        const two = await versionOf(store(), key);
+        await store().put(key, text('by put'));
+        expect(await store().putIfVersion(key, text('three'), two)).toBe('conflict');
+        expect((await store().get(key))?.toString()).toBe('by put');
+      });
+
+      it('refuses a version when the key was deleted since, and writes nothing', async () => {
+        await store().put(key, text('one'));
+        const one = await versionOf(store(), key);
+        await store().delete(key);
+        expect(await store().putIfVersion(key, text('two'), one)).toBe('conflict');
+        expect(await store().has(key)).toBe(false);
+        expect(await store().list('')).toEqual([]);
+        expect(await store().putIfVersion('orgs/never/current.json', text('x'), one)).toBe('conflict');
+        expect(await store().list('')).toEqual([]);
+      });
+
+      it('reads back what it wrote with a version the next putIfVersion can expect', async () => {
+        let expected: Version | null = null;
+        for (let i = 0; i < 10; i++) {
+          expect(await store().putIfVersion(key, text(`pointer-${i}`), expected), `write #${i}`).toBe('written');
+          const read = await store().getIfChanged(key, expected ?? undefined);
+          if (read === undefined || read === 'unchanged') throw new Error(`write #${i} is not visible`);
+          expect(read.bytes.toString()).toBe(`pointer-${i}`);
+          expect(await store().getIfChanged(key, read.version)).toBe('unchanged');
+          expected = read.version;
+        }
+      });
+
+      it('lets exactly one of writers racing with the same expectation write, and keeps its bytes whole', async () => {
+        const candidates = Array.from({ length: 12 }, (_, i) => payload(i, 20_000 + i * 1_000));
+        const first = await Promise.all(candidates.map((bytes) => store().putIfVersion(key, bytes, null)));
+        expect(first.filter((outcome) => outcome === 'written')).toHaveLength(1);
+        const winner = candidates[first.indexOf('written')]!;
+        expect((await store().get(key))!.equals(winner)).toBe(true);
+
+        const version = await versionOf(store(), key);
+        const second = await Promise.all(candidates.map((bytes, i) => store().putIfVersion(key, bytes.subarray(i), version)));
+        expect(second.filter((outcome) => outcome === 'written')).toHaveLength(1);
+        const index = second.indexOf('written');
+        expect((await store().get(key))!.equals(candidates[index]!.subarray(index))).toBe(true);
+        expect(await store().list('')).toEqual([key]);
+      });
+
+      itWith(hooks, 'other')('holds across views: one expectation, two writers, one write', async () => {
+        const second = harness().other!();
+        await store().put(key, text('start'));
+        const start = await versionOf(second, key);
+        expect(await second.putIfVersion(key, text('from the second'), start)).toBe('written');
+        expect(await store().putIfVersion(key, text('from the first'), start)).toBe('conflict');
+        expect((await store().get(key))?.toString()).toBe('from the second');
+        // A version read through one view is one the other accepts.
+        expect(await store().putIfVersion(key, text('from the first, again'), await versionOf(second, key))).toBe('written');
+
+        const now = await versionOf(store(), key);
+        const views = [store(), second, store(), second, store(), second];
+        const outcomes = await Promise.all(views.map((view, i) => view.putIfVersion(key, text(`racer ${i}`), now)));
+        expect(outcomes.filter((outcome) => outcome === 'written')).toHaveLength(1);
+        expect((await second.get(key))?.toString()).toBe(`racer ${outcomes.indexOf('written')}`);
       });
     });
 

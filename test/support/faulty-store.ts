@@ -1,5 +1,6 @@
-// A store that "crashes" the writer: the (n+1)-th put throws before touching the inner store,
-// so every write before it happened and none after. Simulates a builder killed between writes.
+// A store that "crashes" the writer: the (n+1)-th write (put or putIfVersion) throws before
+// touching the inner store, so every write before it happened and none after. Simulates a builder
+// killed between writes.
 import type { SnapshotStore, Version, VersionedBytes } from '../../snapshot/store.ts';
 
 export class SimulatedCrash extends Error {
@@ -40,8 +41,18 @@ export class CrashingStore implements SnapshotStore {
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
+    this.countWrite(key);
+    await this.inner.put(key, bytes);
+  }
+
+  /** A conditional write is a write like any other: the crash may come before it. */
+  async putIfVersion(key: string, bytes: Uint8Array, expected: Version | null): Promise<'written' | 'conflict'> {
+    this.countWrite(key);
+    return this.inner.putIfVersion(key, bytes, expected);
+  }
+
+  private countWrite(key: string): void {
     if (this.puts >= this.putsBeforeCrash) throw new SimulatedCrash(`crashed before write #${this.puts + 1} (${key})`);
     this.puts++;
-    await this.inner.put(key, bytes);
   }
 }
