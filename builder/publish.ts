@@ -1,6 +1,8 @@
 // Publish stage: atomically per organization. New content-addressed objects first, then the
 // manifest, then the pointer last, so a reader (or a crash) never sees half a snapshot.
 // A build whose content equals the current snapshot writes nothing (docs/design.md step 5).
+// The pointer is written only if it is still the one this publish read (putIfVersion): another
+// builder that published meanwhile is never overwritten with what may be older data.
 import type { ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey, type ResourceKind } from '../snapshot/layout.ts';
 import {
@@ -13,8 +15,9 @@ import {
   type OrganizationState,
   type Pointer,
 } from '../snapshot/manifest.ts';
-import { listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
+import type { SnapshotStore, Version } from '../snapshot/store.ts';
+import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';
 
 export type PublishResult = 'published' | 'unchanged' | 'suspended';
@@ -41,21 +44,33 @@ export interface PublishInput {
 /** Objects written at once; enough to hide store latency without flooding it. */
 const WRITE_CONCURRENCY = 16;
 
+/** The pointer as this publish found it, and the version its own pointer write expects. */
+interface CurrentPointer {
+  pointer: Pointer | undefined;
+  /** null: there was no pointer. */
+  version: Version | null;
+}
+
+/**
+ * Throws PointerConflictError when another publish replaced the organization's pointer after
+ * this one read it: nothing of this publish is then current (its objects and manifest, if any,
+ * are unreferenced and retention removes them), and the caller builds the organization again.
+ */
 export async function publish(store: SnapshotStore, input: PublishInput): Promise<PublishOutcome> {
-  const current = await readPointer(store, input.organizationId);
+  const current = await readCurrentPointer(store, input.organizationId);
   if (input.state !== 'active') return publishClosedState(store, input, current);
 
   const resources: Record<string, string> = {};
   for (const object of input.objects) resources[object.path] = object.hash;
   const contentHash = contentHashOf(resources, input.slugs);
 
-  const latest = await latestManifest(store, input.organizationId, current);
+  const latest = await latestManifest(store, input.organizationId, current.pointer);
   if (latest && latest.manifest.contentHash === contentHash) {
-    if (current?.state === 'active' && current.snapshotId === latest.manifest.snapshotId) {
+    if (current.pointer?.state === 'active' && current.pointer.snapshotId === latest.manifest.snapshotId) {
       return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
     }
     // Back from suspension with the content it had: point at that snapshot again, add no history.
-    await writePointer(store, input, latest.manifest.snapshotId, latest.hash);
+    await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
     return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
   }
 
@@ -75,16 +90,24 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
   };
   const serialized = serializeManifest(manifest);
   await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
-  await writePointer(store, input, manifest.snapshotId, serialized.hash);
+  await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
   return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten };
 }
 
 /** Suspended and closed organizations publish a pointer in that state and no content. */
-async function publishClosedState(store: SnapshotStore, input: PublishInput, current: Pointer | undefined): Promise<PublishOutcome> {
-  if (current?.state !== input.state || current.snapshotId !== null) {
-    await writePointer(store, input, null, null);
+async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
+  if (current.pointer?.state !== input.state || current.pointer.snapshotId !== null) {
+    await writePointer(store, input, current, null, null);
   }
   return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
+}
+
+async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {
+  const read = await store.getIfChanged(pointerKey(orgId), undefined);
+  if (read === undefined) return { pointer: undefined, version: null };
+  // No version was given, so there is none to be unchanged from.
+  if (read === 'unchanged') throw new Error(`${store.description}: answered "unchanged" to a read of ${pointerKey(orgId)} without a version`);
+  return { pointer: parsePointer(orgId, read.bytes), version: read.version };
 }
 
 /** The snapshot a new build compares with: the current one, or the newest in history when none is current. */
@@ -114,7 +137,7 @@ async function writeNewObjects(store: SnapshotStore, orgId: string, objects: rea
   return pending.size;
 }
 
-async function writePointer(store: SnapshotStore, input: PublishInput, snapshotId: string | null, manifestHash: string | null): Promise<void> {
+async function writePointer(store: SnapshotStore, input: PublishInput, current: CurrentPointer, snapshotId: string | null, manifestHash: string | null): Promise<void> {
   const pointer: Pointer = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
@@ -124,7 +147,8 @@ async function writePointer(store: SnapshotStore, input: PublishInput, snapshotI
     publishedAt: input.now.toISOString(),
   };
   const serialized: ContentObject = serializePointer(pointer);
-  await store.put(pointerKey(input.organizationId), serialized.bytes);
+  const written = await store.putIfVersion(pointerKey(input.organizationId), serialized.bytes, current.version);
+  if (written === 'conflict') throw new PointerConflictError(input.organizationId);
 }
 
 /** Convenience for tests and tools: serialize plain resources and publish them. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PointerConflictError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { manifestPrefix, pointerKey } from '../../../snapshot/layout.ts';
 import { listSnapshotIds, readPointer } from '../../../snapshot/reader.ts';
@@ -19,19 +20,24 @@ function resources(name: string) {
 }
 
 describe('publish', () => {
-  it('writes objects, then the manifest, then the pointer', async () => {
+  it('writes objects, then the manifest, then the pointer, conditionally', async () => {
     const store = new MemoryStore();
     const order: string[] = [];
-    const put = store.put.bind(store);
+    const [put, putIfVersion] = [store.put.bind(store), store.putIfVersion.bind(store)];
     store.put = async (key, bytes) => {
       order.push(key.split('/')[2]!);
       return put(key, bytes);
+    };
+    store.putIfVersion = async (key, bytes, expected) => {
+      order.push(`${key.split('/')[2]!} if ${expected}`);
+      return putIfVersion(key, bytes, expected);
     };
     const outcome = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: { s: EVENT }, now: new Date('2026-11-21T10:00:00Z') });
     expect(outcome.result).toBe('published');
     // `[]` twice is one object: content addressing deduplicates.
     expect(outcome.objectsWritten).toBe(2);
-    expect(order).toEqual(['objects', 'objects', 'snapshots', 'current.json']);
+    // The first pointer of the organization: written only if there is still none.
+    expect(order).toEqual(['objects', 'objects', 'snapshots', 'current.json if null']);
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'A' });
   });
 
@@ -87,5 +93,73 @@ describe('publish', () => {
       expect(recovered.result).toBe('published');
       expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'B' });
     }
+  });
+});
+
+describe('publish when another builder publishes the same organization meanwhile', () => {
+  const at = (second: number) => new Date(`2026-11-21T10:00:${String(second).padStart(2, '0')}Z`);
+  const active = (name: string, second: number) => ({ ...base, state: 'active' as const, resources: resources(name), slugs: {}, now: at(second) });
+
+  /** A store in which `rival` publishes just before this builder's first pointer write: after its read, before its swap. */
+  function raceBeforePointerWrite(store: MemoryStore, rival: () => Promise<unknown>): MemoryStore {
+    const putIfVersion = store.putIfVersion.bind(store);
+    let raced = false;
+    store.putIfVersion = async (key, bytes, expected) => {
+      if (!raced) {
+        raced = true;
+        await rival();
+      }
+      return putIfVersion(key, bytes, expected);
+    };
+    return store;
+  }
+
+  it('refuses to replace a pointer replaced after it was read: PointerConflictError, and the other publish stays current', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, active('A', 0));
+    let rivalSnapshot: string | null = null;
+    raceBeforePointerWrite(store, async () => {
+      rivalSnapshot = (await publishSnapshot(store, active('B', 2))).snapshotId;
+    });
+    const attempt = await publishSnapshot(store, active('C', 1)).catch((error: unknown) => error);
+    expect(attempt).toBeInstanceOf(PointerConflictError);
+    expect((attempt as PointerConflictError).organizationId).toBe(ORG);
+    const whole = await readWholeSnapshot(store, ORG);
+    expect(whole.snapshotId).toBe(rivalSnapshot);
+    expect(whole.resources['/organization']).toEqual({ id: ORG, name: 'B' });
+  });
+
+  it('refuses a first pointer when another builder wrote one meanwhile', async () => {
+    const store = raceBeforePointerWrite(new MemoryStore(), () => publishSnapshot(store, active('B', 2)));
+    await expect(publishSnapshot(store, active('A', 1))).rejects.toBeInstanceOf(PointerConflictError);
+    expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'B' });
+  });
+
+  it('refuses a suspension, and a return from one, that would overwrite a publish made meanwhile', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, active('A', 0));
+    raceBeforePointerWrite(store, () => publishSnapshot(store, active('B', 2)));
+    await expect(publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: at(1) })).rejects.toBeInstanceOf(PointerConflictError);
+    expect(await readPointer(store, ORG)).toMatchObject({ state: 'active' });
+
+    await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: at(3) });
+    raceBeforePointerWrite(store, () => publishSnapshot(store, { ...base, state: 'closed', resources: [], slugs: {}, now: at(5) }));
+    await expect(publishSnapshot(store, active('B', 4))).rejects.toBeInstanceOf(PointerConflictError);
+    expect(await readPointer(store, ORG)).toMatchObject({ state: 'closed', snapshotId: null });
+  });
+
+  it('publishes on the next attempt, after the snapshot that won', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, active('A', 0));
+    let rival: string | null = null;
+    raceBeforePointerWrite(store, async () => {
+      rival = (await publishSnapshot(store, active('B', 2))).snapshotId;
+    });
+    await expect(publishSnapshot(store, active('C', 1))).rejects.toBeInstanceOf(PointerConflictError);
+    const retried = await publishSnapshot(store, active('C', 3));
+    expect(retried.result).toBe('published');
+    const manifest = JSON.parse((await store.get(`${manifestPrefix(ORG)}${retried.snapshotId}.json`))!.toString());
+    expect(manifest.previousSnapshotId).toBe(rival);
+    expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'C' });
   });
 });
