@@ -7,6 +7,7 @@ import type { SnapshotSource } from '../snapshot/store.ts';
 import { accessControl } from './access/access-control.ts';
 import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
+import type { KeyVerdicts } from './access/key-verdicts.ts';
 import { after } from './awaitable.ts';
 import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/rate-limit.ts';
@@ -51,6 +52,11 @@ export interface GatewayDeps {
   keys: KeyStore;
   /** Requests per key; default in-process, 600 a minute (docs/api.md §8). */
   rateLimiter?: RateLimiter;
+  /**
+   * Key lookups and per-key counts together (Redis: one round trip per request, access/redis-access.ts).
+   * When given, requests are judged by it alone and `keys` and `rateLimiter` are not consulted.
+   */
+  keyVerdicts?: KeyVerdicts;
   /** Invalid credentials per client address; default in-process, 60 a minute, 10,000 addresses. */
   authFailures?: RateLimiter;
   /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY); default none. */
@@ -100,9 +106,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.use(
     apiRouter({
       access: accessControl({
-        keys: deps.keys,
+        ...(deps.keyVerdicts !== undefined
+          ? { verdicts: deps.keyVerdicts }
+          : { keys: deps.keys, limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }) }),
         failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
-        limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }),
         clock,
         organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
       }),

@@ -1,16 +1,19 @@
 // Access control of the integration API (docs/design.md decisions table "order of checks"), per
 // API request after the preflight (which needs no key: access/cors.ts): key 401 (429 for an
-// address sending many invalid keys) → organization state 403 → origin 403 → rate limit 429.
-// Every refusal is thrown as an ApiError; gateway/problem.ts is the one place that writes the
-// body. The hot path does one key-store lookup and no other I/O, and with the
-// embedded store and in-process limiters it runs synchronously (gateway/awaitable.ts).
+// address sending many invalid keys; 503 when the key store cannot be reached and the key was not
+// seen recently) → organization state 403 → origin 403 → rate limit 429. Every refusal is thrown
+// as an ApiError; gateway/problem.ts is the one place that writes the body. The hot path asks the
+// key verdicts once (access/key-verdicts.ts: with Redis, lookup and count in one round trip) and
+// does no other I/O; with the embedded store and in-process limiters it runs synchronously
+// (gateway/awaitable.ts).
 import type { Request } from 'express';
 import { after, type Awaitable } from '../awaitable.ts';
-import { keyInvalid, organizationSuspended, originNotAllowed, rateLimited } from '../errors.ts';
+import { type ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited, serviceUnavailable } from '../errors.ts';
 import { ParsedKeys } from '../keys/parsed-keys.ts';
 import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { credentialOf } from './credentials.ts';
+import { EmbeddedKeyVerdicts, type KeyVerdicts, type UsableVerdict } from './key-verdicts.ts';
 import { OriginMatcherCache } from './origin.ts';
 import { clientGroup } from './client-address.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -18,19 +21,23 @@ import type { RateLimiter } from './rate-limit.ts';
 /** Milliseconds since the epoch; injected so tests control time. */
 type Clock = () => number;
 
-export interface AccessOptions {
-  keys: KeyStore;
+interface CommonAccessOptions {
   /**
    * Invalid credentials per client address (60 a minute): over it, further invalid ones get 429
    * instead of 401. Consulted only for invalid credentials, never for a valid key.
    */
   failures: RateLimiter;
-  /** Requests per key id; its limit and window are announced in RateLimit-Policy. */
-  limiter: RateLimiter;
   clock: Clock;
   /** From the organization's pointer; undefined while it has no snapshot yet (the routes decide). */
   organizationState: (organizationId: string) => Awaitable<OrganizationState | undefined>;
 }
+
+/**
+ * The keys and the per-key counts: key verdicts (lookup and count together, e.g. Redis), or a
+ * key store and a limiter of requests per key id, asked one after the other. The limit and
+ * window are announced in RateLimit-Policy.
+ */
+export type AccessOptions = CommonAccessOptions & ({ verdicts: KeyVerdicts } | { keys: KeyStore; limiter: RateLimiter });
 
 /** What a request that passed every access check may be answered with. */
 export interface Grant {
@@ -52,6 +59,7 @@ const MALFORMED = 'The API key is malformed.';
 // One message for unknown and revoked: a client learns nothing about which keys ever existed.
 const UNKNOWN = 'The API key is not recognised or has been revoked.';
 const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; fix the key, then try again.';
+const UNCHECKABLE = 'The API key cannot be checked at the moment; try again shortly.';
 
 /**
  * The key (docs/api.md §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
@@ -60,7 +68,9 @@ const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this a
  * per key (§8: 600 a minute) with the IETF httpapi RateLimit headers on every response that gets
  * this far; over the limit, 429 RATE_LIMITED with Retry-After. In a sliding window `t` is the
  * seconds until the oldest counted second leaves it (when `r` next grows); on a refusal it equals
- * Retry-After.
+ * Retry-After. A key the verdicts cannot judge (the store unreachable, the key not seen recently)
+ * gets 503 SERVICE_UNAVAILABLE with Retry-After: closed for authentication, but never a 401 for a
+ * key that may be valid.
  *
  * Invalid credentials are counted per client address (its /64 for IPv6, behind TRUST_PROXY's
  * proxies the forwarded client); past the threshold, further invalid ones get 429 instead of
@@ -70,10 +80,12 @@ const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this a
  * must not take its neighbours down. So the address is never consulted before a key is known to
  * be invalid, and a well-formed key is always looked up: only its record can tell.
  */
-export function accessControl({ keys, failures, limiter, clock, organizationState }: AccessOptions): AccessControl {
+export function accessControl(options: AccessOptions): AccessControl {
+  const { failures, clock, organizationState } = options;
+  const verdicts = 'verdicts' in options ? options.verdicts : new EmbeddedKeyVerdicts(options.keys, options.limiter);
   const parsedKeys = new ParsedKeys();
   const matchers = new OriginMatcherCache();
-  const policy = `"default";q=${limiter.limit};w=${limiter.windowSeconds}`;
+  const policy = `"default";q=${verdicts.limit};w=${verdicts.windowSeconds}`;
 
   /** Counts the failure against the address: 401, or 429 once the address is over its threshold. */
   const refuse = (req: Request, detail: string): Awaitable<never> =>
@@ -82,38 +94,40 @@ export function accessControl({ keys, failures, limiter, clock, organizationStat
       throw keyInvalid(detail);
     });
 
-  const authenticate = (req: Request): Awaitable<KeyRecord> => {
-    const credential = credentialOf(req);
-    if (!credential.ok) return refuse(req, credential.detail);
-    // Format and checksum first: a malformed key never reaches the store.
-    const parsed = parsedKeys.parse(credential.key);
-    if (!parsed.valid) return refuse(req, MALFORMED);
-    return after(keys.findBySecretHash(parsed.secretHash), (record) => {
-      if (record === undefined || record.revokedAt !== null) return refuse(req, UNKNOWN);
-      return after(organizationState(record.organizationId), (state) => {
-        if (state === 'suspended' || state === 'closed') throw organizationSuspended();
-        return record;
+  /** A 403 after the verdict: whatever it counted is given back first, so the refusal uses no quota. */
+  const forbid = (verdict: UsableVerdict, error: ApiError): Awaitable<never> =>
+    after(verdicts.release(verdict), () => {
+      throw error;
+    });
+
+  /** The organization's state, then the origin, then the count; the key is known and unrevoked. */
+  const admit = (req: Request, verdict: UsableVerdict, now: number): Awaitable<Grant> => {
+    const key = verdict.record;
+    return after(organizationState(key.organizationId), (state) => {
+      if (state === 'suspended' || state === 'closed') return forbid(verdict, organizationSuspended());
+      const origin = req.headers.origin;
+      if (origin !== undefined && !matchers.matcherFor(key.id, key.origins).allows(origin)) return forbid(verdict, originNotAllowed(origin));
+      return after(verdicts.settle(verdict, now), (decision) => {
+        const rateLimitHeaders = ['RateLimit-Policy', policy, 'RateLimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`];
+        if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: rateLimitHeaders[3]! });
+        return { key, rateLimitHeaders };
       });
     });
   };
 
-  const checkOrigin = (req: Request, key: KeyRecord): void => {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !matchers.matcherFor(key.id, key.origins).allows(origin)) throw originNotAllowed(origin);
-  };
-
-  const rateLimit = (key: KeyRecord, now: number): Awaitable<Grant> =>
-    after(limiter.consume(key.id, now), (decision) => {
-      const rateLimitHeaders = ['RateLimit-Policy', policy, 'RateLimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`];
-      if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: rateLimitHeaders[3]! });
-      return { key, rateLimitHeaders };
-    });
-
   return {
     check(req) {
-      return after(authenticate(req), (key) => {
-        checkOrigin(req, key);
-        return rateLimit(key, clock());
+      const credential = credentialOf(req);
+      if (!credential.ok) return refuse(req, credential.detail);
+      // Format and checksum first: a malformed key never reaches the store.
+      const parsed = parsedKeys.parse(credential.key);
+      if (!parsed.valid) return refuse(req, MALFORMED);
+      const now = clock();
+      return after(verdicts.verdict(parsed.secretHash, now), (verdict) => {
+        // Not an invalid credential: the key may well be valid, so neither 401 nor a count against the address.
+        if (verdict.retryAfterSeconds !== undefined) throw serviceUnavailable(verdict.retryAfterSeconds, UNCHECKABLE);
+        if (verdict.record === undefined || verdict.record.revokedAt !== null) return refuse(req, UNKNOWN);
+        return admit(req, verdict as UsableVerdict, now);
       });
     },
   };
