@@ -1,5 +1,5 @@
 // The promises of RateLimiter (gateway/access/rate-limit.ts), as one suite every backend runs: the
-// in-process limiter today, a Redis one shared by several gateways tomorrow. Every result is
+// in-process limiter and the Redis one shared by several gateways. Every result is
 // awaited, so a limiter answering with promises fits. What a backend must do, with the clock
 // given as `nowMs` and 1-second granularity (a request counts in its whole second):
 //
@@ -14,16 +14,19 @@
 // - buckets are independent; a bucket idle for a whole window starts afresh;
 // - a clock that steps back counts into the latest second seen: the window never moves back;
 // - many consumes at once: exactly `limit` accepted, each with its own `remaining`;
-// - all of it at once: agrees with a naive log of accepted requests (property test).
+// - all of it at once: agrees with a naive log of accepted requests (property test);
+// - with a second view (another gateway on the same buckets): the limit holds across both.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RateDecision, RateLimiter } from '../../gateway/access/rate-limit.ts';
 import type { Awaitable } from '../../gateway/awaitable.ts';
-import { type ContractHooks, useHarness } from './harness.ts';
+import { type ContractHooks, itWith, useHarness } from './harness.ts';
 
 export interface RateLimiterHarness {
   /** A limiter whose buckets no other limiter of this harness shares. */
   limiter(options: { limit: number; windowSeconds: number }): Awaitable<RateLimiter>;
+  /** Two limiters on the same buckets, as two gateway processes on one shared store; none else shares them. */
+  shared?(options: { limit: number; windowSeconds: number }): Awaitable<[RateLimiter, RateLimiter]>;
 }
 
 /** A second boundary. */
@@ -154,6 +157,21 @@ export function rateLimiterContract<H extends RateLimiterHarness>(name: string, 
         expect(refused).toHaveLength(100);
         expect(refused.every((d) => d.remaining === 0 && d.resetSeconds === 60)).toBe(true);
       }
+    });
+
+    itWith(hooks, 'shared')('holds the limit across two views of the same buckets, counted at once', async () => {
+      const [one, two] = await harness().shared!({ limit: 50, windowSeconds: 60 });
+      const decisions = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? one : two).consume('key', T0 + (i % 7) * 100)));
+      expect(
+        decisions
+          .filter((d) => d.allowed)
+          .map((d) => d.remaining)
+          .sort((a, b) => a - b),
+      ).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      // Either view sees what the other counted, and the window frees for both.
+      expect(await one.consume('key', T0 + 59_999)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 1 });
+      expect(await two.consume('key', T0 + 60_000)).toMatchObject({ allowed: true, remaining: 49 });
+      expect(await one.consume('other', T0 + 60_000)).toMatchObject({ allowed: true, remaining: 49 });
     });
 
     it('property: agrees with a naive log of accepted requests', async () => {

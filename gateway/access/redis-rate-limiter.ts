@@ -1,0 +1,131 @@
+// The sliding-window rate limiter in Redis (docs/design.md decisions table "rate limit window"),
+// shared by every gateway: the same counting as the in-process limiter, run as a Lua script so
+// that reading, moving the window and counting are one atomic step and one round trip.
+//
+// A bucket is one Redis hash: a field per second holding that second's accepted requests, and
+// `latest` (the latest second seen, so a clock that steps back counts into it), `total` and
+// `oldest` (the oldest second still holding requests). Most calls read three fields and write
+// two; only when the oldest second leaves the window are the fields scanned and the expired ones
+// dropped, at most once per elapsed second. The hash expires a window after its last use, so idle
+// buckets cost nothing. The Lua text is exported for the key verdicts (access/redis-key-verdicts.ts),
+// which count in the same script as the key lookup.
+import type { Redis } from 'ioredis';
+import type { RateDecision, RateLimiter } from './rate-limit.ts';
+
+/**
+ * Lua functions for a script to call: `count(bucket, limit, window, nowMs)` → {allowed 0|1,
+ * remaining, resetSeconds, second counted in}; `giveBack(bucket, second)` → 1 when a slot of
+ * that second was given back. Scripts pass numbers as ARGV strings; tonumber() them first.
+ */
+export const SLIDING_WINDOW_LUA = `
+local function oldestOf(fields)
+  local oldest = -1
+  for i = 1, #fields, 2 do
+    local s = tonumber(fields[i])
+    if s ~= nil and (oldest == -1 or s < oldest) then oldest = s end
+  end
+  return oldest
+end
+
+local function count(bucket, limit, window, nowMs)
+  local second = math.floor(nowMs / 1000)
+  local meta = redis.call('HMGET', bucket, 'latest', 'total', 'oldest')
+  local latest = tonumber(meta[1])
+  local total = tonumber(meta[2]) or 0
+  local oldest = tonumber(meta[3]) or -1
+  if latest ~= nil and second < latest then second = latest end
+  local horizon = second - window
+  if total > 0 and oldest <= horizon then
+    if latest == nil or latest <= horizon then
+      redis.call('DEL', bucket)
+      total = 0
+      oldest = -1
+    else
+      local fields = redis.call('HGETALL', bucket)
+      local gone = {}
+      total = 0
+      oldest = -1
+      for i = 1, #fields, 2 do
+        local s = tonumber(fields[i])
+        if s ~= nil then
+          if s <= horizon then
+            gone[#gone + 1] = fields[i]
+          else
+            total = total + tonumber(fields[i + 1])
+            if oldest == -1 or s < oldest then oldest = s end
+          end
+        end
+      end
+      if #gone > 0 then redis.call('HDEL', bucket, unpack(gone)) end
+    end
+  end
+  local allowed = total < limit
+  if allowed then
+    redis.call('HINCRBY', bucket, second, 1)
+    total = total + 1
+    if oldest == -1 then oldest = second end
+  end
+  redis.call('HSET', bucket, 'latest', second, 'total', total, 'oldest', oldest)
+  redis.call('PEXPIRE', bucket, (window + 1) * 1000)
+  local reset = 0
+  if oldest ~= -1 then
+    reset = math.max(1, math.ceil(((oldest + window) * 1000 - nowMs) / 1000))
+  end
+  return {allowed and 1 or 0, limit - total, reset, second}
+end
+
+local function giveBack(bucket, second)
+  local counted = tonumber(redis.call('HGET', bucket, second))
+  if counted == nil or counted < 1 then return 0 end
+  local total = math.max(0, (tonumber(redis.call('HGET', bucket, 'total')) or 1) - 1)
+  if counted > 1 then
+    redis.call('HINCRBY', bucket, second, -1)
+    redis.call('HSET', bucket, 'total', total)
+    return 1
+  end
+  redis.call('HDEL', bucket, second)
+  redis.call('HSET', bucket, 'total', total, 'oldest', oldestOf(redis.call('HGETALL', bucket)))
+  return 1
+end
+`;
+
+/** What `count` answers, as ioredis hands it over. */
+export type CountReply = [allowed: number, remaining: number, resetSeconds: number, second: number];
+
+export function decisionOf(reply: CountReply, limit: number): RateDecision {
+  return { allowed: reply[0] === 1, limit, remaining: reply[1], resetSeconds: reply[2] };
+}
+
+export interface RedisRateLimiterOptions {
+  limit: number;
+  windowSeconds?: number;
+  /** Prefix of every Redis key the limiter writes; default `marquee:`. */
+  namespace?: string;
+}
+
+interface RateCommands {
+  marqueeRateCount(bucket: string, limit: number, windowSeconds: number, nowMs: number): Promise<CountReply>;
+}
+
+export class RedisRateLimiter implements RateLimiter {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  private readonly prefix: string;
+  private readonly redis: Redis & RateCommands;
+
+  constructor(redis: Redis, { limit, windowSeconds = 60, namespace = 'marquee:' }: RedisRateLimiterOptions) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
+    if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`windowSeconds must be a positive integer, not ${windowSeconds}`);
+    this.limit = limit;
+    this.windowSeconds = windowSeconds;
+    this.prefix = `${namespace}rate:`;
+    // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
+    if (!('marqueeRateCount' in redis))
+      redis.defineCommand('marqueeRateCount', { numberOfKeys: 1, lua: `${SLIDING_WINDOW_LUA}\nreturn count(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))` });
+    this.redis = redis as Redis & RateCommands;
+  }
+
+  async consume(bucket: string, nowMs: number): Promise<RateDecision> {
+    return decisionOf(await this.redis.marqueeRateCount(this.prefix + bucket, this.limit, this.windowSeconds, nowMs), this.limit);
+  }
+}
