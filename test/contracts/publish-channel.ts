@@ -12,7 +12,10 @@
 //   may unsubscribe itself while it is being called;
 // - a listener that throws keeps no other from hearing it, and announce still resolves; the
 //   thrower keeps hearing later announcements;
-// - with a second channel on the same bus (another process): announcements cross over.
+// - with a second channel on the same bus (another process): announcements cross over, each
+//   heard once, and one announcer's announcements arrive in the order it made them. Across
+//   processes a subscription takes effect some time after subscribe returns, so those tests first
+//   wait until a marker announced from one side is heard on the other.
 import { describe, expect, it } from 'vitest';
 import type { PublishChannel } from '../../snapshot/notifications.ts';
 import { type ContractHooks, eventually, useHarness, itWith } from './harness.ts';
@@ -26,10 +29,26 @@ export interface PublishChannelHarness {
 const ORG_A = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
 const ORG_B = '9f8e7d6c-5b4a-4321-8fed-cba987654321';
 
+/** Announced only to learn that a subscription across the bus is in force; recorders ignore it. */
+const MARKER = 'ffffffff-0000-4000-8000-000000000000';
+
 /** A listener that writes down what it hears. */
 function recorder(): { heard: string[]; listener: (organizationId: string) => void } {
   const heard: string[] = [];
-  return { heard, listener: (organizationId) => void heard.push(organizationId) };
+  return { heard, listener: (organizationId) => void (organizationId === MARKER || heard.push(organizationId)) };
+}
+
+/** Resolves once `to`'s subscription hears what `from` announces: the marker is announced until it arrives. */
+async function connected(from: PublishChannel, to: PublishChannel): Promise<void> {
+  let arrived = false;
+  // Stays subscribed: a channel may drop its bus subscription when its last listener leaves.
+  to.subscribe((organizationId) => {
+    if (organizationId === MARKER) arrived = true;
+  });
+  await eventually(async () => {
+    if (!arrived) await from.announce(MARKER);
+    expect(arrived).toBe(true);
+  });
 }
 
 export function publishChannelContract<H extends PublishChannelHarness>(name: string, hooks: ContractHooks<H>): void {
@@ -113,16 +132,31 @@ export function publishChannelContract<H extends PublishChannelHarness>(name: st
       await eventually(() => expect(thrower).toEqual([ORG_A, ORG_B]));
     });
 
-    itWith(hooks, 'other')('carries announcements to subscribers of another channel on the same bus, and back', async () => {
-      const other = harness().other!;
-      const remote = other();
+    itWith(hooks, 'other')('carries announcements to subscribers of another channel on the same bus, and back, each once', async () => {
+      const remote = harness().other!();
+      await connected(channel(), remote);
+      await connected(remote, channel());
       const here = recorder();
-      const there = recorder();
+      const there = [recorder(), recorder()];
       channel().subscribe(here.listener);
-      remote.subscribe(there.listener);
+      for (const { listener } of there) remote.subscribe(listener);
       await channel().announce(ORG_A);
       await remote.announce(ORG_B);
-      for (const { heard } of [here, there]) await eventually(() => expect(heard).toEqual([ORG_A, ORG_B]));
+      for (const { heard } of [here, ...there]) await eventually(() => expect(heard).toEqual([ORG_A, ORG_B]));
+    });
+
+    itWith(hooks, 'other')("delivers one announcer's announcements across the bus in the order it made them", async () => {
+      const remote = harness().other!();
+      await connected(channel(), remote);
+      const there = recorder();
+      const here = recorder();
+      remote.subscribe(there.listener);
+      channel().subscribe(here.listener);
+      const sent = Array.from({ length: 50 }, (_, i) => [ORG_A, ORG_B, `org-${i}`][i % 3]!);
+      // Not awaited one by one: the order is the order of the calls, whatever each takes.
+      await Promise.all(sent.map((organizationId) => channel().announce(organizationId)));
+      await eventually(() => expect(there.heard).toEqual(sent));
+      await eventually(() => expect(here.heard).toEqual(sent));
     });
   });
 }

@@ -1,0 +1,64 @@
+// One Redis connection (REDIS_URL) opened the way every Marquee part opens one: it reconnects for
+// ever with a delay capped at one second, a lost connection is one warning per outage (not one per
+// retry, and never ioredis' "unhandled error event" on stderr), and a caller can wait for it to be
+// usable within a bound instead of queueing commands behind an outage.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Log } from './log.ts';
+
+/** Longest pause between reconnection attempts: a restarted Redis is in use again within a second. */
+const MAX_RECONNECT_DELAY_MS = 1_000;
+
+/** `purpose` names the connection in the log: "publish channel subscriber", "build locks". */
+export function openRedis(url: string, purpose: string, log: Log, options: RedisOptions = {}): Redis {
+  const redis = new Redis(url, {
+    retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+    ...options,
+  });
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    log.warn(`Redis ${purpose} connection lost; reconnecting`, { redis: targetOf(redis), err: error });
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info(`Redis ${purpose} connection restored`, { redis: targetOf(redis) });
+  });
+  return redis;
+}
+
+/**
+ * Resolves once `redis` can take commands; rejects after `timeoutMs` (Redis is down or
+ * restarting). For connections opened with `enableOfflineQueue: false`, whose commands fail at once
+ * while not connected: a caller waits here for a bounded time instead.
+ */
+export function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', ready);
+      redis.off('end', ended);
+    };
+    const ready = (): void => {
+      done();
+      resolve();
+    };
+    const ended = (): void => {
+      done();
+      reject(new Error('the Redis connection was closed'));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`Redis ${targetOf(redis)} did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    redis.once('ready', ready);
+    redis.once('end', ended);
+  });
+}
+
+/** "127.0.0.1:6379": enough to recognise the server in a log line; never the password the URL may hold. */
+function targetOf(redis: Redis): string {
+  return `${redis.options.host ?? 'localhost'}:${redis.options.port ?? 6379}`;
+}
