@@ -1,14 +1,18 @@
 // The one place an error becomes a response: RFC 7807 application/problem+json
 // with docs/api.md §7's fields plus `errorCode`, registered once as the last Express error handler.
 // Anything that is not an ApiError is a fault of ours: the client gets a bare 500 body and the
-// log gets one line with the stack — never the other way round.
+// log gets one line with the stack — never the other way round. Except an outage: snapshot
+// storage that cannot be reached (StoreUnavailableError, wherever it surfaces) is no bug and
+// passes, so it answers 503 with Retry-After and logs a rate-limited warning without a stack.
 import type { ErrorRequestHandler, Request } from 'express';
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { keyOrderOf } from '../snapshot/key-order.ts';
 import type { ProblemDetails } from '../snapshot/resources.ts';
 import { setHeaders } from './access/cors.ts';
-import { ApiError } from './errors.ts';
+import { StoreUnavailableError } from '../snapshot/store.ts';
+import { ApiError, serviceUnavailable } from './errors.ts';
 import type { Log } from '../snapshot/log.ts';
+import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (docs/api.md §7). */
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';
@@ -16,14 +20,25 @@ const PROBLEM_ORDER = keyOrderOf('problem-details');
 
 const internalError = () => new ApiError(500, 'INTERNAL_ERROR', 'Internal error', 'The gateway could not answer this request; it has been logged.');
 
+/**
+ * Short, because the gateway remembers no failure: the next request reads storage again (one read
+ * shared by every request waiting for it), so a client is served as soon as storage is back.
+ */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+const storageUnavailable = () =>
+  serviceUnavailable(STORAGE_RETRY_AFTER_SECONDS, 'The data for this request cannot be read from storage right now; try again after Retry-After seconds.');
+
 /** Headers describing a representation: an error is not one (docs/design.md: errors carry no ETag). */
 const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];
 
 export function problemHandler({ log }: { log: Log }): ErrorRequestHandler {
+  const outage = new OutageWarning(log, 'request answered 503: snapshot storage unreachable');
   return function problemResponse(error: unknown, req, res, next) {
     const problem = asApiError(error);
     if (problem === undefined) {
       log.error('request failed', { method: req.method, path: pathOf(req), err: error });
+    } else if (isStoreOutage(error)) {
+      outage.report(error, { method: req.method, path: pathOf(req) });
     }
     // Too late for a status line; Express's final handler closes the connection.
     if (res.headersSent) return next(error);
@@ -60,9 +75,20 @@ export function problemBytes(apiError: ApiError, instance: string | null): Buffe
   return Buffer.from(canonicalJson(body, PROBLEM_ORDER), 'utf8');
 }
 
-/** The client-facing error for what a client did wrong; undefined for our own faults. */
+/** The client-facing error: what a client did wrong, or storage that is down; undefined for our own faults. */
 function asApiError(error: unknown): ApiError | undefined {
-  return error instanceof ApiError ? error : undefined;
+  if (error instanceof ApiError) return error;
+  return isStoreOutage(error) ? storageUnavailable() : undefined;
+}
+
+/** A StoreUnavailableError, or an error caused by one (a wrapper adding context keeps it as its cause). */
+function isStoreOutage(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    if (current instanceof StoreUnavailableError) return true;
+    seen.add(current);
+  }
+  return false;
 }
 
 /** `instance`: the path the client asked for, as sent, without the query. */

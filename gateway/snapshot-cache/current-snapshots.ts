@@ -4,13 +4,20 @@
 // than `maxAgeMs` re-reads it first with a conditional read (store.getIfChanged), which costs one
 // small round trip and no transfer while nothing changed. Organizations nobody asks for cost
 // nothing: there is no background polling.
+//
+// Storage down (docs/design.md "Gateway"): an organization read before keeps its last good
+// snapshot, and while its refreshes fail it is served at once and re-read behind the request,
+// so an outage that makes each read wait for timeouts does not slow what the gateway holds. An
+// organization never read fails with the StoreUnavailableError (gateway/problem.ts: 503), and
+// the next request after the store is back reads it as usual: nothing is remembered of a failure.
 import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { Log } from '../../snapshot/log.ts';
-import type { SnapshotSource, Version } from '../../snapshot/store.ts';
+import { type SnapshotSource, StoreUnavailableError, type Version } from '../../snapshot/store.ts';
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
+import { OutageWarning } from './outage-warning.ts';
 
 export interface OrganizationSnapshot {
   readonly state: OrganizationState;
@@ -24,6 +31,8 @@ interface Entry {
   version: Version | undefined;
   /** Whether `snapshot` was ever read successfully, i.e. there is something to fall back on. */
   loaded: boolean;
+  /** The last re-read failed: until one succeeds, `snapshot` is served without waiting for the next. */
+  failing: boolean;
   /** Monotonic milliseconds of the last read that completed. */
   checkedAt: number;
   /** Bumped by every notification, so that a read that began before one does not count as fresh. */
@@ -39,6 +48,8 @@ export interface CurrentSnapshotsOptions {
   maxOrganizations?: number;
   /** Real elapsed time, never the injected API clock: freshness is about other processes. */
   monotonicNow?: () => number;
+  /** At most one warning per this many milliseconds about unreachable storage. */
+  outageWarningIntervalMs?: number;
 }
 
 export class CurrentSnapshots {
@@ -47,6 +58,7 @@ export class CurrentSnapshots {
   private readonly maxAgeMs: number;
   private readonly now: () => number;
   private readonly entries: LruCache<string, Entry>;
+  private readonly outage: OutageWarning;
 
   constructor(options: CurrentSnapshotsOptions) {
     this.store = options.store;
@@ -54,6 +66,7 @@ export class CurrentSnapshots {
     this.maxAgeMs = options.maxAgeMs ?? 1000;
     this.now = options.monotonicNow ?? (() => performance.now());
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
+    this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
   }
 
   /**
@@ -64,11 +77,16 @@ export class CurrentSnapshots {
   get(orgId: string): OrganizationSnapshot | undefined | Promise<OrganizationSnapshot | undefined> {
     let entry = this.entries.get(orgId);
     if (!entry) {
-      entry = { snapshot: undefined, version: undefined, loaded: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
+      entry = { snapshot: undefined, version: undefined, loaded: false, failing: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
       this.entries.set(orgId, entry);
     }
     if (this.now() - entry.checkedAt < this.maxAgeMs) return entry.snapshot;
     const read = entry;
+    if (read.loaded && read.failing) {
+      // reload() never rejects for a loaded entry: it falls back and logs.
+      void this.refresh(orgId, read);
+      return read.snapshot;
+    }
     return this.refresh(orgId, read).then(() => read.snapshot);
   }
 
@@ -107,11 +125,16 @@ export class CurrentSnapshots {
         entry.version = read.version;
       }
       entry.loaded = true;
+      entry.failing = false;
     } catch (error) {
-      this.log.warn('snapshot pointer refresh failed', { organizationId: orgId, err: error });
-      // Nothing to fall back on: the request fails (500). Otherwise keep serving the last good
-      // snapshot and retry after maxAgeMs rather than failing every request while the store is down.
+      const fields = { organizationId: orgId, serving: entry.loaded ? 'the last good snapshot' : 'nothing' };
+      if (error instanceof StoreUnavailableError) this.outage.report(error, fields);
+      else this.log.warn('snapshot pointer refresh failed', { ...fields, err: error });
+      // Nothing to fall back on: the request fails (503 for an outage, 500 for a broken snapshot).
+      // Otherwise keep serving the last good snapshot and retry after maxAgeMs rather than failing
+      // every request while the store is down.
       if (!entry.loaded) throw error;
+      entry.failing = true;
     }
     if (entry.generation === generation) entry.checkedAt = startedAt;
   }

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../../../builder/publish.ts';
-import { CurrentSnapshots } from '../../../../gateway/snapshot-cache/current-snapshots.ts';
+import { CurrentSnapshots, type OrganizationSnapshot } from '../../../../gateway/snapshot-cache/current-snapshots.ts';
 import { pointerKey } from '../../../../snapshot/layout.ts';
 import type { OrganizationState } from '../../../../snapshot/manifest.ts';
-import type { SnapshotStore, Version, VersionedBytes } from '../../../../snapshot/store.ts';
+import { StoreUnavailableError, type Version, type VersionedBytes } from '../../../../snapshot/store.ts';
 import { MemoryStore } from '../../../../snapshot/stores/memory.ts';
 import { RecordingLog } from '../../../support/gateway-fixtures.ts';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
+const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
 
-async function publish(store: SnapshotStore, name: string, state: OrganizationState = 'active') {
-  return publishSnapshot(store, {
-    organizationId: ORG,
+async function publish(store: ObservedStore, name: string, state: OrganizationState = 'active', organizationId = ORG) {
+  // The builder reads the pointer too, for its conditional write: only the gateway's reads count.
+  const counted = store.pointerReads;
+  const outcome = await publishSnapshot(store, {
+    organizationId,
     organizationSlug: 'acme',
     state,
     resources: state === 'active' ? [{ path: '/organization', value: { name } }] : [],
@@ -19,21 +22,29 @@ async function publish(store: SnapshotStore, name: string, state: OrganizationSt
     trigger: 'manual',
     now: new Date(),
   });
+  store.pointerReads = counted;
+  return outcome;
 }
 
-/** A store that counts pointer reads and can be switched off. */
+/** A store that counts pointer reads (attempted ones too) and can be switched off, as a backend that cannot be reached. */
 class ObservedStore extends MemoryStore {
   pointerReads = 0;
   down = false;
   override async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
-    if (this.down) throw new Error('store unreachable');
     if (key === pointerKey(ORG)) this.pointerReads++;
+    if (this.down) throw new StoreUnavailableError('store unreachable');
     return super.getIfChanged(key, version);
   }
   override async get(key: string): Promise<Buffer | undefined> {
-    if (this.down) throw new Error('store unreachable');
+    if (this.down) throw new StoreUnavailableError('store unreachable');
     return super.get(key);
   }
+}
+
+/** The snapshot a get() answered from memory, without waiting for a read. */
+function fromMemory(answer: OrganizationSnapshot | undefined | Promise<OrganizationSnapshot | undefined>): OrganizationSnapshot | undefined {
+  if (answer instanceof Promise) throw new Error('expected an answer from memory, got a read to wait for');
+  return answer;
 }
 
 function setup() {
@@ -100,12 +111,73 @@ describe('CurrentSnapshots', () => {
     expect(log.lines.some((line) => line.level === 'warn')).toBe(true);
   });
 
-  it('fails when the store is down and nothing was read before', async () => {
+  it('fails when the store is down and nothing was read before, and reads it on the next request once the store is back', async () => {
     const { store, snapshots } = setup();
+    const published = await publish(store, 'one');
     store.down = true;
+    await expect(snapshots.get(ORG)).rejects.toThrow(StoreUnavailableError);
     await expect(snapshots.get(ORG)).rejects.toThrow('store unreachable');
     store.down = false;
-    expect(await snapshots.get(ORG)).toBeUndefined();
+    expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(published.snapshotId);
+  });
+
+  it('while the store stays down, serves the last good snapshot at once and re-reads behind it', async () => {
+    const { store, time, snapshots } = setup();
+    const first = await publish(store, 'one');
+    await snapshots.get(ORG);
+    store.down = true;
+    time.now = 1000;
+    // The first failure is waited for: nothing said yet that the store is down.
+    expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    expect(store.pointerReads).toBe(2);
+    time.now = 2000;
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    expect(store.pointerReads).toBe(3);
+
+    store.down = false;
+    const second = await publish(store, 'two');
+    time.now = 3000;
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    // The re-read behind that request found the new snapshot: served from memory from now on.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(second.snapshotId);
+    // Once a re-read has succeeded, a stale pointer is waited for again.
+    time.now = 4000;
+    await expect(snapshots.get(ORG)).resolves.toMatchObject({ state: 'active' });
+  });
+
+  it('keeps the last good snapshot when the pointer moved but the new manifest cannot be read', async () => {
+    const { store, time, snapshots } = setup();
+    const first = await publish(store, 'one');
+    await snapshots.get(ORG);
+    const second = await publish(store, 'two');
+    const get = store.get.bind(store);
+    store.get = async (key) => (key.includes('/snapshots/') ? Promise.reject(new StoreUnavailableError('CDN unreachable')) : get(key));
+    time.now = 1000;
+    expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    store.get = get;
+    time.now = 2000;
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(second.snapshotId);
+  });
+
+  it('logs an outage as one warning without a stack, not one per failed read', async () => {
+    const { store, time, log, snapshots } = setup();
+    await publish(store, 'one');
+    await publish(store, 'other', 'active', OTHER_ORG);
+    await snapshots.get(ORG);
+    await snapshots.get(OTHER_ORG);
+    store.down = true;
+    for (let second = 1; second <= 5; second++) {
+      time.now = second * 1000;
+      await snapshots.get(ORG);
+      await snapshots.get(OTHER_ORG);
+    }
+    const warnings = log.lines.filter((line) => line.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.fields).toMatchObject({ organizationId: ORG, serving: 'the last good snapshot', reason: 'store unreachable' });
+    expect(warnings[0]!.fields).not.toHaveProperty('err');
   });
 
   it('refuses a pointer that names another organization', async () => {
