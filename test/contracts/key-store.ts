@@ -1,5 +1,5 @@
-// The promises of KeyStore (gateway/keys/key-store.ts), as one suite every backend runs: the key file
-// the in-memory store of the tests and the Redis store. What a backend must do:
+// The promises of KeyStore (gateway/keys/key-store.ts), as one suite every backend runs: the key
+// file, the in-memory store of the tests and the Redis store. What a backend must do:
 //
 // - create: returns the record and a secret in the key format (gateway/keys/format.ts) whose
 //   SHA-256 is the record's secretHash and finds the record; a fresh public id and secret each
