@@ -35,6 +35,7 @@ export function openRedis(url: string, purpose: string, log: Log, options: Redis
  */
 export function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
+  if (redis.status === 'end') return Promise.reject(new Error('the Redis connection was closed'));
   return new Promise((resolve, reject) => {
     const done = (): void => {
       clearTimeout(timer);
