@@ -555,6 +555,31 @@ export interface components {
                 };
             };
         };
+        /** @description A backend the answer depends on cannot be reached right now (the storage of the snapshots, or where keys and request counts are kept), and the gateway holds nothing it may answer with instead; what it already holds is still served. Temporary: retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "Retry-After": components["headers"]["Retry-After"];
+                /**
+                 * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the request was counted against its key before the backend failed.
+                 * @example "default";r=599;t=60
+                 */
+                RateLimit?: string;
+                /**
+                 * @description The quota `q` per window of `w` seconds that applies to the key. Sent when the request was counted against its key before the backend failed.
+                 * @example "default";q=600;w=60
+                 */
+                "RateLimit-Policy"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "SERVICE_UNAVAILABLE";
+                };
+            };
+        };
     };
     parameters: {
         /** @description `upcoming`: not yet started. `ongoing`: running now. `past`: ended, newest first. `all`: every published event. */
@@ -641,6 +666,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamMembers: {
@@ -676,6 +702,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSpeakers: {
@@ -711,6 +738,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSponsors: {
@@ -746,6 +774,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -789,6 +818,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEvent: {
@@ -831,6 +861,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEventSessions: {
@@ -873,6 +904,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEventSpeakers: {
@@ -915,6 +947,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEventSponsors: {
@@ -957,6 +990,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

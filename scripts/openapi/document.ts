@@ -43,7 +43,8 @@ draft); over the limit the answer is 429 \`RATE_LIMITED\` with \`Retry-After\` i
 
 **Errors** are \`application/problem+json\` (RFC 7807) with \`type\`, \`title\`, \`status\`,
 \`detail\`, \`instance\` and \`errorCode\`. Clients branch on \`errorCode\`; each response below lists
-the codes it can carry.
+the codes it can carry. A 503 \`SERVICE_UNAVAILABLE\` is temporary: retry after \`Retry-After\`
+seconds.
 
 **HEAD, CORS.** Every operation answers HEAD with GET's status and headers and no body. CORS is
 open: \`Access-Control-Allow-Origin: *\` on every response, errors included, and preflight
@@ -305,6 +306,13 @@ export function openApiDocument(examples: Examples): JsonSchema {
       { 'Retry-After': headerRef('Retry-After'), ...sometimesCounted(HEADERS, "Sent when the key's own quota is used up, not for an address sending invalid keys.") },
     ),
     InternalError: problem('The gateway could not answer; the fault is logged on the server and the body never says more.', ['INTERNAL_ERROR'], ['internalError'], counted),
+    ServiceUnavailable: problem(
+      'A backend the answer depends on cannot be reached right now (the storage of the snapshots, or where keys and request counts are kept), ' +
+        'and the gateway holds nothing it may answer with instead; what it already holds is still served. Temporary: retry after `Retry-After` seconds.',
+      ['SERVICE_UNAVAILABLE'],
+      ['serviceUnavailable'],
+      { 'Retry-After': headerRef('Retry-After'), ...sometimesCounted(HEADERS, 'Sent when the request was counted against its key before the backend failed.') },
+    ),
   };
 
   /** Responses every request below the base can get, whatever its path. */
@@ -313,6 +321,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
     403: { $ref: '#/components/responses/Forbidden' },
     429: { $ref: '#/components/responses/TooManyRequests' },
     500: { $ref: '#/components/responses/InternalError' },
+    503: { $ref: '#/components/responses/ServiceUnavailable' },
   };
 
   const paths: Record<string, unknown> = {};

@@ -20,9 +20,10 @@ import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/fo
 import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
 import type { Log } from '../../snapshot/log.ts';
 import { API_BASE } from '../../gateway/routes/api-routes.ts';
-import { objectKey, resourcePath } from '../../snapshot/layout.ts';
+import { manifestPrefix, objectKey, objectPrefix, pointerKey, resourcePath } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';
+import { type SnapshotSource, StoreUnavailableError, type Version, type VersionedBytes } from '../../snapshot/store.ts';
 import { MemoryStore } from '../../snapshot/stores/memory.ts';
 
 /** Every sample organization but Pacific, whose key then shows what a key of a not yet published organization gets. */
@@ -45,6 +46,8 @@ interface ExampleRequest {
   origin?: string;
   /** Sent to the gateway that allows one request per key a minute, after one that used it up. */
   overLimit?: true;
+  /** Sent to a gateway that cannot reach the storage of the key's organization, and never could. */
+  storageDown?: true;
 }
 
 /** Every request an example is taken from, by the name the document uses. */
@@ -70,6 +73,7 @@ export const EXAMPLE_REQUESTS = {
   nothingPublishedEvent: { path: `/events/${SAMPLE.sharedEventSlug}`, key: 'pacific' },
   methodNotAllowed: { path: '/organization', key: 'nordic', method: 'POST' },
   rateLimited: { path: '/organization', key: 'nordic', overLimit: true },
+  serviceUnavailable: { path: '/events', key: 'nordic', storageDown: true },
   // The object behind this path is damaged in the store before any request.
   internalError: { path: `/events/${SAMPLE.events.tokyoMeetup.slug}/sessions`, key: 'nordic' },
 } as const satisfies Record<string, ExampleRequest>;
@@ -113,9 +117,9 @@ export async function sampleExamples(): Promise<Examples> {
   };
   await damageObject(store, SAMPLE.organizations.nordic.id, resourcePath.eventSessions(SAMPLE.events.tokyoMeetup.id));
 
-  const gatewayWith = (limit: number) =>
+  const gatewayWith = (limit: number, snapshots: SnapshotSource = store) =>
     createGateway({
-      snapshots: store,
+      snapshots,
       keys,
       clock: () => now.getTime(),
       rateLimiter: new InMemoryRateLimiter({ limit }),
@@ -123,10 +127,11 @@ export async function sampleExamples(): Promise<Examples> {
     });
   const main = await serve(gatewayWith(1000));
   const limited = await serve(gatewayWith(1));
+  const storageDown = await serve(gatewayWith(1000, new UnreachableOrganization(store, SAMPLE.organizations.nordic.id)));
   try {
     const examples = {} as Examples;
     for (const [name, spec] of Object.entries(EXAMPLE_REQUESTS) as Array<[ExampleName, ExampleRequest]>) {
-      const server = spec.overLimit ? limited : main;
+      const server = spec.overLimit ? limited : spec.storageDown ? storageDown : main;
       if (spec.overLimit) await ask(server.origin, spec, secrets);
       examples[name] = await ask(server.origin, spec, secrets);
     }
@@ -134,6 +139,7 @@ export async function sampleExamples(): Promise<Examples> {
   } finally {
     await main.close();
     await limited.close();
+    await storageDown.close();
   }
 }
 
@@ -158,6 +164,40 @@ async function damageObject(store: MemoryStore, organizationId: string, path: st
 }
 
 const SILENT: Log = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** The store as a gateway sees it while the storage holding one organization's snapshots cannot be reached. */
+class UnreachableOrganization implements SnapshotSource {
+  readonly description: string;
+
+  constructor(
+    private readonly store: SnapshotSource,
+    private readonly organizationId: string,
+  ) {
+    this.description = `${store.description}, organization ${organizationId} unreachable`;
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    this.reach(key);
+    return this.store.get(key);
+  }
+
+  async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+    this.reach(key);
+    return this.store.getIfChanged(key, version);
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.reach(key);
+    return this.store.has(key);
+  }
+
+  private reach(key: string): void {
+    const id = this.organizationId;
+    if (key === pointerKey(id) || key.startsWith(manifestPrefix(id)) || key.startsWith(objectPrefix(id))) {
+      throw new StoreUnavailableError(`${key}: the storage did not answer`);
+    }
+  }
+}
 
 /** Keys in memory, created as `keys create` creates them; secrets never leave this module. */
 class ExampleKeys implements KeyStore {
