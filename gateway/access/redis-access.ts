@@ -1,0 +1,96 @@
+// Opening Redis (REDIS_URL) for keys and per-key rate limits: for a gateway, the key store and the
+// key verdicts on one connection tuned to fail fast; for `keys create|list|revoke`, the key store
+// alone on a connection that does not linger.
+//
+// A gateway's commands must never queue behind a Redis that is down: with no offline queue and
+// no retry of a command in flight, a command fails at once while the connection is down, and a
+// command to a Redis that stopped answering fails after `commandTimeoutMs`; the verdicts then
+// answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the background
+// with a capped backoff. Auto-pipelining writes the commands of one event-loop turn together.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Log } from '../../snapshot/log.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import { RedisKeyStore } from '../keys/redis-key-store.ts';
+import type { KeyVerdicts } from './key-verdicts.ts';
+import type { RecentVerdictsOptions } from './recent-verdicts.ts';
+import { RedisKeyVerdicts } from './redis-key-verdicts.ts';
+
+export interface RedisAccessOptions {
+  /** redis:// or rediss:// */
+  url: string;
+  log: Log;
+  /** Prefix of every Redis key; default `marquee:`. */
+  namespace?: string;
+  /** Requests per key in any window; default 600 in 60 s (docs/api.md §8). */
+  limit?: number;
+  windowSeconds?: number;
+  /** A command not answered within this is a Redis that cannot be reached; default 500 ms. */
+  commandTimeoutMs?: number;
+  /** The memory of recent verdicts used while Redis cannot be reached; default 10,000 keys, 5 minutes. */
+  recent?: RecentVerdictsOptions;
+}
+
+/** For GatewayDeps: `keys` and `keyVerdicts: verdicts`. */
+export interface RedisAccess {
+  keys: KeyStore;
+  verdicts: KeyVerdicts;
+  /** Closes the connection; after the gateway's server has closed. */
+  close(): Promise<void>;
+}
+
+/** Rejects when Redis cannot be reached at start: a gateway that cannot check any key should not come up. */
+export async function openRedisAccess(options: RedisAccessOptions): Promise<RedisAccess> {
+  const redis = await connect(options.url, {
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 500,
+    // 100 ms, 200 ms, … capped at 2 s: a restarted Redis is found again within about 2 s.
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+  });
+  const namespace = options.namespace ?? 'marquee:';
+  return {
+    keys: new RedisKeyStore(redis, { namespace }),
+    verdicts: new RedisKeyVerdicts(redis, { ...options, namespace }),
+    close: () => disconnect(redis),
+  };
+}
+
+/** The key store alone, for the CLI: no reconnecting, and a command that does not get through fails. */
+export async function openRedisKeyStore(options: { url: string; namespace?: string }): Promise<{ keys: KeyStore; close(): Promise<void> }> {
+  const redis = await connect(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 10_000, retryStrategy: () => null });
+  return { keys: new RedisKeyStore(redis, { namespace: options.namespace }), close: () => disconnect(redis) };
+}
+
+async function connect(url: string, options: RedisOptions): Promise<Redis> {
+  const redis = new Redis(url, { ...options, lazyConnect: true });
+  // Connection errors reach the callers as failed commands (and the verdicts' log); without a
+  // listener ioredis would print each reconnect attempt's error.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Redis at ${whereIs(url)} cannot be reached`, { cause: error });
+  }
+  return redis;
+}
+
+async function disconnect(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    // Not connected at the moment: nothing to say goodbye to.
+    redis.disconnect();
+  }
+}
+
+/** Host and port only: a URL may carry a password, and messages end up in logs. */
+function whereIs(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}

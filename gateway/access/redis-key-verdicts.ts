@@ -1,0 +1,165 @@
+// Key verdicts from Redis (docs/design.md "Production shape"): the key's record and its request
+// counted against the limit shared by every gateway, in ONE round trip per request — a Lua script
+// that reads the record and, for an unrevoked key, runs the sliding-window count
+// (access/redis-rate-limiter.ts) on the key's bucket. A request then refused with 403 gives its
+// slot back in a second script call; those are rare.
+//
+// While Redis cannot be reached, the gateway keeps answering on its own: a key whose verdict it
+// saw within the last minutes (access/recent-verdicts.ts) is judged as then, and its requests
+// are counted by an in-process limiter with the same limit; a key it has not seen gets 503 with
+// Retry-After (closed for authentication, but never a 401 for a key that may be valid). It logs
+// once when it loses Redis and once when it has it back. While degraded it does not wait for
+// Redis: one PING at a time probes it in the background, and the first that succeeds sends
+// requests back to Redis, without a restart.
+import type { Redis } from 'ioredis';
+import type { Log } from '../../snapshot/log.ts';
+import type { Awaitable } from '../awaitable.ts';
+import { RECORD_FIELDS, recordKey, recordOf } from '../keys/redis-key-store.ts';
+import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
+import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
+import type { RateDecision } from './rate-limit.ts';
+import { RecentVerdicts, type RecentVerdictsOptions } from './recent-verdicts.ts';
+import { SLIDING_WINDOW_LUA } from './redis-rate-limiter.ts';
+
+export interface RedisKeyVerdictsOptions {
+  /** Where losing and regaining Redis is reported. */
+  log: Log;
+  /** Prefix of every Redis key; the key store's (default `marquee:`). */
+  namespace?: string;
+  /** Requests per key in any window; default 600 in 60 s (docs/api.md §8). */
+  limit?: number;
+  windowSeconds?: number;
+  /** The memory of recent verdicts used while Redis cannot be reached. */
+  recent?: RecentVerdictsOptions;
+  /** Retry-After of the 503 for a key that cannot be judged; default 5 s, about when a reconnect has been tried. */
+  retryAfterSeconds?: number;
+}
+
+const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
+
+// KEYS: the record, the key's rate bucket; ARGV: limit, window, nowMs. Answers {} for an unknown
+// key, the record's fields for a revoked one (not counted), and the fields followed by the count
+// (allowed, remaining, resetSeconds, second) for a usable one.
+const VERDICT_LUA = `${SLIDING_WINDOW_LUA}
+local record = redis.call('HMGET', KEYS[1], ${RECORD_FIELDS.map((field) => `'${field}'`).join(', ')})
+if not record[1] then return {} end
+if record[${REVOKED_AT}] then return record end
+local counted = count(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+for i = 1, 4 do record[${RECORD_FIELDS.length} + i] = counted[i] end
+return record`;
+
+const GIVE_BACK_LUA = `${SLIDING_WINDOW_LUA}
+return giveBack(KEYS[1], ARGV[1])`;
+
+type VerdictReply = Array<string | number | null>;
+
+interface VerdictCommands {
+  marqueeKeyVerdict(record: string, bucket: string, limit: number, windowSeconds: number, nowMs: number): Promise<VerdictReply>;
+  marqueeKeyGiveBack(bucket: string, second: number): Promise<number>;
+}
+
+const UNKNOWN: KeyVerdict = { record: undefined };
+const COUNT_AT = RECORD_FIELDS.length;
+
+export class RedisKeyVerdicts implements KeyVerdicts {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  private readonly redis: Redis & VerdictCommands;
+  private readonly namespace: string;
+  private readonly log: Log;
+  private readonly recent: RecentVerdicts;
+  /** Counts while Redis cannot be reached, per key id, in this process only. */
+  private readonly local: InMemoryRateLimiter;
+  private readonly unavailable: KeyVerdict;
+  private degraded = false;
+  private probing = false;
+
+  constructor(redis: Redis, options: RedisKeyVerdictsOptions) {
+    this.limit = options.limit ?? 600;
+    this.windowSeconds = options.windowSeconds ?? 60;
+    this.namespace = options.namespace ?? 'marquee:';
+    this.log = options.log;
+    this.recent = new RecentVerdicts(options.recent);
+    this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBuckets: options.recent?.capacity ?? 10_000 });
+    this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
+    // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
+    if (!('marqueeKeyVerdict' in redis)) {
+      redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 2, lua: VERDICT_LUA });
+      redis.defineCommand('marqueeKeyGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_LUA });
+    }
+    this.redis = redis as Redis & VerdictCommands;
+  }
+
+  verdict(secretHash: string, nowMs: number): Awaitable<KeyVerdict> {
+    if (this.degraded) {
+      this.probe();
+      return this.fromMemory(secretHash, nowMs);
+    }
+    return this.redis.marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs).then(
+      (reply) => this.fromReply(reply, secretHash, nowMs),
+      (error: unknown) => {
+        this.degrade(error);
+        return this.fromMemory(secretHash, nowMs);
+      },
+    );
+  }
+
+  /** Counted by the verdict in Redis; a verdict from memory is counted here, in this process. */
+  settle(verdict: UsableVerdict, nowMs: number): Awaitable<RateDecision> {
+    return verdict.rate ?? this.local.consume(verdict.record.id, nowMs);
+  }
+
+  release(verdict: UsableVerdict): Awaitable<void> {
+    if (verdict.countedIn === undefined || verdict.rate?.allowed !== true) return;
+    // A give-back that fails (Redis gone meanwhile) costs the key one slot for a window: not worth an error.
+    return this.redis.marqueeKeyGiveBack(this.bucketOf(verdict.record.secretHash), verdict.countedIn).then(ignore, ignore);
+  }
+
+  /** Same hash tag as the record, so that the verdict's script touches one Redis Cluster slot. */
+  private bucketOf(secretHash: string): string {
+    return `${this.namespace}key-rate:{${secretHash}}`;
+  }
+
+  private fromReply(reply: VerdictReply, secretHash: string, nowMs: number): KeyVerdict {
+    if (reply.length === 0) {
+      this.recent.forget(secretHash);
+      return UNKNOWN;
+    }
+    const record = recordOf(reply as Array<string | null>, secretHash)!;
+    this.recent.confirm(record, nowMs);
+    if (reply.length === COUNT_AT) return { record };
+    const rate: RateDecision = { allowed: reply[COUNT_AT] === 1, limit: this.limit, remaining: reply[COUNT_AT + 1] as number, resetSeconds: reply[COUNT_AT + 2] as number };
+    return { record, rate, countedIn: reply[COUNT_AT + 3] as number };
+  }
+
+  private fromMemory(secretHash: string, nowMs: number): KeyVerdict {
+    const record = this.recent.recall(secretHash, nowMs);
+    return record === undefined ? this.unavailable : { record };
+  }
+
+  private degrade(error: unknown): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.log.warn('Redis cannot be reached: answering the keys seen in the last minutes from memory and counting their requests in this process; other keys get 503', {
+      err: error,
+    });
+  }
+
+  private probe(): void {
+    if (this.probing) return;
+    this.probing = true;
+    this.redis.ping().then(
+      () => {
+        this.probing = false;
+        if (!this.degraded) return;
+        this.degraded = false;
+        this.log.info('Redis is reachable again: keys and rate counts are shared through it again');
+      },
+      () => {
+        this.probing = false;
+      },
+    );
+  }
+}
+
+function ignore(): void {}

@@ -1,0 +1,129 @@
+// The promises of KeyVerdicts (gateway/access/key-verdicts.ts), as one suite every backend runs:
+// the embedded verdicts (a key store, then a limiter) and the Redis ones (both in one script).
+// Every result is awaited, so synchronous and asynchronous backends fit. What a backend must do,
+// with the clock given as `nowMs`:
+//
+// - verdict: the key's record, revoked or not, as the store has it, from the next call after a
+//   change on; no record for an unknown hash; never `retryAfterSeconds` while the store answers;
+// - verdict then settle: at most `limit` requests per key in any window, as the RateLimiter
+//   contract counts them (remaining counting down, refused ones not counted, resetSeconds to the
+//   oldest counted second), each key on its own;
+// - verdict then release: the request uses none of the quota, wherever in the window it came;
+//   releasing a request that was over the limit frees nothing;
+// - many verdicts at once: exactly `limit` accepted.
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { KeyVerdicts, UsableVerdict } from '../../gateway/access/key-verdicts.ts';
+import type { RateDecision } from '../../gateway/access/rate-limit.ts';
+import type { Awaitable } from '../../gateway/awaitable.ts';
+import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import { type ContractHooks, useHarness } from './harness.ts';
+
+export interface KeyVerdictsHarness {
+  /** The store whose keys the verdicts judge; empty at first. */
+  store: KeyStore;
+  /** Verdicts on `store`'s keys; call once per test (the counts of one call are not another's business). */
+  verdicts(options: { limit: number; windowSeconds: number }): Awaitable<KeyVerdicts>;
+}
+
+const ORG = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
+/** A second boundary. */
+const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export function keyVerdictsContract<H extends KeyVerdictsHarness>(name: string, hooks: ContractHooks<H>): void {
+  describe(`KeyVerdicts contract: ${name}`, () => {
+    const harness = useHarness(hooks);
+    const newKey = async () => (await harness().store.create({ organizationId: ORG, label: null, origins: ['https://site.example'] })).record;
+
+    async function usable(verdicts: KeyVerdicts, secretHash: string, nowMs: number): Promise<UsableVerdict> {
+      const verdict = await verdicts.verdict(secretHash, nowMs);
+      expect(verdict.retryAfterSeconds).toBeUndefined();
+      expect(verdict.record?.revokedAt).toBeNull();
+      return verdict as UsableVerdict;
+    }
+
+    /** One request that passed every other check. */
+    async function admitted(verdicts: KeyVerdicts, secretHash: string, nowMs: number): Promise<RateDecision> {
+      return verdicts.settle(await usable(verdicts, secretHash, nowMs), nowMs);
+    }
+
+    /** One request refused with 403 after its verdict. */
+    async function refused(verdicts: KeyVerdicts, secretHash: string, nowMs: number): Promise<void> {
+      await verdicts.release(await usable(verdicts, secretHash, nowMs));
+    }
+
+    it('reports its limit and window', async () => {
+      const verdicts = await harness().verdicts({ limit: 7, windowSeconds: 13 });
+      expect(verdicts.limit).toBe(7);
+      expect(verdicts.windowSeconds).toBe(13);
+    });
+
+    it('finds the record as the store has it, and nothing for an unknown hash', async () => {
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      const record = await newKey();
+      expect((await verdicts.verdict(record.secretHash, T0)).record).toEqual(record);
+      const unknown = await verdicts.verdict(sha256('no such key'), T0);
+      expect(unknown.record).toBeUndefined();
+      expect(unknown.retryAfterSeconds).toBeUndefined();
+    });
+
+    it('sees a key created and a revocation made through the store from the next verdict on', async () => {
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      expect((await verdicts.verdict(sha256('later'), T0)).record).toBeUndefined();
+      const record = await newKey();
+      expect((await verdicts.verdict(record.secretHash, T0)).record).toEqual(record);
+      const at = new Date('2026-05-01T09:00:00Z');
+      await harness().store.revoke(record.id, at);
+      expect((await verdicts.verdict(record.secretHash, T0)).record).toEqual({ ...record, revokedAt: at.toISOString() });
+    });
+
+    it('counts settled requests against the limit, each key on its own, and refuses past it until a slot frees', async () => {
+      const verdicts = await harness().verdicts({ limit: 3, windowSeconds: 60 });
+      const [a, b] = [await newKey(), await newKey()];
+      expect(await admitted(verdicts, a.secretHash, T0)).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 });
+      expect(await admitted(verdicts, a.secretHash, T0 + 10_000)).toEqual({ allowed: true, limit: 3, remaining: 1, resetSeconds: 50 });
+      expect(await admitted(verdicts, a.secretHash, T0 + 20_000)).toEqual({ allowed: true, limit: 3, remaining: 0, resetSeconds: 40 });
+      expect(await admitted(verdicts, a.secretHash, T0 + 30_000)).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 30 });
+      expect(await admitted(verdicts, b.secretHash, T0 + 30_000)).toMatchObject({ allowed: true, remaining: 2 });
+      // Refused requests were not counted: the first slot frees a window after it was taken.
+      expect(await admitted(verdicts, a.secretHash, T0 + 59_999)).toMatchObject({ allowed: false, resetSeconds: 1 });
+      expect(await admitted(verdicts, a.secretHash, T0 + 60_000)).toEqual({ allowed: true, limit: 3, remaining: 0, resetSeconds: 10 });
+    });
+
+    it('lets a released request use none of the quota', async () => {
+      const verdicts = await harness().verdicts({ limit: 2, windowSeconds: 60 });
+      const { secretHash } = await newKey();
+      for (let i = 0; i < 5; i++) await refused(verdicts, secretHash, T0 + i * 1_000);
+      expect(await admitted(verdicts, secretHash, T0 + 10_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+      await refused(verdicts, secretHash, T0 + 20_000);
+      expect(await admitted(verdicts, secretHash, T0 + 30_000)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 40 });
+      // The released requests left nothing behind: the slots free when the admitted ones leave.
+      expect(await admitted(verdicts, secretHash, T0 + 69_999)).toMatchObject({ allowed: false, resetSeconds: 1 });
+      expect(await admitted(verdicts, secretHash, T0 + 70_000)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 20 });
+    });
+
+    it('frees nothing when a request over the limit is released', async () => {
+      const verdicts = await harness().verdicts({ limit: 2, windowSeconds: 60 });
+      const { secretHash } = await newKey();
+      await admitted(verdicts, secretHash, T0);
+      await admitted(verdicts, secretHash, T0 + 1_000);
+      for (let i = 0; i < 3; i++) await refused(verdicts, secretHash, T0 + 2_000);
+      expect(await admitted(verdicts, secretHash, T0 + 3_000)).toEqual({ allowed: false, limit: 2, remaining: 0, resetSeconds: 57 });
+    });
+
+    it('accepts exactly `limit` of many requests judged at once', async () => {
+      const verdicts = await harness().verdicts({ limit: 100, windowSeconds: 60 });
+      const { secretHash } = await newKey();
+      const decisions = await Promise.all(Array.from({ length: 250 }, (_, i) => admitted(verdicts, secretHash, T0 + (i % 10) * 100)));
+      expect(
+        decisions
+          .filter((d) => d.allowed)
+          .map((d) => d.remaining)
+          .sort((x, y) => x - y),
+      ).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(decisions.filter((d) => !d.allowed)).toHaveLength(150);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+// The KeyVerdicts contract (test/contracts/key-verdicts.ts) against the Redis verdicts (lookup and
+// count in one script), on a real redis-server started for this file; each test has a namespace
+// of its own, and its key store writes through another connection, as the CLI does.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { RedisKeyVerdicts } from '../../../gateway/access/redis-key-verdicts.ts';
+import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
+import { keyVerdictsContract } from '../../contracts/key-verdicts.ts';
+import { RecordingLog } from '../../support/recording-log.ts';
+import { startRedis, type TestRedis } from '../../support/redis.ts';
+
+let server: TestRedis;
+let gateway: Redis;
+let cli: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  gateway = new Redis(server.url, { enableAutoPipelining: true });
+  cli = new Redis(server.url);
+});
+
+afterAll(async () => {
+  gateway.disconnect();
+  cli.disconnect();
+  await server.stop();
+});
+
+keyVerdictsContract('RedisKeyVerdicts', {
+  setup() {
+    const namespace = `test-${randomUUID()}:`;
+    const log = new RecordingLog();
+    return {
+      store: new RedisKeyStore(cli, { namespace }),
+      verdicts: (options: { limit: number; windowSeconds: number }) => new RedisKeyVerdicts(gateway, { ...options, namespace, log }),
+      log,
+    };
+  },
+  // Redis answered throughout: nothing to report.
+  teardown: ({ log }) => {
+    if (log.lines.length > 0) throw new Error(`unexpected log lines: ${JSON.stringify(log.lines)}`);
+  },
+});
