@@ -1,12 +1,14 @@
-// The build orchestrator: read → project → validate → serialize → publish → announce, one
-// organization at a time (a few in parallel), so memory stays bounded by the concurrency and
-// never by the size of the platform. The output store is a parameter: tests build into memory.
+// The build orchestrator: lock → read → project → validate → serialize → publish → release →
+// announce, one organization at a time (a few in parallel), so memory stays bounded by the
+// concurrency and never by the size of the platform. The output store is a parameter: tests build
+// into memory.
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { describeError } from '../snapshot/errors.ts';
-import { BuildError, type BuildStage } from './errors.ts';
+import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
+import { BuildError, type BuildStage, PointerConflictError } from './errors.ts';
 import type { PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
 import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
@@ -26,6 +28,14 @@ export interface BuildContext {
   now?: () => Date;
   /** Organizations built at once. */
   concurrency?: number;
+  /**
+   * Per-organization locks shared with every other builder (Redis) or within this process: each
+   * organization's build holds its lock from the read to the publish. Without them only the
+   * conditional pointer write keeps two builds of one organization from overwriting each other.
+   */
+  locks?: BuildLocks;
+  /** How long a build waits for another builder's lock on an organization before it fails that organization. */
+  lockWaitMs?: number;
 }
 
 export interface OrganizationResult {
@@ -67,58 +77,120 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   return results;
 }
 
+/** Attempts at one organization when another builder keeps replacing its pointer between our read and our write. */
+const MAX_ATTEMPTS = 3;
+
 /**
- * Builds one organization. Never throws: a failure (a resource failing its schema, or a stage
- * that could not complete) is a result naming the organization, the resource and the reason, and
- * the organization keeps its previous snapshot.
+ * How long an organization's build waits for another builder's lock by default: twice the lock's
+ * TTL, so that the lock of a builder that died holding it expires before the wait ends.
  */
-async function buildOrganization(context: BuildContext, target: { id: string; slug: string; status: OrganizationState }, trigger: BuildTrigger): Promise<OrganizationResult> {
-  const started = performance.now();
-  const now = context.now?.() ?? new Date();
-  const failed = (error: string, stage: BuildStage | undefined, resource?: string): OrganizationResult => ({
-    id: target.id,
-    slug: target.slug,
-    result: 'failed',
-    error,
-    failure: { stage, resource },
-    objectsWritten: 0,
-  });
+const DEFAULT_LOCK_WAIT_MS = 2 * DEFAULT_LOCK_TIMING.ttlMs;
+
+type Target = { id: string; slug: string; status: OrganizationState };
+
+/**
+ * Builds one organization, holding its build lock (when the context has locks) from the read to
+ * the publish. Never throws: a failure (a resource failing its schema, a stage that could not
+ * complete, a lock that could not be had) is a result naming the organization, the resource and
+ * the reason, and the organization keeps its previous snapshot.
+ */
+async function buildOrganization(context: BuildContext, target: Target, trigger: BuildTrigger): Promise<OrganizationResult> {
+  const locked = await lockOrganization(context, target);
+  if ('failure' in locked) return locked.failure;
+  let built: Built;
   try {
-    const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
-    let outcome: PublishOutcome;
-    if (target.status !== 'active') {
-      outcome = await publishStep(context, { ...common, state: target.status, objects: [], slugs: {}, durationMs: 0 });
-    } else {
-      const data = await step('read', target.id, () => context.source.readOrganization(target.id));
-      if (!data) return failed(`organization ${target.id} (${target.slug}) no longer exists`, 'read');
-      const projection = await step('project', target.id, async () => projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
-      const resources = resourcesOf(projection);
-      const validation = validateResources(context.schemas, resources);
-      if (!validation.valid) {
-        return failed(`organization ${target.id}: resource ${validation.resource} fails schema ${validation.schema}: ${validation.reason}`, 'validate', validation.resource);
-      }
-      const objects = serializeResources(resources);
-      outcome = await publishStep(context, {
-        ...common,
-        state: 'active',
-        objects,
-        slugs: projection.slugs,
-        durationMs: performance.now() - started,
-      });
-    }
+    built = await buildWithRetries(context, target, trigger);
+  } finally {
+    await locked.lease?.release();
+  }
+  if ('failure' in built) return built.failure;
+  const { outcome } = built;
+  try {
+    // After the release: announcing can take a while when the channel's backend is down, and a
+    // gateway re-reads the pointer whoever announces it.
     const channel = context.channel;
     if (outcome.result !== 'unchanged' && channel) await step('announce', target.id, () => channel.announce(target.id));
-    return {
-      id: target.id,
-      slug: target.slug,
-      result: outcome.result,
-      objectsWritten: outcome.objectsWritten,
-      ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
-    };
   } catch (error) {
-    if (error instanceof BuildError) return failed(error.describe(), error.stage, error.resource);
-    return failed(`organization ${target.id}: ${describeError(error)}`, undefined);
+    return failedResult(target, error);
   }
+  return {
+    id: target.id,
+    slug: target.slug,
+    result: outcome.result,
+    objectsWritten: outcome.objectsWritten,
+    ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
+  };
+}
+
+type Built = { outcome: PublishOutcome } | { failure: OrganizationResult };
+
+/**
+ * The organization's lock, waiting while another builder holds it. Waiting rather than skipping:
+ * the other builder may have read the platform before the change this build is for.
+ */
+async function lockOrganization(context: BuildContext, target: Target): Promise<{ lease: BuildLease | undefined } | { failure: OrganizationResult }> {
+  if (!context.locks) return { lease: undefined };
+  const waitMs = context.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  let lease: BuildLease | undefined;
+  try {
+    lease = await waitForLock(context.locks, target.id, waitMs);
+  } catch (error) {
+    return { failure: failed(target, `organization ${target.id}: its build lock could not be taken: ${describeError(error)}`, undefined) };
+  }
+  if (!lease) return { failure: failed(target, `organization ${target.id}: another builder held its build lock for more than ${waitMs / 1000} s`, undefined) };
+  return { lease };
+}
+
+/** Builds from a fresh read again when the pointer write is refused because another builder published meanwhile. */
+async function buildWithRetries(context: BuildContext, target: Target, trigger: BuildTrigger): Promise<Built> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readAndPublish(context, target, trigger);
+    } catch (error) {
+      if (!(error instanceof PointerConflictError)) return { failure: failedResult(target, error) };
+      if (attempt === MAX_ATTEMPTS) {
+        return { failure: failed(target, `${error.message}, at each of ${MAX_ATTEMPTS} attempts from a fresh read`, 'publish') };
+      }
+    }
+  }
+}
+
+async function readAndPublish(context: BuildContext, target: Target, trigger: BuildTrigger): Promise<Built> {
+  const started = performance.now();
+  const now = context.now?.() ?? new Date();
+  const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
+  const publishState = async (state: OrganizationState) => ({ outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }) });
+  if (target.status !== 'active') return publishState(target.status);
+  const data = await step('read', target.id, () => context.source.readOrganization(target.id));
+  if (!data) return { failure: failed(target, `organization ${target.id} (${target.slug}) no longer exists`, 'read') };
+  // Suspended or closed since it was listed (a build may have waited for its lock): the read is newer.
+  if (data.organization.status !== 'active') return publishState(data.organization.status);
+  const projection = await step('project', target.id, async () => projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
+  const resources = resourcesOf(projection);
+  const validation = validateResources(context.schemas, resources);
+  if (!validation.valid) {
+    return {
+      failure: failed(
+        target,
+        `organization ${target.id}: resource ${validation.resource} fails schema ${validation.schema}: ${validation.reason}`,
+        'validate',
+        validation.resource,
+      ),
+    };
+  }
+  const objects = serializeResources(resources);
+  const outcome = await publishStep(context, { ...common, state: 'active', objects, slugs: projection.slugs, durationMs: performance.now() - started });
+  return { outcome };
+}
+
+function failed(target: Target, error: string, stage: BuildStage | undefined, resource?: string): OrganizationResult {
+  return { id: target.id, slug: target.slug, result: 'failed', error, failure: { stage, resource }, objectsWritten: 0 };
+}
+
+/** A stage's error as a failed result: with its stage and resource when it is a BuildError. */
+function failedResult(target: Target, error: unknown): OrganizationResult {
+  if (error instanceof BuildError) return failed(target, error.describe(), error.stage, error.resource);
+  return failed(target, `organization ${target.id}: ${describeError(error)}`, undefined);
 }
 
 function publishStep(context: BuildContext, input: Parameters<typeof publish>[1]) {
@@ -130,7 +202,8 @@ async function step<T>(stage: BuildStage, organizationId: string, run: () => Pro
   try {
     return await run();
   } catch (error) {
-    if (error instanceof BuildError) throw error;
+    // A refused pointer write is an outcome the caller retries, not a failure of the stage.
+    if (error instanceof BuildError || error instanceof PointerConflictError) throw error;
     throw new BuildError(stage, organizationId, `organization ${organizationId}: ${stage} failed`, { cause: error });
   }
 }

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
+import { InProcessBuildLocks } from '../../../builder/build-locks.ts';
 import { BuildError } from '../../../builder/errors.ts';
+import { publishSnapshot } from '../../../builder/publish.ts';
 import { BuildRunner } from '../../../builder/runner.ts';
 import { validateResources } from '../../../builder/validate.ts';
 import type { OrganizationData, PlatformSource } from '../../../builder/platform/rows.ts';
 import { InProcessChannel } from '../../../snapshot/notifications.ts';
+import { resourcePath } from '../../../snapshot/layout.ts';
 import { readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
@@ -16,10 +19,15 @@ import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 class MemorySource implements PlatformSource {
   readonly data = new Map<string, OrganizationData>();
   failing = new Set<string>();
+  /** Called at every read, before it returns: a test sees (and may change) the moment of each read. */
+  onRead: (id: string) => void | Promise<void> = () => {};
+  reads = 0;
   async listOrganizations() {
     return [...this.data.values()].map((d) => ({ id: d.organization.id, slug: d.organization.slug, status: d.organization.status })).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
   async readOrganization(id: string) {
+    this.reads++;
+    await this.onRead(id);
     if (this.failing.has(id)) throw new Error('connection reset by peer');
     return this.data.get(id);
   }
@@ -129,6 +137,177 @@ describe('buildOrganizations', () => {
     const results = await buildOrganizations(context, { trigger: 'manual', organizationIds: [orgId], onProgress: (done, total) => progress.push(`${done}/${total}`) });
     expect(results.map((r) => r.id)).toEqual([orgId]);
     expect(progress).toEqual(['1/1']);
+  });
+});
+
+describe('buildOrganizations with build locks', () => {
+  const timing = { ttlMs: 5_000, renewEveryMs: 1_000 };
+
+  it("holds the organization's lock from the read to the pointer write, and releases it afterwards", async () => {
+    const { source, context, orgId } = setup();
+    const locks = new InProcessBuildLocks(timing);
+    const otherBuilder = locks.sibling();
+    const heldAt: string[] = [];
+    const whileBuilding = async (moment: string) => {
+      const lease = await otherBuilder.acquire(orgId);
+      heldAt.push(`${moment}: ${lease ? 'free' : 'held'}`);
+      await lease?.release();
+    };
+    source.onRead = () => whileBuilding('read');
+    const watched = new (class extends MemoryStore {
+      override async putIfVersion(key: string, bytes: Uint8Array, expected: string | null) {
+        await whileBuilding('pointer');
+        return super.putIfVersion(key, bytes, expected);
+      }
+    })();
+    const [result] = await buildOrganizations({ ...context, store: watched, locks }, { trigger: 'manual' });
+    expect(result!.result).toBe('published');
+    expect(heldAt).toEqual(['read: held', 'pointer: held']);
+    expect(await otherBuilder.acquire(orgId)).toBeDefined();
+  });
+
+  it('waits while another builder holds the lock, then builds from a read made after it was released', async () => {
+    const { source, context, orgId } = setup();
+    const locks = new InProcessBuildLocks(timing);
+    const otherBuilder = locks.sibling();
+    const events: string[] = [];
+    let asked = 0;
+    const counting = {
+      acquire: (id: string) => {
+        asked++;
+        return locks.acquire(id);
+      },
+      close: () => locks.close(),
+    };
+    source.onRead = () => void events.push('read');
+    const held = (await otherBuilder.acquire(orgId))!;
+    const building = buildOrganizations({ ...context, locks: counting }, { trigger: 'change' });
+    await expect.poll(() => asked).toBeGreaterThan(1);
+    events.push('released');
+    await held.release();
+    const [result] = await building;
+    expect(result!.result).toBe('published');
+    expect(events).toEqual(['released', 'read']);
+  });
+
+  it('fails the organization unread when another builder holds its lock for longer than the wait', async () => {
+    const { source, store, context, orgId } = setup();
+    const locks = new InProcessBuildLocks(timing);
+    await locks.sibling().acquire(orgId);
+    const [result] = await buildOrganizations({ ...context, locks, lockWaitMs: 300 }, { trigger: 'change' });
+    expect(result).toMatchObject({
+      result: 'failed',
+      error: `organization ${orgId}: another builder held its build lock for more than 0.3 s`,
+      failure: { stage: undefined },
+    });
+    expect(source.reads).toBe(0);
+    expect(store.entries.size).toBe(0);
+  });
+
+  it('fails the organization unread when the locks cannot be reached, with the reason', async () => {
+    const { source, context, orgId } = setup();
+    const unreachable = {
+      acquire: () => Promise.reject(new Error('Redis 127.0.0.1:6379 did not answer within 2000 ms')),
+      close: async () => {},
+    };
+    const [result] = await buildOrganizations({ ...context, locks: unreachable }, { trigger: 'change' });
+    expect(result).toMatchObject({
+      result: 'failed',
+      error: `organization ${orgId}: its build lock could not be taken: Redis 127.0.0.1:6379 did not answer within 2000 ms`,
+    });
+    expect(source.reads).toBe(0);
+  });
+
+  it('releases the lock when the build fails', async () => {
+    const { fixture, source, context, orgId } = setup();
+    const locks = new InProcessBuildLocks(timing);
+    fixture.teamMembers[0]!.sortOrder = 2 ** 31;
+    source.data.set(orgId, fixture.data());
+    const [result] = await buildOrganizations({ ...context, locks }, { trigger: 'manual' });
+    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team' });
+    expect(await locks.sibling().acquire(orgId)).toBeDefined();
+  });
+
+  it('publishes the state the read finds when the organization was suspended after it was listed', async () => {
+    const { fixture, source, store, context, orgId } = setup();
+    await buildOrganizations(context, { trigger: 'manual' });
+    source.onRead = (id) => void source.data.set(id, { ...fixture.data(), organization: { ...fixture.organization, status: 'suspended' } });
+    const [result] = await buildOrganizations(context, { trigger: 'change' });
+    expect(result).toMatchObject({ result: 'suspended' });
+    expect(await readPointer(store, orgId)).toMatchObject({ state: 'suspended', snapshotId: null });
+  });
+});
+
+/**
+ * A store where another builder publishes the organization while this build publishes it: right
+ * after this build's manifest is written, before its pointer, `times` times.
+ */
+class ContestedStore extends MemoryStore {
+  private inside = false;
+  constructor(
+    private times: number,
+    private readonly otherBuilder: (store: MemoryStore) => Promise<unknown>,
+  ) {
+    super();
+  }
+  override async put(key: string, bytes: Uint8Array): Promise<void> {
+    await super.put(key, bytes);
+    if (this.inside || this.times === 0 || !key.includes('/snapshots/')) return;
+    this.times--;
+    this.inside = true;
+    try {
+      await this.otherBuilder(this);
+    } finally {
+      this.inside = false;
+    }
+  }
+}
+
+describe('buildOrganizations when another builder publishes meanwhile', () => {
+  /** What the other builder publishes: its own content, so that a pointer naming it is recognisable. */
+  const otherBuilderPublishes = (orgId: string, n: () => number) => (store: MemoryStore) =>
+    publishSnapshot(store, {
+      organizationId: orgId,
+      organizationSlug: 'acme',
+      state: 'active',
+      resources: [{ path: '/organization', value: { publishedBy: 'the other builder', n: n() } }],
+      slugs: {},
+      trigger: 'change',
+      now: new Date('2026-11-21T10:00:01Z'),
+    });
+
+  it('builds again from a fresh read, and publishes what that read found', async () => {
+    const { fixture, source, context, orgId } = setup();
+    let competing = 0;
+    const store = new ContestedStore(1, (inner) => {
+      // The other builder read a change this build had not seen: the next read sees it too.
+      fixture.teamMembers[0]!.fullName = 'Grace Hopper';
+      source.data.set(orgId, fixture.data());
+      return otherBuilderPublishes(orgId, () => ++competing)(inner);
+    });
+    const [result] = await buildOrganizations({ ...context, store }, { trigger: 'change' });
+    expect(result).toMatchObject({ result: 'published' });
+    expect(source.reads).toBe(2);
+    const snapshot = await readWholeSnapshot(store, orgId);
+    expect(snapshot.snapshotId).toBe(result!.snapshotId);
+    expect(snapshot.resources[resourcePath.team]).toEqual([expect.objectContaining({ fullName: 'Grace Hopper' })]);
+  });
+
+  it('fails naming the conflict after three attempts, leaving the other builder’s snapshot current', async () => {
+    const { source, context, orgId } = setup();
+    let competing = 0;
+    const store = new ContestedStore(
+      Number.POSITIVE_INFINITY,
+      otherBuilderPublishes(orgId, () => ++competing),
+    );
+    const [result] = await buildOrganizations({ ...context, store }, { trigger: 'change' });
+    expect(result).toMatchObject({
+      result: 'failed',
+      error: `organization ${orgId}: another builder published meanwhile, at each of 3 attempts from a fresh read`,
+      failure: { stage: 'publish' },
+    });
+    expect(source.reads).toBe(3);
+    expect((await readWholeSnapshot(store, orgId)).resources['/organization']).toEqual({ publishedBy: 'the other builder', n: 3 });
   });
 });
 
