@@ -1,0 +1,311 @@
+// The gateway with its keys and per-key counts in Redis (gateway/access/redis-access.ts), on a
+// real redis-server and real gateways (createGateway on loopback): keys written by the CLI's
+// store, one round trip per request, limits shared by several gateways, 403s that use no quota;
+// and what happens while Redis is down (killed, or stopped answering) and when it is back.
+//
+// Answers the published contract describes go through the harness's checked `call`; the 503 of a
+// key that cannot be judged is asked with a plain fetch.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRedisAccess, openRedisKeyStore, type RedisAccess } from '../../../gateway/access/redis-access.ts';
+import type { KeyStore } from '../../../gateway/keys/key-store.ts';
+import { hashSecret } from '../../../gateway/keys/format.ts';
+import { publishSnapshot } from '../../../builder/publish.ts';
+import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { eventually } from '../../contracts/harness.ts';
+import { API, type GatewayHarness, publishFixture, type Reply, startHarness } from '../../support/gateway-fixtures.ts';
+import { PlatformFixture } from '../../support/platform-fixture.ts';
+import { RecordingLog } from '../../support/recording-log.ts';
+import { startRedis, type TestRedis } from '../../support/redis.ts';
+
+const SUSPENDED_ORG = '11111111-1111-4111-8111-111111111111';
+const SITE = 'https://site.example';
+const LIMIT = 5;
+const ORGANIZATION = `${API}/organization`;
+
+let redis: TestRedis;
+const snapshots = new MemoryStore();
+let organizationId: string;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const fixture = new PlatformFixture();
+  fixture.event({ slug: 'summit', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z' });
+  organizationId = fixture.organization.id;
+  await publishFixture(snapshots, fixture);
+  await publishSnapshot(snapshots, {
+    organizationId: SUSPENDED_ORG,
+    organizationSlug: 'suspended',
+    state: 'suspended',
+    resources: [],
+    slugs: {},
+    trigger: 'manual',
+    now: new Date('2026-01-01T00:00:00Z'),
+  });
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await redis?.stop();
+});
+
+interface RedisGateway {
+  harness: GatewayHarness;
+  access: RedisAccess;
+  log: RecordingLog;
+  get(key: string, headers?: Record<string, string>): Promise<Reply>;
+  /** Without the contract check: for the 503, which the published document may not describe yet. */
+  fetch(key: string): Promise<Response>;
+}
+
+/** A gateway judging keys through Redis in `namespace`, with the per-key limit LIMIT. */
+async function redisGateway(namespace: string, options: { commandTimeoutMs?: number } = {}): Promise<RedisGateway> {
+  const log = new RecordingLog();
+  const access = await openRedisAccess({ url: redis.url, log, namespace, limit: LIMIT, windowSeconds: 60, ...options });
+  const harness = await startHarness({ store: snapshots, deps: { keys: access.keys, keyVerdicts: access.verdicts, log } });
+  closers.push(async () => {
+    await harness.close();
+    await access.close();
+  });
+  return {
+    harness,
+    access,
+    log,
+    get: (key, headers = {}) => harness.call(ORGANIZATION, { key, headers }),
+    fetch: (key) => fetch(`${harness.origin}${ORGANIZATION}`, { headers: { 'X-Api-Key': key } }),
+  };
+}
+
+/** The CLI's view: the key store on a connection of its own. */
+async function cliStore(namespace: string): Promise<KeyStore> {
+  const opened = await openRedisKeyStore({ url: redis.url, namespace });
+  closers.push(opened.close);
+  return opened.keys;
+}
+
+async function createKey(cli: KeyStore, options: { organizationId?: string; origins?: string[] } = {}): Promise<{ id: string; secret: string }> {
+  const { record, secret } = await cli.create({ organizationId: options.organizationId ?? organizationId, label: null, origins: options.origins ?? [] });
+  return { id: record.id, secret };
+}
+
+async function expectUnavailable(response: Response): Promise<void> {
+  expect(response.status).toBe(503);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.headers.get('retry-after')).toBe('5');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  expect(await response.json()).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+}
+
+const remaining = (reply: Reply): number => Number(/r=(\d+)/.exec(reply.headers.ratelimit ?? '')?.[1]);
+
+describe('keys and limits in Redis', () => {
+  const namespace = `test-${randomUUID()}:`;
+  let one: RedisGateway;
+  let two: RedisGateway;
+  let cli: KeyStore;
+  let monitor: Redis;
+
+  beforeAll(async () => {
+    one = await redisGateway(namespace);
+    two = await redisGateway(namespace);
+    cli = await cliStore(namespace);
+    monitor = new Redis(redis.url);
+    closers.push(async () => monitor.disconnect());
+  });
+
+  it('serves a key created through the CLI, refuses unknown keys, and sees a revocation in every gateway from the next request on', async () => {
+    const key = await createKey(cli);
+    for (const gateway of [one, two]) {
+      const reply = await gateway.get(key.secret);
+      expect(reply.status).toBe(200);
+      expect(reply.json()).toMatchObject({ id: organizationId });
+      expect(reply.headers['ratelimit-policy']).toBe(`"default";q=${LIMIT};w=60`);
+    }
+    expect((await one.get('mqk_0000000000000000000000000000000sQHLi')).status).toBe(401);
+    await cli.revoke(key.id, new Date());
+    for (const gateway of [one, two]) expect((await gateway.get(key.secret)).json()).toMatchObject({ errorCode: 'API_KEY_INVALID' });
+  });
+
+  it('asks Redis once per request: one script call, nothing else', async () => {
+    const key = await createKey(cli);
+    await one.get(key.secret);
+    const seen = await watchCommands(redis.url, async () => {
+      for (let i = 0; i < 3; i++) expect((await one.get(key.secret)).status).toBe(200);
+    });
+    expect(seen.map((command) => command[0]?.toLowerCase())).toEqual(['evalsha', 'evalsha', 'evalsha']);
+  });
+
+  it('shares one limit among the gateways', async () => {
+    const key = await createKey(cli);
+    const replies = [];
+    for (let i = 0; i < LIMIT; i++) replies.push(await (i % 2 ? two : one).get(key.secret));
+    expect(replies.map((reply) => reply.status)).toEqual(Array(LIMIT).fill(200));
+    expect(replies.map(remaining)).toEqual([4, 3, 2, 1, 0]);
+    for (const gateway of [one, two]) {
+      const refused = await gateway.get(key.secret);
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('60');
+    }
+    // A window later, in either gateway's clock, the slots are free again.
+    one.harness.clock.now += 60_000;
+    expect(remaining(await one.get(key.secret))).toBe(4);
+  });
+
+  it('spends no quota on requests refused with 403 (origin, suspended organization)', async () => {
+    const browser = await createKey(cli, { origins: [SITE] });
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const refused = await one.get(browser.secret, { Origin: 'https://evil.example' });
+      expect(refused.json()).toMatchObject({ errorCode: 'API_KEY_ORIGIN_NOT_ALLOWED' });
+      expect(refused.headers.ratelimit).toBeUndefined();
+    }
+    expect(remaining(await two.get(browser.secret, { Origin: SITE }))).toBe(LIMIT - 1);
+
+    const suspended = await createKey(cli, { organizationId: SUSPENDED_ORG });
+    for (let i = 0; i < LIMIT + 2; i++) expect((await one.get(suspended.secret)).json()).toMatchObject({ errorCode: 'ORGANIZATION_SUSPENDED' });
+    const bucket = `${namespace}key-rate:{${hashSecret(suspended.secret)}}`;
+    expect(await monitor.hget(bucket, 'total')).toBe('0');
+  });
+
+  it('lets idle buckets expire a window after their last use', async () => {
+    const key = await createKey(cli);
+    await one.get(key.secret);
+    const ttl = await monitor.pttl(`${namespace}key-rate:{${hashSecret(key.secret)}}`);
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(61_000);
+  });
+
+  it('logs nothing while Redis answers', () => {
+    expect([...one.log.lines, ...two.log.lines]).toEqual([]);
+  });
+});
+
+describe('while Redis is down', () => {
+  const namespace = `test-${randomUUID()}:`;
+  let gateway: RedisGateway;
+  let cli: KeyStore;
+  /** Judged valid by Redis before it went down. */
+  let seen: { id: string; secret: string };
+  let alsoSeen: { id: string; secret: string };
+  /** Judged revoked by Redis before it went down. */
+  let revoked: { id: string; secret: string };
+  /** Never presented before Redis went down. */
+  let unseen: { id: string; secret: string };
+
+  beforeAll(async () => {
+    gateway = await redisGateway(namespace);
+    cli = await cliStore(namespace);
+    [seen, alsoSeen, revoked, unseen] = [await createKey(cli), await createKey(cli), await createKey(cli), await createKey(cli)];
+    // The CLI runs as a process of its own; the next one opens a connection of its own.
+    for (const key of [seen, alsoSeen, revoked]) expect((await gateway.get(key.secret)).status).toBe(200);
+    await cli.revoke(revoked.id, new Date());
+    expect((await gateway.get(revoked.secret)).status).toBe(401);
+  });
+
+  it('answers keys it saw recently, at once, counted in this process; 503 for others; 401 for a revoked one; then back to Redis', async () => {
+    await redis.halt();
+    try {
+      const started = performance.now();
+      const first = await gateway.get(seen.secret);
+      const elapsedMs = performance.now() - started;
+      expect(first.status).toBe(200);
+      expect(first.json()).toMatchObject({ id: organizationId });
+      // Fails fast: no waiting for a Redis that is not there (typically a few ms).
+      expect(elapsedMs).toBeLessThan(500);
+
+      await expectUnavailable(await gateway.fetch(unseen.secret));
+      expect((await gateway.get(revoked.secret)).json()).toMatchObject({ errorCode: 'API_KEY_INVALID' });
+      // A malformed key needs no store: still 401.
+      expect((await gateway.get('mqk_short')).status).toBe(401);
+
+      // The same limit, counted here while degraded: the first request above and four more.
+      const counted = [];
+      for (let i = 1; i < LIMIT; i++) counted.push(await gateway.get(seen.secret));
+      expect(counted.map(remaining)).toEqual([3, 2, 1, 0]);
+      expect((await gateway.get(seen.secret)).status).toBe(429);
+
+      // Vouched for 5 minutes after Redis last confirmed the key, no longer.
+      gateway.harness.clock.now += 5 * 60_000 + 1_000;
+      await expectUnavailable(await gateway.fetch(alsoSeen.secret));
+      expect((await gateway.get(revoked.secret)).status).toBe(401);
+
+      expect(gateway.log.lines.map(({ level, message }) => ({ level, message }))).toEqual([{ level: 'warn', message: expect.stringMatching(/^Redis cannot be reached/) }]);
+    } finally {
+      await redis.resume();
+    }
+
+    // Back to Redis without a restart: a key never seen is judged again, a revocation applies.
+    await eventually(async () => expect((await gateway.get(unseen.secret)).status).toBe(200), 15_000);
+    expect((await gateway.get(alsoSeen.secret)).status).toBe(200);
+    cli = await cliStore(namespace);
+    await cli.revoke(alsoSeen.id, new Date());
+    expect((await gateway.get(alsoSeen.secret)).status).toBe(401);
+    expect(gateway.log.lines.map(({ level }) => level)).toEqual(['warn', 'info']);
+    expect(gateway.log.lines[1]?.message).toMatch(/^Redis is reachable again/);
+  });
+
+  it('does the same for a Redis that stops answering: one request waits for the command timeout, the others not at all', async () => {
+    cli = await cliStore(namespace);
+    const slow = await redisGateway(namespace, { commandTimeoutMs: 200 });
+    const [key, never] = [await createKey(cli), await createKey(cli)];
+    expect((await slow.get(key.secret)).status).toBe(200);
+    const pid = await redisPid();
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        expect((await slow.get(key.secret)).status).toBe(200);
+        times.push(performance.now() - started);
+      }
+      await expectUnavailable(await slow.fetch(never.secret));
+      expect(times[0]).toBeLessThan(1_000);
+      expect(Math.max(...times.slice(1))).toBeLessThan(100);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await eventually(() => expect(slow.log.lines.map(({ level }) => level)).toEqual(['warn', 'info']), 10_000);
+  });
+});
+
+/**
+ * The commands clients sent while `act` ran, as MONITOR shows them (without those a script
+ * issued, and without the marker that tells when MONITOR has shown everything).
+ */
+async function watchCommands(url: string, act: () => Promise<void>): Promise<string[][]> {
+  // Connected before MONITOR starts, so its handshake is not among what is seen.
+  const other = new Redis(url);
+  await other.ping();
+  const watcher = await new Redis(url).monitor();
+  const marker = `end-${randomUUID()}`;
+  const seen: string[][] = [];
+  let markerSeen: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    markerSeen = resolve;
+  });
+  watcher.on('monitor', (_time: string, args: string[], source: string) => {
+    if (args[1] === marker) markerSeen();
+    else if (source !== 'lua') seen.push(args);
+  });
+  try {
+    await act();
+    await other.echo(marker);
+    await done;
+  } finally {
+    other.disconnect();
+    watcher.disconnect();
+  }
+  return seen;
+}
+
+async function redisPid(): Promise<number> {
+  const client = new Redis(redis.url);
+  try {
+    return Number(/^process_id:(\d+)/m.exec(await client.info('server'))?.[1]);
+  } finally {
+    client.disconnect();
+  }
+}
