@@ -9,17 +9,19 @@ import { createKey, listKeys, revokeKey } from '../gateway/keys/key-admin.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import { isUuid } from '../snapshot/layout.ts';
 import { type Config, describeStore } from './config.ts';
+import { createLog } from './log.ts';
 import { line, printJson, progressReporter } from './output.ts';
-import { buildContext, openKeyStore, openStore, organizationNamed, platformSource, withDatabase } from './services.ts';
+import { openBuildServices, openStore, organizationNamed, platformSource, withDatabase, withKeyStore } from './services.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
   const results = await withDatabase(config, async (db) => {
     const ids = [];
     for (const name of options.org) ids.push((await organizationNamed(db, name)).id);
     const progress = progressReporter(true);
-    const store = openStore(config);
+    // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
+    const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
     try {
-      return await buildOrganizations(buildContext(config, platformSource(db), store), {
+      return await buildOrganizations(services.context(platformSource(db)), {
         trigger: 'manual',
         ...(ids.length > 0 ? { organizationIds: ids } : {}),
         onProgress: (done, total, last) => {
@@ -29,6 +31,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
       });
     } finally {
       progress.finish();
+      await services.close();
     }
   });
   if (options.json) {
@@ -70,7 +73,7 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; json?: boolean }): Promise<void> {
   const org = await withDatabase(config, (db) => organizationNamed(db, options.org));
-  const created = await createKey(openKeyStore(config), { organizationId: org.id, origins: options.origin, label: options.label ?? null });
+  const created = await withKeyStore(config, (keys) => createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null }));
   if (options.json) return printJson(created);
   line(`key ${created.id} for ${org.slug} (${org.id})`);
   line(`origins: ${created.origins.length ? created.origins.join(' ') : '(none: server-side use only)'}`);
@@ -78,13 +81,13 @@ export async function keysCreateCommand(config: Config, options: { org: string; 
 }
 
 export async function keysRevokeCommand(config: Config, id: string): Promise<void> {
-  await revokeKey(openKeyStore(config), id);
+  await withKeyStore(config, (keys) => revokeKey(keys, id));
   line(`key ${id} revoked; refused from the next request on`);
 }
 
 export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
   const orgId = options.org ? await organizationId(config, options.org) : undefined;
-  const keys = await listKeys(openKeyStore(config), orgId);
+  const keys = await withKeyStore(config, (store) => listKeys(store, orgId));
   if (options.json) return printJson(keys);
   for (const key of keys) {
     line(`${key.id}  ${key.organizationId}  ${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}  ${key.label ?? ''}  ${key.origins.join(' ')}`);

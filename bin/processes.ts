@@ -14,17 +14,17 @@ import { BuildRunner } from '../builder/runner.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
 import { parseKey } from '../gateway/keys/format.ts';
-import type { FileKeyStore } from '../gateway/keys/file-store.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { createKey } from '../gateway/keys/key-admin.ts';
-import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { S3Store } from '../snapshot/stores/s3.ts';
 import { type Config, describeStore } from './config.ts';
 import { OperatorError } from '../snapshot/errors.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
 import { line } from './output.ts';
-import { buildContext, openDatabase, openKeyStore, openStore, platformSource } from './services.ts';
+import { openBuildServices, openDatabase, openGatewayAccess, openPublishChannel, openSnapshotSource, openStore, platformSource } from './services.ts';
 
 export async function startCommand(config: Config): Promise<void> {
   const log = await createLog({ format: config.logFormat });
@@ -39,19 +39,22 @@ export async function startCommand(config: Config): Promise<void> {
     log.info(`sample data loaded: ${slugs.join(', ')}`, { organizations: slugs });
   }
 
-  const store = openStore(config);
-  const channel = new InProcessChannel((error, organizationId) => log.error('publish listener failed', { organizationId, err: error }));
-  const keys = openKeyStore(config);
-  // Bind before building: a port in use is known at once, not after a full build.
-  const gateway = await listenOn(config, { snapshots: store, keys, channel, log: log.child({ component: 'gateway' }) });
+  const gatewayLog = log.child({ component: 'gateway' });
   const builderLog = log.child({ component: 'builder' });
-  const runner = startBuilder(config, db, store, builderLog, channel);
+  // One channel for both halves: the gateway hears this process's publishes, and with Redis every other gateway does too.
+  const build = openBuildServices(config, builderLog);
+  const source = openSnapshotSource(config, build.store);
+  const access = await openGatewayAccess(config, gatewayLog);
+  // Bind before building: a port in use is known at once, not after a full build.
+  const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog });
+  await checkStore(build.store, builderLog);
+  const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
   const results = await runner.build('start');
   logBuilt(builderLog, config, 'start', results);
-  const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
+  const unlisten = await followChanges(db, runner);
   runner.schedule(config.buildSchedule);
 
-  const demo = await demoKey(config, keys, results);
+  const demo = await demoKey(config, access.deps.keys, results);
   line(`gateway listening on ${gateway.url}`);
   if (demo) {
     line(`demo key for ${demo.slug}: ${demo.key}`);
@@ -61,24 +64,35 @@ export async function startCommand(config: Config): Promise<void> {
     await unlisten();
     await runner.stop();
     await gateway.close();
+    await Promise.all([access.close(), source.close(), build.close()]);
     await db.close();
   });
 }
 
 export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
-  const gateway = await listenOn(config, { snapshots: openStore(config), keys: openKeyStore(config), log });
-  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${describeStore(config.snapshotStore)}`, { url: gateway.url, store: describeStore(config.snapshotStore) });
-  onShutdown(log, () => gateway.close());
+  const source = openSnapshotSource(config, openStore(config));
+  const access = await openGatewayAccess(config, log);
+  // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
+  const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
+  const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log });
+  const store = describeStore(config.snapshotStore);
+  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store });
+  onShutdown(log, async () => {
+    await gateway.close();
+    await Promise.all([access.close(), source.close(), channel?.close()]);
+  });
 }
 
 export async function builderCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
   const db = await openDatabase(config);
-  const runner = startBuilder(config, db, openStore(config), log);
+  const build = openBuildServices(config, log);
+  await checkStore(build.store, log);
+  const runner = new BuildRunner(build.context(platformSource(db)), { log });
   const results = await runner.build('schedule');
   logBuilt(log, config, 'schedule', results);
-  const unlisten = await listenForChanges(db, (orgId) => runner.organizationChanged(orgId));
+  const unlisten = await followChanges(db, runner);
   runner.schedule(config.buildSchedule);
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
     schedule: config.buildSchedule,
@@ -87,7 +101,22 @@ export async function builderCommand(config: Config): Promise<void> {
   onShutdown(log, async () => {
     await unlisten();
     await runner.stop();
+    await build.close();
     await db.close();
+  });
+}
+
+/** Each changed organization is rebuilt; after the listener lost the database, everything is (what it missed is unknown). */
+function followChanges(db: SqlClient, runner: BuildRunner): Promise<() => Promise<void>> {
+  return listenForChanges(db, (organizationId) => runner.organizationChanged(organizationId), { onReconnect: () => runner.catchUp() });
+}
+
+/** An S3-compatible server that ignores conditional writes leaves only the build locks between two builders' pointers. */
+async function checkStore(store: SnapshotStore, log: Log): Promise<void> {
+  if (!(store instanceof S3Store)) return;
+  if (await store.probeConditionalWrites()) return;
+  log.warn(`${store.description}: the server ignores conditional writes (If-Match, If-None-Match); two builders are kept apart by the Redis build locks alone`, {
+    store: store.description,
   });
 }
 
@@ -100,10 +129,6 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
       throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
     throw error;
   }
-}
-
-function startBuilder(config: Config, db: SqlClient, store: SnapshotStore, log: Log, channel?: PublishChannel): BuildRunner {
-  return new BuildRunner(buildContext(config, platformSource(db), store, channel), { log });
 }
 
 /** The first build of a process, in one line: how many organizations came out how. */
@@ -123,7 +148,7 @@ function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: Orga
  * The demo prints a key that works as printed. Its secret is kept in MARQUEE_HOME (the embedded
  * demo only) so that a restart prints the same key instead of piling up new ones.
  */
-async function demoKey(config: Config, keys: FileKeyStore, results: OrganizationResult[]): Promise<{ key: string; slug: string } | undefined> {
+async function demoKey(config: Config, keys: KeyStore, results: OrganizationResult[]): Promise<{ key: string; slug: string } | undefined> {
   const organization = results.filter((r) => r.result === 'published' || r.result === 'unchanged').sort((a, b) => (a.slug < b.slug ? -1 : 1))[0];
   if (!organization) return undefined;
   const file = join(config.home, 'demo-key.json');

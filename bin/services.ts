@@ -2,16 +2,25 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BuildContext } from '../builder/build.ts';
+import { type BuildLocks, InProcessBuildLocks } from '../builder/build-locks.ts';
+import { RedisBuildLocks } from '../builder/redis-build-locks.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
 import { resolveOrganization, SqlPlatformSource } from '../builder/platform/source.ts';
+import { openRedisAccess, openRedisKeyStore } from '../gateway/access/redis-access.ts';
+import type { GatewayDeps } from '../gateway/app.ts';
 import { FileKeyStore } from '../gateway/keys/file-store.ts';
-import type { PublishChannel } from '../snapshot/notifications.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { Log } from '../snapshot/log.ts';
+import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
+import { RedisPublishChannel } from '../snapshot/redis-channel.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
+import { CdnSource } from '../snapshot/stores/cdn-source.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
+import { S3Store } from '../snapshot/stores/s3.ts';
 import { packagePath } from '../snapshot/package-root.ts';
-import { OperatorError } from '../snapshot/errors.ts';
+import { describeError, OperatorError } from '../snapshot/errors.ts';
 import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
@@ -22,23 +31,84 @@ export function openDatabase(config: Config): Promise<SqlClient> {
 
 export function openStore(config: Config): SnapshotStore {
   const location = config.snapshotStore;
-  if (location.kind === 's3') throw new OperatorError('s3:// stores are being wired');
-  return new DirectoryStore(location.path);
+  if (location.kind === 'directory') return new DirectoryStore(location.path);
+  return new S3Store({ bucket: location.bucket, prefix: location.prefix, ...(location.endpoint ? { endpoint: location.endpoint } : {}) });
 }
 
-export function openKeyStore(config: Config): FileKeyStore {
-  return new FileKeyStore(join(config.home, 'keys.json'));
+/** What a gateway reads through: the store itself, or manifests and objects through the CDN (SNAPSHOT_CDN_URL). */
+export function openSnapshotSource(config: Config, store: SnapshotStore): { source: SnapshotSource; close(): Promise<void> } {
+  if (config.snapshotCdnUrl === undefined) return { source: store, close: async () => {} };
+  const source = new CdnSource(store, config.snapshotCdnUrl);
+  return { source, close: () => source.close() };
 }
 
-export function buildContext(config: Config, source: PlatformSource, store: SnapshotStore, channel?: PublishChannel): BuildContext {
+/** Runs one CLI command against the key store (Redis when REDIS_URL is set, else the key file) and closes it. */
+export async function withKeyStore<T>(config: Config, work: (keys: KeyStore) => Promise<T>): Promise<T> {
+  if (config.redisUrl === undefined) return work(new FileKeyStore(keyFile(config)));
+  const redis = await openRedisKeyStore({ url: config.redisUrl }).catch((error: unknown) => {
+    throw new OperatorError(`REDIS_URL: ${describeError(error)}`, { cause: error });
+  });
+  try {
+    return await work(redis.keys);
+  } finally {
+    await redis.close();
+  }
+}
+
+/** A gateway's keys and per-key limits: in Redis (one round trip per request), or the key file and an in-process limiter. */
+export async function openGatewayAccess(config: Config, log: Log): Promise<{ deps: Pick<GatewayDeps, 'keys' | 'keyVerdicts'>; close(): Promise<void> }> {
+  if (config.redisUrl === undefined) return { deps: { keys: new FileKeyStore(keyFile(config)) }, close: async () => {} };
+  const access = await openRedisAccess({ url: config.redisUrl, log }).catch((error: unknown) => {
+    throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
+  });
+  return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };
+}
+
+/** Publish announcements: across processes through Redis pub/sub, or within this process. */
+export function openPublishChannel(config: Config, log: Log): PublishChannel & { close(): Promise<void> } {
+  if (config.redisUrl !== undefined) return new RedisPublishChannel(config.redisUrl, { log });
+  const channel = new InProcessChannel((error, organizationId) => log.error('publish listener failed', { organizationId, err: error }));
+  return Object.assign(channel, { close: async () => {} });
+}
+
+/**
+ * What a build needs besides the platform: the store, per-organization locks shared with every
+ * other builder (Redis) or within this process, announcements to gateways, and CloudFront
+ * invalidation of the changed pointers. The same for `build`, `builder` and `start`.
+ */
+export interface BuildServices {
+  store: SnapshotStore;
+  channel: PublishChannel & { close(): Promise<void> };
+  close(): Promise<void>;
+  context(source: PlatformSource): BuildContext;
+}
+
+export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
+  const store = openStore(config);
+  const locks: BuildLocks & { close?(): Promise<void> } = config.redisUrl === undefined ? new InProcessBuildLocks() : new RedisBuildLocks(config.redisUrl, { log });
+  const invalidate = undefined as ((ids: string[]) => Promise<void>) | undefined;
   return {
-    source,
     store,
-    schemas: new SchemaSet(),
-    publicBaseUrl: config.platformPublicUrl,
-    builderVersion: BUILDER_VERSION,
-    ...(channel ? { channel } : {}),
+    channel,
+    context: (source) => ({
+      source,
+      store,
+      schemas: new SchemaSet(),
+      publicBaseUrl: config.platformPublicUrl,
+      builderVersion: BUILDER_VERSION,
+      channel,
+      locks,
+      ...(invalidate ? { onPointersChanged: invalidate } : {}),
+    }),
+    close: async () => {
+      await locks.close?.();
+      await channel.close();
+    },
   };
+}
+
+function keyFile(config: Config): string {
+  return join(config.home, 'keys.json');
 }
 
 export function platformSource(db: SqlClient): PlatformSource {
