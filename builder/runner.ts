@@ -1,38 +1,137 @@
-// Runs builds one at a time: full builds on a schedule or on request, and single-organization
-// builds when the platform announces a change (debounced, so a burst of row changes is one build).
-// What each build changed or could not do goes to the process's log.
+// Runs builds: full builds on a schedule, on request, or to catch up after the change listener lost
+// its connection, one at a time and queued; and beside them, single-organization builds when the
+// platform announces a change, debounced per organization (a burst of row changes is one build),
+// coalesced while that organization's build runs, and a few at once. Build locks keep any two
+// builds of one organization apart, in this process and across builders. What each build changed
+// or could not do goes to the process's log.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Log } from '../snapshot/log.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
+import { InProcessBuildLocks } from './build-locks.ts';
 import { buildOrganizations, type BuildContext, type OrganizationResult } from './build.ts';
 
 export interface RunnerOptions {
   log: Log;
   /** Quiet period after the last change notification of an organization before it is rebuilt. */
   debounceMs?: number;
+  /** Change builds running at once, each of one organization, so memory stays bounded as in a full build. */
+  changeConcurrency?: number;
 }
 
 export class BuildRunner {
-  private tail: Promise<unknown> = Promise.resolve();
-  private readonly pending = new Map<string, NodeJS.Timeout>();
-  private task: ScheduledTask | undefined;
+  private readonly context: BuildContext;
   private readonly log: Log;
+  private tail: Promise<unknown> = Promise.resolve();
+  /** A full build is queued and has not started: it will read after anything that happens until it does. */
+  private fullBuildWaiting = false;
+  private readonly debouncing = new Map<string, NodeJS.Timeout>();
+  /** Quiet long enough, waiting for a change build to be free. */
+  private readonly due = new Set<string>();
+  private readonly building = new Set<string>();
+  /** Changed while its build ran, perhaps after its read: built once more afterwards. */
+  private readonly changedWhileBuilding = new Set<string>();
+  private readonly changeBuilds = new Set<Promise<void>>();
+  private task: ScheduledTask | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly context: BuildContext,
+    context: BuildContext,
     private readonly options: RunnerOptions,
   ) {
+    // Change builds run beside full builds; without locks shared with other builders, this
+    // process's own keep a change build and a full build of one organization apart.
+    this.context = context.locks ? context : { ...context, locks: new InProcessBuildLocks() };
     this.log = options.log;
   }
 
-  /** Queues a build behind any running one; resolves with its results. */
+  /** Queues a build behind any running full build; resolves with its results. */
   build(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
-    const run = this.tail.then(() => buildOrganizations(this.context, { trigger, ...(organizationIds ? { organizationIds } : {}) }));
+    const run = this.tail.then(() => this.run(trigger, organizationIds));
     this.tail = run.catch(() => undefined);
-    return run.then((results) => {
-      for (const result of results) this.report(trigger, result);
-      return results;
+    return run;
+  }
+
+  /** A change notification for one organization: rebuild it alone after a short quiet period. */
+  organizationChanged(organizationId: string): void {
+    if (this.stopped) return;
+    if (this.building.has(organizationId)) {
+      this.changedWhileBuilding.add(organizationId);
+      return;
+    }
+    // Due but not started: its read comes after this change.
+    if (this.due.has(organizationId)) return;
+    clearTimeout(this.debouncing.get(organizationId));
+    this.debouncing.set(
+      organizationId,
+      setTimeout(() => {
+        this.debouncing.delete(organizationId);
+        this.due.add(organizationId);
+        this.startChangeBuilds();
+      }, this.options.debounceMs ?? 150),
+    );
+  }
+
+  /**
+   * Changes may have gone unheard (the change listener lost its database connection and is back):
+   * build every organization once. The trigger is 'change', because what it publishes is what
+   * those changes' notifications would have published; a schedule did not ask for it.
+   */
+  catchUp(): void {
+    this.log.info('listening for platform changes again: building every organization, for changes made while not listening', { trigger: 'change' });
+    this.fullBuildSoon('change');
+  }
+
+  schedule(expression: string): void {
+    this.task = cron.schedule(expression, () => this.fullBuildSoon('schedule'));
+  }
+
+  /** Stops scheduling and forgets changes not yet being built; resolves once running builds are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.stop();
+    for (const timer of this.debouncing.values()) clearTimeout(timer);
+    this.debouncing.clear();
+    this.due.clear();
+    this.changedWhileBuilding.clear();
+    await Promise.all([this.tail, ...this.changeBuilds]);
+  }
+
+  private async run(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
+    const results = await buildOrganizations(this.context, { trigger, ...(organizationIds ? { organizationIds } : {}) });
+    for (const result of results) this.report(trigger, result);
+    return results;
+  }
+
+  /** Queues a full build unless one is already waiting to start (it covers this request too). */
+  private fullBuildSoon(trigger: BuildTrigger): void {
+    if (this.stopped || this.fullBuildWaiting) return;
+    this.fullBuildWaiting = true;
+    const run = this.tail.then(() => {
+      this.fullBuildWaiting = false;
+      return this.run(trigger);
     });
+    this.tail = run.catch((error: unknown) => this.failed(trigger, error));
+  }
+
+  private startChangeBuilds(): void {
+    const limit = this.options.changeConcurrency ?? 4;
+    for (const organizationId of this.due) {
+      if (this.building.size >= limit) return;
+      this.due.delete(organizationId);
+      this.building.add(organizationId);
+      const build: Promise<void> = this.run('change', [organizationId])
+        .then(
+          () => undefined,
+          (error: unknown) => this.failed('change', error),
+        )
+        .finally(() => {
+          this.changeBuilds.delete(build);
+          this.building.delete(organizationId);
+          if (this.changedWhileBuilding.delete(organizationId)) this.organizationChanged(organizationId);
+          this.startChangeBuilds();
+        });
+      this.changeBuilds.add(build);
+    }
   }
 
   /** A failure is a warning (the organization keeps its previous snapshot); a change is news; unchanged is neither. */
@@ -53,30 +152,5 @@ export class BuildRunner {
   /** A build that could not run at all (the organizations could not be listed): nothing was published. */
   private failed(trigger: BuildTrigger, error: unknown): void {
     this.log.error(`${trigger} build failed`, { trigger, err: error });
-  }
-
-  /** A change notification for one organization: rebuild it after a short quiet period. */
-  organizationChanged(organizationId: string): void {
-    clearTimeout(this.pending.get(organizationId));
-    this.pending.set(
-      organizationId,
-      setTimeout(() => {
-        this.pending.delete(organizationId);
-        this.build('change', [organizationId]).catch((error: unknown) => this.failed('change', error));
-      }, this.options.debounceMs ?? 150),
-    );
-  }
-
-  schedule(expression: string): void {
-    this.task = cron.schedule(expression, () => {
-      this.build('schedule').catch((error: unknown) => this.failed('schedule', error));
-    });
-  }
-
-  async stop(): Promise<void> {
-    await this.task?.stop();
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
-    await this.tail;
   }
 }

@@ -24,6 +24,15 @@ interface TransactionOptions {
   readOnly?: boolean;
 }
 
+export interface ListenOptions {
+  /**
+   * Called each time listening resumes after the connection was lost (a database restart): what
+   * was notified meanwhile is lost, and the caller must make up for it. Never called for PGlite,
+   * which runs in this process and cannot lose its connection.
+   */
+  onReconnect?: () => void;
+}
+
 export interface SqlClient extends SqlQueries {
   /** For messages: "PostgreSQL 127.0.0.1:5433/platform", "PGlite ./var/platform". Never a password. */
   readonly description: string;
@@ -32,7 +41,7 @@ export interface SqlClient extends SqlQueries {
   /** Runs `work` in one transaction on one connection: committed if it resolves, rolled back if not. */
   transaction<T>(work: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Calls `onPayload` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, options?: ListenOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -120,7 +129,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
         client.release();
       }
     },
-    listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    listen: (channel, onPayload, listenOptions) => listener.listen(channel, { onPayload, onReconnect: listenOptions?.onReconnect }),
     async close() {
       await listener.close();
       await pool.end();
@@ -138,28 +147,35 @@ async function runScript(client: pg.PoolClient, script: string): Promise<void> {
   }
 }
 
+interface Subscription {
+  onPayload: (payload: string) => void;
+  onReconnect: (() => void) | undefined;
+}
+
 /**
  * LISTEN needs a connection of its own that stays open (a pooled one would be handed to other
  * queries). One listener connection serves every channel; it is opened on the first listen,
- * closed after the last unsubscribe, and reconnects after losing the server, so change-triggered
- * builds resume after a database restart (scheduled builds cover the gap).
+ * closed after the last unsubscribe, and reconnects after losing the server (every second until
+ * it is back), so change-triggered builds resume after a database restart. Each subscription is
+ * told once listening has resumed: notifications sent meanwhile are lost, so the caller catches
+ * up from that moment on (a full build reads after it, and later changes are heard again).
  */
 class PostgresListener {
-  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private readonly handlers = new Map<string, Set<Subscription>>();
   private client: Promise<pg.Client> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly config: pg.ClientConfig) {}
 
-  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+  async listen(channel: string, subscription: Subscription): Promise<() => Promise<void>> {
     let channelHandlers = this.handlers.get(channel);
     const isNewChannel = channelHandlers === undefined;
     if (!channelHandlers) {
       channelHandlers = new Set();
       this.handlers.set(channel, channelHandlers);
     }
-    channelHandlers.add(onPayload);
+    channelHandlers.add(subscription);
     if (isNewChannel) {
       try {
         const client = await this.connection();
@@ -170,7 +186,7 @@ class PostgresListener {
       }
     }
     return async () => {
-      channelHandlers.delete(onPayload);
+      channelHandlers.delete(subscription);
       if (channelHandlers.size > 0 || this.handlers.get(channel) !== channelHandlers) return;
       this.handlers.delete(channel);
       if (this.handlers.size === 0) {
@@ -196,7 +212,7 @@ class PostgresListener {
   private async connect(): Promise<pg.Client> {
     const client = new pg.Client(this.config);
     client.on('notification', (message) => {
-      for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
+      for (const subscription of this.handlers.get(message.channel) ?? []) subscription.onPayload(message.payload ?? '');
     });
     client.on('error', () => this.scheduleReconnect(client));
     client.on('end', () => this.scheduleReconnect(client));
@@ -230,7 +246,10 @@ class PostgresListener {
       if (lost) await lost.end().catch(() => {});
       this.reconnectTimer = setTimeout(() => void this.relisten(), 1000);
       this.reconnectTimer.unref();
+      return;
     }
+    // Only once every LISTEN is in force: whatever the caller reads from now on, a later change is heard.
+    for (const subscription of [...this.handlers.values()].flatMap((subscriptions) => [...subscriptions])) subscription.onReconnect?.();
   }
 
   private async disconnect(): Promise<void> {

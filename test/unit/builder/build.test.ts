@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
 import { InProcessBuildLocks } from '../../../builder/build-locks.ts';
@@ -22,7 +23,9 @@ class MemorySource implements PlatformSource {
   /** Called at every read, before it returns: a test sees (and may change) the moment of each read. */
   onRead: (id: string) => void | Promise<void> = () => {};
   reads = 0;
+  lists = 0;
   async listOrganizations() {
+    this.lists++;
     return [...this.data.values()].map((d) => ({ id: d.organization.id, slug: d.organization.slug, status: d.organization.status })).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
   async readOrganization(id: string) {
@@ -376,4 +379,86 @@ describe('BuildRunner', () => {
     await expect.poll(() => log.lines).toEqual([{ level: 'error', message: 'change build failed', fields: { trigger: 'change', err: down } }]);
     await runner.stop();
   });
+
+  it('coalesces a burst of changes made while the organization builds into one more build after it', async () => {
+    const { source, context, orgId } = setup();
+    const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
+    const firstRead = gate();
+    source.onRead = () => (source.reads === 1 ? firstRead.wait : undefined);
+    runner.organizationChanged(orgId);
+    await expect.poll(() => source.reads).toBe(1);
+    // Each change after the quiet period of the one before: debouncing alone would build each.
+    for (let change = 0; change < 5; change++) {
+      runner.organizationChanged(orgId);
+      await sleep(20);
+    }
+    expect(source.lists).toBe(1);
+    firstRead.open();
+    await expect.poll(() => source.reads).toBe(2);
+    // Nothing else is due: many quiet periods later there has been no third build.
+    await sleep(100);
+    expect(source.lists).toBe(2);
+    expect(source.reads).toBe(2);
+    await runner.stop();
+  });
+
+  it('builds a changed organization beside a full build that is busy with another', async () => {
+    const { source, context, orgId } = setup();
+    const other = new PlatformFixture({ id: 'ffffffff-ffff-4fff-8fff-fffffffffff0', slug: 'other' });
+    source.data.set(other.organization.id, other.data());
+    const runner = new BuildRunner({ ...context, concurrency: 1 }, { log: new RecordingLog(), debounceMs: 1 });
+    const fullBuildRead = gate();
+    const readsOf: string[] = [];
+    source.onRead = (id) => {
+      readsOf.push(id);
+      return id === orgId && readsOf.length === 1 ? fullBuildRead.wait : undefined;
+    };
+    const full = runner.build('schedule');
+    await expect.poll(() => readsOf).toEqual([orgId]);
+    runner.organizationChanged(other.organization.id);
+    await expect.poll(() => readsOf).toEqual([orgId, other.organization.id]);
+    fullBuildRead.open();
+    // The change build published the other organization first; the full build found it unchanged.
+    expect((await full).map((r) => r.result)).toEqual(['published', 'unchanged']);
+    await runner.stop();
+  });
+
+  it('catches up after missed notifications with one full build, triggered by change', async () => {
+    const { fixture, source, context, orgId } = setup();
+    const log = new RecordingLog();
+    const runner = new BuildRunner(context, { log });
+    const reads = [gate(), gate()];
+    source.onRead = () => reads[source.reads - 1]?.wait;
+    const first = runner.build('start');
+    await expect.poll(() => source.reads).toBe(1);
+    // Reconnected three times while the first build runs: one full build after it covers them all.
+    runner.catchUp();
+    runner.catchUp();
+    runner.catchUp();
+    reads[0]!.open();
+    await first;
+    await expect.poll(() => source.reads).toBe(2);
+    fixture.teamMembers[0]!.fullName = 'Grace Hopper';
+    source.data.set(orgId, fixture.data());
+    reads[1]!.open();
+    await runner.stop();
+    expect(source.reads).toBe(2);
+    expect(log.lines.filter((line) => line.fields.trigger === 'change')).toEqual([
+      ...Array.from({ length: 3 }, () => ({
+        level: 'info',
+        message: 'listening for platform changes again: building every organization, for changes made while not listening',
+        fields: { trigger: 'change' },
+      })),
+      { level: 'info', message: expect.stringMatching(/^acme: published /), fields: expect.objectContaining({ trigger: 'change', organizationId: orgId }) },
+    ]);
+  });
 });
+
+/** A promise a test opens when it chooses: `wait` resolves once `open` is called. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
