@@ -90,9 +90,9 @@ end
 `;
 
 /** What `count` answers, as ioredis hands it over. */
-export type CountReply = [allowed: number, remaining: number, resetSeconds: number, second: number];
+type CountReply = [allowed: number, remaining: number, resetSeconds: number, second: number];
 
-export function decisionOf(reply: CountReply, limit: number): RateDecision {
+function decisionOf(reply: CountReply, limit: number): RateDecision {
   return { allowed: reply[0] === 1, limit, remaining: reply[1], resetSeconds: reply[2] };
 }
 
