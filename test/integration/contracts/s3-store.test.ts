@@ -1,0 +1,190 @@
+// The SnapshotStore contract (test/contracts/snapshot-store.ts) against the S3 store on s3rver,
+// through the proxy that gives s3rver real S3's conditional writes; each test has a fresh prefix,
+// and a second S3Store on the same bucket and prefix stands for another process. Then what the
+// contract does not say: headers, the prefix, long listings, the conditional-write probe, and how
+// the store fails when the server is gone, stuck or throttling.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describeError } from '../../../snapshot/errors.ts';
+import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
+import { StoreUnavailableError } from '../../../snapshot/store.ts';
+import { S3Store } from '../../../snapshot/stores/s3.ts';
+import { snapshotStoreContract } from '../../contracts/snapshot-store.ts';
+import { type ConditionalWritesProxy, startConditionalWrites } from '../../support/conditional-writes.ts';
+import { startS3, type TestS3 } from '../../support/s3.ts';
+
+let s3: TestS3;
+let proxy: ConditionalWritesProxy;
+/** Makes the proxy answer the next requests with an S3 error instead of forwarding them. */
+let failNext: { count: number; status: number; code: string } = { count: 0, status: 0, code: '' };
+
+beforeAll(async () => {
+  s3 = await startS3();
+  // The store finds its credentials and region where the SDK looks for them, as in production.
+  for (const [name, value] of Object.entries(s3.env(''))) if (name.startsWith('AWS_')) vi.stubEnv(name, value);
+  proxy = await startConditionalWrites(s3, {
+    intercept: () => {
+      if (failNext.count === 0) return 'forward';
+      failNext.count--;
+      return { status: failNext.status, code: failNext.code };
+    },
+  });
+});
+afterAll(async () => {
+  await proxy?.close();
+  await s3?.stop();
+  vi.unstubAllEnvs();
+});
+
+const freshPrefix = () => `contract-${randomUUID()}`;
+
+snapshotStoreContract('S3Store', {
+  setup() {
+    const prefix = freshPrefix();
+    return {
+      store: new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint }),
+      other: () => new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint }),
+    };
+  },
+  capabilities: ['other'],
+});
+
+/** What s3rver holds under `name` (bucket-relative), read without the store: it answers unsigned requests. */
+async function raw(name: string): Promise<Response> {
+  return fetch(`${s3.endpoint}/${s3.bucket}/${name}`, { method: 'HEAD' });
+}
+
+describe('S3Store beyond the contract', () => {
+  const org = '0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11';
+  const hash = 'a'.repeat(64);
+
+  it('keeps each key at prefix/key, as JSON, immutable for a year except the pointer, which caches must revalidate', async () => {
+    const prefix = freshPrefix();
+    const store = new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint });
+    expect(store.description).toBe(`s3://${s3.bucket}/${prefix}`);
+    await store.put(objectKey(org, hash), Buffer.from('{}'));
+    await store.put(manifestKey(org, '20261121T100000000Z-aaaaaaaaaaaa'), Buffer.from('{}'));
+    await store.put(pointerKey(org), Buffer.from('{}'));
+    const read = await store.getIfChanged(pointerKey(org), undefined);
+    if (read === undefined || read === 'unchanged') throw new Error('expected the pointer');
+    expect(await store.putIfVersion(pointerKey(org), Buffer.from('{"v":2}'), read.version)).toBe('written');
+    for (const [key, cacheControl] of [
+      [objectKey(org, hash), 'public, max-age=31536000, immutable'],
+      [manifestKey(org, '20261121T100000000Z-aaaaaaaaaaaa'), 'public, max-age=31536000, immutable'],
+      [pointerKey(org), 'no-cache'],
+    ]) {
+      const head = await raw(`${prefix}/${key}`);
+      expect(head.status, key).toBe(200);
+      expect(head.headers.get('cache-control'), key).toBe(cacheControl);
+      expect(head.headers.get('content-type'), key).toBe('application/json');
+    }
+    // The version is the ETag, which a CDN compares too.
+    const now = await store.getIfChanged(pointerKey(org), undefined);
+    expect(now).toMatchObject({ version: (await raw(`${prefix}/${pointerKey(org)}`)).headers.get('etag') });
+    expect(await new S3Store({ bucket: s3.bucket, prefix: `${prefix}-other`, endpoint: proxy.endpoint }).list('')).toEqual([]);
+  });
+
+  it('lists beyond one page of 1,000 keys, in order', async () => {
+    const store = new S3Store({ bucket: s3.bucket, prefix: freshPrefix(), endpoint: proxy.endpoint });
+    const keys = Array.from({ length: 1_100 }, (_, i) => objectKey(org, i.toString(16).padStart(64, '0')));
+    const queue = [...keys];
+    const worker = async () => {
+      for (let key = queue.pop(); key; key = queue.pop()) await store.put(key, Buffer.from(key));
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const pagesBefore = proxy.requests.filter((request) => request.url.includes('list-type=2')).length;
+    expect(await store.list('orgs/')).toEqual([...keys].sort());
+    expect(proxy.requests.filter((request) => request.url.includes('list-type=2')).length - pagesBefore).toBe(2);
+  });
+
+  it('detects a server that ignores conditional writes: s3rver itself does, through the proxy S3 does not', async () => {
+    const prefix = freshPrefix();
+    const bare = new S3Store({ bucket: s3.bucket, prefix, endpoint: s3.endpoint });
+    const conditional = new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint });
+    expect(await bare.probeConditionalWrites()).toBe(false);
+    expect(await conditional.probeConditionalWrites()).toBe(true);
+    // The probe leaves nothing behind.
+    const listing = await (await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(`${prefix}/`)}`)).text();
+    expect(listing).not.toContain('<Key>');
+    // What the probe guards against: on s3rver alone, a second "only if absent" overwrites the first.
+    expect(await bare.putIfVersion('orgs/a/current.json', Buffer.from('first'), null)).toBe('written');
+    expect(await bare.putIfVersion('orgs/a/current.json', Buffer.from('second'), null)).toBe('written');
+  });
+
+  it('refuses to read an object larger than 64 MiB instead of holding it', async () => {
+    const store = new S3Store({ bucket: s3.bucket, prefix: freshPrefix(), endpoint: proxy.endpoint });
+    await store.put('orgs/a/objects/huge.json', Buffer.alloc(64 * 1024 * 1024 + 1, 0x20));
+    const error = await store.get('orgs/a/objects/huge.json').catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect(describeError(error)).toMatch(/huge\.json is 67108865 bytes, more than the 67108864 a snapshot object may have: not read/);
+    expect(await store.has('orgs/a/objects/huge.json')).toBe(true);
+  });
+
+  it('retries throttling and 5xx with backoff, then succeeds; rejects with StoreUnavailableError when they persist', async () => {
+    const store = new S3Store({ bucket: s3.bucket, prefix: freshPrefix(), endpoint: proxy.endpoint });
+    await store.put('orgs/a/current.json', Buffer.from('kept'));
+    failNext = { count: 2, status: 503, code: 'SlowDown' };
+    expect((await store.get('orgs/a/current.json'))?.toString()).toBe('kept');
+    expect(failNext.count).toBe(0);
+
+    failNext = { count: 3, status: 500, code: 'InternalError' };
+    const error = await store.put('orgs/a/current.json', Buffer.from('lost')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).cause).toMatchObject({ $metadata: { httpStatusCode: 500, attempts: 3 } });
+    expect((await store.get('orgs/a/current.json'))?.toString()).toBe('kept');
+  });
+
+  it('tells a broken setup from a store that is down: a missing bucket is an error, not StoreUnavailableError', async () => {
+    const store = new S3Store({ bucket: 'no-such-bucket', prefix: 'x', endpoint: proxy.endpoint });
+    const error = await store.list('').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain('s3://no-such-bucket/x: list');
+  });
+
+  it('fails in bounded time with StoreUnavailableError while the server is down, and works again when it is back', async () => {
+    const store = new S3Store({ bucket: s3.bucket, prefix: freshPrefix(), endpoint: s3.endpoint });
+    await store.put('orgs/a/current.json', Buffer.from('before'));
+    await s3.halt();
+    try {
+      for (const [name, call] of [
+        ['get', () => store.get('orgs/a/current.json')],
+        ['putIfVersion', () => store.putIfVersion('orgs/a/current.json', Buffer.from('x'), null)],
+        ['list', () => store.list('')],
+      ] as const) {
+        const started = performance.now();
+        const error = await call().catch((caught: unknown) => caught);
+        const elapsed = performance.now() - started;
+        expect(error, name).toBeInstanceOf(StoreUnavailableError);
+        expect((error as Error).cause, name).toMatchObject({ code: 'ECONNREFUSED', $metadata: { attempts: 3 } });
+        // Three attempts, two backoffs of at most 100 and 200 ms (50 ms base, full jitter).
+        expect(elapsed, name).toBeLessThan(2_000);
+        console.info(`S3Store ${name} against a halted server: StoreUnavailableError after ${elapsed.toFixed(0)} ms`);
+      }
+    } finally {
+      await s3.resume();
+    }
+    expect((await store.get('orgs/a/current.json'))?.toString()).toBe('before');
+  });
+
+  it('gives up on a server that accepts connections and never answers, after its request timeouts', async () => {
+    const silent: Server = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = silent.address() as { port: number };
+      const store = new S3Store({ bucket: s3.bucket, prefix: 'x', endpoint: `http://127.0.0.1:${address.port}` });
+      const started = performance.now();
+      const error = await store.has('orgs/a/current.json').catch((caught: unknown) => caught);
+      const elapsed = performance.now() - started;
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: 3 } });
+      // Three attempts of 5 s each, and the backoffs between them.
+      expect(elapsed).toBeGreaterThanOrEqual(15_000);
+      expect(elapsed).toBeLessThan(17_000);
+      console.info(`S3Store against a server that never answers: StoreUnavailableError after ${elapsed.toFixed(0)} ms`);
+    } finally {
+      silent.close();
+    }
+  });
+});
