@@ -1,12 +1,21 @@
-// Run as a separate process (`node --import tsx test/support/publish-in-child.ts DIR INPUT.json`):
-// publishes one snapshot into a directory store, like a builder process would, and prints
-// "published" once the pointer is in place. Used to prove cross-process freshness.
+// Run as a separate process (`node --import tsx test/support/publish-in-child.ts STORE INPUT.json`):
+// publishes one snapshot, like a builder process would, and prints "published" once the pointer
+// is in place. STORE is a directory, or s3://bucket/prefix with S3_ENDPOINT and the AWS_*
+// credentials in the environment. Used to prove cross-process freshness, and to kill a publish.
 import { readFile } from 'node:fs/promises';
 import { publishSnapshot } from '../../builder/publish.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
 import { DirectoryStore } from '../../snapshot/stores/directory.ts';
+import { S3Store } from '../../snapshot/stores/s3.ts';
 
-const [dir, inputPath] = process.argv.slice(2);
-if (!dir || !inputPath) throw new Error('usage: publish-in-child.ts DIR INPUT.json');
+function openStore(location: string): SnapshotStore {
+  if (!location.startsWith('s3://')) return new DirectoryStore(location);
+  const url = new URL(location);
+  return new S3Store({ bucket: url.host, prefix: url.pathname.slice(1), endpoint: process.env.S3_ENDPOINT });
+}
+
+const [location, inputPath] = process.argv.slice(2);
+if (!location || !inputPath) throw new Error('usage: publish-in-child.ts STORE INPUT.json');
 const input = JSON.parse(await readFile(inputPath, 'utf8')) as Parameters<typeof publishSnapshot>[1] & { now: string };
-const outcome = await publishSnapshot(new DirectoryStore(dir), { ...input, now: new Date(input.now) });
+const outcome = await publishSnapshot(openStore(location), { ...input, now: new Date(input.now) });
 process.stdout.write(`published ${outcome.snapshotId}\n`);
