@@ -77,6 +77,7 @@ export class BuildRunner {
    * those changes' notifications would have published; a schedule did not ask for it.
    */
   catchUp(): void {
+    if (this.stopped) return;
     this.log.info('listening for platform changes again: building every organization, for changes made while not listening', { trigger: 'change' });
     this.fullBuildSoon('change');
   }

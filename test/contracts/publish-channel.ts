@@ -1,5 +1,5 @@
 // The promises of PublishChannel (snapshot/notifications.ts), as one suite every implementation
-// runs: the in-process channel today, Redis pub/sub between processes tomorrow. Delivery may
+// runs: the in-process channel, and Redis pub/sub between processes. Delivery may
 // come after announce resolved (across processes it does), so every check waits for it, and
 // "not heard" is checked behind a barrier: a listener still subscribed that heard the same
 // announcement. What an implementation must do:
