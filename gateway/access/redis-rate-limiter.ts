@@ -4,11 +4,11 @@
 //
 // A bucket is one Redis hash: a field per second holding that second's accepted requests, and
 // `latest` (the latest second seen, so a clock that steps back counts into it), `total` and
-// `oldest` (the oldest second still holding requests). Most calls read three fields and write
-// two; only when the oldest second leaves the window are the fields scanned and the expired ones
-// dropped, at most once per elapsed second. The hash expires a window after its last use, so idle
-// buckets cost nothing. The Lua text is exported for the key verdicts (access/redis-key-verdicts.ts),
-// which count in the same script as the key lookup.
+// `oldest` (the oldest second still holding requests). Most calls are three commands: one HMGET,
+// one HSET and the expiry; only when the oldest second leaves the window are the fields scanned
+// and the expired ones dropped, at most once per elapsed second. The hash expires a window after
+// its last use, so idle buckets cost nothing. The Lua text is exported for the key verdicts
+// (access/redis-key-verdicts.ts), which count in the same script as the key lookup.
 import type { Redis } from 'ioredis';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';
 
@@ -28,12 +28,17 @@ local function oldestOf(fields)
 end
 
 local function count(bucket, limit, window, nowMs)
-  local second = math.floor(nowMs / 1000)
-  local meta = redis.call('HMGET', bucket, 'latest', 'total', 'oldest')
+  local now = math.floor(nowMs / 1000)
+  local meta = redis.call('HMGET', bucket, 'latest', 'total', 'oldest', now)
   local latest = tonumber(meta[1])
   local total = tonumber(meta[2]) or 0
   local oldest = tonumber(meta[3]) or -1
-  if latest ~= nil and second < latest then second = latest end
+  local second = now
+  local here = tonumber(meta[4]) or 0
+  if latest ~= nil and now < latest then
+    second = latest
+    here = tonumber(redis.call('HGET', bucket, second)) or 0
+  end
   local horizon = second - window
   if total > 0 and oldest <= horizon then
     if latest == nil or latest <= horizon then
@@ -61,11 +66,12 @@ local function count(bucket, limit, window, nowMs)
   end
   local allowed = total < limit
   if allowed then
-    redis.call('HINCRBY', bucket, second, 1)
     total = total + 1
     if oldest == -1 then oldest = second end
+    redis.call('HSET', bucket, second, here + 1, 'latest', second, 'total', total, 'oldest', oldest)
+  else
+    redis.call('HSET', bucket, 'latest', second, 'total', total, 'oldest', oldest)
   end
-  redis.call('HSET', bucket, 'latest', second, 'total', total, 'oldest', oldest)
   redis.call('PEXPIRE', bucket, (window + 1) * 1000)
   local reset = 0
   if oldest ~= -1 then
