@@ -4,7 +4,8 @@ import { compiled } from './node-flags.ts';
 
 const { buildOrganizations } = (await import(compiled('builder/build.js'))) as typeof import('../builder/build.ts');
 const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
-const { buildContext, openDatabase, openStore, platformSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
+const { openBuildServices, openDatabase, platformSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
+const { createLog } = (await import(compiled('bin/log.js'))) as typeof import('../bin/log.ts');
 
 const mode = process.argv[2] ?? 'build';
 const orgId = process.argv[3];
@@ -22,10 +23,12 @@ if (mode === 'read') {
     organizations++;
   }
 } else {
-  const results = await buildOrganizations(buildContext(config, source, openStore(config)), {
+  const services = openBuildServices(config, await createLog({ format: 'json', destination: 2 }));
+  const results = await buildOrganizations(services.context(source), {
     trigger: 'manual',
     ...(orgId ? { organizationIds: [orgId] } : {}),
   });
+  await services.close();
   organizations = results.length;
   objectsWritten = results.reduce((sum, r) => sum + r.objectsWritten, 0);
   failed = results.filter((r) => r.result === 'failed').map((r) => `${r.slug}: ${r.error}`);

@@ -1,17 +1,30 @@
 // Gateway tests' world: organizations published through the real builder stages (projection +
 // publish) into a store, keys in memory, a controllable clock, and the gateway on a loopback port.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
 import { Client } from 'undici';
 import { projectOrganization, resourcesOf } from '../../builder/projection/index.ts';
 import { publishSnapshot, type PublishOutcome } from '../../builder/publish.ts';
 import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway, type GatewayDeps } from '../../gateway/app.ts';
-import { InProcessChannel } from '../../snapshot/notifications.ts';
+import { openRedisAccess, openRedisKeyStore } from '../../gateway/access/redis-access.ts';
+import type { KeyVerdicts } from '../../gateway/access/key-verdicts.ts';
+import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import { InProcessChannel, type PublishChannel } from '../../snapshot/notifications.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-import type { SnapshotStore } from '../../snapshot/store.ts';
+import { RedisPublishChannel } from '../../snapshot/redis-channel.ts';
+import type { SnapshotSource, SnapshotStore } from '../../snapshot/store.ts';
+import { CdnSource } from '../../snapshot/stores/cdn-source.ts';
+import { DirectoryStore } from '../../snapshot/stores/directory.ts';
 import { MemoryStore } from '../../snapshot/stores/memory.ts';
-import { CountingKeyStore, issueKey } from './keys.ts';
+import { S3Store } from '../../snapshot/stores/s3.ts';
+import { CountingKeyStore, issueKey, temporaryKeyFile } from './keys.ts';
+import type { ProductionBackends } from './production-backends.ts';
 import { assertContract } from './openapi-contract.ts';
 import { RecordingLog } from './recording-log.ts';
 import type { PlatformFixture } from './platform-fixture.ts';
@@ -50,9 +63,16 @@ interface CallOptions {
 }
 
 export interface GatewayHarness {
+  /** Where the harness's snapshots are published: memory (or the test's own store), or S3 in the production project. */
   store: SnapshotStore;
-  keys: CountingKeyStore;
-  channel: InProcessChannel;
+  /** For a child process publishing into `store` (publish-in-child.ts): a directory or s3://bucket/prefix; undefined for memory. */
+  storeLocation: string | undefined;
+  /** The environment such a child needs (S3 endpoint and credentials). */
+  storeEnv: Record<string, string>;
+  keys: KeyStore;
+  /** Another view of the same keys, as the CLI (another process) has: the key file opened again, or a second Redis connection. */
+  otherKeys(): Promise<KeyStore>;
+  channel: PublishChannel;
   log: RecordingLog;
   gateway: Gateway;
   /** The API clock, in ms since the epoch; tests move it. */
@@ -65,20 +85,40 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { store?: SnapshotStore; now?: string; deps?: Partial<GatewayDeps> } = {}): Promise<GatewayHarness> {
-  const store = options.store ?? new MemoryStore();
-  const keys = new CountingKeyStore();
-  const channel = new InProcessChannel();
+export interface HarnessOptions {
+  /** The test's own store (a faulty one, say); otherwise memory, or S3 through the CDN in the production project. */
+  store?: SnapshotStore;
+  /** A store another process can publish into (a directory when embedded): see `storeLocation`. */
+  shared?: boolean;
+  now?: string;
+  /**
+   * Requests per key in a minute. Unset: so many that no test meets the limit, with the keys in
+   * memory. Set: the product's own key store and limit for the backends under test (the key file
+   * and the in-process limiter, or Redis), as an operator runs them.
+   */
+  keyLimit?: number;
+  deps?: Partial<GatewayDeps>;
+}
+
+/**
+ * The real gateway (createGateway) on a loopback port. On the embedded parts by default; in the
+ * `integration-production` project (test/support/production-backends.ts) on S3 read through the
+ * CDN, with keys, rate limits and the publish channel in Redis. What a test passes in `deps` wins.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<GatewayHarness> {
+  const production = inject('productionBackends');
   const log = new RecordingLog();
+  const closers: Array<() => Promise<void>> = [];
+  const parts = production ? await productionParts(production, options, log, closers) : await embeddedParts(options, closers);
   const clock = { now: Date.parse(options.now ?? '2026-03-01T12:00:00Z') };
   const gateway = createGateway({
-    snapshots: store,
-    keys,
-    // Generous limits: these tests are about content, not rate limiting.
-    rateLimiter: new InMemoryRateLimiter({ limit: 1_000_000 }),
+    snapshots: parts.snapshots,
+    keys: parts.keys,
+    ...(parts.keyVerdicts ? { keyVerdicts: parts.keyVerdicts } : {}),
+    rateLimiter: new InMemoryRateLimiter({ limit: options.keyLimit ?? 1_000_000 }),
     authFailures: new InMemoryRateLimiter({ limit: 1_000_000 }),
     clock: () => clock.now,
-    channel,
+    channel: parts.channel,
     log,
     ...options.deps,
   });
@@ -86,24 +126,89 @@ export async function startHarness(options: { store?: SnapshotStore; now?: strin
   const server = createServer(gateway.app);
   await listen(server);
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // A Client sends the path exactly as given: no URL normalization of "..", "%2e%2e" or "%2F".
   const client = new Client(origin);
   return {
-    store,
-    keys,
-    channel,
+    store: parts.store,
+    storeLocation: parts.storeLocation,
+    storeEnv: parts.storeEnv,
+    keys: parts.keys,
+    otherKeys: parts.otherKeys,
+    channel: parts.channel,
     log,
     gateway,
     clock,
     origin,
     call: (path, callOptions = {}) => call(client, path, callOptions),
-    keyFor: async (organizationId, origins = []) => (await issueKey(keys, { organizationId, origins })).secret,
+    keyFor: async (organizationId, origins = []) => (await issueKey(parts.keys, { organizationId, origins })).secret,
     close: async () => {
       await client.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
+      for (const close of closers.reverse()) await close();
     },
+  };
+}
+
+interface HarnessParts {
+  store: SnapshotStore;
+  storeLocation: string | undefined;
+  storeEnv: Record<string, string>;
+  snapshots: SnapshotSource;
+  keys: KeyStore;
+  keyVerdicts?: KeyVerdicts;
+  otherKeys(): Promise<KeyStore>;
+  channel: PublishChannel;
+}
+
+async function embeddedParts(options: HarnessOptions, closers: Array<() => Promise<void>>): Promise<HarnessParts> {
+  let store = options.store ?? new MemoryStore();
+  let storeLocation: string | undefined;
+  if (options.shared && !options.store) {
+    storeLocation = await mkdtemp(join(tmpdir(), 'marquee-harness-store-'));
+    store = new DirectoryStore(storeLocation);
+    const dir = storeLocation;
+    closers.push(() => rm(dir, { recursive: true, force: true }));
+  }
+  const channel = new InProcessChannel();
+  if (options.keyLimit === undefined) {
+    const keys = new CountingKeyStore();
+    return { store, storeLocation, storeEnv: {}, snapshots: store, keys, otherKeys: async () => keys, channel };
+  }
+  const file = await temporaryKeyFile();
+  closers.push(() => file.remove());
+  return { store, storeLocation, storeEnv: {}, snapshots: store, keys: file.open(), otherKeys: async () => file.open(), channel };
+}
+
+async function productionParts(backends: ProductionBackends, options: HarnessOptions, log: RecordingLog, closers: Array<() => Promise<void>>): Promise<HarnessParts> {
+  const run = randomUUID();
+  const prefix = `harness/${run}`;
+  const s3 = options.store ? undefined : new S3Store({ bucket: backends.bucket, prefix, endpoint: backends.s3Endpoint });
+  const store = options.store ?? s3!;
+  let snapshots: SnapshotSource = store;
+  if (s3) {
+    const cdn = new CdnSource(s3, `${backends.cdnBucketUrl}/${prefix}`);
+    closers.push(() => cdn.close());
+    snapshots = cdn;
+  }
+  const namespace = `harness:${run}:`;
+  const access = await openRedisAccess({ url: backends.redisUrl, log, namespace, limit: options.keyLimit ?? 1_000_000 });
+  closers.push(() => access.close());
+  const channel = new RedisPublishChannel(backends.redisUrl, { log, name: `${namespace}published` });
+  closers.push(() => channel.close());
+  return {
+    store,
+    storeLocation: s3 ? `s3://${backends.bucket}/${prefix}` : undefined,
+    storeEnv: { S3_ENDPOINT: backends.s3Endpoint },
+    snapshots,
+    keys: access.keys,
+    keyVerdicts: access.verdicts,
+    otherKeys: async () => {
+      const other = await openRedisKeyStore({ url: backends.redisUrl, namespace });
+      closers.push(() => other.close());
+      return other.keys;
+    },
+    channel,
   };
 }
 

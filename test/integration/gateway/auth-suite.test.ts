@@ -1,14 +1,14 @@
 // One shared auth / origin / CORS / rate-limit suite, run against every one of
-// the nine routes of docs/api.md §4 on the real gateway (createGateway), with the embedded file-backed
-// key store; keys are created and revoked through a second store on the same file, as the CLI
+// the nine routes of docs/api.md §4 on the real gateway (createGateway), with the product's own key
+// store and per-key limit: the embedded key file and in-process limiter, or Redis in the production
+// project. Keys are created and revoked through a second view of the same keys, as the CLI
 // (another process) would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
-import type { FileKeyStore } from '../../../gateway/keys/file-store.ts';
+import type { KeyStore } from '../../../gateway/keys/key-store.ts';
 import { API_ROUTES } from '../../../gateway/routes/api-routes.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { API, publishFixture, startHarness, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
-import { issueKey, temporaryKeyFile, type TemporaryKeyFile } from '../../support/keys.ts';
+import { issueKey } from '../../support/keys.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 const SUSPENDED_ORG = '11111111-1111-4111-8111-111111111111';
@@ -19,16 +19,13 @@ const KEY_LIMIT = 600;
 const FAILURE_LIMIT = 60;
 const UNKNOWN_KEY = 'mqk_0000000000000000000000000000000sQHLi';
 
-let keyFile: TemporaryKeyFile;
-/** The CLI's view of the key file: a separate store instance, like another process. */
-let cli: FileKeyStore;
+/** The CLI's view of the keys: a separate store instance, like another process. */
+let cli: KeyStore;
 let harness: GatewayHarness;
 let organizationId: string;
 let eventId: string;
 
 beforeAll(async () => {
-  keyFile = await temporaryKeyFile();
-  cli = keyFile.open();
   const fixture = new PlatformFixture();
   const event = fixture.event({ slug: 'spring-summit', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z' });
   const session = fixture.session(event);
@@ -38,13 +35,11 @@ beforeAll(async () => {
   organizationId = fixture.organization.id;
 
   harness = await startHarness({
-    deps: {
-      keys: keyFile.open(),
-      rateLimiter: new InMemoryRateLimiter({ limit: KEY_LIMIT }),
-      // The gateway's own invalid-credentials throttle, not the harness's generous one.
-      authFailures: undefined,
-    },
+    keyLimit: KEY_LIMIT,
+    // The gateway's own invalid-credentials throttle, not the harness's generous one.
+    deps: { authFailures: undefined },
   });
+  cli = await harness.otherKeys();
   await publishFixture(harness.store, fixture);
   for (const [id, state] of [
     [SUSPENDED_ORG, 'suspended'],
@@ -65,7 +60,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness.close();
-  await keyFile.remove();
 });
 
 // Every test starts in a fresh minute: the per-key and per-address windows hold nothing from
@@ -125,7 +119,7 @@ function authSuite(route: () => string): void {
   it('refuses a key revoked by another process from the next request on', async () => {
     const { record, secret } = await issueKey(cli, { organizationId, origins: [] });
     expectServed(await call({ key: secret }));
-    expect(await keyFile.open().revoke(record.id, new Date())).toBe(true);
+    expect(await (await harness.otherKeys()).revoke(record.id, new Date())).toBe(true);
     expectProblem(await call({ key: secret }), 401, 'API_KEY_INVALID');
   });
 

@@ -1,5 +1,7 @@
 // A snapshot published by another process is served within 2 seconds (docs/design.md "Process
-// model"), with no notification reaching the gateway; with one, from the next request on.
+// model"), with no notification reaching the gateway; with one, from the next request on. On the
+// embedded parts the other process publishes into a directory; in the production project into S3,
+// which the gateway reads through the CDN.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,18 +9,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectOrganization, resourcesOf } from '../../../builder/projection/index.ts';
 import type { Organization } from '../../../snapshot/resources.ts';
-import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { API, PUBLIC_BASE_URL, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
-let dir: string;
+/** The child publisher's input files. */
+let inputs: string;
 let harness: GatewayHarness;
 let fixture: PlatformFixture;
 let key: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'marquee-freshness-'));
-  harness = await startHarness({ store: new DirectoryStore(dir) });
+  inputs = await mkdtemp(join(tmpdir(), 'marquee-freshness-'));
+  harness = await startHarness({ shared: true });
   fixture = new PlatformFixture();
   fixture.event({});
   await publishFixture(harness.store, fixture);
@@ -26,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await harness.close();
-  await rm(dir, { recursive: true, force: true });
+  await rm(inputs, { recursive: true, force: true });
 });
 
 async function description(): Promise<string | null> {
@@ -37,7 +39,7 @@ async function description(): Promise<string | null> {
 async function publishFromAnotherProcess(text: string): Promise<number> {
   fixture.organization.description = text;
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: PUBLIC_BASE_URL });
-  const inputPath = join(dir, `input-${Date.now()}.json`);
+  const inputPath = join(inputs, `input-${Date.now()}.json`);
   await writeFile(
     inputPath,
     JSON.stringify({
@@ -50,7 +52,10 @@ async function publishFromAnotherProcess(text: string): Promise<number> {
       now: new Date().toISOString(),
     }),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/publish-in-child.ts', dir, inputPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/publish-in-child.ts', harness.storeLocation!, inputPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...harness.storeEnv },
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().startsWith('published')) resolve(performance.now());
@@ -81,7 +86,7 @@ describe('freshness', () => {
   it('serves it from the next request on when the publish is announced', async () => {
     await description();
     fixture.organization.description = 'announced';
-    await publishFixture(new DirectoryStore(dir), fixture, { now: new Date() });
+    await publishFixture(harness.store, fixture, { now: new Date() });
     await harness.channel.announce(fixture.organization.id);
     expect(await description()).toBe('announced');
   });
