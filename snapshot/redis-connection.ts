@@ -14,13 +14,20 @@ export function openRedis(url: string, purpose: string, log: Log, options: Redis
     retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
     ...options,
   });
+  // 'error' comes with a reason but not with every loss (a server that closes the connection
+  // cleanly sends none); 'reconnecting' comes with every loss, after any 'error' that caused it.
   let down = false;
+  let reason: Error | undefined;
   redis.on('error', (error: Error) => {
+    reason = error;
+  });
+  redis.on('reconnecting', () => {
     if (down) return;
     down = true;
-    log.warn(`Redis ${purpose} connection lost; reconnecting`, { redis: targetOf(redis), err: error });
+    log.warn(`Redis ${purpose} connection lost; reconnecting`, { redis: targetOf(redis), ...(reason ? { err: reason } : {}) });
   });
   redis.on('ready', () => {
+    reason = undefined;
     if (!down) return;
     down = false;
     log.info(`Redis ${purpose} connection restored`, { redis: targetOf(redis) });
