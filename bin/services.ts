@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BuildContext } from '../builder/build.ts';
 import { type BuildLocks, InProcessBuildLocks } from '../builder/build-locks.ts';
+import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
 import { RedisBuildLocks } from '../builder/redis-build-locks.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
@@ -86,7 +87,11 @@ export interface BuildServices {
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
   const store = openStore(config);
   const locks: BuildLocks & { close?(): Promise<void> } = config.redisUrl === undefined ? new InProcessBuildLocks() : new RedisBuildLocks(config.redisUrl, { log });
-  const invalidate = undefined as ((ids: string[]) => Promise<void>) | undefined;
+  const location = config.snapshotStore;
+  const invalidate =
+    config.cloudFrontDistributionId !== undefined && location.kind === 's3'
+      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: location.prefix, log })
+      : undefined;
   return {
     store,
     channel,

@@ -1,0 +1,47 @@
+// The wiring of a build (bin/services.ts openBuildServices): with CLOUDFRONT_DISTRIBUTION_ID set,
+// the changed organizations' pointer paths below the store's prefix go to that distribution; the
+// CloudFront API cannot run here, so its client is mocked (aws-sdk-client-mock), as README says.
+import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../bin/config.ts';
+import { openBuildServices } from '../../../bin/services.ts';
+import type { PlatformSource } from '../../../builder/platform/rows.ts';
+import { RecordingLog } from '../../support/recording-log.ts';
+
+const cloudFront = mockClient(CloudFrontClient);
+afterAll(() => cloudFront.restore());
+
+const noPlatform: PlatformSource = {
+  listOrganizations: async () => [],
+  readOrganization: async () => undefined,
+  close: async () => {},
+};
+
+describe('openBuildServices', () => {
+  it("invalidates the changed pointers on the configured distribution, below the store's prefix", async () => {
+    cloudFront.on(CreateInvalidationCommand).resolves({});
+    const config = parseConfig(
+      { SNAPSHOT_STORE: 's3://snapshots/prod/api', S3_ENDPOINT: 'http://127.0.0.1:1', CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', AWS_REGION: 'us-east-1' },
+      '/srv',
+      false,
+    );
+    const services = openBuildServices(config, new RecordingLog());
+    try {
+      const context = services.context(noPlatform);
+      await context.onPointersChanged?.(['00000000-0000-4000-8000-000000000001']);
+      const [call] = cloudFront.commandCalls(CreateInvalidationCommand);
+      expect(call?.args[0].input).toMatchObject({
+        DistributionId: 'E2QWRUHAPOMQZL',
+        InvalidationBatch: { Paths: { Quantity: 1, Items: ['/prod/api/orgs/00000000-0000-4000-8000-000000000001/current.json'] } },
+      });
+    } finally {
+      await services.close();
+    }
+  });
+
+  it('invalidates nothing without a distribution', () => {
+    const services = openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false), new RecordingLog());
+    expect(services.context(noPlatform).onPointersChanged).toBeUndefined();
+  });
+});
