@@ -10,6 +10,10 @@ import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { InProcessBuildLocks } from './build-locks.ts';
 import { buildOrganizations, type BuildContext, type OrganizationResult } from './build.ts';
 
+/** First pause before a build that failed for want of a backend is tried again; it doubles up to the longest. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_LONGEST_MS = 60_000;
+
 export interface RunnerOptions {
   log: Log;
   /** Quiet period after the last change notification of an organization before it is rebuilt. */
@@ -33,6 +37,8 @@ export class BuildRunner {
   private readonly changeBuilds = new Set<Promise<void>>();
   private task: ScheduledTask | undefined;
   private stopped = false;
+  /** Organizations whose last build failed for want of a backend, and their next attempt. */
+  private readonly retries = new Map<string, { attempts: number; timer: NodeJS.Timeout }>();
 
   constructor(
     context: BuildContext,
@@ -92,6 +98,8 @@ export class BuildRunner {
     await this.task?.stop();
     for (const timer of this.debouncing.values()) clearTimeout(timer);
     this.debouncing.clear();
+    for (const retry of this.retries.values()) clearTimeout(retry.timer);
+    this.retries.clear();
     this.due.clear();
     this.changedWhileBuilding.clear();
     await Promise.all([this.tail, ...this.changeBuilds]);
@@ -99,8 +107,33 @@ export class BuildRunner {
 
   private async run(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
     const results = await buildOrganizations(this.context, { trigger, ...(organizationIds ? { organizationIds } : {}) });
-    for (const result of results) this.report(trigger, result);
+    for (const result of results) {
+      this.report(trigger, result);
+      this.retryIfUnavailable(result);
+    }
     return results;
+  }
+
+  /**
+   * A build that failed because a backend could not be reached (the store, the database, Redis for
+   * its lock) is tried again, 1 s after the first failure and doubling up to a minute, so a change
+   * made during an outage is published soon after it ends without anyone asking. A resource that
+   * fails its schema or cannot be projected is not: the same rows would fail again, and the next
+   * change to them brings a build of its own.
+   */
+  private retryIfUnavailable(result: OrganizationResult): void {
+    const previous = this.retries.get(result.id);
+    if (result.result !== 'failed' || result.failure?.stage === 'validate' || result.failure?.stage === 'project') {
+      if (previous) clearTimeout(previous.timer);
+      this.retries.delete(result.id);
+      return;
+    }
+    if (this.stopped) return;
+    if (previous) clearTimeout(previous.timer);
+    const attempts = (previous?.attempts ?? 0) + 1;
+    const timer = setTimeout(() => this.organizationChanged(result.id), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
+    timer.unref();
+    this.retries.set(result.id, { attempts, timer });
   }
 
   /** Queues a full build unless one is already waiting to start (it covers this request too). */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildOrganizations, type BuildContext } from '../../../builder/build.ts';
 import { InProcessBuildLocks } from '../../../builder/build-locks.ts';
 import { BuildError } from '../../../builder/errors.ts';
@@ -451,6 +451,49 @@ describe('BuildRunner', () => {
       })),
       { level: 'info', message: expect.stringMatching(/^acme: published /), fields: expect.objectContaining({ trigger: 'change', organizationId: orgId }) },
     ]);
+  });
+});
+
+describe('BuildRunner after a failure', () => {
+  it('builds an organization again after a failure to reach a backend, until it succeeds, with nobody asking', async () => {
+    vi.useFakeTimers();
+    try {
+      const { source, context, orgId } = setup();
+      const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
+      source.failing.add(orgId);
+      expect((await runner.build('manual')).map((r) => r.result)).toEqual(['failed']);
+      // The first retry 1 s after the failure (plus the quiet period), the next 2 s after that one.
+      await vi.advanceTimersByTimeAsync(1_100);
+      expect(source.reads).toBe(2);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(source.reads).toBe(2);
+      source.failing.delete(orgId);
+      await vi.advanceTimersByTimeAsync(1_100);
+      expect(source.reads).toBe(3);
+      expect((await readPointer(context.store, orgId))?.state).toBe('active');
+      // Published: no more attempts.
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(source.reads).toBe(3);
+      await runner.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does not build again a resource that fails its schema: the same rows would fail the same way', async () => {
+    vi.useFakeTimers();
+    try {
+      const { fixture, source, context, orgId } = setup();
+      fixture.teamMembers[0]!.sortOrder = 2 ** 31; // not an int32: fails the team schema
+      source.data.set(orgId, fixture.data());
+      const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
+      expect((await runner.build('manual')).map((r) => r.failure?.stage)).toEqual(['validate']);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(source.reads).toBe(1);
+      await runner.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
