@@ -4,12 +4,14 @@
 // S3 answers it — 412 PreconditionFailed when If-None-Match: * meets an object or If-Match a
 // different ETag, 404 NoSuchKey when If-Match meets no object — and that the requests naming one
 // object (GET, HEAD, PUT, DELETE) take turns: a check and the write after it are one step, and a
-// read never meets a write half-way (s3rver rewrites an object's file in place), as in S3.
+// read never meets a write half-way (s3rver rewrites an object's file in place), and that a PUT
+// is answered once its object can be read, as in S3.
 // One more repair: s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3
 // refuses (Node 17 and later, without --openssl-legacy-provider), so every truncated page of a
 // listing answers 500; the proxy answers ListObjectsV2 itself from s3rver's version 1 listing,
 // whose marker is the last key of the page before.
 // It also records what passes, and lets a test hold a request or answer it with an S3 error.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestS3 } from './s3.ts';
@@ -81,11 +83,31 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     return undefined;
   }
 
-  function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * s3rver answers a PUT before the object's file is written (it ends the write stream without
+   * waiting for it), so a read right after may find it empty; S3 answers once the object can be
+   * read. Waits until s3rver serves the bytes the answer's ETag names.
+   */
+  async function landed(path: string, answer: IncomingMessage): Promise<void> {
+    const etag = answer.headers.etag;
+    if ((answer.statusCode ?? 500) >= 300 || etag === undefined) return;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const bytes = Buffer.from(await (await fetch(`${s3.endpoint}${path}`)).arrayBuffer());
+      if (`"${createHash('md5').update(bytes).digest('hex')}"` === etag) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Passes the request on, and upstream's answer back once `settled` (given that answer) resolves. */
+  function forward(req: IncomingMessage, res: ServerResponse, settled: (answer: IncomingMessage) => Promise<void> = async () => {}): Promise<void> {
     return new Promise((resolve) => {
       const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.rawHeaders }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-        answer.pipe(res);
+        void settled(answer)
+          .catch(() => undefined)
+          .then(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+            answer.pipe(res);
+          });
       });
       // A client that goes away mid-answer takes the upstream request with it: s3rver must not
       // keep streaming to nobody (it would never close).
@@ -160,7 +182,8 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     }
     void inTurn(proxied.name, async () => {
       const refused = proxied.method === 'PUT' ? await refusal(req, path) : undefined;
-      await (refused ? answer(req, res, refused) : forward(req, res));
+      if (refused) await answer(req, res, refused);
+      else await forward(req, res, proxied.method === 'PUT' ? (upstreamAnswer) => landed(path, upstreamAnswer) : undefined);
     }).catch((error: Error) => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end(`proxy: ${error.message}`);
