@@ -1,9 +1,10 @@
 // The production backends shared by one run of the `integration-production` project (vitest.config.ts):
-// Redis, s3rver and nginx in front of it as the CDN, started once by this global setup and handed
+// Redis, s3rver (with S3's semantics: test/support/conditional-writes.ts) and nginx in front of it as the CDN, started once by this global setup and handed
 // to the test files through `inject`. The gateway suites' harness (gateway-fixtures.ts) then runs
 // every suite on S3 through the CDN with keys and rate limits in Redis, each harness on its own
 // key prefix and Redis namespace, so the suites stay as independent as on the embedded parts.
 import type { TestProject } from 'vitest/node';
+import { startConditionalWrites } from './conditional-writes.ts';
 import { startHttpCache } from './http-cache.ts';
 import { startRedis } from './redis.ts';
 import { startS3 } from './s3.ts';
@@ -24,10 +25,13 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const [redis, s3] = await Promise.all([startRedis(), startS3()]);
-  const cdn = await startHttpCache(s3.endpoint);
-  project.provide('productionBackends', { redisUrl: redis.url, s3Endpoint: s3.endpoint, bucket: s3.bucket, cdnBucketUrl: `${cdn.url}/${s3.bucket}` });
+  // S3's semantics in front of s3rver (whole reads during a write, conditional writes): the store and the CDN use it.
+  const bucket = await startConditionalWrites(s3);
+  const cdn = await startHttpCache(bucket.endpoint);
+  project.provide('productionBackends', { redisUrl: redis.url, s3Endpoint: bucket.endpoint, bucket: s3.bucket, cdnBucketUrl: `${cdn.url}/${s3.bucket}` });
   return async () => {
     await cdn.stop();
+    await bucket.close();
     await Promise.all([s3.stop(), redis.stop()]);
   };
 }

@@ -1,5 +1,6 @@
 // The production shape on one machine, as an operator runs it (README "Production"): PostgreSQL
-// with the sample platform, s3rver as the bucket, nginx as the CDN in front of it, Redis, and the
+// with the sample platform, s3rver as the bucket (behind test/support/conditional-writes.ts, which
+// gives it S3's semantics), nginx as the CDN in front of it, Redis, and the
 // real `marquee builder` and `marquee serve` processes configured only through the environment.
 // Every server is started here on loopback and stopped by `stop`; each part can be halted and
 // resumed for fault tests.
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type CliRun, marquee, marqueeProcess } from './cli.ts';
+import { startConditionalWrites } from './conditional-writes.ts';
 import { startHttpCache, type TestHttpCache } from './http-cache.ts';
 import { startPostgres, type TestPostgres } from './postgres.ts';
 import { startRedis, type TestRedis } from './redis.ts';
@@ -56,13 +58,18 @@ export async function startProductionWorld(): Promise<ProductionWorld> {
   try {
     const [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3()]);
     started.push(postgres, redis, s3);
-    const cdn = await startHttpCache(s3.endpoint);
+    // S3's own semantics in front of s3rver (conditional writes, whole reads during a write); the
+    // builder, the gateways and the CDN all talk to it, as they would to S3.
+    const bucket = await startConditionalWrites(s3);
+    started.push({ stop: () => bucket.close() });
+    const cdn = await startHttpCache(bucket.endpoint);
     started.push(cdn);
     const env: Record<string, string> = {
       MARQUEE_HOME: home,
       DATABASE_URL: postgres.url,
       PLATFORM_SCHEMA: '',
       ...s3.env(PREFIX),
+      S3_ENDPOINT: bucket.endpoint,
       SNAPSHOT_CDN_URL: `${cdn.url}/${s3.bucket}/${PREFIX}`,
       REDIS_URL: redis.url,
       PORT: '0',
@@ -78,6 +85,8 @@ export async function startProductionWorld(): Promise<ProductionWorld> {
       if (run.code !== 0) throw new Error(`marquee ${args.join(' ')} failed (${run.code}): ${run.stderr}`);
     }
     const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+    // An idle connection lost to a halted server is an event, not a crash of the test process.
+    pool.on('error', () => {});
     started.push({ stop: () => pool.end() });
     const keep = <P extends MarqueeProcess>(process: P): P => {
       processes.push(process);

@@ -61,6 +61,7 @@ describe('accepts what the document describes', () => {
       401: { 'www-authenticate': 'Bearer' },
       405: { allow: 'GET, HEAD, OPTIONS' },
       429: { 'retry-after': '15' },
+      503: { 'retry-after': '5' },
     };
     let seen = 0;
     for (const response of Object.values(document.components.responses)) {

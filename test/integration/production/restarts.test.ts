@@ -1,0 +1,171 @@
+// Each backend of the production shape stopped and started again under a light, bounded load: a
+// `marquee builder` and a `marquee serve` keep running throughout, nobody restarts them, and every
+// answer is one the README's degraded-mode table documents — the organization's own data (perhaps
+// the last snapshot the gateway holds) or 503 with Retry-After — never another organization's data,
+// never a 500. Once the backend is back, what changed meanwhile is served.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pool } from 'undici';
+import { SAMPLE } from '../../../builder/platform/sample.ts';
+import { API } from '../../support/gateway-fixtures.ts';
+import { type MarqueeProcess, type ProductionWorld, type ServeProcess, startProductionWorld } from '../../support/production.ts';
+
+const NORDIC = SAMPLE.organizations.nordic.id;
+
+let world: ProductionWorld;
+let builder: MarqueeProcess;
+let gateway: ServeProcess;
+let pool: Pool;
+/** Keys of nordic-dev that the gateway has served, so it holds their verdicts: one for the load, one to watch for changes (each stays inside its 600 a minute). */
+let seenKey: string;
+let watchKey: string;
+
+beforeAll(async () => {
+  world = await startProductionWorld();
+  builder = await world.builder();
+  gateway = await world.serve();
+  pool = new Pool(gateway.url, { connections: 4 });
+  [seenKey, watchKey] = [await createKey(), await createKey()];
+  for (const key of [seenKey, watchKey]) expect((await get('/organization', key)).status).toBe(200);
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await world?.stop();
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+async function createKey(): Promise<string> {
+  const run = await world.cli(['keys', 'create', '--org', 'nordic-dev', '--json']);
+  if (run.code !== 0) throw new Error(`keys create failed: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as { key: string }).key;
+}
+
+async function get(path: string, key: string): Promise<Answer> {
+  const response = await pool.request({ path: `${API}${path}`, method: 'GET', headers: { 'x-api-key': key } });
+  return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
+}
+
+/** What no answer may be: anything but nordic's own organization or a documented 503. */
+function violation(answer: Answer): string | undefined {
+  if (answer.status === 200) {
+    const id = (JSON.parse(answer.body) as { id?: string }).id;
+    return id === NORDIC ? undefined : `200 with organization ${id}`;
+  }
+  if (answer.status === 503) {
+    const problem = JSON.parse(answer.body) as { errorCode?: string };
+    if (problem.errorCode !== 'SERVICE_UNAVAILABLE') return `503 with ${problem.errorCode}`;
+    return Number(answer.headers['retry-after']) >= 1 ? undefined : '503 without Retry-After';
+  }
+  return `${answer.status}: ${answer.body.slice(0, 200)}`;
+}
+
+/** Requests every 150 ms with the seen key while `during` runs; every answer's status, and what was wrong. */
+async function underLoad(during: () => Promise<void>): Promise<{ statuses: Map<number, number>; violations: string[] }> {
+  const statuses = new Map<number, number>();
+  const violations: string[] = [];
+  let running = true;
+  const load = (async () => {
+    while (running) {
+      const answer = await get('/organization', seenKey);
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      const wrong = violation(answer);
+      if (wrong) violations.push(wrong);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  })();
+  try {
+    await during();
+  } finally {
+    running = false;
+    await load;
+  }
+  return { statuses, violations };
+}
+
+async function eventually<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await attempt();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function renameNordic(name: string): Promise<void> {
+  await world.sql('UPDATE organizations SET name = $1 WHERE id = $2', [name, NORDIC]);
+}
+
+const servesName = (name: string) => async () => {
+  const answer = await get('/organization', watchKey);
+  return answer.status === 200 && (JSON.parse(answer.body) as { name: string }).name === name ? true : undefined;
+};
+
+describe('backends stopped and started again, no Marquee process restarted', () => {
+  it('Redis: seen keys are served from memory, unseen ones get 503, and all is back after it returns', async () => {
+    const unseenKey = await createKey();
+    const run = await underLoad(async () => {
+      await world.redis.halt();
+      await pause(500);
+      const unseen = await get('/organization', unseenKey);
+      expect(unseen.status).toBe(503);
+      const refused = await world.cli(['keys', 'create', '--org', 'nordic-dev']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^marquee: REDIS_URL: /);
+      await world.redis.resume();
+      await eventually('the unseen key accepted after Redis returned', async () => ((await get('/organization', unseenKey)).status === 200 ? true : undefined));
+    });
+    expect(run.violations).toEqual([]);
+    expect(run.statuses.get(200)).toBeGreaterThan(0);
+  });
+
+  it('object storage: the gateway serves what it holds, the builder fails visibly, and a change made meanwhile is published after it returns', async () => {
+    const run = await underLoad(async () => {
+      await world.s3.halt();
+      const before = builder.output().length;
+      await renameNordic('Nordic while S3 is down');
+      await eventually('the failed build logged', async () => (/nordic-dev: build failed/.test(builder.output().slice(before)) ? true : undefined));
+      await world.s3.resume();
+      await eventually('the change published after S3 returned', servesName('Nordic while S3 is down'), 60_000);
+    });
+    expect(run.violations).toEqual([]);
+    expect(run.statuses.get(503) ?? 0).toBe(0);
+  });
+
+  it('the CDN: the gateway keeps its snapshot while it cannot fetch a new one, and serves the new one after it returns', async () => {
+    const run = await underLoad(async () => {
+      await world.cdn.halt();
+      await renameNordic('Nordic while the CDN is down');
+      await pause(2_000);
+      expect((await servesName('Nordic while the CDN is down')()) ?? false).toBe(false);
+      await world.cdn.resume();
+      await eventually('the new snapshot served after the CDN returned', servesName('Nordic while the CDN is down'));
+    });
+    expect(run.violations).toEqual([]);
+    expect(run.statuses.get(503) ?? 0).toBe(0);
+  });
+
+  it('PostgreSQL: serving goes on, and the builder follows changes again after it returns', async () => {
+    const run = await underLoad(async () => {
+      await world.postgres.halt();
+      await pause(1_500);
+      await world.postgres.resume();
+      await eventually('the platform database accepting writes again', async () =>
+        renameNordic('Nordic after the database restart').then(
+          () => true,
+          () => undefined,
+        ),
+      );
+      await eventually('the change published', servesName('Nordic after the database restart'), 30_000);
+    });
+    expect(run.violations).toEqual([]);
+    expect(run.statuses.get(503) ?? 0).toBe(0);
+  });
+});
