@@ -49,9 +49,10 @@ export async function startCommand(config: Config): Promise<void> {
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog });
   await checkStore(build.store, builderLog);
   const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
+  // Listening first: a change made while the first build runs is built after it, not at the next schedule.
+  const unlisten = await followChanges(db, runner);
   const results = await runner.build('start');
   logBuilt(builderLog, config, 'start', results);
-  const unlisten = await followChanges(db, runner);
   runner.schedule(config.buildSchedule);
 
   const demo = await demoKey(config, access.deps.keys, results);
@@ -90,9 +91,9 @@ export async function builderCommand(config: Config): Promise<void> {
   const build = openBuildServices(config, log);
   await checkStore(build.store, log);
   const runner = new BuildRunner(build.context(platformSource(db)), { log });
+  const unlisten = await followChanges(db, runner);
   const results = await runner.build('schedule');
   logBuilt(log, config, 'schedule', results);
-  const unlisten = await followChanges(db, runner);
   runner.schedule(config.buildSchedule);
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
     schedule: config.buildSchedule,
