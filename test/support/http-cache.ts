@@ -2,12 +2,12 @@
 // nginx-light) as a caching reverse proxy, unprivileged paths under a temporary directory, on a
 // free loopback port. It stores what the origin's Cache-Control allows (immutable objects: HIT;
 // no-cache pointers: REVALIDATED by ETag) and says which in X-Cache-Status.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, waitForPort } from './ports.ts';
+import { daemon } from './daemon.ts';
+import { freePort } from './ports.ts';
 
 const BIN = '/usr/sbin/nginx';
 
@@ -59,30 +59,10 @@ http {
 }
 `,
   );
-  let child: ChildProcess | undefined;
-  let output = '';
-  const start = async (): Promise<void> => {
-    const started = spawn(BIN, ['-p', prefix, '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-    started.stderr?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    });
-    child = started;
-    try {
-      await waitForPort(port, 10_000, 'nginx');
-    } catch (error) {
-      started.kill('SIGKILL');
-      throw new Error(`${(error as Error).message}\n${output}`, { cause: error });
-    }
-  };
-  const halt = async (): Promise<void> => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    // SIGTERM: nginx's fast shutdown, which stops its worker too.
-    running.kill('SIGTERM');
-    await exited;
-  };
+  const server = daemon('nginx', BIN, ['-p', prefix, '-c', conf], port);
+  const start = () => server.start();
+  // SIGTERM: nginx's fast shutdown, which stops its worker too.
+  const halt = () => server.stop('SIGTERM');
   await start();
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,0 +1,53 @@
+// Production settings that point at nothing: the process says which variable and why, exits 1, and
+// publishes nothing (README "Production": "When a backend is down").
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { marquee } from '../../support/cli.ts';
+import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
+
+let home: string;
+let s3: TestS3;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'marquee-misconfigured-'));
+  s3 = await startS3();
+});
+afterAll(async () => {
+  await s3?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+/** A port nothing listens on. */
+const NOWHERE = 'redis://127.0.0.1:1';
+
+it('a gateway that cannot reach Redis does not start, and says so naming REDIS_URL', async () => {
+  const run = await marquee(['serve'], { MARQUEE_HOME: home, PORT: '0', REDIS_URL: NOWHERE, LOG_FORMAT: 'json' });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/^marquee: REDIS_URL: Redis at 127\.0\.0\.1:1 cannot be reached.*a gateway that cannot check keys does not start\n$/);
+});
+
+it('the keys commands name REDIS_URL when Redis cannot be reached', async () => {
+  const run = await marquee(['keys', 'list'], { MARQUEE_HOME: home, REDIS_URL: NOWHERE });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/^marquee: REDIS_URL: Redis at 127\.0\.0\.1:1 cannot be reached/);
+});
+
+it('a build into a bucket that does not exist fails for every organization, naming the bucket, and publishes nothing', async () => {
+  const env = {
+    MARQUEE_HOME: home,
+    DATABASE_URL: '',
+    SNAPSHOT_STORE: 's3://no-such-bucket/prod',
+    S3_ENDPOINT: s3.endpoint,
+    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+  };
+  expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
+  expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
+  const run = await marquee(['build', '--json'], env);
+  expect(run.code).toBe(1);
+  const results = (JSON.parse(run.stdout) as { organizations: Array<{ slug: string; result: string; error?: string }> }).organizations;
+  expect(results.map((r) => r.result)).toEqual(['failed', 'failed', 'failed', 'failed']);
+  for (const result of results) expect(result.error).toContain('no-such-bucket');
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+});
