@@ -1,9 +1,12 @@
 // Gateway benchmark (`npm run bench:gateway`): the gateway against two references that return
 // the same bytes from memory — a minimal Express 5 app with one middleware and a bare node:http
-// server — measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
+// server — and against itself on the production backends (keys and the rate limit in Redis,
+// snapshots in S3 read through a CDN: redis-server, s3rver and nginx, started here and stopped at
+// the end), measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
 // organizations' snapshots served. Each server runs alone in a child process with the node flags
 // of bin/marquee and loads only what it serves (modules are imported per role, so the gateway
-// child holds no builder, fixture or load-generator code); autocannon runs in a child of its own
+// child holds no builder, fixture or load-generator code; the production one loads the wiring of
+// `marquee serve`, bin/services.ts, as that command does); autocannon runs in a child of its own
 // per measurement, so neither shares a heap or event loop with the orchestrating process. The
 // servers' order rotates every round, so a noisy neighbour does not always hit the same one.
 // Every run is bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and
@@ -19,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
@@ -28,6 +32,10 @@ const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
 const CONNECTIONS = 32;
 const SELF = fileURLToPath(import.meta.url);
+/** The production gateway's store: s3://<bucket>/PREFIX, read through `${cdn}/<bucket>/PREFIX`. */
+const PREFIX = 'bench';
+/** Checked on every request like in production, but out of the benchmark's reach. */
+const UNREACHABLE_LIMIT = 1_000_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: one server each.
@@ -39,56 +47,98 @@ interface ServeConfig {
   bodies: Record<string, { body: string; etag: string }>;
 }
 
-type ServerKind = 'gateway' | 'express' | 'bare';
+type ServerKind = 'gateway' | 'production' | 'express' | 'bare';
+
+const quiet: Log = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
   const bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag }]) => [url, { bytes: Buffer.from(body), etag }]));
-  const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
-  let port: number;
-  if (kind === 'gateway') {
-    // The compiled product, as bin/marquee runs it.
-    const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
-    const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
-    const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
-    const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
-    const quiet: Log = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
-    const gateway = await startGateway({
-      port: 0,
-      host: '127.0.0.1',
-      snapshots: new DirectoryStore(config.storeDir),
-      keys: new FileKeyStore(config.keyFile),
-      // Checked on every request like in production, with a limit the benchmark cannot reach.
-      rateLimiter: new InMemoryRateLimiter({ limit: 1_000_000_000 }),
-      authFailures: new InMemoryRateLimiter({ limit: 1_000_000_000 }),
-      log: quiet,
-    });
-    port = gateway.port;
-  } else if (kind === 'express') {
-    const { default: express } = await import('express');
-    const app = express();
-    app.set('etag', false);
-    app.use(function sendFromMemory(req, res, next) {
-      const entry = bodies.get(req.url);
-      if (!entry) return next();
-      res.set(headersOf(entry.etag));
-      res.send(entry.bytes);
-    });
-    port = await listen(createServer(app));
-  } else {
-    port = await listen(
-      createServer((req, res) => {
-        const entry = bodies.get(req.url ?? '');
-        if (!entry) {
-          res.writeHead(404).end();
-          return;
-        }
-        res.writeHead(200, { ...headersOf(entry.etag), 'Content-Length': entry.bytes.length });
-        res.end(entry.bytes);
-      }),
-    );
-  }
+  const port =
+    kind === 'gateway'
+      ? await embeddedGateway(config)
+      : kind === 'production'
+        ? await productionGateway()
+        : kind === 'express'
+          ? await expressReference(bodies)
+          : await bareReference(bodies);
   process.stdout.write(`${JSON.stringify({ port })}\n`);
+}
+
+/** The compiled product, as bin/marquee runs it, on a directory store and a key file. */
+async function embeddedGateway(config: ServeConfig): Promise<number> {
+  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
+  const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
+  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
+  const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
+  const gateway = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    snapshots: new DirectoryStore(config.storeDir),
+    keys: new FileKeyStore(config.keyFile),
+    rateLimiter: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
+    authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
+    log: quiet,
+  });
+  return gateway.port;
+}
+
+/**
+ * The compiled product wired as `marquee serve` wires it from its environment (SNAPSHOT_STORE,
+ * S3_ENDPOINT, SNAPSHOT_CDN_URL, REDIS_URL): snapshots from S3 through the CDN, the publish
+ * channel, and every request judged by Redis in one round trip; only the per-key limit is raised.
+ */
+async function productionGateway(): Promise<number> {
+  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
+  const { openRedisAccess } = (await import(compiled('gateway/access/redis-access.js'))) as typeof import('../gateway/access/redis-access.ts');
+  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
+  const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
+  const { openPublishChannel, openSnapshotSource, openStore } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
+  const config = parseConfig(process.env);
+  if (config.redisUrl === undefined || config.snapshotCdnUrl === undefined) throw new Error('the production gateway needs REDIS_URL and SNAPSHOT_CDN_URL');
+  const access = await openRedisAccess({ url: config.redisUrl, log: quiet, limit: UNREACHABLE_LIMIT });
+  const gateway = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    snapshots: openSnapshotSource(config, openStore(config)).source,
+    keys: access.keys,
+    keyVerdicts: access.verdicts,
+    authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
+    channel: openPublishChannel(config, quiet),
+    log: quiet,
+  });
+  return gateway.port;
+}
+
+type Bodies = Map<string, { bytes: Buffer; etag: string }>;
+
+const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
+
+async function expressReference(bodies: Bodies): Promise<number> {
+  const { default: express } = await import('express');
+  const app = express();
+  app.set('etag', false);
+  app.use(function sendFromMemory(req, res, next) {
+    const entry = bodies.get(req.url);
+    if (!entry) return next();
+    res.set(headersOf(entry.etag));
+    res.send(entry.bytes);
+  });
+  return listen(createServer(app));
+}
+
+function bareReference(bodies: Bodies): Promise<number> {
+  return listen(
+    createServer((req, res) => {
+      const entry = bodies.get(req.url ?? '');
+      if (!entry) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { ...headersOf(entry.etag), 'Content-Length': entry.bytes.length });
+      res.end(entry.bytes);
+    }),
+  );
 }
 
 function listen(server: ReturnType<typeof createServer>): Promise<number> {
@@ -101,8 +151,9 @@ interface Child {
   stop(): Promise<void>;
 }
 
-function startChild(kind: ServerKind, configPath: string): Promise<Child> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** `env`: added to this process's environment for the child. */
+function startChild(kind: ServerKind, configPath: string, env: Record<string, string> = {}): Promise<Child> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${kind} did not start within 30 s`)), 30_000);
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
@@ -131,7 +182,8 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Data: organizations published through the real builder stages into a directory store.
+// Data: organizations published through the real builder stages into a directory store, and the
+// measured ones also into S3 for the production gateway.
 
 interface Published {
   id: string;
@@ -144,7 +196,8 @@ const builder = async () => ({
   ...(await import('../builder/publish.ts')),
 });
 
-async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture): Promise<Published> {
+/** Publishes the fixture's organization as the builder would; the slugs of its events. */
+async function publishFixture(store: SnapshotStore, fixture: PlatformFixture): Promise<string[]> {
   const { projectOrganization, publishSnapshot, resourcesOf } = await builder();
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
   await publishSnapshot(store, {
@@ -156,8 +209,16 @@ async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fix
     trigger: 'manual',
     now: new Date(),
   });
-  const { secret } = await keys.create({ organizationId: fixture.organization.id, label: 'bench', origins: [ORIGIN] });
-  return { id: fixture.organization.id, key: secret, slugs: Object.keys(projection.slugs) };
+  return Object.keys(projection.slugs);
+}
+
+async function createKey(keys: KeyStore, organizationId: string): Promise<string> {
+  return (await keys.create({ organizationId, label: 'bench', origins: [ORIGIN] })).secret;
+}
+
+async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture): Promise<Published> {
+  const slugs = await publishFixture(store, fixture);
+  return { id: fixture.organization.id, key: await createKey(keys, fixture.organization.id), slugs };
 }
 
 const DAY = 86_400_000;
@@ -214,6 +275,65 @@ function bigOrganization(PlatformFixture: typeof import('../test/support/platfor
 }
 
 // ---------------------------------------------------------------------------------------------
+// The production backends: Redis, s3rver and nginx as the CDN in front of it.
+
+interface ProductionBackends {
+  /** What the production gateway child is started with (its `marquee serve` configuration). */
+  env: Record<string, string>;
+  /** The S3 store the gateway reads, for publishing into. */
+  store: SnapshotStore;
+  /** Keys in Redis, as `keys create` makes them with REDIS_URL set. */
+  keys: KeyStore;
+  stop(): Promise<void>;
+}
+
+async function startProductionBackends(): Promise<ProductionBackends> {
+  const { startRedis } = await import('../test/support/redis.ts');
+  const { startS3 } = await import('../test/support/s3.ts');
+  const { startHttpCache } = await import('../test/support/http-cache.ts');
+  const { S3Store } = await import('../snapshot/stores/s3.ts');
+  const { openRedisKeyStore } = await import('../gateway/access/redis-access.ts');
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const stop = async () => {
+    for (const part of started.reverse()) await part.stop();
+  };
+  try {
+    const redis = await startRedis();
+    started.push(redis);
+    await fsyncEverySecond(redis.url);
+    const s3 = await startS3();
+    started.push(s3);
+    const cdn = await startHttpCache(s3.endpoint);
+    started.push(cdn);
+    const keyStore = await openRedisKeyStore({ url: redis.url });
+    started.push({ stop: () => keyStore.close() });
+    const env: Record<string, string> = { ...s3.env(PREFIX), SNAPSHOT_CDN_URL: `${cdn.url}/${s3.bucket}/${PREFIX}`, REDIS_URL: redis.url };
+    // The SDK's credential chain reads s3rver's credentials from this process's environment.
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION'] as const) process.env[name] = env[name]!;
+    return { env, store: new S3Store({ bucket: s3.bucket, prefix: PREFIX, endpoint: s3.endpoint }), keys: keyStore.keys, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * The test launcher's Redis syncs its append-only file after every write, so that a halted server
+ * keeps its keys; every counted request writes its rate bucket, and that would measure the disk.
+ * Redis's own default, and what a production Redis with persistence runs, is once a second.
+ */
+async function fsyncEverySecond(url: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await redis.connect();
+    await redis.config('SET', 'appendfsync', 'everysec');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Measuring.
 
 interface Measurement {
@@ -245,6 +365,107 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 const fixed = (value: number, digits = 0) => value.toFixed(digits).padStart(9);
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
+
+interface Scenario {
+  name: string;
+  path: string;
+  /** The key each gateway knows this organization by (the references ignore keys). */
+  key: string;
+  productionKey: string;
+  /** Target: the embedded gateway's requests/s as a share of minimal Express's. */
+  expressTarget: number;
+}
+
+const headersFor = (scenario: Scenario, server: ServerKind) => ({ 'x-api-key': server === 'production' ? scenario.productionKey : scenario.key, origin: ORIGIN });
+
+type Servers = ReadonlyArray<readonly [ServerKind, Child]>;
+type Results = Map<`${string}|${ServerKind}`, Measurement[]>;
+
+/** Every scenario on every server, `rounds` times; the servers' order rotates each round. */
+async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: number, seconds: number): Promise<Results> {
+  const results: Results = new Map();
+  for (const scenario of scenarios) {
+    for (const [name, server] of servers) await measure(`${server.url}${scenario.path}`, headersFor(scenario, name), 1); // warm-up
+  }
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      // Rotated per round: each server runs first, second, third and fourth in turn.
+      for (const [name, server] of servers.map((_, i) => servers[(i + round) % servers.length]!)) {
+        const measurement = await measure(`${server.url}${scenario.path}`, headersFor(scenario, name), seconds);
+        const key = `${scenario.name}|${name}` as const;
+        results.set(key, [...(results.get(key) ?? []), measurement]);
+        console.log(
+          `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(10)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
+        );
+      }
+    }
+  }
+  return results;
+}
+
+/** The table of medians, then one verdict line per scenario against each target. */
+function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number): void {
+  console.log(`\nmedians of ${rounds} rounds × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
+  console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(10)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)}`);
+  const verdicts: string[] = [];
+  for (const scenario of scenarios) {
+    const med = (server: ServerKind, field: 'requestsPerSecond' | 'p99') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]));
+    for (const [name] of servers) console.log(`${scenario.name.padEnd(36)} ${name.padEnd(10)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)}`);
+    const vsExpress = med('gateway', 'requestsPerSecond') / med('express', 'requestsPerSecond');
+    const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
+    const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
+    const target = scenario.expressTarget;
+    verdicts.push(
+      `${scenario.name}: ${percent(vsExpress)} of minimal Express (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}), ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+    );
+    const production = med('production', 'requestsPerSecond') / med('gateway', 'requestsPerSecond');
+    const productionP99 = med('production', 'p99') / Math.max(med('gateway', 'p99'), 1);
+    verdicts.push(
+      `${scenario.name}: production ${percent(production)} of the embedded gateway's req/s (target ≥ 70%: ${production >= 0.7 ? 'met' : 'NOT met'}); p99 ${med('production', 'p99').toFixed(0)} / ${med('gateway', 'p99').toFixed(0)} ms = ${productionP99.toFixed(2)}× (target ≤ 2×: ${productionP99 <= 2 ? 'met' : 'NOT met'})`,
+    );
+  }
+  console.log(`\n${verdicts.join('\n')}`);
+}
+
+/** Memory: a fresh gateway serves every resource of every organization once; its RSS after. */
+async function measureMemory(configPath: string, everyone: Published[], children: Child[]): Promise<void> {
+  const { request } = await import('undici');
+  const fresh = await startChild('gateway', configPath);
+  children.push(fresh);
+  const started = performance.now();
+  let served = 0;
+  let failed = 0;
+  const queue = [...everyone];
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let org = queue.pop(); org; org = queue.pop()) {
+        const paths = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=100', '/events?timing=past'];
+        for (const slug of org.slugs.slice(0, 5)) paths.push(`/events/${slug}`, `/events/${slug}/sessions`, `/events/${slug}/speakers`, `/events/${slug}/sponsors`);
+        for (const path of paths) {
+          const reply = await request(`${fresh.url}${API}${path}`, { headers: { 'x-api-key': org.key, origin: ORIGIN } });
+          await reply.body.dump();
+          if (reply.statusCode === 200) served++;
+          else failed++;
+        }
+      }
+    }),
+  );
+  const memory = memoryOf(fresh.process.pid!);
+  console.log(
+    `\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;` +
+      ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`,
+  );
+}
+
+/** The gateway's answer to `path`, which the references will return and the production gateway must match. */
+async function answerOf(url: string, headers: Record<string, string>, what: string): Promise<{ body: string; etag: string }> {
+  const { request } = await import('undici');
+  const reply = await request(url, { headers });
+  const body = await reply.body.text();
+  if (reply.statusCode !== 200) throw new Error(`${what} answered ${reply.statusCode}: ${body.slice(0, 200)}`);
+  return { body, etag: String(reply.headers.etag) };
+}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -254,116 +475,76 @@ async function main(): Promise<void> {
   };
   const rounds = option('rounds', 3);
   const seconds = option('seconds', 5);
+  console.log(`command: node --import tsx bench/gateway.ts --rounds ${rounds} --seconds ${seconds}\n`);
 
-  const { request } = await import('undici');
   const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
   const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
   const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
   const children: Child[] = [];
+  let backends: ProductionBackends | undefined;
   try {
     const storeDir = join(dir, 'snapshots');
     const keyFile = join(dir, 'keys.json');
     const store = new DirectoryStore(storeDir);
     const keys = new FileKeyStore(keyFile);
     let started = performance.now();
-    const solo = await publishOrganization(store, keys, smallOrganization(PlatformFixture, 0, 6));
-    const big = await publishOrganization(store, keys, bigOrganization(PlatformFixture));
+    const soloFixture = smallOrganization(PlatformFixture, 0, 6);
+    const bigFixture = bigOrganization(PlatformFixture);
+    const solo = await publishOrganization(store, keys, soloFixture);
+    const big = await publishOrganization(store, keys, bigFixture);
     const many: Published[] = [];
     for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(PlatformFixture, n, 5)));
     console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    const scenarios = [
-      { name: 'GET /organization', path: `${API}/organization`, key: solo.key },
-      { name: 'GET /events upcoming, 100 of 5,000', path: `${API}/events?timing=upcoming&pageSize=100`, key: big.key },
+    // Only the two measured organizations go to S3: s3rver takes about 20 s for the big one's
+    // 20,000 objects, and the memory phase below runs on the embedded gateway.
+    started = performance.now();
+    backends = await startProductionBackends();
+    for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture);
+    const scenarios: Scenario[] = [
+      { name: 'GET /organization', path: `${API}/organization`, key: solo.key, productionKey: await createKey(backends.keys, solo.id), expressTarget: 0.8 },
+      {
+        name: 'GET /events upcoming, 100 of 5,000',
+        path: `${API}/events?timing=upcoming&pageSize=100`,
+        key: big.key,
+        productionKey: await createKey(backends.keys, big.id),
+        expressTarget: 0.7,
+      },
     ];
+    console.log(`production backends started, the 2 measured organizations published into s3rver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
     const configPath = join(dir, 'serve.json');
     const config: ServeConfig = { storeDir, keyFile, bodies: {} };
     await writeFile(configPath, JSON.stringify(config));
     const gateway = await startChild('gateway', configPath);
     children.push(gateway);
+    const production = await startChild('production', configPath, backends.env);
+    children.push(production);
     for (const scenario of scenarios) {
-      const reply = await request(`${gateway.url}${scenario.path}`, { headers: { 'x-api-key': scenario.key, origin: ORIGIN } });
-      if (reply.statusCode !== 200) throw new Error(`${scenario.name}: gateway answered ${reply.statusCode}`);
-      config.bodies[scenario.path] = { body: await reply.body.text(), etag: String(reply.headers.etag) };
+      const embedded = await answerOf(`${gateway.url}${scenario.path}`, headersFor(scenario, 'gateway'), `${scenario.name}: gateway`);
+      // Also fills the production gateway's caches through the CDN before the warm-up.
+      const fromS3 = await answerOf(`${production.url}${scenario.path}`, headersFor(scenario, 'production'), `${scenario.name}: production gateway`);
+      if (fromS3.body !== embedded.body || fromS3.etag !== embedded.etag) throw new Error(`${scenario.name}: the production gateway answered other bytes than the embedded one`);
+      config.bodies[scenario.path] = embedded;
     }
     await writeFile(configPath, JSON.stringify(config));
     const express5 = await startChild('express', configPath);
     const bare = await startChild('bare', configPath);
     children.push(express5, bare);
-    const servers = [
+    const servers: Servers = [
       ['gateway', gateway],
+      ['production', production],
       ['express', express5],
       ['bare', bare],
-    ] as const;
+    ];
+    report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
 
-    type Key = `${string}|${string}`;
-    const results = new Map<Key, Measurement[]>();
-    for (const scenario of scenarios) {
-      const headers = { 'x-api-key': scenario.key, origin: ORIGIN };
-      for (const [, server] of servers) await measure(`${server.url}${scenario.path}`, headers, 1); // warm-up
-    }
-    for (let round = 1; round <= rounds; round++) {
-      for (const scenario of scenarios) {
-        const headers = { 'x-api-key': scenario.key, origin: ORIGIN };
-        // Rotated per round: each server runs first, second and third in turn.
-        for (const [name, server] of servers.map((_, i) => servers[(i + round) % servers.length]!)) {
-          const measurement = await measure(`${server.url}${scenario.path}`, headers, seconds);
-          const key: Key = `${scenario.name}|${name}`;
-          results.set(key, [...(results.get(key) ?? []), measurement]);
-          console.log(
-            `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
-          );
-        }
-      }
-    }
-
-    console.log(`\nmedians of ${rounds} rounds × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
-    console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(8)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)}`);
-    const verdicts: string[] = [];
-    for (const scenario of scenarios) {
-      const med = (server: string, field: 'requestsPerSecond' | 'p99') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]));
-      for (const [name] of servers) console.log(`${scenario.name.padEnd(36)} ${name.padEnd(8)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)}`);
-      const vsExpress = med('gateway', 'requestsPerSecond') / med('express', 'requestsPerSecond');
-      const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
-      const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
-      const target = scenario === scenarios[0] ? 0.8 : 0.7;
-      verdicts.push(
-        `${scenario.name}: ${(vsExpress * 100).toFixed(0)}% of minimal Express (target ≥ ${target * 100}%: ${vsExpress >= target ? 'met' : 'NOT met'}), ${(vsBare * 100).toFixed(0)}% of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
-      );
-    }
-    console.log(`\n${verdicts.join('\n')}`);
-
-    // Memory: a fresh gateway serves every resource of all 1,002 organizations once.
     await Promise.all(children.splice(0).map((child) => child.stop()));
-    const fresh = await startChild('gateway', configPath);
-    children.push(fresh);
-    started = performance.now();
-    const everyone = [solo, big, ...many];
-    let served = 0;
-    let failed = 0;
-    const queue = [...everyone];
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        for (let org = queue.pop(); org; org = queue.pop()) {
-          const paths = ['/organization', '/team', '/speakers', '/sponsors', '/events', '/events?timing=all&pageSize=100', '/events?timing=past'];
-          for (const slug of org.slugs.slice(0, 5)) paths.push(`/events/${slug}`, `/events/${slug}/sessions`, `/events/${slug}/speakers`, `/events/${slug}/sponsors`);
-          for (const path of paths) {
-            const reply = await request(`${fresh.url}${API}${path}`, { headers: { 'x-api-key': org.key, origin: ORIGIN } });
-            await reply.body.dump();
-            if (reply.statusCode === 200) served++;
-            else failed++;
-          }
-        }
-      }),
-    );
-    const memory = memoryOf(fresh.process.pid!);
-    console.log(
-      `\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;` +
-        ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`,
-    );
+    await measureMemory(configPath, [solo, big, ...many], children);
   } finally {
     await Promise.all(children.map((child) => child.stop()));
+    await backends?.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
