@@ -3,28 +3,16 @@
 // 20 events × 10 sessions in a real PostgreSQL started here. Every build runs in a child process
 // (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is the
 // in-run reference, because this machine is shared and noisy.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { openPostgres } from '../builder/platform/sql.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
-import { NODE_FLAGS } from './node-flags.ts';
+import { measuredBuild } from './measured-build.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
-const run = promisify(execFile);
 const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 1000);
-
-interface Measured {
-  mode: string;
-  wallMs: number;
-  organizations: number;
-  objectsWritten: number;
-  failed: string[];
-  maxRssMb: number;
-}
 
 const postgres = await startPostgres();
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
@@ -37,13 +25,7 @@ try {
   const [{ id: oneOrg }] = (await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT 1`)) as [{ id: string }];
 
   const env = { ...process.env, DATABASE_URL: postgres.url, SNAPSHOT_STORE: join(work, 'snapshots'), MARQUEE_HOME: work };
-  const child = async (...args: string[]): Promise<Measured> => {
-    const { stdout } = await run(process.execPath, [...NODE_FLAGS, 'bench/build-child.ts', ...args], { env, maxBuffer: 1 << 20 });
-    const measured = JSON.parse(stdout.trim().split('\n').pop()!) as Measured;
-    if (measured.failed.length) throw new Error(`build failed: ${measured.failed.slice(0, 3).join('; ')}`);
-    return measured;
-  };
-
+  const child = (...args: string[]) => measuredBuild(env, ...args);
   const reference = await child('read');
   const full = await child('build');
   const unchanged = await child('build');
