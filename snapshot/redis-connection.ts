@@ -66,6 +66,33 @@ export function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * Opens a connection and waits for it: rejects, naming the server (never the password), when Redis
+ * cannot be reached now. For a process that must not start without Redis (a gateway checks every
+ * key there) and for one-off commands. Errors of later reconnects reach callers as failed commands.
+ */
+export async function connectRedis(url: string, options: RedisOptions): Promise<Redis> {
+  const redis = new Redis(url, { ...options, lazyConnect: true });
+  // Without a listener ioredis prints each reconnect attempt's error on stderr.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Redis at ${targetOf(redis)} cannot be reached`, { cause: error });
+  }
+  return redis;
+}
+
+/** Says goodbye when connected (QUIT waits for replies in flight), else just drops the connection. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
 /** "127.0.0.1:6379": enough to recognise the server in a log line; never the password the URL may hold. */
 function targetOf(redis: Redis): string {
   return `${redis.options.host ?? 'localhost'}:${redis.options.port ?? 6379}`;

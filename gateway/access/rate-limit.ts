@@ -1,6 +1,7 @@
 // Rate limiting (docs/design.md decisions table): at most `limit` accepted requests per bucket in any
-// `windowSeconds` window. In-process now; Redis later behind the same interface. The in-process
-// limiter answers synchronously (gateway/awaitable.ts); a networked one returns a promise.
+// `windowSeconds` window, in-process (access/in-memory-rate-limiter.ts) or in Redis
+// (access/redis-rate-limiter.ts). The in-process limiter answers synchronously
+// (gateway/awaitable.ts); a networked one returns a promise.
 import type { Awaitable } from '../awaitable.ts';
 
 export interface RateDecision {

@@ -7,7 +7,7 @@
 // command to a Redis that stopped answering fails after `commandTimeoutMs`; the verdicts then
 // answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the background
 // with a capped backoff. Auto-pipelining writes the commands of one event-loop turn together.
-import { Redis, type RedisOptions } from 'ioredis';
+import { closeRedis, connectRedis } from '../../snapshot/redis-connection.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { RedisKeyStore } from '../keys/redis-key-store.ts';
@@ -40,7 +40,7 @@ export interface RedisAccess {
 
 /** Rejects when Redis cannot be reached at start: a gateway that cannot check any key should not come up. */
 export async function openRedisAccess(options: RedisAccessOptions): Promise<RedisAccess> {
-  const redis = await connect(options.url, {
+  const redis = await connectRedis(options.url, {
     enableAutoPipelining: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -52,45 +52,12 @@ export async function openRedisAccess(options: RedisAccessOptions): Promise<Redi
   return {
     keys: new RedisKeyStore(redis, { namespace }),
     verdicts: new RedisKeyVerdicts(redis, { ...options, namespace }),
-    close: () => disconnect(redis),
+    close: () => closeRedis(redis),
   };
 }
 
 /** The key store alone, for the CLI: no reconnecting, and a command that does not get through fails. */
 export async function openRedisKeyStore(options: { url: string; namespace?: string }): Promise<{ keys: KeyStore; close(): Promise<void> }> {
-  const redis = await connect(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 10_000, retryStrategy: () => null });
-  return { keys: new RedisKeyStore(redis, { namespace: options.namespace }), close: () => disconnect(redis) };
-}
-
-async function connect(url: string, options: RedisOptions): Promise<Redis> {
-  const redis = new Redis(url, { ...options, lazyConnect: true });
-  // Connection errors reach the callers as failed commands (and the verdicts' log); without a
-  // listener ioredis would print each reconnect attempt's error.
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`Redis at ${whereIs(url)} cannot be reached`, { cause: error });
-  }
-  return redis;
-}
-
-async function disconnect(redis: Redis): Promise<void> {
-  try {
-    await redis.quit();
-  } catch {
-    // Not connected at the moment: nothing to say goodbye to.
-    redis.disconnect();
-  }
-}
-
-/** Host and port only: a URL may carry a password, and messages end up in logs. */
-function whereIs(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return 'REDIS_URL';
-  }
+  const redis = await connectRedis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 10_000, retryStrategy: () => null });
+  return { keys: new RedisKeyStore(redis, { namespace: options.namespace }), close: () => closeRedis(redis) };
 }

@@ -12,8 +12,7 @@ import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStat
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
-import { generateKeyId, generateSecret, hashSecret } from './format.ts';
-import type { KeyRecord, KeyStore, NewKey } from './key-store.ts';
+import { type KeyRecord, type KeyStore, mintKey, type NewKey } from './key-store.ts';
 
 const FILE_FORMAT = 1;
 
@@ -66,16 +65,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
-    const secret = generateSecret();
-    const record: KeyRecord = {
-      id: generateKeyId(),
-      organizationId: key.organizationId,
-      label: key.label,
-      origins: [...key.origins],
-      createdAt: this.now().toISOString(),
-      revokedAt: null,
-      secretHash: hashSecret(secret),
-    };
+    const { record, secret } = mintKey(key, this.now());
     await this.update((keys) => [...keys, record]);
     return { record, secret };
   }

@@ -1,5 +1,6 @@
 // API keys (docs/design.md "Keys"): only the SHA-256 of a secret is stored.
 import type { Awaitable } from '../awaitable.ts';
+import { generateKeyId, generateSecret, hashSecret } from './format.ts';
 
 export interface KeyRecord {
   /** Public id, e.g. for `keys revoke`. Never the secret. */
@@ -21,8 +22,27 @@ export interface NewKey {
 }
 
 /**
+ * A new key: its secret (shown once, never stored) and the record every backend stores, created
+ * `at` that instant. The one place a key is made, whichever store keeps it.
+ */
+export function mintKey(key: NewKey, at: Date): { record: KeyRecord; secret: string } {
+  const secret = generateSecret();
+  const record: KeyRecord = {
+    id: generateKeyId(),
+    organizationId: key.organizationId,
+    label: key.label,
+    // A copy: the caller's array may change after the key exists.
+    origins: [...key.origins],
+    createdAt: at.toISOString(),
+    revokedAt: null,
+    secretHash: hashSecret(secret),
+  };
+  return { record, secret };
+}
+
+/**
  * Backends: an embedded file-backed store (another process may change it while the gateway
- * runs) and, later, Redis. Expected outcomes are return values; only broken infrastructure throws.
+ * runs) and Redis (gateway/keys/redis-key-store.ts). Expected outcomes are return values; only broken infrastructure throws.
  * The embedded store answers a lookup synchronously (gateway/awaitable.ts). Every backend passes
  * test/contracts/key-store.ts.
  */

@@ -9,8 +9,7 @@
 // (access/redis-key-verdicts.ts) touches the record and the key's rate bucket, tagged the same.
 // Records are never deleted, so a revocation (HSETNX: the first time is kept) cannot race a removal.
 import type { Redis } from 'ioredis';
-import { generateKeyId, generateSecret, hashSecret } from './format.ts';
-import type { KeyRecord, KeyStore, NewKey } from './key-store.ts';
+import { type KeyRecord, type KeyStore, mintKey, type NewKey } from './key-store.ts';
 
 /** The record's fields, in the order an HMGET of them answers; the key verdicts' script reads the same. */
 export const RECORD_FIELDS = ['id', 'organizationId', 'label', 'origins', 'createdAt', 'revokedAt'] as const;
@@ -51,16 +50,7 @@ export class RedisKeyStore implements KeyStore {
   }
 
   async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
-    const secret = generateSecret();
-    const record: KeyRecord = {
-      id: generateKeyId(),
-      organizationId: key.organizationId,
-      label: key.label,
-      origins: [...key.origins],
-      createdAt: this.now().toISOString(),
-      revokedAt: null,
-      secretHash: hashSecret(secret),
-    };
+    const { record, secret } = mintKey(key, this.now());
     const fields: Record<string, string> = { id: record.id, organizationId: record.organizationId, origins: JSON.stringify(record.origins), createdAt: record.createdAt };
     if (record.label !== null) fields.label = record.label;
     // One transaction: the record and both indexes appear together or not at all.

@@ -4,8 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileKeyStore } from '../../gateway/keys/file-store.ts';
-import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
+import { type KeyRecord, type KeyStore, mintKey, type NewKey } from '../../gateway/keys/key-store.ts';
 
 export interface TemporaryKeyFile {
   dir: string;
@@ -42,16 +41,7 @@ export class CountingKeyStore implements KeyStore {
   }
 
   async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
-    const secret = generateSecret();
-    const record: KeyRecord = {
-      ...key,
-      // A copy: the caller's array may change after the key exists.
-      origins: [...key.origins],
-      id: generateKeyId(),
-      createdAt: new Date().toISOString(),
-      revokedAt: null,
-      secretHash: hashSecret(secret),
-    };
+    const { record, secret } = mintKey(key, new Date());
     this.records.push(record);
     return { record, secret };
   }
