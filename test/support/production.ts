@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type CliRun, marquee, marqueeProcess } from './cli.ts';
-import { startConditionalWrites } from './conditional-writes.ts';
+import { type ConditionalWritesOptions, startConditionalWrites } from './conditional-writes.ts';
 import { startHttpCache, type TestHttpCache } from './http-cache.ts';
 import { startPostgres, type TestPostgres } from './postgres.ts';
 import { startRedis, type TestRedis } from './redis.ts';
@@ -18,6 +18,8 @@ import { startS3, type TestS3 } from './s3.ts';
 export interface MarqueeProcess {
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or an OOM kill would: no shutdown, no lock released. */
+  kill(): Promise<void>;
 }
 
 export interface ServeProcess extends MarqueeProcess {
@@ -45,8 +47,21 @@ export interface ProductionWorld {
 
 const PREFIX = 'marquee/api';
 
+/** What a test holds of a started process. */
+function running(started: Awaited<ReturnType<typeof marqueeProcess>>): MarqueeProcess {
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  return {
+    output: started.output,
+    stop: started.stop,
+    kill: async () => {
+      if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
 /** A migrated platform database with the sample organizations, and every backend around it. */
-export async function startProductionWorld(): Promise<ProductionWorld> {
+export async function startProductionWorld(options: { bucket?: ConditionalWritesOptions } = {}): Promise<ProductionWorld> {
   const started: Array<{ stop(): Promise<void> }> = [];
   const processes: MarqueeProcess[] = [];
   const home = await mkdtemp(join(tmpdir(), 'marquee-production-'));
@@ -60,7 +75,7 @@ export async function startProductionWorld(): Promise<ProductionWorld> {
     started.push(postgres, redis, s3);
     // S3's own semantics in front of s3rver (conditional writes, whole reads during a write); the
     // builder, the gateways and the CDN all talk to it, as they would to S3.
-    const bucket = await startConditionalWrites(s3);
+    const bucket = await startConditionalWrites(s3, options.bucket);
     started.push({ stop: () => bucket.close() });
     const cdn = await startHttpCache(bucket.endpoint);
     started.push(cdn);
@@ -100,10 +115,10 @@ export async function startProductionWorld(): Promise<ProductionWorld> {
       env,
       cli,
       sql: (text, params = []) => pool.query(text, params),
-      builder: async () => keep(await marqueeProcess(['builder'], env, /builder running/)),
+      builder: async () => keep(running(await marqueeProcess(['builder'], env, /builder running/))),
       serve: async () => {
-        const running = await marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/);
-        return keep({ url: running.match[1]!, output: running.output, stop: running.stop });
+        const started = await marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/);
+        return keep({ ...running(started), url: started.match[1]! });
       },
       stop: stopAll,
     };
