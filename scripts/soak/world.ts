@@ -1,0 +1,189 @@
+// The production shape the soak runs on, composed from test/support's launchers because
+// startProductionWorld seeds the sample platform and the soak needs the synthetic one: PostgreSQL
+// with bench/synthetic-platform.ts, Redis, s3rver behind the conditional-writes proxy (in a child
+// process: bucket-child.ts), nginx as the CDN in front of it, one real `marquee builder` (waited
+// for until its first full build is published) and two `marquee serve`, configured only through
+// the environment as README "Production" says. Everything on loopback; `stop` ends all of it and
+// is safe to call at any point, also half-way through the set-up.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateSyntheticPlatform } from '../../bench/synthetic-platform.ts';
+import { migrate } from '../../builder/platform/migrations.ts';
+import { openPostgres, type SqlClient } from '../../builder/platform/sql.ts';
+import { type CliRun, marquee, marqueeProcess } from '../../test/support/cli.ts';
+import { startHttpCache } from '../../test/support/http-cache.ts';
+import { startPostgres } from '../../test/support/postgres.ts';
+import { startRedis } from '../../test/support/redis.ts';
+import type { BucketInfo } from './bucket-child.ts';
+import { type LogTally, tallyLog } from './process-log.ts';
+
+const PREFIX = 'marquee/api';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** A thousand organizations' first build into s3rver on a busy 2-core machine takes minutes; this only bounds a hang. */
+const FIRST_BUILD_TIMEOUT_MS = 30 * 60_000;
+
+/** A running marquee process: what the soak samples (its pid) and counts (its log). */
+export interface SoakProcess {
+  name: string;
+  pid: number;
+  log: LogTally;
+  alive(): boolean;
+  output(): string;
+}
+
+interface SoakGateway extends SoakProcess {
+  url: string;
+}
+
+export interface SoakWorld {
+  db: SqlClient;
+  redisUrl: string;
+  builder: SoakProcess;
+  gateways: SoakGateway[];
+  /** s3rver's process (bucket-child.ts), whose CPU the summary shows: nearly every request reaches it. */
+  bucketPid: number;
+  /** `marquee <args>` with the builder's environment, as an operator's machine has it. */
+  cli(args: string[]): Promise<CliRun>;
+  stop(): Promise<void>;
+}
+
+interface WorldSize {
+  organizations: number;
+  eventsPerOrganization: number;
+  sessionsPerEvent: number;
+}
+
+/**
+ * `say` reports progress: the first build of a thousand organizations is long. An abort of
+ * `signal` during the set-up ends the marquee processes still starting, so that it fails at once.
+ */
+export async function startSoakWorld(size: WorldSize, say: (line: string) => void, signal: AbortSignal): Promise<SoakWorld> {
+  signal.addEventListener('abort', terminateStartingProcesses);
+  const stops: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const part of stops.splice(0).reverse()) await part().catch((error: Error) => say(`clean-up: ${error.message}`));
+  };
+  try {
+    const home = await mkdtemp(join(tmpdir(), 'marquee-soak-'));
+    stops.push(() => rm(home, { recursive: true, force: true }));
+    // One after the other, each stop registered as soon as its part runs: a part started beside
+    // one that failed would otherwise be left behind.
+    const postgres = await startPostgres();
+    stops.push(() => postgres.stop());
+    const redis = await startRedis();
+    stops.push(() => redis.stop());
+    const bucket = await startBucket();
+    stops.push(() => bucket.stop());
+    const cdn = await startHttpCache(bucket.info.endpoint);
+    stops.push(() => cdn.stop());
+    const db = await openPostgres(postgres.url);
+    stops.push(() => db.close());
+
+    const started = performance.now();
+    await migrate(db);
+    await generateSyntheticPlatform(db, size);
+    signal.throwIfAborted();
+    say(`synthetic platform: ${size.organizations} organizations × ${size.eventsPerOrganization} events × ${size.sessionsPerEvent} sessions in ${seconds(started)}`);
+
+    const env: Record<string, string> = {
+      MARQUEE_HOME: home,
+      DATABASE_URL: postgres.url,
+      PLATFORM_SCHEMA: '',
+      ...bucket.info.env,
+      S3_ENDPOINT: bucket.info.endpoint,
+      SNAPSHOT_CDN_URL: `${cdn.url}/${bucket.info.bucket}/${PREFIX}`,
+      REDIS_URL: redis.url,
+      PORT: '0',
+      LOG_FORMAT: 'json',
+      TRUST_PROXY: '',
+    };
+    const launch = async (name: string, args: string[], processEnv: Record<string, string>, ready: RegExp, readyTimeoutMs?: number) => {
+      const running = await marqueeProcess(args, processEnv, ready, readyTimeoutMs === undefined ? {} : { readyTimeoutMs });
+      stops.push(running.stop);
+      return { running, process: soakProcess(name, running.child, running.output) };
+    };
+
+    say(`first build of ${size.organizations} organizations into the bucket (the builder is ready once it is published)…`);
+    const building = performance.now();
+    const heartbeat = setInterval(() => say(`  still building (${seconds(building)})`), 30_000);
+    const builder = await launch('builder', ['builder'], env, /builder running/, FIRST_BUILD_TIMEOUT_MS).finally(() => clearInterval(heartbeat));
+    signal.throwIfAborted();
+    say(`first build published in ${seconds(building)}`);
+
+    // A gateway holds no database credential in production (README "Production").
+    const { DATABASE_URL: _, ...gatewayEnv } = env;
+    const gateways: SoakGateway[] = [];
+    for (const n of [1, 2]) {
+      const { running, process } = await launch(`gateway ${n}`, ['serve'], gatewayEnv, /gateway listening on (http:\/\/\S+),/);
+      gateways.push({ ...process, url: running.match[1]! });
+    }
+    signal.throwIfAborted();
+    return { db, redisUrl: redis.url, builder: builder.process, gateways, bucketPid: bucket.pid, cli: (args) => marquee(args, env), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', terminateStartingProcesses);
+  }
+}
+
+/**
+ * SIGTERM to this process's marquee children (bin/marquee execs node on dist/bin/cli.js), found by
+ * their parent pid: test/support/cli.ts hands a process over only once it is ready, and a builder
+ * doing its first build is not. A terminal's Ctrl-C reaches them anyway; a SIGTERM to the soak alone does not.
+ */
+function terminateStartingProcesses(): void {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('dist/bin/cli.js')) process.kill(Number(entry), 'SIGTERM');
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+}
+
+function soakProcess(name: string, child: ChildProcess, output: () => string): SoakProcess {
+  if (child.pid === undefined) throw new Error(`${name}: no pid`);
+  // bin/marquee execs node: the pid is the Node process itself, whose memory is measured.
+  return { name, pid: child.pid, log: tallyLog(child.stdout!), alive: () => child.exitCode === null && child.signalCode === null, output };
+}
+
+/** bucket-child.ts started and its first line read; `stop` closes its stdin and waits for it to exit. */
+async function startBucket(): Promise<{ info: BucketInfo; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/soak/bucket-child.ts'), PREFIX], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin!.end();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  try {
+    const info = await new Promise<BucketInfo>((resolve, reject) => {
+      let text = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        const end = text.indexOf('\n');
+        if (end >= 0) resolve(JSON.parse(text.slice(0, end)) as BucketInfo);
+      });
+      child.once('exit', (code) => reject(new Error(`the bucket process exited (${code}) before it listened`)));
+      child.once('error', reject);
+    });
+    return { info, pid: child.pid!, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
