@@ -26,6 +26,7 @@ import {
   sendRaw,
 } from '../test/support/http-fuzz.ts';
 import { type ServedGateway, startServedGateway } from '../test/support/served-gateway.ts';
+import { vmRssMb } from './soak/measures.ts';
 
 const { values } = parseArgs({
   options: {
@@ -91,16 +92,6 @@ function pidListeningOn(port: number): number {
   throw new Error(`no process of ours listens on port ${port}`);
 }
 
-/** VmRSS in MB, or undefined when the process is gone. */
-function rssMb(pid: number): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface Tally {
   statuses: Map<string, number>;
   /** The highest VmRSS seen, sampled every RSS_SAMPLE_EVERY requests. */
@@ -111,7 +102,7 @@ interface Tally {
 }
 
 async function fuzz(world: FuzzWorld, port: number, pid: number): Promise<{ tally: Tally; seconds: number }> {
-  const tally: Tally = { statuses: new Map(), peakRssMb: rssMb(pid) ?? 0, requests: 0, pipelines: 0, failures: [] };
+  const tally: Tally = { statuses: new Map(), peakRssMb: vmRssMb(pid) ?? 0, requests: 0, pipelines: 0, failures: [] };
   let nextSample = RSS_SAMPLE_EVERY;
   const count = (status: string) => tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
   const fail = (problem: string) => tally.failures.push(problem);
@@ -122,11 +113,11 @@ async function fuzz(world: FuzzWorld, port: number, pid: number): Promise<{ tall
   const deadline = started + SECONDS * 1000;
   let job = 0;
   const worker = async () => {
-    while (tally.requests < REQUESTS && Date.now() < deadline && rssMb(pid) !== undefined) {
+    while (tally.requests < REQUESTS && Date.now() < deadline && vmRssMb(pid) !== undefined) {
       const index = job++;
       if (tally.requests >= nextSample) {
         nextSample += RSS_SAMPLE_EVERY;
-        tally.peakRssMb = Math.max(tally.peakRssMb, rssMb(pid) ?? 0);
+        tally.peakRssMb = Math.max(tally.peakRssMb, vmRssMb(pid) ?? 0);
       }
       if (index % PIPELINE_EVERY === PIPELINE_EVERY - 1 && pipelines.length > 0) {
         const { requests: batch, splits } = pipelines.pop()!;
@@ -174,9 +165,9 @@ async function main(): Promise<void> {
       const response = await fetch(`${served.url}${path}`, { headers: { 'X-Api-Key': key } });
       return { status: response.status, body: await response.text(), etag: response.headers.get('etag') ?? undefined };
     });
-    const rssBefore = rssMb(pid)!;
+    const rssBefore = vmRssMb(pid)!;
     const { tally, seconds } = await fuzz(world, port, pid);
-    const rssAfter = rssMb(pid);
+    const rssAfter = vmRssMb(pid);
 
     // Alive and still answering each organization its own data.
     if (rssAfter === undefined) tally.failures.push(`the process exited; its output ended with:\n${served.output().slice(-4000)}`);

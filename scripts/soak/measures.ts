@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 /** VmRSS in MB; undefined once the process is gone. */
-function vmRssMb(pid: number): number | undefined {
+export function vmRssMb(pid: number): number | undefined {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : undefined;
