@@ -20,6 +20,9 @@ const COMMAND_TIMEOUT_MS = 2_000;
 
 const DEFAULT_KEY_PREFIX = 'marquee:build-lock:';
 
+/** Pause between attempts to give back a lock a failed acquire may have taken. */
+const GIVE_BACK_RETRY_MS = 500;
+
 export interface RedisBuildLocksOptions {
   log: Log;
   timing?: LockTiming;
@@ -38,14 +41,23 @@ export class RedisBuildLocks implements BuildLocks {
     this.log = options.log;
     this.timing = options.timing ?? DEFAULT_LOCK_TIMING;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.redis = openRedis(url, 'build locks', this.log, { enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS });
+    // No offline queue, and nothing resent after a reconnection (ioredis resends what was in flight
+    // by default): either would send a SET whose caller gave up, and take a lock nobody holds.
+    this.redis = openRedis(url, 'build locks', this.log, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false, commandTimeout: COMMAND_TIMEOUT_MS });
   }
 
   async acquire(organizationId: string): Promise<BuildLease | undefined> {
     const key = this.keyPrefix + organizationId;
     const token = randomUUID();
     await whenReady(this.redis, COMMAND_TIMEOUT_MS);
-    if ((await this.redis.set(key, token, 'PX', this.timing.ttlMs, 'NX')) !== 'OK') return undefined;
+    let answer: string | null;
+    try {
+      answer = await this.redis.set(key, token, 'PX', this.timing.ttlMs, 'NX');
+    } catch (error) {
+      this.giveBack(key, token);
+      throw error;
+    }
+    if (answer !== 'OK') return undefined;
     const renewal = setInterval(() => void this.renew(organizationId, key, token, renewal), this.timing.renewEveryMs);
     renewal.unref();
     this.renewals.add(renewal);
@@ -80,6 +92,25 @@ export class RedisBuildLocks implements BuildLocks {
       // The next renewal tries again; the lock is lost only if none succeeds within the TTL.
       this.log.warn(`build lock of organization ${organizationId} not renewed`, { organizationId, err: error });
     }
+  }
+
+  /**
+   * A SET whose answer did not come (a slow or lost connection) may still have reached Redis and
+   * taken the lock, and nobody would build the organization until it expired. Releases it by its
+   * token, which nothing else holds (a no-op if the SET did not take it), until Redis answers or
+   * the lock would have expired anyway. On one connection, Redis runs this after that SET.
+   */
+  private giveBack(key: string, token: string): void {
+    const deadline = performance.now() + this.timing.ttlMs;
+    const attempt = async (): Promise<void> => {
+      try {
+        await whenReady(this.redis, COMMAND_TIMEOUT_MS);
+        await this.redis.eval(RELEASE, 1, key, token);
+      } catch {
+        if (performance.now() < deadline && this.redis.status !== 'end') setTimeout(() => void attempt(), GIVE_BACK_RETRY_MS).unref();
+      }
+    };
+    void attempt();
   }
 
   /** False when the renewal had already stopped (released before, lost, or closed). */

@@ -122,18 +122,23 @@ export class BuildRunner {
    * change to them brings a build of its own.
    */
   private retryIfUnavailable(result: OrganizationResult): void {
-    const previous = this.retries.get(result.id);
     if (result.result !== 'failed' || result.failure?.stage === 'validate' || result.failure?.stage === 'project') {
-      if (previous) clearTimeout(previous.timer);
+      clearTimeout(this.retries.get(result.id)?.timer);
       this.retries.delete(result.id);
       return;
     }
+    this.retryLater(result.id);
+  }
+
+  /** The organization's next attempt, after the pause its failures so far have earned. */
+  private retryLater(organizationId: string): void {
     if (this.stopped) return;
+    const previous = this.retries.get(organizationId);
     if (previous) clearTimeout(previous.timer);
     const attempts = (previous?.attempts ?? 0) + 1;
-    const timer = setTimeout(() => this.organizationChanged(result.id), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
+    const timer = setTimeout(() => this.organizationChanged(organizationId), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
     timer.unref();
-    this.retries.set(result.id, { attempts, timer });
+    this.retries.set(organizationId, { attempts, timer });
   }
 
   /** Queues a full build unless one is already waiting to start (it covers this request too). */
@@ -156,7 +161,13 @@ export class BuildRunner {
       const build: Promise<void> = this.run('change', [organizationId])
         .then(
           () => undefined,
-          (error: unknown) => this.failed('change', error),
+          (error: unknown) => {
+            this.failed('change', error);
+            // Not even listed (the database could not be reached): nothing was built, and no
+            // notification will come again for this change, so it is tried again like a build
+            // that failed for want of a backend.
+            this.retryLater(organizationId);
+          },
         )
         .finally(() => {
           this.changeBuilds.delete(build);

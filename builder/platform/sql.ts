@@ -105,15 +105,15 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
       return result.rows as T[];
     },
     async exec(script: string) {
-      const client = await pool.connect();
+      const { client, release } = await checkOut(pool);
       try {
         await runScript(client, script);
       } finally {
-        client.release();
+        release();
       }
     },
     async transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
-      const client = await pool.connect();
+      const { client, release } = await checkOut(pool);
       try {
         await client.query(transactionOptions.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
         const result = await work({
@@ -126,13 +126,36 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
         await client.query('ROLLBACK').catch(() => {});
         throw error;
       } finally {
-        client.release();
+        release();
       }
     },
     listen: (channel, onPayload, listenOptions) => listener.listen(channel, { onPayload, onReconnect: listenOptions?.onReconnect }),
     async close() {
       await listener.close();
       await pool.end();
+    },
+  };
+}
+
+/**
+ * A pooled connection for several statements. While a connection is checked out, pg leaves its
+ * 'error' event (the server reset or closed the socket) to the caller, and an 'error' nobody
+ * listens to ends the process: a builder would die of a database blip. The statement under way
+ * already fails with the loss, so the event only marks the connection broken, and it is released
+ * as such: closed, not handed out again.
+ */
+async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release: () => {
+      client.off('error', onError);
+      client.release(lost);
     },
   };
 }
