@@ -37,6 +37,8 @@ export class BuildRunner {
   private readonly changeBuilds = new Set<Promise<void>>();
   private task: ScheduledTask | undefined;
   private stopped = false;
+  /** A full build that could not run at all (no listing), and its next attempt. */
+  private fullBuildRetry: { attempts: number; timer: NodeJS.Timeout } | undefined;
   /** Organizations whose last build failed for want of a backend, and their next attempt. */
   private readonly retries = new Map<string, { attempts: number; timer: NodeJS.Timeout }>();
 
@@ -99,6 +101,7 @@ export class BuildRunner {
     for (const timer of this.debouncing.values()) clearTimeout(timer);
     this.debouncing.clear();
     for (const retry of this.retries.values()) clearTimeout(retry.timer);
+    clearTimeout(this.fullBuildRetry?.timer);
     this.retries.clear();
     this.due.clear();
     this.changedWhileBuilding.clear();
@@ -149,7 +152,30 @@ export class BuildRunner {
       this.fullBuildWaiting = false;
       return this.run(trigger);
     });
-    this.tail = run.catch((error: unknown) => this.failed(trigger, error));
+    this.tail = run.then(
+      () => {
+        clearTimeout(this.fullBuildRetry?.timer);
+        this.fullBuildRetry = undefined;
+      },
+      (error: unknown) => {
+        this.failed(trigger, error);
+        this.retryFullBuild(trigger);
+      },
+    );
+  }
+
+  /**
+   * A full build that could not even list the organizations (the database went away again) is
+   * tried again like an organization's build: a catch-up after a reconnect must not wait for the
+   * schedule, since the changes it stands for will not be notified again.
+   */
+  private retryFullBuild(trigger: BuildTrigger): void {
+    if (this.stopped) return;
+    clearTimeout(this.fullBuildRetry?.timer);
+    const attempts = (this.fullBuildRetry?.attempts ?? 0) + 1;
+    const timer = setTimeout(() => this.fullBuildSoon(trigger), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
+    timer.unref();
+    this.fullBuildRetry = { attempts, timer };
   }
 
   private startChangeBuilds(): void {

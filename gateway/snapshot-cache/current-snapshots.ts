@@ -46,6 +46,8 @@ export interface CurrentSnapshotsOptions {
   /** A pointer older than this is re-read before it is used (1 s: publish-to-serve within 2 s). */
   maxAgeMs?: number;
   maxOrganizations?: number;
+  /** A re-read of a snapshot already held that takes longer is not waited for (default 500 ms). */
+  slowReadMs?: number;
   /** Real elapsed time, never the injected API clock: freshness is about other processes. */
   monotonicNow?: () => number;
   /** At most one warning per this many milliseconds about unreachable storage. */
@@ -56,6 +58,7 @@ export class CurrentSnapshots {
   private readonly store: SnapshotSource;
   private readonly log: Log;
   private readonly maxAgeMs: number;
+  private readonly slowReadMs: number;
   private readonly now: () => number;
   private readonly entries: LruCache<string, Entry>;
   private readonly outage: OutageWarning;
@@ -64,6 +67,7 @@ export class CurrentSnapshots {
     this.store = options.store;
     this.log = options.log;
     this.maxAgeMs = options.maxAgeMs ?? 1000;
+    this.slowReadMs = options.slowReadMs ?? 500;
     this.now = options.monotonicNow ?? (() => performance.now());
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
     this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
@@ -87,7 +91,21 @@ export class CurrentSnapshots {
       void this.refresh(orgId, read);
       return read.snapshot;
     }
-    return this.refresh(orgId, read).then(() => read.snapshot);
+    const refreshed = this.refresh(orgId, read).then(() => read.snapshot);
+    return read.loaded ? this.notLongerThanSlowRead(refreshed, read) : refreshed;
+  }
+
+  /**
+   * A re-read that takes longer than slowReadMs (a store or CDN that answers, but slowly) is not
+   * waited for: the request gets the snapshot held, the re-read finishes behind it. Without this,
+   * every organization's first request after each second would wait out the store's timeouts.
+   */
+  private notLongerThanSlowRead(refreshed: Promise<OrganizationSnapshot | undefined>, entry: Entry): Promise<OrganizationSnapshot | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const held = new Promise<OrganizationSnapshot | undefined>((resolve) => {
+      timer = setTimeout(() => resolve(entry.snapshot), this.slowReadMs);
+    });
+    return Promise.race([refreshed, held]).finally(() => clearTimeout(timer));
   }
 
   /** A build published for this organization (snapshot/notifications.ts): re-read now. */

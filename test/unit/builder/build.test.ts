@@ -24,8 +24,11 @@ class MemorySource implements PlatformSource {
   onRead: (id: string) => void | Promise<void> = () => {};
   reads = 0;
   lists = 0;
+  /** The organizations cannot be listed: the database is gone. */
+  listingFails = false;
   async listOrganizations() {
     this.lists++;
+    if (this.listingFails) throw new Error('connection terminated unexpectedly');
     return [...this.data.values()].map((d) => ({ id: d.organization.id, slug: d.organization.slug, status: d.organization.status })).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
   async readOrganization(id: string) {
@@ -474,6 +477,29 @@ describe('BuildRunner after a failure', () => {
       // Published: no more attempts.
       await vi.advanceTimersByTimeAsync(120_000);
       expect(source.reads).toBe(3);
+      await runner.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('runs a catch-up full build again when it could not list the organizations, until it can', async () => {
+    vi.useFakeTimers();
+    try {
+      const { source, context, orgId } = setup();
+      const runner = new BuildRunner(context, { log: new RecordingLog() });
+      source.listingFails = true;
+      runner.catchUp();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(source.lists).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(source.lists).toBe(2);
+      source.listingFails = false;
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(source.lists).toBe(3);
+      expect((await readPointer(context.store, orgId))?.state).toBe('active');
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(source.lists).toBe(3);
       await runner.stop();
     } finally {
       vi.useRealTimers();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { publishSnapshot } from '../../../../builder/publish.ts';
 import { CurrentSnapshots, type OrganizationSnapshot } from '../../../../gateway/snapshot-cache/current-snapshots.ts';
 import { pointerKey } from '../../../../snapshot/layout.ts';
@@ -30,8 +30,11 @@ async function publish(store: ObservedStore, name: string, state: OrganizationSt
 class ObservedStore extends MemoryStore {
   pointerReads = 0;
   down = false;
+  /** Until opened, pointer reads do not answer: a store that is slow, not down. */
+  slow: Promise<void> | undefined;
   override async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
     if (key === pointerKey(ORG)) this.pointerReads++;
+    if (this.slow) await this.slow;
     if (this.down) throw new StoreUnavailableError('store unreachable');
     return super.getIfChanged(key, version);
   }
@@ -144,6 +147,22 @@ describe('CurrentSnapshots', () => {
     // Once a re-read has succeeded, a stale pointer is waited for again.
     time.now = 4000;
     await expect(snapshots.get(ORG)).resolves.toMatchObject({ state: 'active' });
+  });
+
+  it('answers with the snapshot it holds when a re-read is slow, and serves the new one once the re-read is done', async () => {
+    const { store, time, snapshots } = setup();
+    const first = await publish(store, 'one');
+    await snapshots.get(ORG);
+    const second = await publish(store, 'two');
+    let open!: () => void;
+    store.slow = new Promise((resolve) => (open = resolve));
+    time.now = 1000;
+    const started = performance.now();
+    expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+    open();
+    store.slow = undefined;
+    await vi.waitFor(() => expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(second.snapshotId));
   });
 
   it('keeps the last good snapshot when the pointer moved but the new manifest cannot be read', async () => {
