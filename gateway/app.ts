@@ -86,6 +86,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     store: deps.snapshots,
     log,
     maxAgeMs: limits.pointerMaxAgeMs,
+    ...(deps.channel ? { deliveryEpoch: () => deps.channel?.deliveryEpoch } : {}),
     maxOrganizations: limits.organizations,
   });
   const objects = new ObjectCache(deps.snapshots, limits.objectBytes);

@@ -13,6 +13,13 @@ export interface PublishChannel {
   announce(organizationId: string): Promise<void>;
   /** Returns the function that unsubscribes (calling it again does nothing). */
   subscribe(listener: PublishListener): () => void;
+  /**
+   * Which unbroken stretch of delivery of every process's announcements to this process is under
+   * way: a number that changes whenever delivery resumes after a gap (what was announced during
+   * the gap is lost), and undefined while announcements may not arrive. A gateway re-reads
+   * pointers every second only while this is undefined, and all of them once when it changes.
+   */
+  readonly deliveryEpoch: number | undefined;
 }
 
 /** Told of a listener that threw; the in-process channel's default writes it to stderr. */
@@ -21,6 +28,8 @@ export type ListenerErrorHandler = (error: unknown, organizationId: string) => v
 /** Calls every listener before announce resolves. */
 export class InProcessChannel implements PublishChannel {
   private readonly listeners = new Set<PublishListener>();
+  /** Another process (a `marquee build` beside `start`) publishes without telling this one. */
+  readonly deliveryEpoch = undefined;
 
   constructor(private readonly onListenerError: ListenerErrorHandler = reportListenerError) {}
 

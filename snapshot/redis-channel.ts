@@ -35,6 +35,13 @@ export class RedisPublishChannel implements PublishChannel {
   private subscriber: Redis | undefined;
   /** Settles once this channel's SUBSCRIBE is in force (or could not be made, which is logged). */
   private subscribed: Promise<void> | undefined;
+  /** Counts the stretches of delivery: one more each time the subscription is in force again after a lost connection. */
+  private epoch = 0;
+  private delivering = false;
+
+  get deliveryEpoch(): number | undefined {
+    return this.delivering ? this.epoch : undefined;
+  }
 
   constructor(
     private readonly url: string,
@@ -96,8 +103,20 @@ export class RedisPublishChannel implements PublishChannel {
       if (channel === this.name) this.deliver(message);
     });
     this.subscriber = subscriber;
+    // A lost connection is a gap: what is published until ioredis has subscribed again is not delivered.
+    subscriber.on('close', () => {
+      this.delivering = false;
+    });
+    subscriber.on('ready', () => {
+      if (this.delivering || this.epoch === 0) return;
+      this.epoch++;
+      this.delivering = true;
+    });
     return subscriber.subscribe(this.name).then(
-      () => undefined,
+      () => {
+        this.epoch++;
+        this.delivering = true;
+      },
       (error: unknown) => this.log.warn('cannot subscribe to the Redis publish channel', { channel: this.name, err: error }),
     );
   }

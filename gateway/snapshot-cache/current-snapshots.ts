@@ -48,6 +48,15 @@ export interface CurrentSnapshotsOptions {
   maxOrganizations?: number;
   /** A re-read of a snapshot already held that takes longer is not waited for (default 500 ms). */
   slowReadMs?: number;
+  /**
+   * The publish channel's delivery epoch (snapshot/notifications.ts). While announcements arrive,
+   * a pointer is re-read only when announced or when older than `notifiedMaxAgeMs`; when they may
+   * not, every `maxAgeMs`; and when delivery resumed after a gap, every pointer read before is
+   * re-read once. Absent: no channel, every `maxAgeMs`.
+   */
+  deliveryEpoch?: () => number | undefined;
+  /** A pointer's longest life while announcements arrive: a safety net, not the path of freshness (default 30 s). */
+  notifiedMaxAgeMs?: number;
   /** Real elapsed time, never the injected API clock: freshness is about other processes. */
   monotonicNow?: () => number;
   /** At most one warning per this many milliseconds about unreachable storage. */
@@ -59,6 +68,11 @@ export class CurrentSnapshots {
   private readonly log: Log;
   private readonly maxAgeMs: number;
   private readonly slowReadMs: number;
+  private readonly deliveryEpoch: () => number | undefined;
+  private readonly notifiedMaxAgeMs: number;
+  /** The delivery epoch seen last, and when pointers read before then stopped being trustworthy. */
+  private epochSeen: number | undefined;
+  private staleBefore = -Infinity;
   private readonly now: () => number;
   private readonly entries: LruCache<string, Entry>;
   private readonly outage: OutageWarning;
@@ -68,6 +82,8 @@ export class CurrentSnapshots {
     this.log = options.log;
     this.maxAgeMs = options.maxAgeMs ?? 1000;
     this.slowReadMs = options.slowReadMs ?? 500;
+    this.deliveryEpoch = options.deliveryEpoch ?? (() => undefined);
+    this.notifiedMaxAgeMs = options.notifiedMaxAgeMs ?? 30_000;
     this.now = options.monotonicNow ?? (() => performance.now());
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
     this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
@@ -84,7 +100,7 @@ export class CurrentSnapshots {
       entry = { snapshot: undefined, version: undefined, loaded: false, failing: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
       this.entries.set(orgId, entry);
     }
-    if (this.now() - entry.checkedAt < this.maxAgeMs) return entry.snapshot;
+    if (this.isFresh(entry)) return entry.snapshot;
     const read = entry;
     if (read.loaded && read.failing) {
       // reload() never rejects for a loaded entry: it falls back and logs.
@@ -106,6 +122,25 @@ export class CurrentSnapshots {
       timer = setTimeout(() => resolve(entry.snapshot), this.slowReadMs);
     });
     return Promise.race([refreshed, held]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Whether a pointer read at `entry.checkedAt` may be used without reading it again: younger than
+   * maxAgeMs, or, when its last read succeeded and the publish channel has delivered without a gap
+   * since, younger than notifiedMaxAgeMs (a publish since would have been announced and invalidated it).
+   */
+  private isFresh(entry: Entry): boolean {
+    const age = this.now() - entry.checkedAt;
+    if (age < this.maxAgeMs) return true;
+    // A failed re-read may have missed an announced publish: it is retried every maxAgeMs.
+    if (entry.failing) return false;
+    const epoch = this.deliveryEpoch();
+    if (epoch === undefined) return false;
+    if (epoch !== this.epochSeen) {
+      this.epochSeen = epoch;
+      this.staleBefore = this.now();
+    }
+    return entry.checkedAt >= this.staleBefore && age < this.notifiedMaxAgeMs;
   }
 
   /** A build published for this organization (snapshot/notifications.ts): re-read now. */

@@ -199,7 +199,8 @@ async function productionParts(backends: ProductionBackends, options: HarnessOpt
   return {
     store,
     storeLocation: s3 ? `s3://${backends.bucket}/${prefix}` : undefined,
-    storeEnv: { S3_ENDPOINT: backends.s3Endpoint },
+    // A child publisher announces as a builder with REDIS_URL does: gateways that hear announcements rely on them.
+    storeEnv: { S3_ENDPOINT: backends.s3Endpoint, PUBLISH_CHANNEL_URL: backends.redisUrl, PUBLISH_CHANNEL_NAME: `${namespace}published` },
     snapshots,
     keys: access.keys,
     keyVerdicts: access.verdicts,

@@ -67,8 +67,12 @@ describe('RedisPublishChannel beyond the contract', () => {
       await builder.announce(ORG);
       expect(heard).toContain(ORG);
     });
+    const epochBefore = gateway.deliveryEpoch;
+    expect(epochBefore).toBeDefined();
     try {
       await redis.halt();
+      // A gap in delivery: the gateway is told announcements may not arrive.
+      await eventually(() => expect(gateway.deliveryEpoch).toBeUndefined());
       const started = performance.now();
       await builder.announce('during-outage');
       const took = performance.now() - started;
@@ -89,6 +93,9 @@ describe('RedisPublishChannel beyond the contract', () => {
       expect(heard).toContain('after-outage');
     }, 15_000);
     expect(heard).not.toContain('during-outage');
+    // Delivery resumed after a gap: a new epoch, so gateways re-read what they read before it.
+    expect(gateway.deliveryEpoch).toBeDefined();
+    expect(gateway.deliveryEpoch).not.toBe(epochBefore);
     expect(log.lines).toContainEqual({ level: 'info', message: 'Redis publish channel connection restored', fields: expect.anything() });
     await close();
   });

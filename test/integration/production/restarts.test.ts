@@ -4,9 +4,8 @@
 // the last snapshot the gateway holds) or 503 with Retry-After — never another organization's data,
 // never a 500. Once the backend is back, what changed meanwhile is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Pool } from 'undici';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { API } from '../../support/gateway-fixtures.ts';
+import { type GatewayClient, gatewayClient, type LoadReport, underLoad as load, wrongForValidKey } from '../../support/production-load.ts';
 import { type MarqueeProcess, type ProductionWorld, type ServeProcess, startProductionWorld } from '../../support/production.ts';
 
 const NORDIC = SAMPLE.organizations.nordic.id;
@@ -14,7 +13,7 @@ const NORDIC = SAMPLE.organizations.nordic.id;
 let world: ProductionWorld;
 let builder: MarqueeProcess;
 let gateway: ServeProcess;
-let pool: Pool;
+let client: GatewayClient;
 /** Keys of nordic-dev that the gateway has served, so it holds their verdicts: one for the load, one to watch for changes (each stays inside its 600 a minute). */
 let seenKey: string;
 let watchKey: string;
@@ -23,21 +22,19 @@ beforeAll(async () => {
   world = await startProductionWorld();
   builder = await world.builder();
   gateway = await world.serve();
-  pool = new Pool(gateway.url, { connections: 4 });
+  client = gatewayClient(gateway.url);
   [seenKey, watchKey] = [await createKey(), await createKey()];
-  for (const key of [seenKey, watchKey]) expect((await get('/organization', key)).status).toBe(200);
+  for (const key of [seenKey, watchKey]) {
+    const answer = await client.get('/organization', key);
+    expect(answer.status).toBe(200);
+    names.add((JSON.parse(answer.body) as { name: string }).name);
+  }
 });
 
 afterAll(async () => {
-  await pool?.close();
+  await client?.close();
   await world?.stop();
 });
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 async function createKey(): Promise<string> {
   const run = await world.cli(['keys', 'create', '--org', 'nordic-dev', '--json']);
@@ -45,46 +42,13 @@ async function createKey(): Promise<string> {
   return (JSON.parse(run.stdout) as { key: string }).key;
 }
 
-async function get(path: string, key: string): Promise<Answer> {
-  const response = await pool.request({ path: `${API}${path}`, method: 'GET', headers: { 'x-api-key': key } });
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
-}
+/** Names nordic's /organization may carry in this file: what it started with, and every rename below. */
+const names = new Set<string>();
 
-/** What no answer may be: anything but nordic's own organization or a documented 503. */
-function violation(answer: Answer): string | undefined {
-  if (answer.status === 200) {
-    const id = (JSON.parse(answer.body) as { id?: string }).id;
-    return id === NORDIC ? undefined : `200 with organization ${id}`;
-  }
-  if (answer.status === 503) {
-    const problem = JSON.parse(answer.body) as { errorCode?: string };
-    if (problem.errorCode !== 'SERVICE_UNAVAILABLE') return `503 with ${problem.errorCode}`;
-    return Number(answer.headers['retry-after']) >= 1 ? undefined : '503 without Retry-After';
-  }
-  return `${answer.status}: ${answer.body.slice(0, 200)}`;
-}
-
-/** Requests every 150 ms with the seen key while `during` runs; every answer's status, and what was wrong. */
-async function underLoad(during: () => Promise<void>): Promise<{ statuses: Map<number, number>; violations: string[] }> {
-  const statuses = new Map<number, number>();
-  const violations: string[] = [];
-  let running = true;
-  const load = (async () => {
-    while (running) {
-      const answer = await get('/organization', seenKey);
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      const wrong = violation(answer);
-      if (wrong) violations.push(wrong);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  })();
-  try {
-    await during();
-  } finally {
-    running = false;
-    await load;
-  }
-  return { statuses, violations };
+/** Requests every 150 ms with the seen key while `during` runs: each answer nordic's own data or a documented 503. */
+async function underLoad(during: () => Promise<void>): Promise<LoadReport> {
+  const [report] = await load([{ ask: () => client.get('/organization', seenKey), judge: (answer) => wrongForValidKey(answer, NORDIC, names), intervalMs: 150 }], during);
+  return report!;
 }
 
 async function eventually<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -100,11 +64,12 @@ async function eventually<T>(what: string, attempt: () => Promise<T | undefined>
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function renameNordic(name: string): Promise<void> {
+  names.add(name);
   await world.sql('UPDATE organizations SET name = $1 WHERE id = $2', [name, NORDIC]);
 }
 
 const servesName = (name: string) => async () => {
-  const answer = await get('/organization', watchKey);
+  const answer = await client.get('/organization', watchKey);
   return answer.status === 200 && (JSON.parse(answer.body) as { name: string }).name === name ? true : undefined;
 };
 
@@ -114,15 +79,15 @@ describe('backends stopped and started again, no Marquee process restarted', () 
     const run = await underLoad(async () => {
       await world.redis.halt();
       await pause(500);
-      const unseen = await get('/organization', unseenKey);
+      const unseen = await client.get('/organization', unseenKey);
       expect(unseen.status).toBe(503);
       const refused = await world.cli(['keys', 'create', '--org', 'nordic-dev']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^marquee: REDIS_URL: /);
       await world.redis.resume();
-      await eventually('the unseen key accepted after Redis returned', async () => ((await get('/organization', unseenKey)).status === 200 ? true : undefined));
+      await eventually('the unseen key accepted after Redis returned', async () => ((await client.get('/organization', unseenKey)).status === 200 ? true : undefined));
     });
-    expect(run.violations).toEqual([]);
+    expect(run.problems).toEqual([]);
     expect(run.statuses.get(200)).toBeGreaterThan(0);
   });
 
@@ -135,7 +100,7 @@ describe('backends stopped and started again, no Marquee process restarted', () 
       await world.s3.resume();
       await eventually('the change published after S3 returned', servesName('Nordic while S3 is down'), 60_000);
     });
-    expect(run.violations).toEqual([]);
+    expect(run.problems).toEqual([]);
     expect(run.statuses.get(503) ?? 0).toBe(0);
   });
 
@@ -148,7 +113,7 @@ describe('backends stopped and started again, no Marquee process restarted', () 
       await world.cdn.resume();
       await eventually('the new snapshot served after the CDN returned', servesName('Nordic while the CDN is down'));
     });
-    expect(run.violations).toEqual([]);
+    expect(run.problems).toEqual([]);
     expect(run.statuses.get(503) ?? 0).toBe(0);
   });
 
@@ -165,7 +130,7 @@ describe('backends stopped and started again, no Marquee process restarted', () 
       );
       await eventually('the change published', servesName('Nordic after the database restart'), 30_000);
     });
-    expect(run.violations).toEqual([]);
+    expect(run.problems).toEqual([]);
     expect(run.statuses.get(503) ?? 0).toBe(0);
   });
 });

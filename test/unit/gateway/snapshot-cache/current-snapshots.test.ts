@@ -149,6 +149,47 @@ describe('CurrentSnapshots', () => {
     await expect(snapshots.get(ORG)).resolves.toMatchObject({ state: 'active' });
   });
 
+  it('while announcements arrive, re-reads a pointer when announced or after 30 s; every second while they may not; all once after a gap', async () => {
+    const { store, time, log } = setup();
+    let epoch: number | undefined = 1;
+    const snapshots = new CurrentSnapshots({ store, log, maxAgeMs: 1000, monotonicNow: () => time.now, deliveryEpoch: () => epoch });
+    await publish(store, 'one');
+    await snapshots.get(ORG);
+    const reads = () => store.pointerReads;
+    const before = reads();
+    time.now = 5_000;
+    fromMemory(snapshots.get(ORG));
+    expect(reads()).toBe(before);
+    snapshots.invalidate(ORG);
+    await vi.waitFor(() => expect(reads()).toBe(before + 1));
+    time.now = 36_000;
+    await snapshots.get(ORG);
+    expect(reads()).toBe(before + 2);
+    // Announcements may not arrive: back to a re-read every second.
+    epoch = undefined;
+    time.now = 37_500;
+    await snapshots.get(ORG);
+    expect(reads()).toBe(before + 3);
+    // Delivery resumed after a gap: what was read before it is read again, once.
+    epoch = 2;
+    time.now = 38_000;
+    fromMemory(snapshots.get(ORG));
+    time.now = 38_600;
+    await snapshots.get(ORG);
+    expect(reads()).toBe(before + 4);
+    time.now = 45_000;
+    fromMemory(snapshots.get(ORG));
+    expect(reads()).toBe(before + 4);
+    // An announced publish whose re-read failed is not trusted to the channel: retried every second.
+    store.down = true;
+    snapshots.invalidate(ORG);
+    await vi.waitFor(() => expect(reads()).toBe(before + 5));
+    store.down = false;
+    time.now = 46_100;
+    fromMemory(snapshots.get(ORG));
+    await vi.waitFor(() => expect(reads()).toBe(before + 6));
+  });
+
   it('answers with the snapshot it holds when a re-read is slow, and serves the new one once the re-read is done', async () => {
     const { store, time, snapshots } = setup();
     const first = await publish(store, 'one');
