@@ -5,7 +5,10 @@
 // different ETag, 404 NoSuchKey when If-Match meets no object — and that the requests naming one
 // object (GET, HEAD, PUT, DELETE) take turns: a check and the write after it are one step, and a
 // read never meets a write half-way (s3rver rewrites an object's file in place), and that a PUT
-// is answered once its object can be read, as in S3.
+// is answered once its object can be read, as in S3. A PUT is also atomic, as in S3: its body is
+// received whole before s3rver sees any of it (a writer killed mid-body stores nothing, where
+// s3rver would keep the bytes that came), and a whole body is stored even if its writer is gone
+// before the answer.
 // One more repair: s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3
 // refuses (Node 17 and later, without --openssl-legacy-provider), so every truncated page of a
 // listing answers 500; the proxy answers ListObjectsV2 itself from s3rver's version 1 listing,
@@ -98,16 +101,12 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     }
   }
 
-  /** Passes the request on, and upstream's answer back once `settled` (given that answer) resolves. */
-  function forward(req: IncomingMessage, res: ServerResponse, settled: (answer: IncomingMessage) => Promise<void> = async () => {}): Promise<void> {
+  /** Passes the request on as it comes, and upstream's answer back. */
+  function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     return new Promise((resolve) => {
       const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.rawHeaders }, (answer) => {
-        void settled(answer)
-          .catch(() => undefined)
-          .then(() => {
-            res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-            answer.pipe(res);
-          });
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(res);
       });
       // A client that goes away mid-answer takes the upstream request with it: s3rver must not
       // keep streaming to nobody (it would never close).
@@ -120,6 +119,40 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
         res.end(`proxy: ${error.message}`);
       });
       req.pipe(forwarded);
+    });
+  }
+
+  /** The whole body of `req`, or undefined when its client went away before sending all of it. */
+  function wholeBody(req: IncomingMessage): Promise<Buffer | undefined> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.once('end', () => resolve(Buffer.concat(chunks)));
+      req.once('error', () => resolve(undefined));
+      req.once('close', () => {
+        if (!req.complete) resolve(undefined);
+      });
+    });
+  }
+
+  /**
+   * A PUT as S3 takes it: stored whole once its body has arrived, or not at all. The answer goes
+   * back once `landed` says the object can be read; a client gone by then just misses it.
+   */
+  async function put(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const body = await wholeBody(req);
+    if (body === undefined) return;
+    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
+      const forwarded = request({ host: upstream.hostname, port: upstream.port, method: 'PUT', path: req.url, headers: req.rawHeaders }, resolve);
+      forwarded.once('error', reject);
+      forwarded.end(body);
+    });
+    const answered = Buffer.concat(await answer.toArray());
+    await landed(path, answer).catch(() => undefined);
+    if (res.destroyed) return;
+    await new Promise<void>((resolve) => {
+      res.once('close', resolve);
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders).end(answered);
     });
   }
 
@@ -183,7 +216,8 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     void inTurn(proxied.name, async () => {
       const refused = proxied.method === 'PUT' ? await refusal(req, path) : undefined;
       if (refused) await answer(req, res, refused);
-      else await forward(req, res, proxied.method === 'PUT' ? (upstreamAnswer) => landed(path, upstreamAnswer) : undefined);
+      else if (proxied.method === 'PUT') await put(req, res, path);
+      else await forward(req, res);
     }).catch((error: Error) => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end(`proxy: ${error.message}`);
