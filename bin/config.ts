@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
+import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
@@ -20,8 +21,14 @@ export interface Config {
   /** REDIS_URL: keys, rate limits, the publish channel and build locks shared by every process. */
   redisUrl: string | undefined;
   port: number;
+  /** ADMIN_PORT: the admin API and console (builder, start); /healthz and /metrics only (serve). */
   adminPort: number;
+  /** ADMIN_HOST: the admin port's address; loopback unless the operator says otherwise. */
+  adminHost: string;
+  /** ADMIN_TOKEN: required on every admin path but /healthz; start generates one when unset. */
   adminToken: string | undefined;
+  /** Applied after every build (SNAPSHOT_RETENTION, SNAPSHOT_RETENTION_DAYS): keep every snapshot younger than `days`, and at least the newest `keep`. */
+  retention: { keep: number; days: number };
   platformPublicUrl: string;
   buildSchedule: string;
   /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
@@ -134,6 +141,22 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   // Node refuses a headers timeout longer than the request timeout.
   if (httpTimeouts.headersMs > httpTimeouts.requestMs) problems.push('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
 
+  const wholeNumber = (name: string, fallback: number, min: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 1_000_000) {
+      problems.push(`${name} must be a whole number from ${min} to 1000000, got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return Number(value);
+  };
+  const retention = { keep: wholeNumber('SNAPSHOT_RETENTION', DEFAULT_KEEP, 1), days: wholeNumber('SNAPSHOT_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 0) };
+
+  const adminHost = text('ADMIN_HOST') ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(adminHost)) problems.push(`ADMIN_HOST must be a host name or an IP address, got ${JSON.stringify(adminHost)}`);
+  const adminToken = text('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters (e.g. openssl rand -hex 32)');
+
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) problems.push(`TRUST_PROXY: ${trustProxy.problem}`);
 
@@ -155,7 +178,9 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     redisUrl,
     port: port('PORT', 8080),
     adminPort: port('ADMIN_PORT', 8081),
-    adminToken: text('ADMIN_TOKEN'),
+    adminHost,
+    adminToken,
+    retention,
     platformPublicUrl,
     buildSchedule,
     trustProxy: trustProxy.ok ? trustProxy.value : false,

@@ -7,8 +7,6 @@ import { join } from 'node:path';
 import type { OrganizationResult } from '../builder/build.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
-import { migrate } from '../builder/platform/migrations.ts';
-import { seedSample } from '../builder/platform/sample.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runner.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
@@ -24,20 +22,12 @@ import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
 import { line } from './output.ts';
+import { openStartDatabase } from './platform-setup.ts';
 import { openBuildServices, openDatabase, openGatewayAccess, openPublishChannel, openSnapshotSource, openStore, platformSource } from './services.ts';
 
 export async function startCommand(config: Config): Promise<void> {
   const log = await createLog({ format: config.logFormat });
-  const db = await openDatabase(config);
-  const migration = await migrate(db);
-  if (migration.applied.length > 0) {
-    log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });
-  }
-  const seeded = await seedSample(db, { now: new Date() });
-  if (seeded.seeded) {
-    const slugs = seeded.organizations.map((o) => o.slug);
-    log.info(`sample data loaded: ${slugs.join(', ')}`, { organizations: slugs });
-  }
+  const db = await openStartDatabase(config, log);
 
   const gatewayLog = log.child({ component: 'gateway' });
   const builderLog = log.child({ component: 'builder' });

@@ -1,4 +1,5 @@
 // Wiring: the one place where configuration becomes real parts.
+import { isUuid } from '../snapshot/layout.ts';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BuildContext } from '../builder/build.ts';
@@ -135,4 +136,10 @@ export async function withDatabase<T>(config: Config, work: (db: SqlClient) => P
   } finally {
     await db.close();
   }
+}
+
+/** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */
+export async function organizationId(config: Config, idOrSlug: string): Promise<string> {
+  if (isUuid(idOrSlug)) return idOrSlug.toLowerCase();
+  return (await withDatabase(config, (db) => organizationNamed(db, idOrSlug))).id;
 }

@@ -10,6 +10,8 @@ import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from 
 import type { SnapshotStore } from '../snapshot/store.ts';
 
 export const DEFAULT_KEEP = 50;
+/** Every snapshot younger than this many days is kept, however many there are: an auditor's evidence. */
+export const DEFAULT_RETENTION_DAYS = 90;
 /** Far longer than any one organization's publish takes. */
 export const DEFAULT_GRACE_MINUTES = 60;
 

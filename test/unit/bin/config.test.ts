@@ -13,7 +13,9 @@ describe('parseConfig', () => {
       redisUrl: undefined,
       port: 8080,
       adminPort: 8081,
+      adminHost: '127.0.0.1',
       adminToken: undefined,
+      retention: { keep: 50, days: 90 },
       platformPublicUrl: 'https://events.example.com',
       buildSchedule: '*/5 * * * *',
       trustProxy: false,
@@ -49,7 +51,10 @@ describe('parseConfig', () => {
         SNAPSHOT_STORE: 'snaps',
         PORT: '9000',
         ADMIN_PORT: '9001',
-        ADMIN_TOKEN: 't',
+        ADMIN_HOST: '0.0.0.0',
+        ADMIN_TOKEN: 'an-admin-token-of-some-length',
+        SNAPSHOT_RETENTION: '10',
+        SNAPSHOT_RETENTION_DAYS: '0',
         PLATFORM_PUBLIC_URL: 'https://events.example.org/',
         BUILD_SCHEDULE: '0 * * * *',
         TRUST_PROXY: '10.0.0.0/8, loopback',
@@ -61,11 +66,20 @@ describe('parseConfig', () => {
       snapshotStore: { kind: 'directory', path: '/srv/snaps' },
       port: 9000,
       adminPort: 9001,
+      adminHost: '0.0.0.0',
+      adminToken: 'an-admin-token-of-some-length',
+      retention: { keep: 10, days: 0 },
       platformPublicUrl: 'https://events.example.org',
       buildSchedule: '0 * * * *',
       platformSchema: 'platform',
       trustProxy: ['10.0.0.0/8', 'loopback'],
     });
+  });
+
+  it('refuses a short ADMIN_TOKEN and retention that is not a whole number', () => {
+    expect(() => parseConfig({ ADMIN_TOKEN: 'short' }, '/srv', false)).toThrow('ADMIN_TOKEN must be at least 16 characters');
+    expect(() => parseConfig({ SNAPSHOT_RETENTION: '0' }, '/srv', false)).toThrow('SNAPSHOT_RETENTION must be a whole number from 1 to 1000000, got "0"');
+    expect(() => parseConfig({ SNAPSHOT_RETENTION_DAYS: '-3' }, '/srv', false)).toThrow('SNAPSHOT_RETENTION_DAYS must be a whole number from 0 to 1000000, got "-3"');
   });
 
   it('reads TRUST_PROXY as a hop count', () => {

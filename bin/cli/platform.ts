@@ -1,0 +1,24 @@
+// build and db: the platform's commands (bin/commands/platform.ts).
+import type { Command } from 'commander';
+import type { Config } from '../config.ts';
+import { collect } from './arguments.ts';
+
+const commands = () => import('../commands/platform.ts');
+
+export function registerPlatformCommands(program: Command, config: () => Config): void {
+  program
+    .command('build')
+    .description('build now: all organizations, or those named; exit 1 if any failed')
+    .option('--org <id|slug>', 'an organization (repeatable)', collect, [])
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { org: string[]; json?: boolean }) => (await commands()).buildCommand(config(), options));
+
+  const db = program.command('db').description('the platform database');
+  db.command('migrate')
+    .description('create the platform relations of docs/platform.md, with change triggers')
+    .action(async () => (await commands()).dbMigrateCommand(config()));
+  db.command('seed')
+    .description('load data')
+    .option('--sample', 'the sample dataset')
+    .action(async (options: { sample?: boolean }) => (await commands()).dbSeedCommand(config(), options));
+}

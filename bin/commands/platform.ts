@@ -1,0 +1,67 @@
+// The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
+import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
+import { migrate } from '../../builder/platform/migrations.ts';
+import { seedSample } from '../../builder/platform/sample.ts';
+import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
+import { type Config, describeStore } from '../config.ts';
+import { createLog } from '../log.ts';
+import { line, printJson, progressReporter } from '../output.ts';
+import { openBuildServices, organizationNamed, platformSource, withDatabase } from '../services.ts';
+
+export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
+  const results = await withDatabase(config, async (db) => {
+    const ids = [];
+    for (const name of options.org) ids.push((await organizationNamed(db, name)).id);
+    const progress = progressReporter(true);
+    // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
+    const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
+    try {
+      return await buildOrganizations(services.context(platformSource(db)), {
+        trigger: 'manual',
+        ...(ids.length > 0 ? { organizationIds: ids } : {}),
+        onProgress: (done, total, last) => {
+          progress.update(done, total);
+          if (!options.json && !process.stderr.isTTY) line(describeResult(last));
+        },
+      });
+    } finally {
+      progress.finish();
+      await services.close();
+    }
+  });
+  if (options.json) {
+    printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, ...result }) => result) });
+  } else {
+    if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
+    const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
+    line(
+      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${describeStore(config.snapshotStore)}`,
+    );
+  }
+  if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
+}
+
+function describeResult(result: OrganizationResult): string {
+  const what = result.result === 'failed' ? `failed: ${result.error}` : result.result;
+  const snapshot = result.snapshotId ? ` ${result.snapshotId}` : '';
+  return `${result.slug} (${result.id}): ${what}${snapshot}`;
+}
+
+export async function dbMigrateCommand(config: Config): Promise<void> {
+  await withDatabase(config, async (db) => {
+    const result = await migrate(db);
+    line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
+  });
+}
+
+export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
+  if (!options.sample) throw new OperatorError('say what to seed: marquee db seed --sample', { exitCode: EXIT_USAGE });
+  await withDatabase(config, async (db) => {
+    const result = await seedSample(db, { now: new Date() });
+    line(
+      result.seeded
+        ? `${db.description}: sample data loaded (${result.organizations.map((o) => o.slug).join(', ')})`
+        : `${db.description}: already has organizations; sample not loaded`,
+    );
+  });
+}

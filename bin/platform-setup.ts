@@ -1,0 +1,22 @@
+// The platform database of `start`: opened, migrated, and seeded with the sample data when asked.
+// (`serve` holds no database; `builder` expects a migrated one.)
+import { migrate } from '../builder/platform/migrations.ts';
+import { seedSample } from '../builder/platform/sample.ts';
+import type { SqlClient } from '../builder/platform/sql.ts';
+import type { Log } from '../snapshot/log.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './services.ts';
+
+export async function openStartDatabase(config: Config, log: Log): Promise<SqlClient> {
+  const db = await openDatabase(config);
+  const migration = await migrate(db);
+  if (migration.applied.length > 0) {
+    log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });
+  }
+  const seeded = await seedSample(db, { now: new Date() });
+  if (seeded.seeded) {
+    const slugs = seeded.organizations.map((o) => o.slug);
+    log.info(`sample data loaded: ${slugs.join(', ')}`, { organizations: slugs });
+  }
+  return db;
+}
