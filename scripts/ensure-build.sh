@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 stamp=dist/.build-stamp
 
 current() {
-  [ -f "$stamp" ] && [ -z "$(find bin builder gateway snapshot tsconfig.json tsconfig.build.json package-lock.json \
-    \( -name '*.ts' -o -name '*.json' \) -newer "$stamp" 2>/dev/null | head -n 1)" ]
+  [ -f "$stamp" ] && [ -z "$(find bin admin builder gateway snapshot templates tsconfig.json tsconfig.build.json package-lock.json \
+    \( -name '*.ts' -o -name '*.json' -o -name '*.njk' -o -name '*.html' -o -name '*.css' \) -newer "$stamp" 2>/dev/null | head -n 1)" ]
 }
 
 current && exit 0

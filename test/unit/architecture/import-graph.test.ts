@@ -1,6 +1,7 @@
-// Dependencies point one way (docs/design.md "Layout"): bin → builder | gateway → snapshot →
+// Dependencies point one way (docs/design.md "Layout"): bin → admin → builder | gateway → snapshot →
 // schemas. The gateway never imports the builder nor the builder the gateway; snapshot/ imports
-// neither, nor bin/; only bin/ wires the parts. This walks every import of the product folders
+// neither, nor bin/; admin/ (the control plane) may use builder, gateway and snapshot, and only
+// bin/ imports admin/; only bin/ wires the parts. This walks every import of the product folders
 // (import and export-from statements, type-only ones included, and dynamic import() of a
 // literal), as TypeScript's own scanner reads them, and names each arrow the design forbids.
 //
@@ -14,7 +15,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PRODUCT = ['bin', 'builder', 'gateway', 'snapshot'] as const;
+const PRODUCT = ['bin', 'admin', 'builder', 'gateway', 'snapshot'] as const;
 type Area = (typeof PRODUCT)[number];
 
 const NOT_PRODUCT = ['test', 'bench', 'scripts', 'examples'];
@@ -23,15 +24,17 @@ const DATABASE_DRIVERS = ['pg', '@electric-sql/pglite'];
 /** Folders each product folder must not import, and why. */
 const FORBIDDEN_FOLDERS: Record<Area, Record<string, string>> = {
   bin: {},
-  builder: { gateway: 'the builder never imports the gateway', bin: 'only bin/ wires the parts' },
-  gateway: { builder: 'the gateway never imports the builder', bin: 'only bin/ wires the parts' },
+  admin: { bin: 'only bin/ wires the parts' },
+  builder: { gateway: 'the builder never imports the gateway', admin: 'only bin/ imports the control plane', bin: 'only bin/ wires the parts' },
+  gateway: { builder: 'the gateway never imports the builder', admin: 'only bin/ imports the control plane', bin: 'only bin/ wires the parts' },
   snapshot: {
     builder: 'snapshot/ is shared by both sides and imports neither',
     gateway: 'snapshot/ is shared by both sides and imports neither',
+    admin: 'only bin/ imports the control plane',
     bin: 'only bin/ wires the parts',
   },
 };
-const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS };
+const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], admin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS };
 
 interface ImportEdge {
   /** Repository-relative, '/'-separated. */
@@ -99,7 +102,9 @@ describe('import graph of the product folders', () => {
     // The walk saw the product: its files and the arrows the design allows.
     expect(new Set(edges.map((edge) => edge.file.split('/')[0]))).toEqual(new Set(PRODUCT));
     const arrows = new Set(edges.filter((edge) => edge.target).map((edge) => `${edge.file.split('/')[0]} → ${edge.target!.split('/')[0]}`));
-    for (const allowed of ['bin → builder', 'bin → gateway', 'builder → snapshot', 'gateway → snapshot']) expect(arrows).toContain(allowed);
+    for (const allowed of ['bin → admin', 'bin → builder', 'bin → gateway', 'admin → builder', 'admin → gateway', 'builder → snapshot', 'gateway → snapshot']) {
+      expect(arrows).toContain(allowed);
+    }
     expect(violations, violations.join('\n')).toEqual([]);
   });
 
@@ -164,9 +169,20 @@ describe('import graph of the product folders', () => {
       ],
       ['bin/x.ts', "import { CountingKeyStore } from '../test/support/keys.ts';", "bin/x.ts:1 imports '../test/support/keys.ts' (bin → test: test/ is not part of the product)"],
       ['builder/x.ts', "import x from '../../elsewhere.ts';", "builder/x.ts:1 imports '../../elsewhere.ts' (builder → outside the repository)"],
+      ['admin/x.ts', "import { line } from '../bin/output.ts';", "admin/x.ts:1 imports '../bin/output.ts' (admin → bin: only bin/ wires the parts)"],
+      [
+        'builder/x.ts',
+        "import type { AdminServices } from '../admin/services.ts';",
+        "builder/x.ts:1 imports '../admin/services.ts' (builder → admin: only bin/ imports the control plane)",
+      ],
+      ['gateway/x.ts', "import { adminApp } from '../admin/app.ts';", "gateway/x.ts:1 imports '../admin/app.ts' (gateway → admin: only bin/ imports the control plane)"],
+      ['snapshot/x.ts', "import { adminApp } from '../admin/app.ts';", "snapshot/x.ts:1 imports '../admin/app.ts' (snapshot → admin: only bin/ imports the control plane)"],
       // Allowed arrows.
       ['bin/x.ts', "import { build } from '../builder/build.ts';", undefined],
       ['bin/x.ts', "import { createApp } from '../gateway/app.ts';", undefined],
+      ['bin/x.ts', "import { adminApp } from '../admin/app.ts';", undefined],
+      ['admin/x.ts', "import { buildOrganizations } from '../builder/build.ts';", undefined],
+      ['admin/x.ts', "import { listKeys } from '../gateway/keys/key-admin.ts';", undefined],
       ['builder/x.ts', "import { Pool } from 'pg';", undefined],
       ['gateway/x.ts', "import { sha256Hex } from '../snapshot/hash.ts';", undefined],
       ['gateway/keys/x.ts', "import { after } from '../awaitable.ts';", undefined],

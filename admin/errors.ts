@@ -1,0 +1,40 @@
+// The one error type of the admin API: what an operator's request got wrong, with the status and
+// errorCode of its problem+json answer (admin/problem.ts is the only place that writes one).
+
+export type AdminErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'NOT_FOUND'
+  | 'ORGANIZATION_NOT_FOUND'
+  | 'KEY_NOT_FOUND'
+  | 'SNAPSHOT_NOT_FOUND'
+  | 'BUILD_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'NOT_IMPLEMENTED'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+export class AdminError extends Error {
+  override name = 'AdminError';
+
+  constructor(
+    readonly status: number,
+    readonly errorCode: AdminErrorCode,
+    readonly title: string,
+    /** Meant for the operator: names the thing at fault. */
+    readonly detail: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(`${errorCode}: ${detail}`);
+  }
+}
+
+export const badRequest = (detail: string) => new AdminError(400, 'BAD_REQUEST', 'Bad request', detail);
+export const organizationNotFound = (idOrSlug: string) =>
+  new AdminError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
+export const keyNotFound = (keyId: string) => new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `no key has the id ${JSON.stringify(keyId)}`);
+export const buildNotFound = (runId: string) =>
+  new AdminError(404, 'BUILD_NOT_FOUND', 'Build not found', `no build run ${JSON.stringify(runId)} among the runs this process keeps`);
+export const notFound = () => new AdminError(404, 'NOT_FOUND', 'Not found', 'No admin resource at this path.');
+export const notImplemented = (what: string) => new AdminError(501, 'NOT_IMPLEMENTED', 'Not implemented', `${what} is not available in this version`);

@@ -1,0 +1,139 @@
+// The control plane's operations (docs/design.md "Admin API and console"), one interface that both
+// the JSON API (admin/api.ts) and the console (admin/console/) consume, and its implementation
+// composed from the same builder and gateway modules the CLI calls: one behaviour, two doors.
+// Organizations are named by id or slug everywhere; an unknown one is an AdminError naming it.
+import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
+import type { HistoryEntry, SnapshotDiff } from '../builder/history.ts';
+import type { OrganizationRef } from '../builder/platform/source.ts';
+import type { SqlQueries } from '../builder/platform/sql.ts';
+import type { CreatedKey, ListedKey } from '../gateway/keys/key-admin.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { OrganizationState } from '../snapshot/manifest.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { organizationNotFound } from './errors.ts';
+import { type KeyRequests, keyRequests } from './key-requests.ts';
+import { findOrganization, listOrganizationNames, readCurrent } from './organizations.ts';
+import { type AsOfAnswer, asOfAnswer, snapshotDiff, snapshotHistory } from './snapshot-queries.ts';
+
+/** A row of the organizations page: the platform's state, the store's current snapshot, the latest build of this process. */
+export interface OrganizationOverview {
+  id: string;
+  slug: string;
+  name: string;
+  state: OrganizationState;
+  /** From the pointer; null when never published, or suspended/closed. */
+  snapshotId: string | null;
+  /** When the pointer last changed; null when never published. */
+  publishedAt: string | null;
+  lastBuild: LastBuild | null;
+}
+
+export interface KeyCreation {
+  /** Id or slug. */
+  organization: string;
+  origins?: readonly string[];
+  label?: string | null;
+  /** ISO instant after which the key is refused. */
+  expiresAt?: string | null;
+}
+
+export interface KeyChanges {
+  origins?: readonly string[];
+  label?: string | null;
+}
+
+export interface AdminServices {
+  /** Id or slug → the organization; an AdminError (404) naming it when there is none. */
+  organization(idOrSlug: string): Promise<OrganizationRef>;
+  organizations(): Promise<OrganizationOverview[]>;
+  builds: {
+    /** Newest first; the last runs only (builder/build-runs.ts). */
+    list(): BuildRun[];
+    get(runId: string): BuildRun | undefined;
+    /** Queues a build of these organizations (ids or slugs; none: all) and returns at once with the queued run. */
+    start(organizations?: readonly string[]): Promise<BuildRun>;
+  };
+  keys: {
+    /** Keys without secrets, optionally of one organization (id or slug). */
+    list(organization?: string): Promise<ListedKey[]>;
+    /** The secret is in the answer, once. */
+    create(request: KeyCreation): Promise<CreatedKey>;
+    update(keyId: string, changes: KeyChanges): Promise<ListedKey>;
+    /** Effective from the next request on; the key with revokedAt set. */
+    revoke(keyId: string): Promise<ListedKey>;
+    /** A new key for the same organization and origins; the old one keeps working for graceSeconds. */
+    roll(keyId: string, options: { graceSeconds?: number }): Promise<CreatedKey>;
+  };
+  /** Newest first, as `history --json` (plus `current`, which the console marks). */
+  history(organization: string): Promise<HistoryEntry[]>;
+  /** As `diff --json`; `from`/`to` are snapshot ids or `current`. */
+  diff(organization: string, from: string, to: string): Promise<SnapshotDiff>;
+  /** What the API path returned at that instant; undefined while as-of is not available in this build. */
+  asOf?(organization: string, at: string, path: string): Promise<AsOfAnswer>;
+}
+
+/** What a build request needs of the runner: queue now, run in its turn. */
+export interface BuildQueue {
+  queue(trigger: 'manual', organizationIds?: string[]): { run: BuildRun; results: Promise<unknown> };
+}
+
+export interface AdminServiceParts {
+  db: SqlQueries;
+  store: SnapshotStore;
+  keys: KeyStore;
+  runs: BuildRuns;
+  builds: BuildQueue;
+  /** Where a failed manual build's rejection goes (it has no caller waiting for it). */
+  onBuildError: (error: unknown) => void;
+}
+
+export function createAdminServices(parts: AdminServiceParts): AdminServices {
+  const { db, store, runs } = parts;
+  const organization = async (idOrSlug: string): Promise<OrganizationRef> => {
+    const found = await findOrganization(db, idOrSlug);
+    if (!found) throw organizationNotFound(idOrSlug);
+    return found;
+  };
+  const keys: KeyRequests = keyRequests(parts.keys, organization);
+  return {
+    organization,
+    organizations: async () => {
+      const rows = await listOrganizationNames(db);
+      return Promise.all(
+        rows.map(async (row) => {
+          const pointer = await readCurrent(store, row.id);
+          return {
+            id: row.id,
+            slug: row.slug,
+            name: row.name,
+            state: row.status,
+            snapshotId: pointer?.snapshotId ?? null,
+            publishedAt: pointer?.publishedAt ?? null,
+            lastBuild: runs.lastBuildOf(row.id) ?? null,
+          };
+        }),
+      );
+    },
+    builds: {
+      list: () => runs.list(),
+      get: (runId) => runs.get(runId),
+      start: async (names = []) => {
+        const ids: string[] = [];
+        for (const name of names) ids.push((await organization(name)).id);
+        const queued = parts.builds.queue('manual', ids.length > 0 ? ids : undefined);
+        queued.results.catch(parts.onBuildError);
+        return queued.run;
+      },
+    },
+    keys: {
+      list: (name) => keys.list(name),
+      create: (request) => keys.create(request),
+      update: (keyId, changes) => keys.update(keyId, changes),
+      revoke: (keyId) => keys.revoke(keyId),
+      roll: (keyId, options) => keys.roll(keyId, options),
+    },
+    history: async (name) => snapshotHistory(store, (await organization(name)).id),
+    diff: async (name, from, to) => snapshotDiff(store, (await organization(name)).id, from, to),
+    ...(asOfAnswer ? { asOf: async (name: string, at: string, path: string) => asOfAnswer!(store, (await organization(name)).id, at, path) } : {}),
+  };
+}

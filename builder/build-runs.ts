@@ -1,0 +1,159 @@
+// The build runs an operator watches (docs/design.md "Admin API and console"): every build the
+// runner starts, whatever asked for it, from queued through running (done of total) to finished
+// with each organization's result. Kept in memory and bounded: the newest runs only, since the
+// store's manifests are the lasting record of what was published.
+import { randomUUID } from 'node:crypto';
+import type { BuildTrigger } from '../snapshot/manifest.ts';
+import type { OrganizationResult } from './build.ts';
+
+export type BuildRunState = 'queued' | 'running' | 'finished';
+
+/** One organization's outcome, as `build --json` prints it. */
+export interface BuildRunResult {
+  id: string;
+  slug: string;
+  result: OrganizationResult['result'];
+  snapshotId?: string;
+  error?: string;
+}
+
+export interface BuildRun {
+  id: string;
+  trigger: BuildTrigger;
+  state: BuildRunState;
+  /** Organizations built so far, and how many the run builds (known once it has listed them). */
+  done: number;
+  total: number;
+  /** ISO instants; null until the run starts or finishes. */
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** In the order they finished. */
+  organizations: BuildRunResult[];
+  /** A run that could not build at all (the organizations could not be listed). */
+  error?: string;
+}
+
+/** An organization's latest result among the runs kept. */
+export interface LastBuild {
+  runId: string;
+  result: BuildRunResult['result'];
+  finishedAt: string;
+  error?: string;
+}
+
+/** Runs kept unless told otherwise: enough for an operator's screen, bounded whatever the schedule. */
+const DEFAULT_RUNS_KEPT = 100;
+
+export class BuildRuns {
+  /** Oldest first; runs are appended when queued. */
+  private readonly runs: BuildRun[] = [];
+  private readonly byId = new Map<string, BuildRun>();
+  private readonly lastBuilds = new Map<string, LastBuild>();
+  private readonly finishedListeners: Array<(run: BuildRun, durationSeconds: number) => void> = [];
+
+  constructor(private readonly options: { kept?: number; now?: () => Date } = {}) {}
+
+  /** A run asked for; `organizationIds`, when given, is its total until it lists what it builds. */
+  queued(trigger: BuildTrigger, organizationIds?: readonly string[]): BuildRun {
+    const run: BuildRun = {
+      id: randomUUID(),
+      trigger,
+      state: 'queued',
+      done: 0,
+      total: organizationIds?.length ?? 0,
+      queuedAt: this.now(),
+      startedAt: null,
+      finishedAt: null,
+      organizations: [],
+    };
+    this.runs.push(run);
+    this.byId.set(run.id, run);
+    this.forgetOldRuns();
+    return run;
+  }
+
+  started(runId: string): void {
+    const run = this.byId.get(runId);
+    if (!run) return;
+    run.state = 'running';
+    run.startedAt = this.now();
+  }
+
+  /** One more organization built (buildOrganizations' onProgress). */
+  progressed(runId: string, done: number, total: number, last: OrganizationResult): void {
+    const run = this.byId.get(runId);
+    const result = runResult(last);
+    const finishedAt = this.now();
+    this.lastBuilds.set(last.id, { runId, result: result.result, finishedAt, ...(result.error ? { error: result.error } : {}) });
+    if (!run) return;
+    run.done = done;
+    run.total = total;
+    run.organizations.push(result);
+  }
+
+  /** The run is over: with every organization's result, or with the reason it could not build at all. */
+  finished(runId: string, outcome: { results: readonly OrganizationResult[] } | { error: string }): void {
+    const run = this.byId.get(runId);
+    if (!run) return;
+    run.state = 'finished';
+    run.finishedAt = this.now();
+    if ('error' in outcome) run.error = outcome.error;
+    else {
+      // The results in the build's own order, complete even if a progress call was missed.
+      run.organizations = outcome.results.map(runResult);
+      run.done = run.total = outcome.results.length;
+    }
+    const startedMs = Date.parse(run.startedAt ?? run.queuedAt);
+    const durationSeconds = Math.max(0, (Date.parse(run.finishedAt) - startedMs) / 1000);
+    for (const listener of this.finishedListeners) listener(run, durationSeconds);
+  }
+
+  /** Told of each run as it finishes (metrics). */
+  onFinished(listener: (run: BuildRun, durationSeconds: number) => void): void {
+    this.finishedListeners.push(listener);
+  }
+
+  /** Newest first. Copies: a caller cannot change the record. */
+  list(): BuildRun[] {
+    return this.runs.map(copyRun).reverse();
+  }
+
+  get(runId: string): BuildRun | undefined {
+    const run = this.byId.get(runId);
+    return run ? copyRun(run) : undefined;
+  }
+
+  /** The organization's latest result since this process started; undefined if no run of it finished. */
+  lastBuildOf(organizationId: string): LastBuild | undefined {
+    const last = this.lastBuilds.get(organizationId);
+    return last ? { ...last } : undefined;
+  }
+
+  private forgetOldRuns(): void {
+    const kept = this.options.kept ?? DEFAULT_RUNS_KEPT;
+    while (this.runs.length > kept) {
+      const oldest = this.runs.shift()!;
+      this.byId.delete(oldest.id);
+    }
+  }
+
+  private now(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+}
+
+/** `build --json`'s fields of a result, without the log's (objects written, failure stage). */
+function runResult(result: OrganizationResult): BuildRunResult {
+  return {
+    id: result.id,
+    slug: result.slug,
+    result: result.result,
+    ...(result.snapshotId ? { snapshotId: result.snapshotId } : {}),
+    ...(result.error ? { error: result.error } : {}),
+  };
+}
+
+function copyRun(run: BuildRun): BuildRun {
+  return { ...run, organizations: run.organizations.map((result) => ({ ...result })) };
+}
