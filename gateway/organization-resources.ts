@@ -31,7 +31,8 @@ const nothingPublished = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'Noth
 
 export class OrganizationResources {
   constructor(
-    private readonly snapshots: CurrentSnapshots,
+    /** The current snapshots, or one fixed historical snapshot (gateway/as-of.ts). */
+    private readonly snapshots: Pick<CurrentSnapshots, 'get'>,
     private readonly objects: ObjectCache,
     private readonly views: EventViews,
   ) {}

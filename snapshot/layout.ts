@@ -8,6 +8,13 @@ export const manifestKey = (orgId: string, snapshotId: string): string => `orgs/
 export const manifestPrefix = (orgId: string): string => `orgs/${orgId}/snapshots/`;
 export const objectKey = (orgId: string, hash: string): string => `orgs/${orgId}/objects/${hash}.json`;
 export const objectPrefix = (orgId: string): string => `orgs/${orgId}/objects/`;
+/**
+ * State records (snapshot/state-records.ts): one per change of an organization's state, written
+ * once, named by instant and state so that they sort by time. Only history and audit read them;
+ * the gateway serves from pointer → manifest → objects alone.
+ */
+export const stateRecordKey = (orgId: string, at: Date, state: string): string => `orgs/${orgId}/states/${basicInstant(at)}-${state}.json`;
+export const stateRecordPrefix = (orgId: string): string => `orgs/${orgId}/states/`;
 export const ORGS_PREFIX = 'orgs/';
 
 export const resourcePath = {
@@ -30,8 +37,19 @@ export type ResourceKind = 'organization' | 'team' | 'speakers' | 'sponsors' | '
  * the content hash so that two builds in the same millisecond cannot collide.
  */
 export function newSnapshotId(at: Date, contentHash: string): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
-  return `${stamp}-${contentHash.slice(0, 12)}`;
+  return `${basicInstant(at)}-${contentHash.slice(0, 12)}`;
+}
+
+/** `20261121T100000000Z`: UTC, milliseconds, no separators; sorts as the instant does. */
+const basicInstant = (at: Date): string => at.toISOString().replace(/[-:]/g, '').replace('.', '');
+
+/** The instant a snapshot id or state record name begins with; undefined when it begins with none. */
+export function instantOfName(name: string): Date | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z/.exec(name);
+  if (match === null) return undefined;
+  const [, y, mo, d, h, mi, s, ms] = match;
+  const at = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+  return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -64,8 +64,11 @@ export async function readObjectBytes(store: SnapshotSource, orgId: string, hash
   return bytes;
 }
 
+/** A source that can also list keys, for reading history: every SnapshotStore is one. */
+export type ListableSource = SnapshotSource & Pick<SnapshotStore, 'list'>;
+
 /** Snapshot ids of an organization, oldest first (ids sort by time). */
-export async function listSnapshotIds(store: SnapshotStore, orgId: string): Promise<string[]> {
+export async function listSnapshotIds(store: ListableSource, orgId: string): Promise<string[]> {
   const prefix = manifestPrefix(orgId);
   return (await store.list(prefix))
     .map((key) => key.slice(prefix.length))

@@ -1,6 +1,8 @@
 // The auditors' and the store's commands: history, diff, retention, audit.
 import { auditStore } from '../../builder/audit.ts';
+import { diffLines } from '../../builder/diff-text.ts';
 import { diffSnapshots, snapshotHistory } from '../../builder/history.ts';
+import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
 import { type Config, describeStore } from '../config.ts';
 import { line, printJson } from '../output.ts';
@@ -12,21 +14,25 @@ export async function historyCommand(config: Config, options: { org: string; jso
   if (options.json) return printJson(history.map(({ current: _current, ...entry }) => entry));
   if (history.length === 0) line(`organization ${orgId} has no snapshots in ${describeStore(config.snapshotStore)}`);
   for (const entry of history) {
-    line(`${entry.snapshotId}  ${entry.publishedAt}  ${entry.trigger.padEnd(8)}  ${entry.resources} resources${entry.current ? '  (current)' : ''}`);
+    const what = 'state' in entry ? `${STATE_CHANGE[entry.state].padEnd(31)}` : entry.snapshotId;
+    const detail = 'state' in entry ? STATE_DETAIL[entry.state] : `${entry.resources} resources`;
+    line(`${what}  ${entry.publishedAt}  ${entry.trigger.padEnd(8)}  ${detail}${entry.current ? '  (current)' : ''}`);
   }
 }
+
+const STATE_CHANGE: Record<OrganizationState, string> = { active: 'reactivated', suspended: 'suspended', closed: 'closed' };
+const STATE_DETAIL: Record<OrganizationState, string> = {
+  active: 'the API serves the snapshot published then',
+  suspended: 'the API answers 403 ORGANIZATION_SUSPENDED',
+  closed: 'the API answers 403 ORGANIZATION_SUSPENDED',
+};
 
 export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
   const diff = await diffSnapshots(openStore(config), orgId, options.from, options.to);
-  if (options.json) return printJson(diff);
-  for (const path of diff.added) line(`+ ${path}`);
-  for (const path of diff.removed) line(`- ${path}`);
-  for (const change of diff.changed) {
-    line(`~ ${change.path}`);
-    for (const op of change.patch) line(`    ${op.op} ${op.path}${'value' in op ? ` ${JSON.stringify(op.value)}` : ''}`);
-  }
-  if (!diff.added.length && !diff.removed.length && !diff.changed.length) line('no differences');
+  // The documented shape: paths and patches; the labelled changes are the text form's.
+  if (options.json) return printJson({ added: diff.added, removed: diff.removed, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
+  for (const text of diffLines(diff)) line(text);
 }
 
 export async function gcCommand(config: Config, options: { keep: number; graceMinutes: number }): Promise<void> {

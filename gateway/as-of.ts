@@ -1,0 +1,70 @@
+// What the integration API answered at a past instant, for auditors: the snapshot and state
+// current then (snapshot/state-records.ts), served through the gateway's own routes and resource
+// code with the clock fixed at that instant, so clock-dependent fields (an event's `timing`,
+// GET /events?timing=…) are what a client saw then. No key is checked: the caller (the CLI, the
+// admin API) is the operator, and names the organization itself.
+//
+// Export: `answerAsOf(store, orgId, at, apiPath): Promise<AsOfAnswer>`.
+import { parse as parseQuery } from 'node:querystring';
+import { serializeManifest, type OrganizationState } from '../snapshot/manifest.ts';
+import { listSnapshotIds, type ListableSource, readManifest, readPointer } from '../snapshot/reader.ts';
+import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
+import { SnapshotIntegrityError } from '../snapshot/reader.ts';
+import { ApiError, notFound } from './errors.ts';
+import { EventViews } from './events/views.ts';
+import { OrganizationResources } from './organization-resources.ts';
+import { problemBytes } from './problem.ts';
+import { API_BASE, matchRoute, pathBelowBase } from './routes/api-routes.ts';
+import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts';
+import { manifestView } from './snapshot-cache/manifest-view.ts';
+import { ObjectCache } from './snapshot-cache/object-cache.ts';
+
+export interface AsOfAnswer {
+  /** The HTTP status the gateway answered with; 404 when nothing was published then. */
+  status: number;
+  /** The JSON body: the resource, or its problem+json. */
+  body: unknown;
+  /** The snapshot that was current; null when the organization was suspended or closed, or had nothing published then. */
+  snapshotId: string | null;
+  /** The organization's state then; null when nothing it had published then is still in the store. */
+  state: OrganizationState | null;
+}
+
+/** One answer reads a few objects; bounds for one call, dropped after it. */
+const OBJECT_BYTES = 16 * 1024 * 1024;
+const VIEW_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What GET `apiPath` answered at `at` for organization `orgId`. `apiPath` is below
+ * /api/integration/v1 (`/events?timing=past&page=2`, `/events/{slug}/sessions`); the base may be
+ * included. Expected outcomes (404, 403 ORGANIZATION_SUSPENDED, 400) are answers; a broken or
+ * unreachable store throws.
+ */
+export async function answerAsOf(store: ListableSource, orgId: string, at: Date, apiPath: string): Promise<AsOfAnswer> {
+  const [ids, marks, pointer] = await Promise.all([listSnapshotIds(store, orgId), listStateMarks(store, orgId), readPointer(store, orgId)]);
+  const then = currentAt(at, ids, marks, pointer);
+  const url = new URL(apiPath, 'http://as-of.invalid');
+  const path = pathBelowBase(url.pathname) ?? url.pathname;
+  const answer = (status: number, body: unknown): AsOfAnswer => ({ status, body, snapshotId: then.snapshotId, state: then.state });
+  const problem = (error: ApiError) => answer(error.status, JSON.parse(problemBytes(error, API_BASE + path).toString('utf8')));
+
+  let snapshot: OrganizationSnapshot | undefined;
+  if (then.state === 'active') {
+    const manifest = await readManifest(store, orgId, then.snapshotId);
+    if (!manifest) throw new SnapshotIntegrityError(`snapshot ${then.snapshotId} of organization ${orgId} disappeared while it was read`);
+    snapshot = { state: 'active', manifest: manifestView(manifest, serializeManifest(manifest).hash) };
+  } else if (then.state !== null) snapshot = { state: then.state, manifest: null };
+
+  const objects = new ObjectCache(store, OBJECT_BYTES);
+  const resources = new OrganizationResources({ get: () => snapshot }, objects, new EventViews(objects, VIEW_BYTES));
+  try {
+    const match = matchRoute(path);
+    if (match === undefined) throw notFound();
+    const query = parseQuery(url.search.slice(1));
+    const representation = await match.route.answer({ resources, organizationId: orgId, query, now: at.getTime() }, match.idOrSlug);
+    return answer(200, JSON.parse(representation.bytes.toString('utf8')));
+  } catch (error) {
+    if (error instanceof ApiError) return problem(error);
+    throw error;
+  }
+}
