@@ -1,0 +1,60 @@
+// The builds pages: recent runs with their progress, one run's results per organization, and the
+// forms that start a build of everything or of one organization.
+import type { Router } from 'express';
+import type { BuildRun } from '../../builder/build-runs.ts';
+import type { AdminServices } from '../services.ts';
+import type { Pages } from './pages.ts';
+import { showInstant } from './relative-time.ts';
+
+/** While a run is queued or running, its pages reload themselves this often (no script needed). */
+const REFRESH_SECONDS = 2;
+
+export function runView(run: BuildRun, now: Date) {
+  return {
+    ...run,
+    shortId: run.id.slice(0, 8),
+    queuedAt: showInstant(run.queuedAt, now),
+    startedAt: showInstant(run.startedAt, now),
+    finishedAt: showInstant(run.finishedAt, now),
+  };
+}
+
+const underWay = (run: BuildRun) => run.state !== 'finished';
+
+export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
+  router.get('/builds', async (req, res) => {
+    const runs = services.builds.list();
+    const organizations = await services.organizations();
+    const at = now();
+    pages.show(
+      req,
+      res,
+      'builds.njk',
+      'Builds',
+      { runs: runs.map((run) => runView(run, at)), organizations },
+      { section: 'builds', ...(runs.some(underWay) ? { refreshSeconds: REFRESH_SECONDS } : {}) },
+    );
+  });
+
+  router.post('/builds', async (req, res) => {
+    const organization = typeof req.body?.organization === 'string' ? req.body.organization.trim() : '';
+    const run = await services.builds.start(organization === '' ? [] : [organization]);
+    res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
+  });
+
+  router.get('/builds/:runId', (req, res) => {
+    const run = services.builds.get(req.params.runId);
+    if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs this process keeps.`);
+    pages.show(
+      req,
+      res,
+      'build.njk',
+      `Build run ${run.id.slice(0, 8)}`,
+      { run: runView(run, now()) },
+      {
+        section: 'builds',
+        ...(underWay(run) ? { refreshSeconds: REFRESH_SECONDS } : {}),
+      },
+    );
+  });
+}

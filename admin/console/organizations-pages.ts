@@ -1,0 +1,93 @@
+// The auditors' pages of organizations: the list with each one's current snapshot and last
+// build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
+import type { Router } from 'express';
+import type { FieldChange } from '../../builder/diff.ts';
+import type { AdminServices, OrganizationOverview } from '../services.ts';
+import { diffView, type ResourceChanges } from './diff-view.ts';
+import { historyRows } from './history-view.ts';
+import type { Pages } from './pages.ts';
+import { showInstant } from './relative-time.ts';
+
+interface PatchOperation {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
+/** A changed resource as the diff service gives it: field changes, or (older builders) only a patch. */
+interface ChangedResource {
+  path: string;
+  changes?: readonly FieldChange[];
+  patch?: readonly PatchOperation[];
+}
+
+export function resourceChanges(changed: ChangedResource): ResourceChanges {
+  if (changed.changes) return { path: changed.path, changes: changed.changes };
+  const kinds: Record<string, FieldChange['kind']> = { add: 'added', remove: 'removed', replace: 'changed', move: 'moved' };
+  const changes = (changed.patch ?? []).map(
+    (op): FieldChange => ({ kind: kinds[op.op] ?? 'changed', pointer: op.path, label: op.path, ...('value' in op ? { after: op.value } : {}) }),
+  );
+  return { path: changed.path, changes };
+}
+
+export function organizationPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
+  /** The organization's overview row (for its name); the lookup names an unknown one as a 404. */
+  const overview = async (name: string): Promise<OrganizationOverview> => {
+    const { id } = await services.organization(name);
+    const found = (await services.organizations()).find((org) => org.id === id);
+    if (!found) throw new Error(`organization ${id} was found but is not listed`);
+    return found;
+  };
+
+  router.get('/', (req, res) => res.redirect(302, `${req.baseUrl}/organizations`));
+
+  router.get('/organizations', async (req, res) => {
+    const at = now();
+    const organizations = (await services.organizations()).map((org) => ({
+      ...org,
+      publishedAt: showInstant(org.publishedAt, at),
+      lastBuild: org.lastBuild ? { ...org.lastBuild, finishedAt: showInstant(org.lastBuild.finishedAt, at) } : null,
+    }));
+    pages.show(req, res, 'organizations.njk', 'Organizations', { organizations }, { section: 'organizations' });
+  });
+
+  router.get('/organizations/:organization/history', async (req, res) => {
+    const organization = await overview(req.params.organization);
+    const at = now();
+    const { rows, currentId } = historyRows(await services.history(organization.id), at);
+    pages.show(
+      req,
+      res,
+      'history.njk',
+      `History of ${organization.name}`,
+      { organization, entries: rows, currentId, defaultInstant: at.toISOString() },
+      { section: 'organizations' },
+    );
+  });
+
+  router.get('/organizations/:organization/keys', (req, res) => res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`));
+
+  router.get('/organizations/:organization/diff', async (req, res) => {
+    const organization = await overview(req.params.organization);
+    const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
+    const diff = await services.diff(organization.id, from, to);
+    const view = diffView({ added: diff.added, removed: diff.removed, changed: (diff.changed as readonly ChangedResource[]).map(resourceChanges) });
+    pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
+  });
+
+  router.get('/as-of', async (req, res) => {
+    const values = { organization: queryText(req.query.organization), at: queryText(req.query.at), path: queryText(req.query.path) || '/organization' };
+    const organizations = await services.organizations();
+    const show = (context: Record<string, unknown>, status = 200) =>
+      pages.show(req, res, 'as-of.njk', 'As of an instant', { organizations, values, ...context }, { section: 'as-of', status });
+    if (values.organization === '' || values.at === '') return show({});
+    if (!services.asOf) return show({ error: 'the as-of view is not available in this version' }, 501);
+    if (Number.isNaN(Date.parse(values.at))) return show({ error: `${values.at} is not an ISO 8601 instant` }, 400);
+    const answer = await services.asOf(values.organization, values.at, values.path);
+    show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2) } });
+  });
+}
+
+function queryText(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}

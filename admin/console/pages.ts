@@ -1,0 +1,62 @@
+// How a console page is answered: its template rendered inside the layout with what every page
+// needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
+import type { NextFunction, Request, Response } from 'express';
+import { OperatorError } from '../../snapshot/errors.ts';
+import type { Log } from '../../snapshot/log.ts';
+import { AdminError } from '../errors.ts';
+import type { FormGuard } from './form-guard.ts';
+import type { Views } from './views.ts';
+
+export type Section = 'builds' | 'organizations' | 'keys' | 'as-of';
+
+export interface PageOptions {
+  section?: Section;
+  status?: number;
+  /** Seconds after which the page reloads itself; only while something on it is under way. */
+  refreshSeconds?: number;
+}
+
+export interface Pages {
+  show(req: Request, res: Response, template: string, title: string, context: Record<string, unknown>, options?: PageOptions): void;
+  /** An error page with the status it calls for. */
+  error(req: Request, res: Response, status: number, heading: string, message: string): void;
+  /** The last handler of the console: an expected refusal as its page, anything else as a 500 logged. */
+  errorHandler(): (error: unknown, req: Request, res: Response, next: NextFunction) => void;
+  guard: FormGuard;
+}
+
+export function createPages({ views, stylesheet, guard, log, now }: { views: Views; stylesheet: string; guard: FormGuard; log?: Log; now: () => Date }): Pages {
+  const show: Pages['show'] = (req, res, template, title, context, options = {}) => {
+    const html = views.render(template, {
+      ...context,
+      title,
+      base: req.baseUrl,
+      stylesheet,
+      section: options.section,
+      refreshSeconds: options.refreshSeconds,
+      csrfToken: guard.tokenFor(req),
+      renderedAt: now().toISOString(),
+    });
+    res
+      .status(options.status ?? 200)
+      .type('html')
+      .send(html);
+  };
+  const error: Pages['error'] = (req, res, status, heading, message) => show(req, res, 'error.njk', heading, { heading, message }, { status });
+  return {
+    show,
+    error,
+    guard,
+    errorHandler: () =>
+      function consoleErrors(failure, req, res, next) {
+        if (res.headersSent) return next(failure);
+        if (failure instanceof AdminError) return error(req, res, failure.status, failure.title, failure.detail);
+        if (failure instanceof OperatorError) return error(req, res, 400, 'Not done', failure.message);
+        // A form the body parser refused (too large, malformed): the request's fault, not the console's.
+        const status = (failure as { status?: unknown }).status;
+        if (typeof status === 'number' && status >= 400 && status < 500) return error(req, res, status, 'Bad request', 'The form could not be read.');
+        log?.error('console page failed', { path: req.path, err: failure });
+        error(req, res, 500, 'Something went wrong', 'The console could not answer this page; the process log has the details.');
+      },
+  };
+}

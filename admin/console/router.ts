@@ -1,0 +1,54 @@
+// The operators' and auditors' console (docs/design.md "Admin API and console"): HTML pages over
+// AdminServices, mounted by the admin app behind its token check. Templates are compiled when the
+// router is made, so a broken template stops start-up; every page is uncached, unframed and
+// script-free; every form POST must be the console's own (form-guard.ts) and answers with a 303.
+import express, { type Router } from 'express';
+import type { Log } from '../../snapshot/log.ts';
+import type { AdminServices } from '../services.ts';
+import { buildPages } from './builds-pages.ts';
+import { createFormGuard } from './form-guard.ts';
+import { keyPages } from './keys-pages.ts';
+import { organizationPages } from './organizations-pages.ts';
+import { createPages } from './pages.ts';
+import { consoleSecurityHeaders } from './security-headers.ts';
+import { loadStylesheet } from './stylesheet.ts';
+import { createViews } from './views.ts';
+
+export interface ConsoleOptions {
+  /** Where failures that are not the operator's are logged. */
+  log?: Log;
+  /** The clock pages humanize instants against (tests fix it). */
+  now?: () => Date;
+  /** Secret of the forms' CSRF tokens; random per process by default. */
+  formSecret?: Buffer;
+  /** The templates folder; the package's templates/ by default. */
+  templates?: string;
+}
+
+export function consoleRouter(services: AdminServices, options: ConsoleOptions = {}): Router {
+  const now = options.now ?? (() => new Date());
+  const views = createViews(options.templates);
+  const stylesheet = loadStylesheet();
+  const guard = createFormGuard(options.formSecret);
+  const pages = createPages({ views, stylesheet: stylesheet.path, guard, now, ...(options.log ? { log: options.log } : {}) });
+
+  const router = express.Router();
+  router.use(consoleSecurityHeaders());
+  router.get(stylesheet.path, (_req, res) => {
+    // The name holds the content's hash: a new stylesheet is a new name, so this one never changes.
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type('css').send(stylesheet.body);
+  });
+  router.use(express.urlencoded({ extended: false, limit: '32kb' }));
+  router.post('/{*anything}', function ownFormsOnly(req, res, next) {
+    const refusal = guard.refusal(req);
+    if (refusal === undefined) return next();
+    pages.error(req, res, 403, 'Form refused', `Nothing was changed: ${refusal}.`);
+  });
+  buildPages(router, { services, pages, now });
+  organizationPages(router, { services, pages, now });
+  keyPages(router, { services, pages, now });
+  router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
+  router.use(pages.errorHandler());
+  return router;
+}

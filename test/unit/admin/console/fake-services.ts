@@ -1,0 +1,91 @@
+// A small AdminServices in memory for the console's in-process tests: two organizations (one
+// with a name that is markup), build runs that finish when told, keys, a history and a diff.
+import { BuildRuns } from '../../../../builder/build-runs.ts';
+import { describeChanges } from '../../../../builder/diff.ts';
+import type { AdminServices, OrganizationOverview } from '../../../../admin/services.ts';
+import { AdminError } from '../../../../admin/errors.ts';
+
+export const HOSTILE_NAME = '<script>alert(1)</script> & Co';
+
+export const ORGS: OrganizationOverview[] = [
+  {
+    id: '00000000-0000-4000-8000-000000000001',
+    slug: 'nordic-dev',
+    name: 'Nordic Developer Community',
+    state: 'active',
+    snapshotId: 'snap-2',
+    publishedAt: '2026-11-22T09:57:00.000Z',
+    lastBuild: null,
+  },
+  { id: '00000000-0000-4000-8000-000000000002', slug: 'hostile', name: HOSTILE_NAME, state: 'suspended', snapshotId: null, publishedAt: null, lastBuild: null },
+];
+
+const TEAM_BEFORE = [
+  { id: 'a', fullName: 'Ada', title: 'Chair' },
+  { id: 'b', fullName: 'Bo', title: 'Host' },
+  { id: 'c', fullName: 'Cy', title: 'Treasurer' },
+];
+const TEAM_AFTER = [
+  { id: 'c', fullName: 'Cy', title: 'Treasurer' },
+  { id: 'a', fullName: 'Ada', title: 'Chair' },
+];
+
+type Key = Awaited<ReturnType<AdminServices['keys']['list']>>[number];
+
+export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[] } {
+  const runs = new BuildRuns();
+  const keyList: Key[] = [];
+  const organization = async (idOrSlug: string) => {
+    const found = ORGS.find((org) => org.id === idOrSlug || org.slug === idOrSlug);
+    if (!found) throw new AdminError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
+    return { id: found.id, slug: found.slug, status: found.state };
+  };
+  const findKey = (id: string) => {
+    const key = keyList.find((candidate) => candidate.id === id);
+    if (!key) throw new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `no key has the id ${id}`);
+    return key;
+  };
+  let counter = 0;
+  const mint = async (organizationId: string, origins: readonly string[], label: string | null) => {
+    if (origins.some((origin) => !origin.startsWith('https://'))) throw new AdminError(400, 'BAD_REQUEST', 'Bad request', `origin ${origins[0]} is not an https origin`);
+    counter++;
+    const key = { id: `key_${counter}`, organizationId, label, origins: [...origins], createdAt: '2026-11-22T09:00:00.000Z', revokedAt: null } as unknown as Key;
+    keyList.push(key);
+    return { ...key, key: `mqk_secret${counter}` } as Awaited<ReturnType<AdminServices['keys']['create']>>;
+  };
+  return {
+    runs,
+    keyList,
+    organization,
+    organizations: async () => ORGS,
+    builds: {
+      list: () => runs.list(),
+      get: (id) => runs.get(id),
+      start: async (names = []) => {
+        const ids = await Promise.all(names.map(async (name) => (await organization(name)).id));
+        return runs.queued('manual', ids.length ? ids : ORGS.map((org) => org.id));
+      },
+    },
+    keys: {
+      list: async (name) => keyList.filter((key) => name === undefined || key.organizationId === name),
+      create: async (request) => mint((await organization(request.organization)).id, request.origins ?? [], request.label ?? null),
+      update: async (id, changes) => Object.assign(findKey(id), { ...(changes.origins ? { origins: [...changes.origins] } : {}), label: changes.label ?? null }),
+      revoke: async (id) => Object.assign(findKey(id), { revokedAt: '2026-11-22T09:59:00.000Z' }),
+      roll: async (id) => {
+        const old = findKey(id);
+        return mint(old.organizationId, old.origins, old.label);
+      },
+    },
+    history: async () =>
+      [
+        { snapshotId: 'snap-2', publishedAt: '2026-11-22T09:57:00.000Z', trigger: 'change', resources: 9, current: true },
+        { snapshotId: 'snap-1', publishedAt: '2026-11-22T08:00:00.000Z', trigger: 'start', resources: 9, current: false },
+      ] as Awaited<ReturnType<AdminServices['history']>>,
+    diff: async () =>
+      ({
+        added: ['/events/new'],
+        removed: [],
+        changed: [{ path: '/team', patch: [], changes: describeChanges(TEAM_BEFORE, TEAM_AFTER, 'team') }],
+      }) as Awaited<ReturnType<AdminServices['diff']>>,
+  };
+}
