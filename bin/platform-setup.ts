@@ -2,13 +2,13 @@
 // (`serve` holds no database; `builder` expects a migrated one.)
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
-import type { SqlClient } from '../builder/platform/sql.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './services.ts';
+import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
 
 export async function openStartDatabase(config: Config, log: Log): Promise<SqlClient> {
-  const db = await openDatabase(config);
+  // Served on a loopback port while start holds it, so every other command works beside it.
+  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, serve: true });
   const migration = await migrate(db);
   if (migration.applied.length > 0) {
     log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });

@@ -21,4 +21,9 @@ export function registerPlatformCommands(program: Command, config: () => Config)
     .description('load data')
     .option('--sample', 'the sample dataset')
     .action(async (options: { sample?: boolean }) => (await commands()).dbSeedCommand(config(), options));
+  db.command('sql')
+    .description('run one SQL statement on the platform database (beside a running start too) and print the rows it returns')
+    .argument('<statement>', 'e.g. "UPDATE team_members SET show_on_website = false WHERE full_name = \'…\'"')
+    .option('--json', 'print the rows as JSON')
+    .action(async (statement: string, options: { json?: boolean }) => (await commands()).dbSqlCommand(config(), statement, options));
 }

@@ -65,3 +65,16 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
     );
   });
 }
+
+/** For the demo and for operators of the embedded database, which has no other client: the rows, or how many changed. */
+export async function dbSqlCommand(config: Config, statement: string, options: { json?: boolean }): Promise<void> {
+  const rows = await withDatabase(config, (db) => db.query<Record<string, unknown>>(statement));
+  if (options.json) return printJson(rows);
+  for (const row of rows)
+    line(
+      Object.entries(row)
+        .map(([column, value]) => `${column}=${value === null ? 'null' : String(value)}`)
+        .join('  '),
+    );
+  line(rows.length === 0 ? 'done; the statement returned no rows' : `${rows.length} rows`);
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { OperatorError } from '../../snapshot/errors.ts';
 import { acquireLockFile, LockFileBusyError } from '../../snapshot/files.ts';
 
-class EmbeddedDatabaseBusyError extends OperatorError {
+export class EmbeddedDatabaseBusyError extends OperatorError {
   override name = 'EmbeddedDatabaseBusyError';
 }
 

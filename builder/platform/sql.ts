@@ -1,13 +1,15 @@
 // The one door to the platform database: a small SQL client with two backends, PostgreSQL
 // (DATABASE_URL, production) and PGlite (embedded default under MARQUEE_HOME), docs/design.md
 // "Process model and configuration". Everything else in builder/platform talks to SqlClient only.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
 import { OperatorError } from '../../snapshot/errors.ts';
 import { DEFAULT_PLATFORM_SCHEMA } from '../defaults.ts';
-import { lockEmbeddedDatabase } from './embedded-lock.ts';
+import { writeFileAtomically } from '../../snapshot/files.ts';
+import { EmbeddedDatabaseBusyError, lockEmbeddedDatabase } from './embedded-lock.ts';
+import { type EmbeddedServer, SessionTurns, serveEmbedded } from './embedded-server.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
 export interface SqlQueries {
@@ -57,19 +59,66 @@ export interface PlatformDatabaseOptions {
   home: string;
   /** PLATFORM_SCHEMA. */
   schema?: string | undefined;
+  /**
+   * The embedded database only (start): also serve it on a loopback PostgreSQL port, so that other
+   * commands can use it while this process holds it (embedded-server.ts).
+   */
+  serve?: boolean;
 }
 
-/** PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (docs/design.md). */
+/** Where a served embedded database can be reached, next to its lock file; read by other commands. */
+const SERVED_FILE = 'served.json';
+interface ServedDatabase {
+  url: string;
+  pid: number;
+  schema: string;
+}
+
+/**
+ * PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (docs/design.md). When
+ * another process (start) holds the embedded database and serves it, the connection goes through
+ * that process's loopback port instead.
+ */
 export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
   const schema = options.schema ?? DEFAULT_PLATFORM_SCHEMA;
   if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema });
   const dataDir = path.join(options.home, 'platform');
-  await mkdir(dataDir, { recursive: true });
-  return openPglite(dataDir, { schema });
+  try {
+    await mkdir(dataDir, { recursive: true });
+  } catch (error) {
+    throw new PlatformDatabaseError(`cannot create the embedded database directory ${dataDir} (MARQUEE_HOME=${options.home}): ${reason(error)}`, { cause: error });
+  }
+  try {
+    return await openPglite(dataDir, { schema, serve: options.serve === true });
+  } catch (error) {
+    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
+    const served = await servedBy(dataDir);
+    if (!served) throw error;
+    if (served.schema !== schema) {
+      throw new PlatformDatabaseError(`the embedded database ${dataDir} is served by process ${served.pid} with PLATFORM_SCHEMA=${served.schema}, not ${schema}`);
+    }
+    const client = await openPostgres(served.url, { schema });
+    return { ...client, description: `PGlite ${dataDir} (through process ${served.pid}, ${describePostgresTarget(served.url)})` };
+  }
+}
+
+/** The advertisement of a process serving `dataDir`, when that process is alive. */
+async function servedBy(dataDir: string): Promise<ServedDatabase | undefined> {
+  const text = await readFile(path.join(dataDir, SERVED_FILE), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const served = JSON.parse(text) as ServedDatabase;
+  try {
+    process.kill(served.pid, 0);
+    return served;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface OpenOptions {
   schema?: string;
+  /** PGlite in a directory: serve it on a loopback port while open (openPlatformDatabase). */
+  serve?: boolean;
 }
 
 const POOL_SIZE = 4;
@@ -299,6 +348,24 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
     await unlock();
     throw new PlatformDatabaseError(`cannot open the embedded PGlite database ${where}: ${reason(error)}`, { cause: error });
   }
+  // Every statement of this process takes its turn on the one session (embedded-server.ts).
+  const turns = new SessionTurns(db);
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  let served: EmbeddedServer | undefined;
+  if (options.serve && dataDir !== undefined) {
+    try {
+      served = await serveEmbedded(db, turns, (channel, payload) => {
+        for (const listener of listeners.get(channel) ?? []) listener(payload);
+      });
+      const advert: ServedDatabase = { url: served.url, pid: process.pid, schema };
+      await writeFileAtomically(path.join(dataDir, SERVED_FILE), JSON.stringify(advert), { fsync: false, mode: 0o600 });
+    } catch (error) {
+      await served?.close();
+      await db.close();
+      await unlock();
+      throw new PlatformDatabaseError(`cannot serve the embedded PGlite database ${where} on a loopback port: ${reason(error)}`, { cause: error });
+    }
+  }
   const queries = (target: PGlite | Transaction): SqlQueries => ({
     async query<T>(text: string, params?: unknown[]) {
       return (await target.query<T>(text, params)).rows;
@@ -311,24 +378,41 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
   return {
     description: `PGlite ${where}`,
     schema,
-    query: queries(db).query,
-    async exec(script: string) {
-      try {
-        await db.exec(script);
-      } catch (error) {
-        // Same rule as PostgreSQL: a failed script leaves no transaction open behind it.
-        await db.exec('ROLLBACK').catch(() => {});
-        throw error;
-      }
-    },
+    query: (text, params) => turns.ownTurn(() => queries(db).query(text, params)),
+    exec: (script: string) =>
+      turns.ownTurn(async () => {
+        try {
+          await db.exec(script);
+        } catch (error) {
+          // Same rule as PostgreSQL: a failed script leaves no transaction open behind it.
+          await db.exec('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      }),
     transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
-      return db.transaction(async (tx) => {
-        if (transactionOptions.readOnly) await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-        return work(queries(tx));
-      });
+      return turns.ownTurn(() =>
+        db.transaction(async (tx) => {
+          if (transactionOptions.readOnly) await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+          return work(queries(tx));
+        }),
+      );
     },
-    listen: (channel, onPayload) => db.listen(channel, onPayload).then((unlisten) => () => unlisten()),
+    async listen(channel, onPayload) {
+      // Statements of this process notify through PGlite's own listeners, statements sent to the
+      // served port through `listeners`.
+      const unlisten = await turns.ownTurn(() => db.listen(channel, onPayload));
+      const forChannel = listeners.get(channel) ?? new Set();
+      listeners.set(channel, forChannel.add(onPayload));
+      return async () => {
+        forChannel.delete(onPayload);
+        await turns.ownTurn(() => unlisten());
+      };
+    },
     close: async () => {
+      if (served && dataDir !== undefined) {
+        await rm(path.join(dataDir, SERVED_FILE), { force: true });
+        await served.close();
+      }
       await db.close();
       await unlock();
     },

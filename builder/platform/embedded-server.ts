@@ -1,0 +1,116 @@
+// The embedded PGlite database of `start`, served on a loopback PostgreSQL port while start holds
+// it, so that the CLI (and psql) work beside the running demo: PGlite is one session in one
+// process, and without this every other command met "embedded database in use".
+//
+// PGlite has ONE session, shared by start's own queries and every client of the port. Two rules
+// keep them from mixing:
+// - turns: start's statements and transactions, and each client's messages, run one at a time
+//   (the gate below), and start never runs while a client's transaction is open, nor a client's
+//   message inside start's transaction. Clients among themselves are kept apart the same way by
+//   the socket server's own queue.
+// - notifications: PGlite hands NOTIFY to its in-process listeners only for statements it ran
+//   through its own query API; a statement sent through the port answers with a raw byte stream,
+//   so the server reads NotificationResponse messages out of that stream and passes them on.
+//   That is what turns a change made with the CLI into a change-triggered build.
+import type { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/** Clients of the port at once (the CLI opens a pool of up to 4). */
+const MAX_CLIENTS = 16;
+/** How often start looks again whether a client's transaction has ended. */
+const TRANSACTION_POLL_MS = 5;
+
+export type NotificationHandler = (channel: string, payload: string) => void;
+
+/** One turn at a time on PGlite's single session. */
+export class SessionTurns {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: PGlite) {}
+
+  /**
+   * For start's own work: its turn, at a moment when no client's transaction is open. The turn is
+   * given back while it waits, or the client could never send the COMMIT that ends its transaction.
+   */
+  async ownTurn<T>(work: () => Promise<T>): Promise<T> {
+    for (;;) {
+      const outcome = await this.take(async () => (this.db.isInTransaction() ? undefined : { value: await work() }));
+      if (outcome) return outcome.value;
+      await new Promise((resolve) => setTimeout(resolve, TRANSACTION_POLL_MS));
+    }
+  }
+
+  /** For one message of a client: its transaction may be open, start's may not (start holds its turn throughout). */
+  clientTurn<T>(work: () => Promise<T>): Promise<T> {
+    return this.take(work);
+  }
+
+  private take<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.tail.then(work);
+    this.tail = turn.catch(() => undefined);
+    return turn;
+  }
+}
+
+export interface EmbeddedServer {
+  /** postgres://postgres@127.0.0.1:PORT/postgres */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serveEmbedded(db: PGlite, turns: SessionTurns, onNotification: NotificationHandler): Promise<EmbeddedServer> {
+  // The socket server sees PGlite through this view: the same database, but every message takes
+  // its turn, and notifications in the answers are passed on.
+  const view = new Proxy(db, {
+    get(target, property) {
+      if (property === 'runExclusive') return <T>(work: () => Promise<T>) => turns.clientTurn(() => target.runExclusive(work));
+      if (property === 'execProtocolRawStream') {
+        return (message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }) => {
+          const reader = new NotificationReader(onNotification);
+          return target.execProtocolRawStream(message, {
+            ...options,
+            onRawData: (data: Uint8Array) => {
+              reader.read(data);
+              options.onRawData(data);
+            },
+          });
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const server = new PGLiteSocketServer({ db: view, host: '127.0.0.1', port: 0, maxConnections: MAX_CLIENTS });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, close: () => server.stop() };
+}
+
+/**
+ * Finds NotificationResponse messages ('A': int32 length, int32 pid, channel\0, payload\0) in a
+ * stream of backend messages that may arrive in pieces.
+ */
+class NotificationReader {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onNotification: NotificationHandler) {}
+
+  read(data: Uint8Array): void {
+    this.pending = this.pending.length === 0 ? Buffer.from(data) : Buffer.concat([this.pending, data]);
+    let offset = 0;
+    while (this.pending.length - offset >= 5) {
+      const length = this.pending.readInt32BE(offset + 1);
+      if (this.pending.length - offset < 1 + length) break;
+      if (this.pending[offset] === 0x41) {
+        const body = this.pending.subarray(offset + 9, offset + 1 + length);
+        const channelEnd = body.indexOf(0);
+        const payloadEnd = body.indexOf(0, channelEnd + 1);
+        if (channelEnd >= 0 && payloadEnd >= 0) {
+          this.onNotification(body.subarray(0, channelEnd).toString('utf8'), body.subarray(channelEnd + 1, payloadEnd).toString('utf8'));
+        }
+      }
+      offset += 1 + length;
+    }
+    this.pending = this.pending.subarray(offset);
+  }
+}
