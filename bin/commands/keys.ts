@@ -1,28 +1,93 @@
-// The key commands of docs/design.md's command table; what they do is gateway/keys/key-admin.ts.
-import { createKey, listKeys, revokeKey } from '../../gateway/keys/key-admin.ts';
+// The key commands of docs/design.md's command table; what they do is gateway/keys/key-admin.ts,
+// which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
+import { text } from 'node:stream/consumers';
+import type { SqlClient } from '../../builder/platform/sql.ts';
+import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../gateway/keys/key-admin.ts';
+import { parseDuration, parseExpiry } from '../../gateway/keys/key-times.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { organizationId, organizationNamed, withDatabase, withKeyStore } from '../services.ts';
 
-export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; json?: boolean }): Promise<void> {
+export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
+  // Parsed before anything is opened: a typo costs nothing.
+  const expiresAt = options.expires === undefined ? null : parseExpiry(options.expires, new Date());
   const org = await withDatabase(config, (db) => organizationNamed(db, options.org));
-  const created = await withKeyStore(config, (keys) => createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null }));
+  const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
+  const created = await withKeyStore(config, (keys) => createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt }, known));
   if (options.json) return printJson(created);
-  line(`key ${created.id} for ${org.slug} (${org.id})`);
-  line(`origins: ${created.origins.length ? created.origins.join(' ') : '(none: server-side use only)'}`);
+  line(`key ${created.id} (${created.prefix}…) for ${org.slug} (${org.id})`);
+  line(`origins: ${originsText(created)}`);
+  if (created.expiresAt !== null) line(`expires: ${created.expiresAt}`);
   line(`secret (shown once, store it now): ${created.key}`);
 }
 
-export async function keysRevokeCommand(config: Config, id: string): Promise<void> {
-  await withKeyStore(config, (keys) => revokeKey(keys, id));
+export async function keysUpdateCommand(config: Config, id: string, options: { origin: string[]; origins: boolean; label?: string; json?: boolean }): Promise<void> {
+  if (!options.origins && options.origin.length > 0) throw new KeyCommandError('--no-origins and --origin contradict each other: give one or the other');
+  const origins = !options.origins ? [] : options.origin.length > 0 ? options.origin : undefined;
+  const changes = { ...(origins !== undefined ? { origins } : {}), ...(options.label !== undefined ? { label: options.label } : {}) };
+  if (Object.keys(changes).length === 0) throw new KeyCommandError(`nothing to change for key ${id}: give --origin, --no-origins or --label`);
+  const updated = await withKeyStore(config, (keys) => updateKey(keys, id, changes, databaseSlugs(config)));
+  if (options.json) return printJson(updated);
+  line(`key ${updated.id} updated; from the next request on:`);
+  line(`origins: ${originsText(updated)}`);
+  line(`label: ${updated.label ?? '(none)'}`);
+}
+
+export async function keysRollCommand(config: Config, id: string, options: { grace: string; json?: boolean }): Promise<void> {
+  const graceMs = parseDuration(options.grace, '--grace');
+  const { replacement, replaced } = await withKeyStore(config, (keys) => rollKey(keys, id, { graceMs }, databaseSlugs(config)));
+  if (options.json) return printJson(replacement);
+  line(`key ${replacement.id} (${replacement.prefix}…) replaces ${replaced.id} for ${replacement.organizationSlug ?? replacement.organizationId}`);
+  line(`${replaced.id} is refused from ${replaced.revokedAt}: switch your clients to the new key before then`);
+  line(`origins: ${originsText(replacement)}`);
+  line(`secret (shown once, store it now): ${replacement.key}`);
+}
+
+export async function keysRevokeCommand(config: Config, id: string, options: { json?: boolean } = {}): Promise<void> {
+  const revoked = await withKeyStore(config, (keys) => revokeKey(keys, id, databaseSlugs(config)));
+  if (options.json) return printJson(revoked);
   line(`key ${id} revoked; refused from the next request on`);
 }
 
 export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
   const orgId = options.org ? await organizationId(config, options.org) : undefined;
-  const keys = await withKeyStore(config, (store) => listKeys(store, orgId));
+  const keys = await withKeyStore(config, (store) => listKeys(store, orgId === undefined ? {} : { organizationId: orgId }, databaseSlugs(config)));
   if (options.json) return printJson(keys);
-  for (const key of keys) {
-    line(`${key.id}  ${key.organizationId}  ${key.revokedAt ? `revoked ${key.revokedAt}` : 'active'}  ${key.label ?? ''}  ${key.origins.join(' ')}`);
-  }
+  const now = Date.now();
+  for (const key of keys) line(keyLine(key, now));
+}
+
+/** `--secret -` reads the secret from standard input, so that it stays out of shell history and `ps`. */
+export async function keysFindCommand(config: Config, options: { secret: string; json?: boolean }): Promise<void> {
+  const secret = options.secret === '-' ? await text(process.stdin) : options.secret;
+  const found = await withKeyStore(config, (keys) => findKeyBySecret(keys, secret, databaseSlugs(config)));
+  if (found === undefined) throw new KeyCommandError('no key matches that secret');
+  if (options.json) return printJson(found);
+  line(keyLine(found, Date.now()));
+}
+
+/** The organizations' slugs from the platform database, opened only when there is a key to show. */
+function databaseSlugs(config: Config): OrganizationSlugs {
+  return async (ids) => (ids.length === 0 ? new Map() : withDatabase(config, (db) => slugsOf(db, ids)));
+}
+
+async function slugsOf(db: SqlClient, ids: string[]): Promise<Map<string, string>> {
+  // Compared as text: a key's organization id is whatever was stored, not necessarily a valid uuid.
+  const rows = await db.query<{ id: string; slug: string }>('SELECT id::text AS id, slug FROM organizations WHERE id::text = ANY($1::text[])', [ids]);
+  return new Map(rows.map((row) => [row.id, row.slug]));
+}
+
+function keyLine(key: KeyView, now: number): string {
+  const used = key.lastUsedAt ? `used ${key.lastUsedAt}` : 'never used';
+  return [key.id, key.organizationSlug ?? key.organizationId, key.prefix ? `${key.prefix}…` : '-', standingText(key, now), used, key.label ?? '', originsText(key)].join('  ');
+}
+
+function standingText(key: KeyView, now: number): string {
+  if (key.revokedAt !== null) return Date.parse(key.revokedAt) <= now ? `revoked ${key.revokedAt}` : `revoked from ${key.revokedAt}`;
+  if (key.expiresAt !== null) return Date.parse(key.expiresAt) <= now ? `expired ${key.expiresAt}` : `expires ${key.expiresAt}`;
+  return 'active';
+}
+
+function originsText(key: KeyView): string {
+  return key.origins.length ? key.origins.join(' ') : '(no origins: server-side use only)';
 }

@@ -11,6 +11,7 @@ import { after, type Awaitable } from '../awaitable.ts';
 import { type ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited, serviceUnavailable } from '../errors.ts';
 import { ParsedKeys } from '../keys/parsed-keys.ts';
 import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
+import { standingAt } from '../keys/key-validity.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { credentialOf } from './credentials.ts';
 import { EmbeddedKeyVerdicts, type KeyVerdicts, type UsableVerdict } from './key-verdicts.ts';
@@ -30,6 +31,13 @@ interface CommonAccessOptions {
   clock: Clock;
   /** From the organization's pointer; undefined while it has no snapshot yet (the routes decide). */
   organizationState: (organizationId: string) => Awaitable<OrganizationState | undefined>;
+  /** Told of every accepted request's key (a Map set, no I/O): keys' last use (access/key-uses.ts). */
+  uses?: KeyUses;
+}
+
+/** Where accepted requests' keys are noted; `note` must be cheap and never throw. */
+export interface KeyUses {
+  note(keyId: string, nowMs: number): void;
 }
 
 /**
@@ -56,13 +64,15 @@ export interface AccessControl {
 }
 
 const MALFORMED = 'The API key is malformed.';
-// One message for unknown and revoked: a client learns nothing about which keys ever existed.
+// One message for unknown, revoked and expired: a client learns nothing about which keys ever
+// existed, and the spec's 401 row covers every key that is not (or no longer) valid.
 const UNKNOWN = 'The API key is not recognised or has been revoked.';
 const TOO_MANY_FAILURES = 'Too many requests with an invalid API key from this address; fix the key, then try again.';
 const UNCHECKABLE = 'The API key cannot be checked at the moment; try again shortly.';
 
 /**
- * The key (docs/api.md §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked or ambiguous;
+ * The key (docs/api.md §5): 401 API_KEY_INVALID when missing, malformed, unknown, revoked (its
+ * revocation instant has come), expired or ambiguous;
  * 403 ORGANIZATION_SUSPENDED for a suspended or closed organization (§5.5). Then the browser
  * origin against the key's allowed list (§5.7, 403 API_KEY_ORIGIN_NOT_ALLOWED), then requests
  * per key (§8: 600 a minute) with the IETF httpapi RateLimit headers on every response that gets
@@ -81,7 +91,7 @@ const UNCHECKABLE = 'The API key cannot be checked at the moment; try again shor
  * be invalid, and a well-formed key is always looked up: only its record can tell.
  */
 export function accessControl(options: AccessOptions): AccessControl {
-  const { failures, clock, organizationState } = options;
+  const { failures, clock, organizationState, uses } = options;
   const verdicts = 'verdicts' in options ? options.verdicts : new EmbeddedKeyVerdicts(options.keys, options.limiter);
   const parsedKeys = new ParsedKeys();
   const matchers = new OriginMatcherCache();
@@ -110,6 +120,7 @@ export function accessControl(options: AccessOptions): AccessControl {
       return after(verdicts.settle(verdict, now), (decision) => {
         const rateLimitHeaders = ['RateLimit-Policy', policy, 'RateLimit', `"default";r=${decision.remaining};t=${decision.resetSeconds}`];
         if (!decision.allowed) throw rateLimited(decision.resetSeconds, { 'RateLimit-Policy': policy, RateLimit: rateLimitHeaders[3]! });
+        uses?.note(key.id, now);
         return { key, rateLimitHeaders };
       });
     });
@@ -126,7 +137,7 @@ export function accessControl(options: AccessOptions): AccessControl {
       return after(verdicts.verdict(parsed.secretHash, now), (verdict) => {
         // Not an invalid credential: the key may well be valid, so neither 401 nor a count against the address.
         if (verdict.retryAfterSeconds !== undefined) throw serviceUnavailable(verdict.retryAfterSeconds, UNCHECKABLE);
-        if (verdict.record === undefined || verdict.record.revokedAt !== null) return refuse(req, UNKNOWN);
+        if (verdict.record === undefined || standingAt(verdict.record, now) !== 'usable') return refuse(req, UNKNOWN);
         return admit(req, verdict as UsableVerdict, now);
       });
     },

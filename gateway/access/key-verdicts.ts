@@ -7,11 +7,11 @@ import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';
 
 export interface KeyVerdict {
-  /** The key's record, revoked or not; undefined for a key the store does not know, or could not be asked about. */
+  /** The key's record, revoked or expired or not; undefined for a key the store does not know, or could not be asked about. */
   readonly record: KeyRecord | undefined;
   /**
-   * The request's count, when the verdict counted it together with the lookup (only for an
-   * unrevoked key); otherwise `settle` counts it.
+   * The request's count, when the verdict counted it together with the lookup (only for a key
+   * usable at that instant: key-validity.ts); otherwise `settle` counts it.
    */
   readonly rate?: RateDecision;
   /** Where the verdict counted the request, for `release` (the backend's own token). */
@@ -20,7 +20,7 @@ export interface KeyVerdict {
   readonly retryAfterSeconds?: number;
 }
 
-/** A verdict on a key that exists and is not revoked. */
+/** A verdict on a key that exists and is usable at the request's instant (neither revoked nor expired then). */
 export type UsableVerdict = KeyVerdict & { readonly record: KeyRecord };
 
 /**

@@ -2,9 +2,11 @@
 // them while the store cannot be reached (access/redis-key-verdicts.ts). Used only then: while the
 // store answers, every request asks it, so revocations and origin edits apply from the next
 // request on. Bounded in entries (least recently used forgotten first) and in age: a key not
-// confirmed within `maxAgeMs` may have been revoked since, and is not vouched for. A revoked
-// key is remembered as revoked whatever its age, since revocation is final.
+// confirmed within `maxAgeMs` may have been revoked since, and is not vouched for. A key revoked
+// or expired by then (key-validity.ts: a scheduled revocation counts once its instant has come)
+// is remembered as such whatever its age, since both are final.
 import type { KeyRecord } from '../keys/key-store.ts';
+import { standingAt } from '../keys/key-validity.ts';
 import { LruCache } from '../snapshot-cache/lru.ts';
 
 export interface RecentVerdictsOptions {
@@ -45,11 +47,11 @@ export class RecentVerdicts {
     this.seen.delete(secretHash);
   }
 
-  /** What may be answered for this key without the store: a revoked record, or a valid one confirmed recently; else undefined. */
+  /** What may be answered for this key without the store: a record revoked or expired at `nowMs`, or one confirmed recently; else undefined. */
   recall(secretHash: string, nowMs: number): KeyRecord | undefined {
     const entry = this.seen.get(secretHash);
     if (entry === undefined) return undefined;
-    if (entry.record.revokedAt !== null || nowMs - entry.confirmedAt <= this.maxAgeMs) return entry.record;
+    if (nowMs - entry.confirmedAt <= this.maxAgeMs || standingAt(entry.record, nowMs) !== 'usable') return entry.record;
     return undefined;
   }
 }

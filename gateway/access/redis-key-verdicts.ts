@@ -36,14 +36,19 @@ export interface RedisKeyVerdictsOptions {
 }
 
 const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
+const SCHEDULED = RECORD_FIELDS.indexOf('revocationScheduled') + 1;
+const EXPIRES_AT = RECORD_FIELDS.indexOf('expiresAt') + 1;
 
-// KEYS: the record, the key's rate bucket; ARGV: limit, window, nowMs. Answers {} for an unknown
-// key, the record's fields for a revoked one (not counted), and the fields followed by the count
-// (allowed, remaining, resetSeconds, second) for a usable one.
+// KEYS: the record, the key's rate bucket; ARGV: limit, window, nowMs, now as an ISO instant.
+// Answers {} for an unknown key, the record's fields for one revoked (outright, or scheduled and
+// due) or expired at that instant (not counted), and the fields followed by the count (allowed,
+// remaining, resetSeconds, second) for a usable one. Usable is key-validity.ts's rule: the stored
+// instants are toISOString's texts, so comparing them with now's text compares the instants.
 const VERDICT_LUA = `${SLIDING_WINDOW_LUA}
 local record = redis.call('HMGET', KEYS[1], ${RECORD_FIELDS.map((field) => `'${field}'`).join(', ')})
 if not record[1] then return {} end
-if record[${REVOKED_AT}] then return record end
+local revokedAt, expiresAt = record[${REVOKED_AT}], record[${EXPIRES_AT}]
+if (revokedAt and (not record[${SCHEDULED}] or revokedAt <= ARGV[4])) or (expiresAt and expiresAt <= ARGV[4]) then return record end
 local counted = count(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 for i = 1, 4 do record[${RECORD_FIELDS.length} + i] = counted[i] end
 return record`;
@@ -54,7 +59,7 @@ return giveBack(KEYS[1], ARGV[1])`;
 type VerdictReply = Array<string | number | null>;
 
 interface VerdictCommands {
-  marqueeKeyVerdict(record: string, bucket: string, limit: number, windowSeconds: number, nowMs: number): Promise<VerdictReply>;
+  marqueeKeyVerdict(record: string, bucket: string, limit: number, windowSeconds: number, nowMs: number, nowIso: string): Promise<VerdictReply>;
   marqueeKeyGiveBack(bucket: string, second: number): Promise<number>;
 }
 
@@ -95,13 +100,15 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       this.probe();
       return this.fromMemory(secretHash, nowMs);
     }
-    return this.redis.marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs).then(
-      (reply) => this.fromReply(reply, secretHash, nowMs),
-      (error: unknown) => {
-        this.degrade(error);
-        return this.fromMemory(secretHash, nowMs);
-      },
-    );
+    return this.redis
+      .marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs, new Date(nowMs).toISOString())
+      .then(
+        (reply) => this.fromReply(reply, secretHash, nowMs),
+        (error: unknown) => {
+          this.degrade(error);
+          return this.fromMemory(secretHash, nowMs);
+        },
+      );
   }
 
   /** Counted by the verdict in Redis; a verdict from memory is counted here, in this process. */

@@ -7,12 +7,12 @@
 // reader sees the old file or the new one, never a part; renaming also gives the file a new
 // inode, so even a same-size change within one mtime tick is noticed. Read-modify-write is
 // guarded by a lock file created with O_EXCL, so two concurrent `keys create` never lose one
-// another's key. Only the SHA-256 of a secret is stored.
+// another's key, and a gateway's last-used report never loses a concurrent `keys update`. Only the SHA-256 of a secret is stored.
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
-import { type KeyRecord, type KeyStore, mintKey, type NewKey } from './key-store.ts';
+import { changedRecord, revokedState, type KeyChanges, type KeyRecord, type KeyStore, mintKey, type NewKey } from './key-store.ts';
 
 const FILE_FORMAT = 1;
 
@@ -64,20 +64,64 @@ export class FileKeyStore implements KeyStore {
     return this.records.filter((record) => organizationId === undefined || record.organizationId === organizationId);
   }
 
+  async findById(id: string): Promise<KeyRecord | undefined> {
+    this.refresh();
+    return this.records.find((record) => record.id === id);
+  }
+
   async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
     const { record, secret } = mintKey(key, this.now());
-    await this.update((keys) => [...keys, record]);
+    await this.rewrite((keys) => [...keys, record]);
     return { record, secret };
   }
 
-  async revoke(id: string, at: Date): Promise<boolean> {
+  async update(id: string, changes: KeyChanges): Promise<KeyRecord | undefined> {
+    let changed: KeyRecord | undefined;
+    await this.rewrite((keys) => {
+      const target = keys.find((record) => record.id === id);
+      if (target === undefined) return undefined;
+      const updated = changedRecord(target, changes);
+      changed = updated;
+      return keys.map((record) => (record === target ? updated : record));
+    });
+    return changed;
+  }
+
+  revoke(id: string, at: Date): Promise<boolean> {
+    return this.applyRevocation(id, at, false);
+  }
+
+  scheduleRevocation(id: string, at: Date): Promise<boolean> {
+    return this.applyRevocation(id, at, true);
+  }
+
+  /**
+   * One rewrite under the lock for all the keys a gateway reports (at most once a minute), so a
+   * concurrent `keys update` or `keys revoke` is never lost; none when nothing would change.
+   */
+  async recordUse(lastUsed: ReadonlyMap<string, Date>): Promise<void> {
+    if (lastUsed.size === 0) return;
+    await this.rewrite((keys) => {
+      let changed = false;
+      const next = keys.map((record) => {
+        const at = lastUsed.get(record.id)?.toISOString();
+        if (at === undefined || (record.lastUsedAt !== null && record.lastUsedAt >= at)) return record;
+        changed = true;
+        return { ...record, lastUsedAt: at };
+      });
+      return changed ? next : undefined;
+    });
+  }
+
+  private async applyRevocation(id: string, at: Date, scheduled: boolean): Promise<boolean> {
     let found = false;
-    await this.update((keys) => {
+    await this.rewrite((keys) => {
       const target = keys.find((record) => record.id === id);
       found = target !== undefined;
-      // Revoking twice keeps the first revocation time.
-      if (target === undefined || target.revokedAt !== null) return undefined;
-      return keys.map((record) => (record === target ? { ...record, revokedAt: at.toISOString() } : record));
+      if (target === undefined) return undefined;
+      const next = revokedState(target, at.toISOString(), scheduled);
+      if (next.revokedAt === target.revokedAt && next.revocationScheduled === target.revocationScheduled) return undefined;
+      return keys.map((record) => (record === target ? { ...record, ...next } : record));
     });
     return found;
   }
@@ -111,7 +155,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   /** Read-modify-write of the whole file under the lock; `change` returns undefined for no change. */
-  private async update(change: (keys: KeyRecord[]) => KeyRecord[] | undefined): Promise<void> {
+  private async rewrite(change: (keys: KeyRecord[]) => KeyRecord[] | undefined): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     const release = await this.lock();
     try {
@@ -150,7 +194,14 @@ function parseKeyFile(text: string, path: string): KeyRecord[] {
     throw new Error(`key store ${path}: not valid JSON`, { cause: error });
   }
   if (!isKeyFile(parsed)) throw new Error(`key store ${path}: not a key file of format ${FILE_FORMAT}`);
-  return parsed.keys;
+  // Records written before expiry, prefixes and last use existed lack those fields.
+  return parsed.keys.map((record) => ({
+    ...record,
+    expiresAt: record.expiresAt ?? null,
+    revocationScheduled: record.revocationScheduled ?? false,
+    prefix: record.prefix ?? null,
+    lastUsedAt: record.lastUsedAt ?? null,
+  }));
 }
 
 function isKeyFile(value: unknown): value is KeyFile {
@@ -170,8 +221,17 @@ function isKeyRecord(value: unknown): value is KeyRecord {
     record.origins.every((origin) => typeof origin === 'string') &&
     typeof record.createdAt === 'string' &&
     (record.revokedAt === null || typeof record.revokedAt === 'string') &&
+    isOptionalText(record.expiresAt) &&
+    (record.revocationScheduled === undefined || typeof record.revocationScheduled === 'boolean') &&
+    isOptionalText(record.prefix) &&
+    isOptionalText(record.lastUsedAt) &&
     typeof record.secretHash === 'string'
   );
+}
+
+/** Absent (an older record), null or a string. */
+function isOptionalText(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
 }
 
 type FileIdentity = Pick<BigIntStats, 'ino' | 'mtimeNs' | 'size'>;

@@ -27,6 +27,17 @@ export function generateSecret(): string {
   return body + checksumOf(body);
 }
 
+/**
+ * What a person is shown to recognise a key (`keys list`): `mqk_` and the first 4 random
+ * characters. Those carry about 24 of the 178 bits, which leaves ~154 bits unknown: far beyond
+ * guessing. Never the checksum, which is computed from the whole random part.
+ */
+export function recognisablePrefixOf(secret: string): string {
+  return secret.slice(0, KEY_PREFIX.length + RECOGNISABLE_RANDOM_LENGTH);
+}
+
+const RECOGNISABLE_RANDOM_LENGTH = 4;
+
 /** A new public key id, e.g. for `keys revoke`. */
 export function generateKeyId(): string {
   return KEY_ID_PREFIX + randomBase62(KEY_ID_RANDOM_LENGTH);

@@ -1,55 +1,174 @@
-// What `marquee keys create|revoke|list` do (docs/design.md "Command line"); bin/ only parses
-// arguments and prints. Their JSON shapes are part of the CLI contract.
+// What `marquee keys …` and the admin API's key routes do (docs/design.md "Command line", "Admin
+// API and console"): both call these functions, and print or answer the one shape, KeyView.
+// bin/ and admin/ only parse what they are given and print or serialize the result.
 import { OperatorError } from '../../snapshot/errors.ts';
 import { normalizeAllowedOrigin } from '../access/origin.ts';
+import { hashSecret } from './format.ts';
 import type { KeyRecord, KeyStore } from './key-store.ts';
+import { standingAt } from './key-validity.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
 export class KeyCommandError extends OperatorError {
   override name = 'KeyCommandError';
 }
 
-export interface CreatedKey {
+/** A key as every command and the admin API show it: never its secret or the secret's hash. */
+export interface KeyView {
   id: string;
-  /** The secret: printed once, never stored. */
-  key: string;
   organizationId: string;
+  /** From the platform database; null when it does not know the organization (or was not asked). */
+  organizationSlug: string | null;
+  /** The secret's first characters (gateway/keys/format.ts), to recognise it; null for keys made before prefixes were stored. */
+  prefix: string | null;
+  label: string | null;
   origins: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  /** Revoked from this instant on; a future instant is a scheduled revocation (`keys roll`). */
+  revokedAt: string | null;
+  /** The minute of the latest accepted request gateways have reported (they report at most once a minute). */
+  lastUsedAt: string | null;
 }
 
-/** A key as `keys list` shows it: everything but the hash of its secret. */
-export type ListedKey = Omit<KeyRecord, 'secretHash'>;
+/** A key just made (`keys create`, `keys roll`): the view and the secret, which is shown this once. */
+export type NewKeyView = { key: string } & KeyView;
 
-/** Validates and normalizes the allowed origins (docs/api.md §5.7), then creates the key. */
+/**
+ * Organization id → slug for the given ids, from the platform database (bin/ and admin/ supply
+ * it: the gateway has no database). Ids it does not know are simply absent.
+ */
+export type OrganizationSlugs = (organizationIds: string[]) => Promise<ReadonlyMap<string, string>>;
+
+/** For callers with no database at hand (the demo key of `start`, scripts): every organizationSlug is null. */
+export const noSlugs: OrganizationSlugs = async () => new Map();
+
+/**
+ * Validates and normalizes the allowed origins (docs/api.md §5.7), then creates the key.
+ * `expiresAt` must be in the future. Without `slugs`, organizationSlug is null.
+ */
 export async function createKey(
   store: KeyStore,
-  { organizationId, origins, label }: { organizationId: string; origins: readonly string[]; label: string | null },
-): Promise<CreatedKey> {
+  { organizationId, origins, label, expiresAt = null }: { organizationId: string; origins: readonly string[]; label: string | null; expiresAt?: Date | null },
+  slugs: OrganizationSlugs = noSlugs,
+  now: Date = new Date(),
+): Promise<NewKeyView> {
   if (organizationId.trim() === '') throw new KeyCommandError('a key needs an organization');
+  const normalized = normalizedOrigins(origins);
+  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) throw new KeyCommandError(`--expires ${expiresAt.toISOString()} is not in the future`);
+  const { record, secret } = await store.create({ organizationId, origins: normalized, label: labelOf(label), expiresAt });
+  const [view] = await viewsOf([record], slugs);
+  return { key: secret, ...view! };
+}
+
+/** Keys without their secrets or hashes, optionally of one organization; oldest first. */
+export async function listKeys(store: KeyStore, { organizationId }: { organizationId?: string }, slugs: OrganizationSlugs): Promise<KeyView[]> {
+  const records = await store.list(organizationId);
+  records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+  return viewsOf(records, slugs);
+}
+
+/**
+ * Replaces a key's allowed origins (validated and normalized as at creation; [] = server-side
+ * only) and/or its label (null or '' = none). Effective from the next request on. A revoked or
+ * expired key cannot be changed: that would look like bringing it back.
+ */
+export async function updateKey(
+  store: KeyStore,
+  id: string,
+  changes: { origins?: readonly string[]; label?: string | null },
+  slugs: OrganizationSlugs,
+  now: Date = new Date(),
+): Promise<KeyView> {
+  if (changes.origins === undefined && changes.label === undefined) throw new KeyCommandError(`nothing to change for key ${id}: give origins or a label`);
+  const origins = changes.origins === undefined ? undefined : normalizedOrigins(changes.origins);
+  const existing = await existingKey(store, id);
+  const standing = standingAt(existing, now.getTime());
+  if (standing !== 'usable') throw new KeyCommandError(`key ${id} is ${standing}; create a new key instead`);
+  const updated = await store.update(id, { ...(origins !== undefined ? { origins } : {}), ...(changes.label !== undefined ? { label: labelOf(changes.label) } : {}) });
+  if (updated === undefined) throw unknownKey(id);
+  return (await viewsOf([updated], slugs))[0]!;
+}
+
+/**
+ * Revokes a key outright, from the next request on, recorded at `at` (default now). Final: a key
+ * revoked before keeps its time; a scheduled revocation (`keys roll`) takes effect now.
+ */
+export async function revokeKey(store: KeyStore, id: string, slugs: OrganizationSlugs, at: Date = new Date()): Promise<KeyView> {
+  if (!(await store.revoke(id, at))) throw unknownKey(id);
+  return (await viewsOf([await existingKey(store, id)], slugs))[0]!;
+}
+
+/**
+ * Rotation without downtime: a new key with the same organization, origins and label (no
+ * expiry), and the old one revoked when `graceMs` has passed (0: now), so clients can switch
+ * over meanwhile. A revoked key cannot be rolled. A scheduled revocation earlier than the grace
+ * period's end is kept.
+ */
+export async function rollKey(
+  store: KeyStore,
+  id: string,
+  { graceMs }: { graceMs: number },
+  slugs: OrganizationSlugs,
+  now: Date = new Date(),
+): Promise<{ replacement: NewKeyView; replaced: KeyView }> {
+  if (!Number.isFinite(graceMs) || graceMs < 0) throw new KeyCommandError(`the grace period must be 0 or more, not ${graceMs} ms`);
+  const old = await existingKey(store, id);
+  if (standingAt(old, now.getTime()) === 'revoked') throw new KeyCommandError(`key ${id} is revoked; create a new key instead`);
+  const { record, secret } = await store.create({ organizationId: old.organizationId, origins: old.origins, label: old.label });
+  // Created first: should the revocation fail, the operator has both keys and can retry, never neither.
+  const revoked = graceMs === 0 ? await store.revoke(id, now) : await store.scheduleRevocation(id, new Date(now.getTime() + graceMs));
+  if (!revoked) throw unknownKey(id);
+  const [replacement, replaced] = await viewsOf([record, await existingKey(store, id)], slugs);
+  return { replacement: { key: secret, ...replacement! }, replaced: replaced! };
+}
+
+/**
+ * The key a (possibly leaked) secret belongs to, found by its hash; undefined when none. The
+ * secret itself is never part of the answer. Surrounding white space is ignored (a pasted line).
+ */
+export async function findKeyBySecret(store: KeyStore, secret: string, slugs: OrganizationSlugs): Promise<KeyView | undefined> {
+  const record = await store.findBySecretHash(hashSecret(secret.trim()));
+  return record === undefined ? undefined : (await viewsOf([record], slugs))[0];
+}
+
+/** Creation's and update's origin rules: each valid (§5.7), normalized, duplicates dropped. */
+function normalizedOrigins(origins: readonly string[]): string[] {
   const normalized: string[] = [];
   for (const origin of origins) {
     const parsed = normalizeAllowedOrigin(origin);
     if (!parsed.ok) throw new KeyCommandError(`--origin ${parsed.reason}`);
     if (!normalized.includes(parsed.origin)) normalized.push(parsed.origin);
   }
-  const { record, secret } = await store.create({ organizationId, origins: normalized, label });
-  return { id: record.id, key: secret, organizationId: record.organizationId, origins: record.origins };
+  return normalized;
 }
 
-/** Revokes a key; effective from the next request on (docs/api.md §5.4). */
-export async function revokeKey(store: KeyStore, id: string): Promise<void> {
-  if (!(await store.revoke(id, new Date()))) throw new KeyCommandError(`no key has the id ${id} (see: marquee keys list)`);
+function labelOf(label: string | null): string | null {
+  return label === null || label.trim() === '' ? null : label;
 }
 
-/** Keys without their secrets or hashes, optionally of one organization. */
-export async function listKeys(store: KeyStore, organizationId?: string): Promise<ListedKey[]> {
-  const records = await store.list(organizationId);
-  return records.map(({ id, organizationId, label, origins, createdAt, revokedAt }) => ({
-    id,
-    organizationId,
-    label,
-    origins,
-    createdAt,
-    revokedAt,
+async function existingKey(store: KeyStore, id: string): Promise<KeyRecord> {
+  const record = await store.findById(id);
+  if (record === undefined) throw unknownKey(id);
+  return record;
+}
+
+function unknownKey(id: string): KeyCommandError {
+  return new KeyCommandError(`no key has the id ${id} (see: marquee keys list)`);
+}
+
+/** The records as views, their organizations' slugs asked for in one call. */
+async function viewsOf(records: KeyRecord[], slugs: OrganizationSlugs): Promise<KeyView[]> {
+  const bySlug = await slugs([...new Set(records.map((record) => record.organizationId))]);
+  return records.map((record) => ({
+    id: record.id,
+    organizationId: record.organizationId,
+    organizationSlug: bySlug.get(record.organizationId) ?? null,
+    prefix: record.prefix,
+    label: record.label,
+    origins: record.origins,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    revokedAt: record.revokedAt,
+    lastUsedAt: record.lastUsedAt,
   }));
 }

@@ -16,8 +16,7 @@ import { SqlPlatformSource } from '../../builder/platform/source.ts';
 import { openPglite } from '../../builder/platform/sql.ts';
 import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway } from '../../gateway/app.ts';
-import { generateKeyId, generateSecret, hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
+import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
 import type { Log } from '../../snapshot/log.ts';
 import { API_BASE } from '../../gateway/routes/api-routes.ts';
 import { manifestPrefix, objectKey, objectPrefix, pointerKey, resourcePath } from '../../snapshot/layout.ts';
@@ -200,30 +199,13 @@ class UnreachableOrganization implements SnapshotSource {
 }
 
 /** Keys in memory, created as `keys create` creates them; secrets never leave this module. */
-class ExampleKeys implements KeyStore {
-  private readonly records: KeyRecord[] = [];
+class ExampleKeys extends InMemoryKeyStore {
+  constructor() {
+    super(() => new Date(EXAMPLE_INSTANT));
+  }
 
   async issue(organizationId: string, origins: string[]): Promise<string> {
     return (await this.create({ organizationId, origins, label: null })).secret;
-  }
-
-  findBySecretHash(secretHash: string): KeyRecord | undefined {
-    return this.records.find((record) => record.secretHash === secretHash);
-  }
-
-  async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
-    const secret = generateSecret();
-    const record: KeyRecord = { ...key, id: generateKeyId(), createdAt: EXAMPLE_INSTANT, revokedAt: null, secretHash: hashSecret(secret) };
-    this.records.push(record);
-    return { record, secret };
-  }
-
-  async revoke(): Promise<boolean> {
-    return false;
-  }
-
-  async list(): Promise<KeyRecord[]> {
-    return [...this.records];
   }
 }
 

@@ -5,7 +5,7 @@
 // 600 a minute (docs/api.md §8). During the run keys are created and revoked; a revoked key leaves
 // the rotation before its revocation starts, and the instant its revocation returned is kept:
 // from then on every answer to it must be 401.
-import { createKey, revokeKey } from '../../gateway/keys/key-admin.ts';
+import { createKey, noSlugs, revokeKey } from '../../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import type { CliRun } from '../../test/support/cli.ts';
 
@@ -98,7 +98,9 @@ export class KeyRing {
   }
 }
 
-export const revokeInStore = (store: KeyStore) => (id: string) => revokeKey(store, id);
+export const revokeInStore = (store: KeyStore) => async (id: string) => {
+  await revokeKey(store, id, noSlugs);
+};
 
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileKeyStore } from '../../gateway/keys/file-store.ts';
-import { type KeyRecord, type KeyStore, mintKey, type NewKey } from '../../gateway/keys/key-store.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
+import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
 
 export interface TemporaryKeyFile {
   dir: string;
@@ -30,30 +31,12 @@ export async function issueKey(store: KeyStore, key: Partial<NewKey> & { organiz
   return store.create({ label: null, origins: [], ...key });
 }
 
-/** An in-memory KeyStore that counts `findBySecretHash` calls. */
-export class CountingKeyStore implements KeyStore {
+/** An in-memory KeyStore that counts `findBySecretHash` calls, and answers them asynchronously. */
+export class CountingKeyStore extends InMemoryKeyStore {
   lookups = 0;
-  private readonly records: KeyRecord[] = [];
 
-  async findBySecretHash(secretHash: string): Promise<KeyRecord | undefined> {
+  override async findBySecretHash(secretHash: string): Promise<KeyRecord | undefined> {
     this.lookups += 1;
-    return this.records.find((record) => record.secretHash === secretHash);
-  }
-
-  async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
-    const { record, secret } = mintKey(key, new Date());
-    this.records.push(record);
-    return { record, secret };
-  }
-
-  async revoke(id: string, at: Date): Promise<boolean> {
-    const record = this.records.find((candidate) => candidate.id === id);
-    if (record === undefined) return false;
-    record.revokedAt ??= at.toISOString();
-    return true;
-  }
-
-  async list(organizationId?: string): Promise<KeyRecord[]> {
-    return this.records.filter((record) => organizationId === undefined || record.organizationId === organizationId);
+    return super.findBySecretHash(secretHash);
   }
 }

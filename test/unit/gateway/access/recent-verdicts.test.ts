@@ -7,13 +7,17 @@ import type { KeyRecord } from '../../../../gateway/keys/key-store.ts';
 const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 const MINUTE = 60_000;
 
-const record = (n: number, revokedAt: string | null = null): KeyRecord => ({
+const record = (n: number, revokedAt: string | null = null, expiresAt: string | null = null): KeyRecord => ({
   id: `key_${n}`,
   organizationId: 'org',
   label: null,
   origins: [],
   createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt,
   revokedAt,
+  revocationScheduled: false,
+  prefix: null,
+  lastUsedAt: null,
   secretHash: `hash-${n}`,
 });
 
@@ -45,6 +49,26 @@ describe('RecentVerdicts', () => {
     const recent = new RecentVerdicts({ maxAgeMs: MINUTE });
     recent.confirm(record(1, '2026-05-01T09:00:00.000Z'), T0);
     expect(recent.recall('hash-1', T0 + 24 * 60 * MINUTE)?.revokedAt).toBe('2026-05-01T09:00:00.000Z');
+  });
+
+  it('vouches for a key whose revocation is scheduled only while recent; once the instant has come, it is revoked whatever its age', () => {
+    const recent = new RecentVerdicts({ maxAgeMs: MINUTE });
+    const scheduled = { ...record(1, new Date(T0 + 10 * MINUTE).toISOString()), revocationScheduled: true };
+    recent.confirm(scheduled, T0);
+    expect(recent.recall('hash-1', T0 + MINUTE)).toEqual(scheduled);
+    // Not confirmed for a while, not yet revoked: it may have been revoked earlier since.
+    expect(recent.recall('hash-1', T0 + 5 * MINUTE)).toBeUndefined();
+    // Its revocation has come: final, answered as revoked.
+    expect(recent.recall('hash-1', T0 + 10 * MINUTE)).toEqual(scheduled);
+  });
+
+  it('remembers an expired key as expired whatever its age; an unexpired one only while recent', () => {
+    const recent = new RecentVerdicts({ maxAgeMs: MINUTE });
+    const expiring = record(1, null, new Date(T0 + 3 * MINUTE).toISOString());
+    recent.confirm(expiring, T0);
+    expect(recent.recall('hash-1', T0 + 2 * MINUTE)).toBeUndefined();
+    expect(recent.recall('hash-1', T0 + 3 * MINUTE)).toEqual(expiring);
+    expect(recent.recall('hash-1', T0 + 24 * 60 * MINUTE)).toEqual(expiring);
   });
 
   it('forgets a key the store no longer knows', () => {

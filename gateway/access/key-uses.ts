@@ -1,0 +1,62 @@
+// Keys' last use (`keys list`'s lastUsedAt), recorded without slowing the hot path: access control
+// notes each accepted request's key id in memory (a Map set), and the noted minutes go to the key
+// store at most once per `intervalMs` (default a minute) and at close, in one KeyStore.recordUse.
+// Minute granularity is all it promises: "used within the last minutes", not an audit log.
+import type { Log } from '../../snapshot/log.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import type { KeyUses } from './access-control.ts';
+
+const MINUTE_MS = 60_000;
+
+export interface KeyUseRecorderOptions {
+  log: Log;
+  /** Longest wait between two reports to the store; default a minute. */
+  intervalMs?: number;
+}
+
+export class KeyUseRecorder implements KeyUses {
+  /** Key id → the start of the minute of its latest accepted request, since the last report. */
+  private noted = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly log: Log;
+
+  constructor(
+    private readonly store: Pick<KeyStore, 'recordUse'>,
+    { log, intervalMs = MINUTE_MS }: KeyUseRecorderOptions,
+  ) {
+    this.log = log;
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    // Reporting last use is never a reason to keep a process alive.
+    this.timer.unref();
+  }
+
+  note(keyId: string, nowMs: number): void {
+    this.noted.set(keyId, nowMs - (nowMs % MINUTE_MS));
+  }
+
+  /** Reports what was noted since the last report; one report at a time. A failed report is kept for the next one. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.report());
+    return this.flushing;
+  }
+
+  /** Stops the timer and reports what is left; before the store is closed. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private async report(): Promise<void> {
+    if (this.noted.size === 0) return;
+    const batch = this.noted;
+    this.noted = new Map();
+    try {
+      await this.store.recordUse(new Map([...batch].map(([id, at]) => [id, new Date(at)])));
+    } catch (error) {
+      // Kept for the next report, unless a later use was noted meanwhile.
+      for (const [id, at] of batch) if (!this.noted.has(id)) this.noted.set(id, at);
+      this.log.warn("could not record keys' last use in the key store; trying again at the next report", { err: error, keys: batch.size });
+    }
+  }
+}
