@@ -8,6 +8,7 @@ import { accessControl } from './access/access-control.ts';
 import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
 import type { KeyVerdicts } from './access/key-verdicts.ts';
+import { KeyUseRecorder } from './access/key-uses.ts';
 import { after } from './awaitable.ts';
 import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/rate-limit.ts';
@@ -93,6 +94,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
   const readiness = new StoreReadiness(deps.snapshots, log);
+  // Keys' last use: noted per accepted request, written to the key store at most once a minute.
+  const uses = new KeyUseRecorder(deps.keys, { log });
 
   const app = express();
   app.disable('x-powered-by');
@@ -113,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
         clock,
         organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
+        uses,
       }),
       resources,
       clock,
@@ -131,6 +135,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     close: async () => {
       unsubscribe?.();
       readiness.close();
+      await uses.close();
     },
   };
 }
