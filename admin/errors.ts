@@ -11,7 +11,6 @@ export type AdminErrorCode =
   | 'BUILD_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'NOT_IMPLEMENTED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE';
 
@@ -37,4 +36,3 @@ export const keyNotFound = (keyId: string) => new AdminError(404, 'KEY_NOT_FOUND
 export const buildNotFound = (runId: string) =>
   new AdminError(404, 'BUILD_NOT_FOUND', 'Build not found', `no build run ${JSON.stringify(runId)} among the runs this process keeps`);
 export const notFound = () => new AdminError(404, 'NOT_FOUND', 'Not found', 'No admin resource at this path.');
-export const notImplemented = (what: string) => new AdminError(501, 'NOT_IMPLEMENTED', 'Not implemented', `${what} is not available in this version`);

@@ -1,44 +1,47 @@
 // Key operations for the admin API and console, through gateway/keys/key-admin.ts as the CLI's
-// `keys` commands do; here an organization is named by id or slug and a missing key is a 404.
+// `keys` commands do; here an organization is named by id or slug, and a missing key is a 404.
 import type { OrganizationRef } from '../builder/platform/source.ts';
-import { type CreatedKey, createKey, type ListedKey, listKeys, revokeKey } from '../gateway/keys/key-admin.ts';
+import { createKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
-import { keyNotFound, notImplemented } from './errors.ts';
+import { badRequest, keyNotFound } from './errors.ts';
 import type { KeyChanges, KeyCreation } from './services.ts';
 
 export interface KeyRequests {
-  list(organization?: string): Promise<ListedKey[]>;
-  create(request: KeyCreation): Promise<CreatedKey>;
-  update(keyId: string, changes: KeyChanges): Promise<ListedKey>;
-  revoke(keyId: string): Promise<ListedKey>;
-  roll(keyId: string, options: { graceSeconds?: number }): Promise<CreatedKey>;
+  list(organization?: string): Promise<KeyView[]>;
+  create(request: KeyCreation): Promise<NewKeyView>;
+  update(keyId: string, changes: KeyChanges): Promise<KeyView>;
+  revoke(keyId: string): Promise<KeyView>;
+  roll(keyId: string, options: { graceSeconds?: number }): Promise<NewKeyView>;
 }
 
-export function keyRequests(store: KeyStore, organization: (idOrSlug: string) => Promise<OrganizationRef>): KeyRequests {
-  const find = async (keyId: string): Promise<ListedKey> => {
-    const key = (await listKeys(store)).find((candidate) => candidate.id === keyId);
-    if (!key) throw keyNotFound(keyId);
-    return key;
+export function keyRequests(store: KeyStore, organization: (idOrSlug: string) => Promise<OrganizationRef>, slugs: OrganizationSlugs): KeyRequests {
+  /** Checked first, so that an unknown id is a 404 rather than key-admin's message for the CLI. */
+  const known = async (keyId: string): Promise<void> => {
+    if ((await store.findById(keyId)) === undefined) throw keyNotFound(keyId);
   };
   return {
-    list: async (name) => listKeys(store, name === undefined ? undefined : (await organization(name)).id),
-    create: async ({ organization: name, origins = [], label = null, expiresAt }) => {
+    list: async (name) => listKeys(store, name === undefined ? {} : { organizationId: (await organization(name)).id }, slugs),
+    create: async ({ organization: name, origins = [], label = null, expiresAt = null }) => {
       const { id } = await organization(name);
-      if (expiresAt) throw notImplemented('a key expiry');
-      return createKey(store, { organizationId: id, origins, label });
+      return createKey(store, { organizationId: id, origins, label, expiresAt: expiresAt === null ? null : instant('expiresAt', expiresAt) }, slugs);
     },
-    update: async (keyId) => {
-      await find(keyId);
-      throw notImplemented('editing a key');
+    update: async (keyId, changes) => {
+      await known(keyId);
+      return updateKey(store, keyId, changes, slugs);
     },
     revoke: async (keyId) => {
-      await find(keyId);
-      await revokeKey(store, keyId);
-      return find(keyId);
+      await known(keyId);
+      return revokeKey(store, keyId, slugs);
     },
-    roll: async (keyId) => {
-      await find(keyId);
-      throw notImplemented('rolling a key');
+    roll: async (keyId, { graceSeconds = 0 }) => {
+      await known(keyId);
+      return (await rollKey(store, keyId, { graceMs: graceSeconds * 1000 }, slugs)).replacement;
     },
   };
+}
+
+function instant(field: string, text: string): Date {
+  const date = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(date.getTime())) throw badRequest(`${field} must be an ISO 8601 instant, got ${JSON.stringify(text)}`);
+  return date;
 }

@@ -28,3 +28,10 @@ export function findOrganization(db: SqlQueries, idOrSlug: string): Promise<Orga
 export function readCurrent(store: SnapshotStore, organizationId: string): Promise<Pointer | undefined> {
   return readPointer(store, organizationId);
 }
+
+/** Organization id → slug for the ids the platform knows (key views name their organization). */
+export async function organizationSlugs(db: SqlQueries, ids: string[]): Promise<ReadonlyMap<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; slug: string }>('SELECT id, slug FROM organizations WHERE id::text = ANY($1::text[])', [ids]);
+  return new Map(rows.map((row) => [row.id, row.slug]));
+}

@@ -6,13 +6,13 @@ import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
 import type { HistoryEntry, SnapshotDiff } from '../builder/history.ts';
 import type { OrganizationRef } from '../builder/platform/source.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
-import type { CreatedKey, ListedKey } from '../gateway/keys/key-admin.ts';
+import type { KeyView, NewKeyView } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { organizationNotFound } from './errors.ts';
 import { type KeyRequests, keyRequests } from './key-requests.ts';
-import { findOrganization, listOrganizationNames, readCurrent } from './organizations.ts';
+import { findOrganization, listOrganizationNames, organizationSlugs, readCurrent } from './organizations.ts';
 import { type AsOfAnswer, asOfAnswer, snapshotDiff, snapshotHistory } from './snapshot-queries.ts';
 
 /** A row of the organizations page: the platform's state, the store's current snapshot, the latest build of this process. */
@@ -55,14 +55,14 @@ export interface AdminServices {
   };
   keys: {
     /** Keys without secrets, optionally of one organization (id or slug). */
-    list(organization?: string): Promise<ListedKey[]>;
+    list(organization?: string): Promise<KeyView[]>;
     /** The secret is in the answer, once. */
-    create(request: KeyCreation): Promise<CreatedKey>;
-    update(keyId: string, changes: KeyChanges): Promise<ListedKey>;
+    create(request: KeyCreation): Promise<NewKeyView>;
+    update(keyId: string, changes: KeyChanges): Promise<KeyView>;
     /** Effective from the next request on; the key with revokedAt set. */
-    revoke(keyId: string): Promise<ListedKey>;
-    /** A new key for the same organization and origins; the old one keeps working for graceSeconds. */
-    roll(keyId: string, options: { graceSeconds?: number }): Promise<CreatedKey>;
+    revoke(keyId: string): Promise<KeyView>;
+    /** A new key (with its secret) for the same organization, origins and label; the old one is revoked after graceSeconds (0: now). */
+    roll(keyId: string, options: { graceSeconds?: number }): Promise<NewKeyView>;
   };
   /** Newest first, as `history --json` (plus `current`, which the console marks). */
   history(organization: string): Promise<HistoryEntry[]>;
@@ -73,7 +73,7 @@ export interface AdminServices {
 }
 
 /** What a build request needs of the runner: queue now, run in its turn. */
-export interface BuildQueue {
+interface BuildQueue {
   queue(trigger: 'manual', organizationIds?: string[]): { run: BuildRun; results: Promise<unknown> };
 }
 
@@ -94,7 +94,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     if (!found) throw organizationNotFound(idOrSlug);
     return found;
   };
-  const keys: KeyRequests = keyRequests(parts.keys, organization);
+  const keys: KeyRequests = keyRequests(parts.keys, organization, (ids) => organizationSlugs(db, ids));
   return {
     organization,
     organizations: async () => {

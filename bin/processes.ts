@@ -1,9 +1,21 @@
 // The long-running commands: start (everything in one process), serve (gateway), builder. Each
 // writes one log (bin/log.ts): the gateway's and the builder's events, and the process's own, in
-// one format. Only start's banner (the address, the demo key and a curl line to try) is printed
-// as plain lines for the person who typed the command; the demo key never goes to the log.
+// one format. Only start's banner (the address, the demo key and a curl line to try, the console's
+// address) is printed as plain lines for the person who typed the command; the demo key and the
+// admin token never go to the log. Each process has its own metrics Registry, served on its
+// admin port (ADMIN_PORT): builder and start serve the admin API and console there too, serve
+// only /healthz and /metrics (docs/design.md "Admin API and console").
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
+import type { Router } from 'express';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createAdminApp } from '../admin/app.ts';
+import { consoleRouter } from '../admin/console/router.ts';
+import { listenAdmin } from '../admin/server.ts';
+import { type AdminServices, createAdminServices } from '../admin/services.ts';
+import { registerBuilderMetrics } from '../builder/metrics.ts';
+import { listOrganizations } from '../builder/platform/source.ts';
 import type { OrganizationResult } from '../builder/build.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
@@ -31,6 +43,8 @@ export async function startCommand(config: Config): Promise<void> {
 
   const gatewayLog = log.child({ component: 'gateway' });
   const builderLog = log.child({ component: 'builder' });
+  // One Registry for both halves; the gateway's request metrics are to be registered on it too.
+  const registry = processRegistry();
   // One channel for both halves: the gateway hears this process's publishes, and with Redis every other gateway does too.
   const build = openBuildServices(config, builderLog);
   const source = openSnapshotSource(config, build.store);
@@ -39,6 +53,14 @@ export async function startCommand(config: Config): Promise<void> {
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog });
   await checkStore(build.store, builderLog);
   const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
+  registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
+  // The demo runs without configuration: a token is made for the admin port and kept beside the data.
+  const token = config.adminToken ?? (await startAdminToken(config.home));
+  const services = adminServices(db, build.store, access.deps.keys, runner, builderLog);
+  const admin = await listenAdmin(createAdminApp({ token, registry, ready: () => true, log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }), {
+    host: config.adminHost,
+    port: config.adminPort,
+  }).catch((error: unknown) => adminPortError(config, error));
   // Listening first: a change made while the first build runs is built after it, not at the next schedule.
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('start');
@@ -51,8 +73,10 @@ export async function startCommand(config: Config): Promise<void> {
     line(`demo key for ${demo.slug}: ${demo.key}`);
     line(`try: curl -s -H 'Authorization: Bearer ${demo.key}' ${gateway.url}/api/integration/v1/events`);
   }
+  line(`console: ${admin.url}/ (user any, password: ${config.adminToken === undefined ? `the token in ${shownPath(adminTokenFile(config.home))}` : 'ADMIN_TOKEN'})`);
   onShutdown(log, async () => {
     await unlisten();
+    await admin.close();
     await runner.stop();
     await gateway.close();
     await Promise.all([access.close(), source.close(), build.close()]);
@@ -62,14 +86,25 @@ export async function startCommand(config: Config): Promise<void> {
 
 export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
+  // The gateway's own metrics are registered on this Registry; /metrics serves it.
+  const registry = processRegistry();
+  let ready = false;
+  // Bound first and answering 503 until the gateway is: /healthz here mirrors the gateway's readiness.
+  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, ready: () => ready, log }), {
+    host: config.adminHost,
+    port: config.adminPort,
+  }).catch((error: unknown) => adminPortError(config, error));
+  if (config.adminToken === undefined) log.info(`ADMIN_TOKEN is not set: ${admin.url} answers /healthz only, not /metrics`, { admin: admin.url });
   const source = openSnapshotSource(config, openStore(config));
   const access = await openGatewayAccess(config, log);
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log });
+  ready = true;
   const store = describeStore(config.snapshotStore);
-  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store });
+  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store, admin: admin.url });
   onShutdown(log, async () => {
+    await admin.close();
     await gateway.close();
     await Promise.all([access.close(), source.close(), channel?.close()]);
   });
@@ -81,6 +116,7 @@ export async function builderCommand(config: Config): Promise<void> {
   const build = openBuildServices(config, log);
   await checkStore(build.store, log);
   const runner = new BuildRunner(build.context(platformSource(db)), { log });
+  const admin = await builderAdmin(config, db, build.store, runner, log);
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('schedule');
   logBuilt(log, config, 'schedule', results);
@@ -88,13 +124,100 @@ export async function builderCommand(config: Config): Promise<void> {
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
     schedule: config.buildSchedule,
     database: db.description,
+    ...(admin ? { admin: admin.url } : {}),
   });
   onShutdown(log, async () => {
     await unlisten();
+    await admin?.close();
     await runner.stop();
     await build.close();
     await db.close();
   });
+}
+
+/**
+ * The builder's admin port: the admin API, the console and /metrics, with ADMIN_TOKEN only. Its
+ * keys are the gateways' (Redis, or the key file), so a key made here works on every gateway.
+ */
+async function builderAdmin(config: Config, db: SqlClient, store: SnapshotStore, runner: BuildRunner, log: Log): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  if (config.adminToken === undefined) {
+    log.info('ADMIN_TOKEN is not set: the admin API, the console and /metrics are not served (set ADMIN_TOKEN to serve them on ADMIN_PORT)');
+    return undefined;
+  }
+  const registry = processRegistry();
+  registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
+  const access = await openGatewayAccess(config, log);
+  const services = adminServices(db, store, access.deps.keys, runner, log);
+  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, ready: () => true, log, services, console: adminConsole(services, log) }), {
+    host: config.adminHost,
+    port: config.adminPort,
+  }).catch(async (error: unknown) => {
+    await access.close();
+    return adminPortError(config, error);
+  });
+  log.info(`admin API and console on ${admin.url}`, { admin: admin.url });
+  return {
+    url: admin.url,
+    close: async () => {
+      await admin.close();
+      await access.close();
+    },
+  };
+}
+
+/** The process's metrics: Node's own (memory, event loop, CPU) and whatever each part registers. */
+function processRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+function builderMetricsSources(db: SqlClient, store: SnapshotStore, runner: BuildRunner) {
+  return { runs: runner.runs, store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) };
+}
+
+function adminServices(db: SqlClient, store: SnapshotStore, keys: KeyStore, runner: BuildRunner, log: Log): AdminServices {
+  return createAdminServices({
+    db,
+    store,
+    keys,
+    runs: runner.runs,
+    builds: runner,
+    onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
+  });
+}
+
+function adminConsole(services: AdminServices, log: Log): Router {
+  return consoleRouter(services, { log });
+}
+
+/** A busy or forbidden admin address is the operator's to fix: the message names the variables. */
+function adminPortError(config: Config, error: unknown): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    throw new OperatorError(`ADMIN_PORT ${config.adminPort} is already in use on ${config.adminHost}; stop what listens there or set ADMIN_PORT to a free port`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new OperatorError(`ADMIN_HOST ${config.adminHost} is not an address of this machine`);
+  throw error;
+}
+
+function adminTokenFile(home: string): string {
+  return join(home, 'admin-token');
+}
+
+/** start's admin token when ADMIN_TOKEN is unset: made once into MARQUEE_HOME/admin-token (0600), the same after a restart. */
+async function startAdminToken(home: string): Promise<string> {
+  const file = adminTokenFile(home);
+  const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (saved.length >= 16) return saved;
+  const token = randomBytes(32).toString('hex');
+  await writeFileAtomically(file, `${token}\n`, { fsync: true, mode: 0o600 });
+  return token;
+}
+
+/** A path as the operator would type it from here. */
+function shownPath(path: string): string {
+  const shown = relative(process.cwd(), path);
+  return shown.startsWith('..') || isAbsolute(shown) ? path : shown;
 }
 
 /** Each changed organization is rebuilt; after the listener lost the database, everything is (what it missed is unknown). */

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import type { OrganizationResult } from './build.ts';
 
-export type BuildRunState = 'queued' | 'running' | 'finished';
+type BuildRunState = 'queued' | 'running' | 'finished';
 
 /** One organization's outcome, as `build --json` prints it. */
-export interface BuildRunResult {
+interface BuildRunResult {
   id: string;
   slug: string;
   result: OrganizationResult['result'];
@@ -54,7 +54,7 @@ export class BuildRuns {
 
   constructor(private readonly options: { kept?: number; now?: () => Date } = {}) {}
 
-  /** A run asked for; `organizationIds`, when given, is its total until it lists what it builds. */
+  /** A run asked for, as it is now (a copy); `organizationIds`, when given, is its total until it lists what it builds. */
   queued(trigger: BuildTrigger, organizationIds?: readonly string[]): BuildRun {
     const run: BuildRun = {
       id: randomUUID(),
@@ -70,7 +70,7 @@ export class BuildRuns {
     this.runs.push(run);
     this.byId.set(run.id, run);
     this.forgetOldRuns();
-    return run;
+    return copyRun(run);
   }
 
   started(runId: string): void {

@@ -3,11 +3,15 @@
 // platform announces a change, debounced per organization (a burst of row changes is one build),
 // coalesced while that organization's build runs, and a few at once. Build locks keep any two
 // builds of one organization apart, in this process and across builders. What each build changed
-// or could not do goes to the process's log.
+// or could not do goes to the process's log, and every build is a run in the registry of build
+// runs (builder/build-runs.ts) that operators watch: queued, running with its progress, finished.
+// A change build is a run of its own (trigger 'change', one organization).
 import cron, { type ScheduledTask } from 'node-cron';
+import { describeError } from '../snapshot/errors.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { InProcessBuildLocks } from './build-locks.ts';
+import { type BuildRun, BuildRuns } from './build-runs.ts';
 import { buildOrganizations, type BuildContext, type OrganizationResult } from './build.ts';
 
 /** First pause before a build that failed for want of a backend is tried again; it doubles up to the longest. */
@@ -20,11 +24,15 @@ export interface RunnerOptions {
   debounceMs?: number;
   /** Change builds running at once, each of one organization, so memory stays bounded as in a full build. */
   changeConcurrency?: number;
+  /** Where every run is recorded; the runner keeps its own when not given. */
+  runs?: BuildRuns;
 }
 
 export class BuildRunner {
   private readonly context: BuildContext;
   private readonly log: Log;
+  /** Every build this runner ran or has queued, newest last (bounded). */
+  readonly runs: BuildRuns;
   private tail: Promise<unknown> = Promise.resolve();
   /** A full build is queued and has not started: it will read after anything that happens until it does. */
   private fullBuildWaiting = false;
@@ -50,13 +58,20 @@ export class BuildRunner {
     // process's own keep a change build and a full build of one organization apart.
     this.context = context.locks ? context : { ...context, locks: new InProcessBuildLocks() };
     this.log = options.log;
+    this.runs = options.runs ?? new BuildRuns();
   }
 
   /** Queues a build behind any running full build; resolves with its results. */
   build(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
-    const run = this.tail.then(() => this.run(trigger, organizationIds));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue(trigger, organizationIds).results;
+  }
+
+  /** As build(), and the run as queued at once (the admin API answers with it before the build starts). */
+  queue(trigger: BuildTrigger, organizationIds?: string[]): { run: BuildRun; results: Promise<OrganizationResult[]> } {
+    const queued = this.runs.queued(trigger, organizationIds);
+    const results = this.tail.then(() => this.run(trigger, organizationIds, queued.id));
+    this.tail = results.catch(() => undefined);
+    return { run: queued, results };
   }
 
   /** A change notification for one organization: rebuild it alone after a short quiet period. */
@@ -108,8 +123,21 @@ export class BuildRunner {
     await Promise.all([this.tail, ...this.changeBuilds]);
   }
 
-  private async run(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
-    const results = await buildOrganizations(this.context, { trigger, ...(organizationIds ? { organizationIds } : {}) });
+  /** Runs one build, recorded as the run `runId` (queued by the caller, or now). */
+  private async run(trigger: BuildTrigger, organizationIds?: string[], runId = this.runs.queued(trigger, organizationIds).id): Promise<OrganizationResult[]> {
+    this.runs.started(runId);
+    let results: OrganizationResult[];
+    try {
+      results = await buildOrganizations(this.context, {
+        trigger,
+        ...(organizationIds ? { organizationIds } : {}),
+        onProgress: (done, total, last) => this.runs.progressed(runId, done, total, last),
+      });
+    } catch (error) {
+      this.runs.finished(runId, { error: describeError(error) });
+      throw error;
+    }
+    this.runs.finished(runId, { results });
     for (const result of results) {
       this.report(trigger, result);
       this.retryIfUnavailable(result);
@@ -148,9 +176,10 @@ export class BuildRunner {
   private fullBuildSoon(trigger: BuildTrigger): void {
     if (this.stopped || this.fullBuildWaiting) return;
     this.fullBuildWaiting = true;
+    const queued = this.runs.queued(trigger);
     const run = this.tail.then(() => {
       this.fullBuildWaiting = false;
-      return this.run(trigger);
+      return this.run(trigger, undefined, queued.id);
     });
     this.tail = run.then(
       () => {

@@ -1,0 +1,59 @@
+// The admin port's Express app (docs/design.md "Admin API and console"). Every process serves
+// /healthz (no token) and /metrics (its own Registry); builder and start also serve the JSON API
+// and the console. Everything but /healthz needs ADMIN_TOKEN; no CORS at all, and preflights are
+// refused, so a page of another site can neither read an answer nor send JSON.
+import express, { type Express, type Router } from 'express';
+import type { Registry } from 'prom-client';
+import type { Log } from '../snapshot/log.ts';
+import { adminApiRouter } from './api.ts';
+import { requireAdminToken } from './auth.ts';
+import { AdminError, notFound } from './errors.ts';
+import { adminProblemHandler } from './problem.ts';
+import type { AdminServices } from './services.ts';
+
+export interface AdminAppOptions {
+  /** ADMIN_TOKEN; undefined: only /healthz is served (a process that was given none). */
+  token: string | undefined;
+  /** The process's metrics, served at /metrics. */
+  registry: Registry;
+  /** Whether the process is ready (GET /healthz: 200, else 503). */
+  ready: () => boolean;
+  log: Log;
+  /** The control plane (builder, start); absent for serve. */
+  services?: AdminServices;
+  /** The console's pages, mounted at / behind the token (admin/console/router.ts). */
+  console?: Router;
+}
+
+export function createAdminApp(options: AdminAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(function refusePreflight(req, _res, next) {
+    if (req.method !== 'OPTIONS') return next();
+    next(
+      new AdminError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'The admin port answers no CORS preflight: it serves no other site.', { Allow: 'GET, HEAD, POST, PATCH' }),
+    );
+  });
+  app.get('/healthz', function healthz(_req, res) {
+    const ready = options.ready();
+    res
+      .status(ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json({ status: ready ? 'ok' : 'starting' });
+  });
+  if (options.token !== undefined) {
+    app.use(requireAdminToken(options.token));
+    app.get('/metrics', async function metrics(_req, res) {
+      const text = await options.registry.metrics();
+      res.set('Cache-Control', 'no-store').type(options.registry.contentType).send(text);
+    });
+    if (options.services) app.use('/admin/v1', adminApiRouter(options.services));
+    if (options.console) app.use('/', options.console);
+  }
+  app.use(function noAdminResource(_req, _res, next) {
+    next(notFound());
+  });
+  app.use(adminProblemHandler({ log: options.log }));
+  return app;
+}
