@@ -98,6 +98,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
       SNAPSHOT_CDN_URL: `${cdn.url}/${bucket.info.bucket}/${PREFIX}`,
       REDIS_URL: redis.url,
       PORT: '0',
+      ADMIN_PORT: '0',
       LOG_FORMAT: 'json',
       TRUST_PROXY: '',
     };

@@ -88,6 +88,7 @@ export async function startProductionWorld(options: { bucket?: ConditionalWrites
       SNAPSHOT_CDN_URL: `${cdn.url}/${s3.bucket}/${PREFIX}`,
       REDIS_URL: redis.url,
       PORT: '0',
+      ADMIN_PORT: '0',
       LOG_FORMAT: 'json',
       TRUST_PROXY: '',
     };

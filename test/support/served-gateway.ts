@@ -40,6 +40,7 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
     MARQUEE_HOME: home,
     SNAPSHOT_STORE: storeDir,
     PORT: '0',
+    ADMIN_PORT: '0',
     // Whatever the surrounding shell says: the embedded database, and the socket's own address
     // for the invalid-credentials throttle.
     DATABASE_URL: '',

@@ -124,7 +124,7 @@ describe('marquee CLI', () => {
 
   it('serve answers with keys made by the CLI; a revocation and a publish by other processes show at once', async () => {
     const created = JSON.parse((await marquee(['keys', 'create', '--org', 'nordic-dev', '--json'], env)).stdout);
-    const server = await marqueeProcess(['serve'], { ...env, PORT: '0' }, /gateway listening on (http:\/\/\S+),/);
+    const server = await marqueeProcess(['serve'], { ...env, PORT: '0', ADMIN_PORT: '0' }, /gateway listening on (http:\/\/\S+),/);
     try {
       const base = `${server.match[1]}/api/integration/v1`;
       const get = (path: string) => fetch(`${base}${path}`, { headers: { 'X-Api-Key': created.key } });
@@ -154,7 +154,7 @@ describe('marquee CLI', () => {
     await new Promise<void>((resolve) => taken.listen(0, resolve));
     const port = (taken.address() as AddressInfo).port;
     try {
-      const run = await marquee(['serve'], { ...env, PORT: String(port) });
+      const run = await marquee(['serve'], { ...env, PORT: String(port), ADMIN_PORT: '0' });
       expect(run).toMatchObject({ code: 1, stderr: `marquee: PORT ${port} is already in use; stop what listens there or set PORT to a free port\n` });
     } finally {
       taken.close();
