@@ -15,7 +15,7 @@ import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { problemHandler } from './problem.ts';
-import { healthz, StoreReadiness } from './readiness.ts';
+import { GatewayHealth, type HealthReport, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
 import { apiRouter } from './routes/api-router.ts';
 import { docs } from './routes/docs.ts';
@@ -33,6 +33,8 @@ interface GatewayLimits {
   organizations: number;
   /** A pointer older than this is re-read before use: another process's publish shows within 2 s. */
   pointerMaxAgeMs: number;
+  /** Between readiness probes of the store and the key store (readiness.ts). */
+  healthProbeMs: number;
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
@@ -40,6 +42,7 @@ const DEFAULT_LIMITS: GatewayLimits = {
   viewBytes: 32 * 1024 * 1024,
   organizations: 20_000,
   pointerMaxAgeMs: 1000,
+  healthProbeMs: 2000,
 };
 
 /**
@@ -73,7 +76,9 @@ export interface GatewayDeps {
 
 export interface Gateway {
   app: Express;
-  /** Resolves once GET /healthz answers 200. */
+  /** What GET /healthz answers (the admin port of `serve` answers the same). */
+  health(): HealthReport;
+  /** Resolves once the snapshot store has answered (GET /healthz is 200 from then on unless a problem is found). */
   ready: Promise<void>;
   close(): Promise<void>;
 }
@@ -93,7 +98,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const objects = new ObjectCache(deps.snapshots, limits.objectBytes);
   const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
-  const readiness = new StoreReadiness(deps.snapshots, log);
+  const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
   // Keys' last use: noted per accepted request, written to the key store at most once a minute.
   const uses = new KeyUseRecorder(deps.keys, { log });
 
@@ -123,7 +128,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }),
   );
   app.use(cors());
-  app.get('/healthz', healthz(readiness));
+  app.get('/healthz', healthz(health));
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());
   app.use(rejectUnknownPath());
@@ -131,10 +136,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   return {
     app,
-    ready: readiness.ready,
+    ready: health.ready,
+    health: () => health.report(),
     close: async () => {
       unsubscribe?.();
-      readiness.close();
+      health.close();
       await uses.close();
     },
   };

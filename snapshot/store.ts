@@ -21,6 +21,12 @@ export interface SnapshotSource {
   /** A conditional read for mutable keys (pointers): 'unchanged' when `version` is current. */
   getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined>;
   has(key: string): Promise<boolean>;
+  /**
+   * Rejects when the store itself is not there (a directory that does not exist): every key would
+   * read as absent, which is a setup to fix, not an empty store. Backends where a missing store
+   * already makes every call fail (a missing S3 bucket) need not implement it.
+   */
+  assertExists?(): Promise<void>;
 }
 
 export interface SnapshotStore extends SnapshotSource {

@@ -92,6 +92,10 @@ export class CdnSource implements SnapshotSource {
     return this.origin.has(key);
   }
 
+  assertExists(): Promise<void> {
+    return this.origin.assertExists?.() ?? Promise.resolve();
+  }
+
   /** Closes the CDN connections; the origin store is the caller's to close. */
   async close(): Promise<void> {
     await this.pool.close();

@@ -69,6 +69,15 @@ export class DirectoryStore implements SnapshotStore {
     return (await this.fileStat(this.path(key))) !== undefined;
   }
 
+  async assertExists(): Promise<void> {
+    const info = await stat(this.root).catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    if (info === undefined) throw new Error(`${this.description} does not exist`);
+    if (!info.isDirectory()) throw new Error(`${this.description} is not a directory`);
+  }
+
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const target = this.path(key);
     await this.makeDir(dirname(target));

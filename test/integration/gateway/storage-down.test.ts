@@ -176,7 +176,10 @@ describe('readiness', () => {
       expect(log.lines).toMatchObject([{ level: 'warn', message: 'snapshot store not reachable yet', fields: { reason: expect.stringMatching(/ECONNREFUSED/) } }]);
       expect(log.lines[0]!.fields).not.toHaveProperty('err');
       const starting = await request(healthz);
-      expect({ status: starting.statusCode, body: await starting.body.json() }).toEqual({ status: 503, body: { status: 'starting' } });
+      expect({ status: starting.statusCode, body: await starting.body.json() }).toEqual({
+        status: 503,
+        body: { status: 'starting', problems: [expect.stringMatching(/^snapshot store .* not reachable yet: .*ECONNREFUSED/)] },
+      });
       await resume();
       await gateway.ready;
       const ready = await request(healthz);
