@@ -12,6 +12,7 @@ import { BuildError, type BuildStage, PointerConflictError } from './errors.ts';
 import type { PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
 import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
+import { retainOrganization, retentionMayDelete, retentionPolicy } from './retention.ts';
 import { serializeResources } from './serialize.ts';
 import { validateResources } from './validate.ts';
 
@@ -36,6 +37,17 @@ export interface BuildContext {
   locks?: BuildLocks;
   /** How long a build waits for another builder's lock on an organization before it fails that organization. */
   lockWaitMs?: number;
+  /**
+   * Retention after each publish that gave an organization a new snapshot, for that organization
+   * only, and only when it has more snapshots than `keep` and its oldest is older than `days` (one
+   * listing decides). Absent: only `marquee gc` applies retention.
+   */
+  retention?: {
+    keep: number;
+    days: number;
+    /** A failed retention does not fail the build (the next one tries again); told here. */
+    onError?: (organizationId: string, error: unknown) => void;
+  };
 }
 
 export interface OrganizationResult {
@@ -113,6 +125,8 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   } catch (error) {
     return failedResult(target, error);
   }
+  // After the announce, so that a new snapshot is never served later for it.
+  if (outcome.result === 'published') await retainAfterPublish(context, target.id);
   return {
     id: target.id,
     slug: target.slug,
@@ -123,6 +137,17 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
 }
 
 type Built = { outcome: PublishOutcome } | { failure: OrganizationResult };
+
+async function retainAfterPublish(context: BuildContext, organizationId: string): Promise<void> {
+  const retention = context.retention;
+  if (!retention) return;
+  try {
+    const policy = retentionPolicy({ keep: retention.keep, days: retention.days, ...(context.now ? { now: context.now() } : {}) });
+    if (await retentionMayDelete(context.store, organizationId, policy)) await retainOrganization(context.store, organizationId, policy);
+  } catch (error) {
+    retention.onError?.(organizationId, error);
+  }
+}
 
 /**
  * The organization's lock, waiting while another builder holds it. Waiting rather than skipping:

@@ -3,8 +3,11 @@
 // A build whose content equals the current snapshot writes nothing (docs/design.md step 5).
 // The pointer is written only if it is still the one this publish read (putIfVersion): another
 // builder that published meanwhile is never overwritten with what may be older data.
+// A change of the organization's state (suspended, closed, reactivated) also writes a state record
+// (snapshot/state-records.ts) after the pointer: history's evidence of it. After, so that a record
+// only ever reports a change that happened; a crash between the two loses that one record.
 import type { ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, newSnapshotId, objectKey, objectPrefix, pointerKey, type ResourceKind } from '../snapshot/layout.ts';
+import { manifestKey, newSnapshotId, objectKey, pointerKey, type ResourceKind, stateRecordKey } from '../snapshot/layout.ts';
 import {
   contentHashOf,
   SNAPSHOT_FORMAT,
@@ -16,6 +19,7 @@ import {
   type Pointer,
 } from '../snapshot/manifest.ts';
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
+import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';
@@ -69,12 +73,13 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
     if (current.pointer?.state === 'active' && current.pointer.snapshotId === latest.manifest.snapshotId) {
       return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
     }
-    // Back from suspension with the content it had: point at that snapshot again, add no history.
+    // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
     await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
+    await recordStateChange(store, input, current);
     return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
   }
 
-  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects);
+  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
   const manifest: Manifest = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
@@ -91,6 +96,7 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
   const serialized = serializeManifest(manifest);
   await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
   await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
+  await recordStateChange(store, input, current);
   return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten };
 }
 
@@ -98,8 +104,24 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
   if (current.pointer?.state !== input.state || current.pointer.snapshotId !== null) {
     await writePointer(store, input, current, null, null);
+    await recordStateChange(store, input, current);
   }
   return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
+}
+
+/** A state record when the pointer just written is in another state than the one it replaced; none for a first active publish. */
+async function recordStateChange(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<void> {
+  const previousState = current.pointer?.state ?? null;
+  if (previousState === input.state || (previousState === null && input.state === 'active')) return;
+  const record: StateRecord = {
+    format: SNAPSHOT_FORMAT,
+    organizationId: input.organizationId,
+    state: input.state,
+    previousState,
+    publishedAt: input.now.toISOString(),
+    trigger: input.trigger,
+  };
+  await store.put(stateRecordKey(input.organizationId, input.now, input.state), serializeStateRecord(record));
 }
 
 async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {
@@ -123,10 +145,14 @@ async function latestManifest(store: SnapshotStore, orgId: string, current: Poin
   return manifest ? { manifest, hash: serializeManifest(manifest).hash } : undefined;
 }
 
-async function writeNewObjects(store: SnapshotStore, orgId: string, objects: readonly SerializedResource[]): Promise<number> {
-  // One listing instead of a lookup per object; objects are immutable, so present means whole.
-  const prefix = objectPrefix(orgId);
-  const present = new Set((await store.list(prefix)).map((key) => key.slice(prefix.length, -'.json'.length)));
+/**
+ * Writes every object the latest manifest does not name. Those it names are in the store (and
+ * retention keeps them: it keeps the newest snapshot); any other object may be one that retention
+ * is about to delete as unreferenced and old, so it is written again, which makes it young and
+ * spares it (builder/retention.ts). Objects are immutable: writing one again changes no byte.
+ */
+async function writeNewObjects(store: SnapshotStore, orgId: string, objects: readonly SerializedResource[], latest: Manifest | undefined): Promise<number> {
+  const present = new Set(Object.values(latest?.resources ?? {}));
   const pending = new Map<string, SerializedResource>();
   for (const object of objects) if (!present.has(object.hash)) pending.set(object.hash, object);
   const queue = [...pending.values()];

@@ -1,71 +1,183 @@
-// Retention (docs/design.md "Store layout"): keep the newest N manifests per organization (and always
-// the current one), then delete objects no retained manifest references, and leftovers of
-// interrupted writes.
+// Retention (docs/design.md "Store layout"): which snapshots and state records an organization
+// keeps, then the deletion of the rest, of objects no retained manifest references, and of
+// leftovers of interrupted writes. `gc` runs it over the store; a build runs it for one
+// organization after a publish (builder/build.ts).
+//
+// Kept: every snapshot younger than `days` (an auditor's evidence), at least the newest `keep`,
+// the current one, and any snapshot that stopped being current less than the grace period ago
+// (a gateway may still hold its manifest and load its objects). State records by the same rule
+// of age and count, and always the newest (it says what the organization's state is).
 //
 // Objects younger than the grace period are spared even when unreferenced: a build publishing
 // right now has written its objects but not yet the manifest that names them, and deleting those
-// would leave its snapshot pointing at missing objects. So gc may run beside a running builder.
-import { manifestKey, objectKey, objectPrefix } from '../snapshot/layout.ts';
+// would leave its snapshot pointing at missing objects. Publish writes again every object the
+// latest manifest does not name (builder/publish.ts), which makes it young. So gc may run beside
+// running builders and gateways.
+import { instantOfName, manifestKey, objectKey, objectPrefix } from '../snapshot/layout.ts';
+import type { Pointer } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
+import { listStateMarks, type StateMark } from '../snapshot/state-records.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 
 export const DEFAULT_KEEP = 50;
 /** Every snapshot younger than this many days is kept, however many there are: an auditor's evidence. */
 export const DEFAULT_RETENTION_DAYS = 90;
-/** Far longer than any one organization's publish takes. */
+/** Far longer than any one organization's publish takes, or than a gateway holds a replaced manifest. */
 export const DEFAULT_GRACE_MINUTES = 60;
 
-export interface RetentionOptions {
-  keep?: number;
-  graceMinutes?: number;
-  now?: Date;
+export interface RetentionPolicy {
+  /** The newest this many snapshots (and state records) are kept whatever their age; ≥ 1. */
+  keep: number;
+  /** Everything younger than this many days is kept; 0: age keeps nothing. */
+  days: number;
+  graceMinutes: number;
+  now: Date;
+}
+
+export interface RetentionOptions extends Partial<RetentionPolicy> {
+  /** Report what would be deleted, delete nothing. */
+  dryRun?: boolean;
+}
+
+/** What retention deleted (or, in a dry run, would delete) of one organization. */
+export interface OrganizationRetention {
+  organizationId: string;
+  /** Snapshot ids, oldest first. */
+  snapshots: string[];
+  /** State record keys, oldest first. */
+  stateRecords: string[];
+  objects: number;
+  /** Unreferenced, but younger than the grace period. */
+  objectsSpared: number;
 }
 
 export interface RetentionReport {
+  dryRun: boolean;
   organizations: number;
   manifestsDeleted: number;
+  stateRecordsDeleted: number;
   objectsDeleted: number;
-  /** Unreferenced, but younger than the grace period. */
   objectsSpared: number;
-  interruptedWritesDeleted: number;
+  /** null in a dry run: leftovers of interrupted writes are not looked for then. */
+  interruptedWritesDeleted: number | null;
+  /** Organizations with something to delete. */
+  deleted: OrganizationRetention[];
+}
+
+export function retentionPolicy(options: Partial<RetentionPolicy>): RetentionPolicy {
+  const policy = {
+    keep: options.keep ?? DEFAULT_KEEP,
+    days: options.days ?? DEFAULT_RETENTION_DAYS,
+    graceMinutes: options.graceMinutes ?? DEFAULT_GRACE_MINUTES,
+    now: options.now ?? new Date(),
+  };
+  if (!Number.isInteger(policy.keep) || policy.keep < 1) throw new RangeError(`--keep must be a whole number ≥ 1, got ${policy.keep}`);
+  if (!Number.isFinite(policy.days) || policy.days < 0) throw new RangeError(`--days must be ≥ 0, got ${policy.days}`);
+  if (!Number.isFinite(policy.graceMinutes) || policy.graceMinutes < 0) throw new RangeError(`--grace-minutes must be ≥ 0, got ${policy.graceMinutes}`);
+  return policy;
 }
 
 export async function applyRetention(store: SnapshotStore, options: RetentionOptions = {}): Promise<RetentionReport> {
-  const keep = options.keep ?? DEFAULT_KEEP;
-  const graceMinutes = options.graceMinutes ?? DEFAULT_GRACE_MINUTES;
-  if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`--keep must be a whole number ≥ 1, got ${keep}`);
-  if (!Number.isFinite(graceMinutes) || graceMinutes < 0) throw new RangeError(`--grace-minutes must be ≥ 0, got ${graceMinutes}`);
-  const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
-  const report: RetentionReport = { organizations: 0, manifestsDeleted: 0, objectsDeleted: 0, objectsSpared: 0, interruptedWritesDeleted: 0 };
+  const policy = retentionPolicy(options);
+  const dryRun = options.dryRun ?? false;
+  const report: RetentionReport = {
+    dryRun,
+    organizations: 0,
+    manifestsDeleted: 0,
+    stateRecordsDeleted: 0,
+    objectsDeleted: 0,
+    objectsSpared: 0,
+    interruptedWritesDeleted: null,
+    deleted: [],
+  };
   for (const orgId of await listOrganizationIds(store)) {
     report.organizations++;
-    const pointer = await readPointer(store, orgId);
-    const ids = await listSnapshotIds(store, orgId);
-    const retained = new Set(ids.slice(-keep));
-    if (pointer?.snapshotId) retained.add(pointer.snapshotId);
-    const referenced = new Set<string>();
-    for (const id of retained) {
-      const manifest = await readManifest(store, orgId, id);
-      for (const hash of Object.values(manifest?.resources ?? {})) referenced.add(hash);
-    }
-    // Manifests go first: a manifest never outlives the objects it names.
-    for (const id of ids.filter((id) => !retained.has(id))) {
-      await store.delete(manifestKey(orgId, id));
-      report.manifestsDeleted++;
-    }
-    const prefix = objectPrefix(orgId);
-    for (const key of await store.list(prefix)) {
-      const hash = key.slice(prefix.length, -'.json'.length);
-      if (referenced.has(hash)) continue;
-      const written = await store.modifiedAt(key);
-      if (written !== undefined && written >= cutoff) {
-        report.objectsSpared++;
-        continue;
-      }
-      await store.delete(objectKey(orgId, hash));
-      report.objectsDeleted++;
-    }
+    const result = await retainOrganization(store, orgId, policy, dryRun);
+    report.manifestsDeleted += result.snapshots.length;
+    report.stateRecordsDeleted += result.stateRecords.length;
+    report.objectsDeleted += result.objects;
+    report.objectsSpared += result.objectsSpared;
+    if (result.snapshots.length + result.stateRecords.length + result.objects > 0) report.deleted.push(result);
   }
-  report.interruptedWritesDeleted = await store.sweepInterrupted(cutoff);
+  if (!dryRun) report.interruptedWritesDeleted = await store.sweepInterrupted(graceCutoff(policy));
   return report;
 }
+
+/** Retention of one organization; `dryRun` deletes nothing and reports the same. */
+export async function retainOrganization(store: SnapshotStore, orgId: string, policy: RetentionPolicy, dryRun = false): Promise<OrganizationRetention> {
+  const [pointer, ids, marks] = await Promise.all([readPointer(store, orgId), listSnapshotIds(store, orgId), listStateMarks(store, orgId)]);
+  const retained = retainedSnapshots(ids, marks, pointer, policy);
+  const result: OrganizationRetention = {
+    organizationId: orgId,
+    snapshots: ids.filter((id) => !retained.has(id)),
+    stateRecords: deletableStateRecords(marks, policy).map((mark) => mark.key),
+    objects: 0,
+    objectsSpared: 0,
+  };
+  const referenced = new Set<string>();
+  for (const id of retained) {
+    const manifest = await readManifest(store, orgId, id);
+    for (const hash of Object.values(manifest?.resources ?? {})) referenced.add(hash);
+  }
+  // Manifests go first: a manifest never outlives the objects it names.
+  if (!dryRun) for (const id of result.snapshots) await store.delete(manifestKey(orgId, id));
+  if (!dryRun) for (const key of result.stateRecords) await store.delete(key);
+  const cutoff = graceCutoff(policy);
+  const prefix = objectPrefix(orgId);
+  for (const key of await store.list(prefix)) {
+    const hash = key.slice(prefix.length, -'.json'.length);
+    if (referenced.has(hash)) continue;
+    const written = await store.modifiedAt(key);
+    if (written !== undefined && written >= cutoff) {
+      result.objectsSpared++;
+      continue;
+    }
+    if (!dryRun) await store.delete(objectKey(orgId, hash));
+    result.objects++;
+  }
+  return result;
+}
+
+/**
+ * Whether retention could delete any of an organization's snapshots: more than `keep`, and the
+ * oldest older than `days`. One listing and no reads: the test a build makes after each publish.
+ */
+export async function retentionMayDelete(store: SnapshotStore, orgId: string, policy: RetentionPolicy): Promise<boolean> {
+  const ids = await listSnapshotIds(store, orgId);
+  const oldest = ids[0] === undefined ? undefined : instantOfName(ids[0]);
+  return ids.length > policy.keep && oldest !== undefined && oldest.getTime() < ageCutoff(policy);
+}
+
+/**
+ * The snapshot ids (oldest first) an organization keeps: pure. A snapshot stopped being current
+ * when the next snapshot, or a suspension or closure, after it was published.
+ */
+export function retainedSnapshots(ids: readonly string[], marks: readonly StateMark[], pointer: Pointer | undefined, policy: RetentionPolicy): Set<string> {
+  const retained = new Set(ids.slice(-policy.keep));
+  if (pointer?.snapshotId) retained.add(pointer.snapshotId);
+  const young = ageCutoff(policy);
+  const grace = graceCutoff(policy).getTime();
+  const instants = ids.map((id) => instantOfName(id)?.getTime());
+  for (const [index, id] of ids.entries()) {
+    const at = instants[index];
+    // A name without an instant is kept: retention deletes only what it understands.
+    if (at === undefined || at >= young) {
+      retained.add(id);
+      continue;
+    }
+    const nextSnapshot = instants[index + 1] ?? Infinity;
+    const nextState = marks.find((mark) => mark.state !== 'active' && mark.at.getTime() > at)?.at.getTime() ?? Infinity;
+    const replacedAt = Math.min(nextSnapshot, nextState);
+    if (replacedAt >= grace) retained.add(id);
+  }
+  return retained;
+}
+
+/** The state records (oldest first) retention deletes: older than `days`, not among the newest `keep`, never the newest. */
+export function deletableStateRecords(marks: readonly StateMark[], policy: RetentionPolicy): StateMark[] {
+  const young = ageCutoff(policy);
+  return marks.slice(0, Math.max(0, marks.length - policy.keep)).filter((mark) => mark.at.getTime() < young);
+}
+
+const ageCutoff = (policy: RetentionPolicy): number => policy.now.getTime() - policy.days * 86_400_000;
+const graceCutoff = (policy: RetentionPolicy): Date => new Date(policy.now.getTime() - policy.graceMinutes * 60_000);

@@ -1,15 +1,28 @@
-// history, diff, gc, audit: the auditors' and the store's commands (bin/commands/snapshots.ts).
+// history, diff, show, gc, audit: the auditors' and the store's commands (bin/commands/snapshots.ts).
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
-import { DEFAULT_GRACE_MINUTES, DEFAULT_KEEP } from '../../builder/retention.ts';
+import { InvalidArgumentError } from 'commander';
+import { DEFAULT_GRACE_MINUTES } from '../../builder/retention.ts';
 import { minutes, wholeNumber } from './arguments.ts';
+
+const days = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of days');
+  return Number(value);
+};
+
+const instant = (value: string): Date => {
+  // An instant, not a calendar day: a zone is required so that the answer does not depend on where the CLI runs.
+  const at = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError('must be an ISO 8601 instant with a zone, e.g. 2026-03-01T12:00:00Z');
+  return at;
+};
 
 const commands = () => import('../commands/snapshots.ts');
 
 export function registerSnapshotCommands(program: Command, config: () => Config): void {
   program
     .command('history')
-    .description("an organization's snapshots, newest first")
+    .description("an organization's snapshots and state changes (suspended, closed, reactivated), newest first")
     .requiredOption('--org <id|slug>', 'the organization')
     .option('--json', 'print the result as JSON')
     .action(async (options: { org: string; json?: boolean }) => (await commands()).historyCommand(config(), options));
@@ -22,11 +35,21 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .option('--json', 'print the result as JSON')
     .action(async (from: string, to: string, options: { org: string; json?: boolean }) => (await commands()).diffCommand(config(), { ...options, from, to }));
   program
+    .command('show')
+    .description('what the integration API answered for PATH (below /api/integration/v1, e.g. "/events?timing=past") at an instant')
+    .requiredOption('--org <id|slug>', 'the organization')
+    .requiredOption('--at <instant>', 'ISO 8601 instant with a zone, e.g. 2026-03-01T12:00:00Z', instant)
+    .argument('<path>')
+    .action(async (path: string, options: { org: string; at: Date }) => (await commands()).showCommand(config(), { ...options, path }));
+  program
     .command('gc')
-    .description('apply retention: keep the newest N snapshots per organization')
-    .option('--keep <n>', 'snapshots to keep', wholeNumber, DEFAULT_KEEP)
-    .option('--grace-minutes <n>', 'spare unreferenced objects younger than this (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
-    .action(async (options: { keep: number; graceMinutes: number }) => (await commands()).gcCommand(config(), options));
+    .description('apply retention: keep snapshots younger than D days, at least the newest N per organization, the current one and those replaced within the grace period')
+    .option('--keep <n>', 'snapshots to keep at least (default SNAPSHOT_RETENTION, 50)', wholeNumber)
+    .option('--days <d>', 'keep every snapshot younger than this (default SNAPSHOT_RETENTION_DAYS, 90)', days)
+    .option('--grace-minutes <n>', 'spare unreferenced objects younger than this, and snapshots replaced less long ago', minutes, DEFAULT_GRACE_MINUTES)
+    .option('--dry-run', 'report what would be deleted; delete nothing')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }) => (await commands()).gcCommand(config(), options));
 
   program
     .command('audit')

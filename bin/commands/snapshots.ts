@@ -1,7 +1,9 @@
-// The auditors' and the store's commands: history, diff, retention, audit.
+// The auditors' and the store's commands: history, diff, show (as of an instant), retention, audit.
 import { auditStore } from '../../builder/audit.ts';
 import { diffLines } from '../../builder/diff-text.ts';
 import { diffSnapshots, snapshotHistory } from '../../builder/history.ts';
+import { answerAsOf } from '../../gateway/as-of.ts';
+import { OperatorError } from '../../snapshot/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
 import { type Config, describeStore } from '../config.ts';
@@ -35,12 +37,45 @@ export async function diffCommand(config: Config, options: { org: string; from: 
   for (const text of diffLines(diff)) line(text);
 }
 
-export async function gcCommand(config: Config, options: { keep: number; graceMinutes: number }): Promise<void> {
-  const report = await applyRetention(openStore(config), options);
+export async function gcCommand(config: Config, options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }): Promise<void> {
+  const keep = options.keep ?? config.retention.keep;
+  const days = options.days ?? config.retention.days;
+  const report = await applyRetention(openStore(config), { keep, days, graceMinutes: options.graceMinutes, dryRun: options.dryRun ?? false });
+  if (options.json) return printJson(report);
+  const verb = report.dryRun ? 'would be deleted' : 'deleted';
+  for (const org of report.deleted) {
+    line(`${org.organizationId}: ${org.snapshots.length} snapshots, ${org.stateRecords.length} state records and ${org.objects} objects ${verb}`);
+    for (const id of org.snapshots) line(`  snapshot ${id}`);
+  }
   line(
-    `${report.organizations} organizations: ${report.manifestsDeleted} snapshots and ${report.objectsDeleted} objects deleted (kept the newest ${options.keep}); ` +
-      `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared; ${report.interruptedWritesDeleted} interrupted writes removed`,
+    `${report.organizations} organizations: ${report.manifestsDeleted} snapshots, ${report.stateRecordsDeleted} state records and ${report.objectsDeleted} objects ${verb} ` +
+      `(kept everything younger than ${days} days, at least the newest ${keep}, and the current snapshot); ` +
+      `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared` +
+      (report.interruptedWritesDeleted === null ? '' : `; ${report.interruptedWritesDeleted} interrupted writes removed`),
   );
+}
+
+/** `show` of an instant for which the store holds no snapshot of the organization. */
+class NothingPublishedThenError extends OperatorError {
+  override name = 'NothingPublishedThenError';
+}
+
+export async function showCommand(config: Config, options: { org: string; at: Date; path: string }): Promise<void> {
+  const orgId = await organizationId(config, options.org);
+  const store = openStore(config);
+  const answer = await answerAsOf(store, orgId, options.at, options.path);
+  if (answer.state === null) {
+    const oldest = (await snapshotHistory(store, orgId)).reverse().find((entry) => !('state' in entry));
+    throw new NothingPublishedThenError(
+      `organization ${orgId} had no snapshot at ${options.at.toISOString()} in ${describeStore(config.snapshotStore)}` +
+        (oldest ? `: its oldest retained snapshot is ${oldest.snapshotId}, published ${oldest.publishedAt}` : ': it has none'),
+    );
+  }
+  printJson(answer.body);
+  if (answer.status < 200 || answer.status > 299) {
+    process.stderr.write(`marquee: the API answered ${answer.status} at ${options.at.toISOString()}${answer.state === 'active' ? '' : ` (organization ${answer.state})`}\n`);
+    process.exitCode = 1;
+  }
 }
 
 export async function auditCommand(config: Config, options: { graceMinutes: number; json?: boolean }): Promise<void> {
