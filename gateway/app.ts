@@ -14,6 +14,8 @@ import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/key-store.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { observeRequests } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
 import { GatewayHealth, type HealthReport, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
@@ -71,6 +73,8 @@ export interface GatewayDeps {
   channel?: PublishChannel;
   /** Where warnings and failed requests go (snapshot/log.ts); bin/ injects the process's log. */
   log: Log;
+  /** Prometheus metrics (gateway/metrics.ts), in a registry the caller serves; none by default. */
+  metrics?: GatewayMetrics;
   limits?: Partial<GatewayLimits>;
 }
 
@@ -95,7 +99,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...(deps.channel ? { deliveryEpoch: () => deps.channel?.deliveryEpoch } : {}),
     maxOrganizations: limits.organizations,
   });
-  const objects = new ObjectCache(deps.snapshots, limits.objectBytes);
+  const metrics = deps.metrics;
+  const objects = new ObjectCache(deps.snapshots, limits.objectBytes, metrics && ((hit) => metrics.objectLookup(hit)));
   const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
   const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
@@ -111,7 +116,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('etag', false);
   // A repeated parameter arrives as an array, which GET /events refuses (docs/design.md decisions table).
   app.set('query parser', 'simple');
-  // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
+  // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics).
+  app.use(observeRequests(metrics));
+  // The API next: its requests, the hot path, walk no other layer; it writes its own CORS headers.
   app.use(
     apiRouter({
       access: accessControl({
@@ -132,7 +139,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());
   app.use(rejectUnknownPath());
-  app.use(problemHandler({ log }));
+  app.use(problemHandler({ log, metrics }));
 
   return {
     app,

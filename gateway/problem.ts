@@ -3,7 +3,11 @@
 // Anything that is not an ApiError is a fault of ours: the client gets a bare 500 body and the
 // log gets one line with the stack — never the other way round. Except an outage: snapshot
 // storage that cannot be reached (StoreUnavailableError, wherever it surfaces) is no bug and
-// passes, so it answers 503 with Retry-After and logs a rate-limited warning without a stack.
+// passes, so it answers 503 with Retry-After and logs a rate-limited warning without a stack; so
+// does any other 503 (the key store unreachable). Every line names the request id, the route's
+// template, the status and the duration. A 4xx is the client's and gets no line: under attack
+// those are nearly all the traffic, and one line each would bury the log and cost the gateway;
+// they are counted in the metrics instead (by route and status, 429s by limit).
 import type { ErrorRequestHandler, Request } from 'express';
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { keyOrderOf } from '../snapshot/key-order.ts';
@@ -12,6 +16,9 @@ import { setHeaders } from './access/cors.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
 import { ApiError, serviceUnavailable } from './errors.ts';
 import type { Log } from '../snapshot/log.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { elapsedMs, observationOf } from './observed-request.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (docs/api.md §7). */
@@ -31,23 +38,37 @@ const storageUnavailable = () =>
 /** Headers describing a representation: an error is not one (docs/design.md: errors carry no ETag). */
 const REPRESENTATION_HEADERS = ['ETag', 'Last-Modified', 'Content-Length', 'Content-Encoding'];
 
-export function problemHandler({ log }: { log: Log }): ErrorRequestHandler {
+export function problemHandler({ log, metrics }: { log: Log; metrics?: GatewayMetrics | undefined }): ErrorRequestHandler {
   const outage = new OutageWarning(log, 'request answered 503: snapshot storage unreachable');
+  const unavailable = new OutageWarning(log, 'request answered 503: a backend cannot be reached');
   return function problemResponse(error: unknown, req, res, next) {
     const problem = asApiError(error);
-    if (problem === undefined) {
-      log.error('request failed', { method: req.method, path: pathOf(req), err: error });
-    } else if (isStoreOutage(error)) {
-      outage.report(error, { method: req.method, path: pathOf(req) });
+    const apiError = problem ?? internalError();
+    const observed = observationOf(req);
+    if (apiError.status >= 500) {
+      const fields = {
+        requestId: observed?.id,
+        method: req.method,
+        route: observed?.route.name,
+        path: withoutKeys(pathOf(req)),
+        status: apiError.status,
+        durationMs: observed && elapsedMs(observed),
+      };
+      if (problem === undefined) log.error('request failed', { ...fields, err: error });
+      else if (isStoreOutage(error)) outage.report(error, fields);
+      else unavailable.report(error, fields);
+    } else if (apiError.status === 429) {
+      // Only the key's own limit announces a policy; the address's throttle knows no key.
+      metrics?.rateLimited('RateLimit-Policy' in apiError.headers ? 'key' : 'address');
     }
     // Too late for a status line; Express's final handler closes the connection.
     if (res.headersSent) return next(error);
 
-    const apiError = problem ?? internalError();
     for (const name of REPRESENTATION_HEADERS) res.removeHeader(name);
     // CORS and rate-limit headers set earlier stay: a browser must be able to read the error.
     res.status(apiError.status);
-    const bytes = problemBytes(apiError, pathOf(req));
+    const bytes = problemBytes(apiError, problemInstance(pathOf(req), observed?.id));
+    if (observed !== undefined) res.setHeader(REQUEST_ID_HEADER, observed.id);
     setHeaders(res, problemHeaders(apiError, bytes.length));
     // Node writes no body for HEAD, but the headers match GET's.
     res.end(bytes);
@@ -62,7 +83,15 @@ export function problemHeaders(apiError: ApiError, length: number): string[] {
   return ['Content-Type', 'application/problem+json; charset=utf-8', 'Cache-Control', 'no-store', ...Object.entries(apiError.headers).flat(), 'Content-Length', String(length)];
 }
 
-/** The problem+json body of an error; `instance` is null when no request path could be read. */
+/**
+ * `instance`: the path the client asked for (null when none could be read), then the request id
+ * as `#request=<id>`, so that a problem a client reports leads to the gateway's log lines.
+ */
+export function problemInstance(path: string | null, requestId: string | undefined): string | null {
+  return requestId === undefined ? path : `${path ?? ''}#request=${requestId}`;
+}
+
+/** The problem+json body of an error; `instance` as problemInstance makes it, or null. */
 export function problemBytes(apiError: ApiError, instance: string | null): Buffer {
   const body: ProblemDetails = {
     type: PROBLEM_TYPE_BASE + apiError.errorCode.toLowerCase().replaceAll('_', '-'),
@@ -91,7 +120,14 @@ function isStoreOutage(error: unknown): boolean {
   return false;
 }
 
-/** `instance`: the path the client asked for, as sent, without the query. */
+/**
+ * A key pasted into a URL path, masked for the log (our keys start with mqk_, as sent or
+ * percent-encoded). The query is never logged at all.
+ */
+const KEY_IN_PATH = /mqk(?:_|%5f)[A-Za-z0-9]*/gi;
+const withoutKeys = (path: string) => path.replace(KEY_IN_PATH, 'mqk_[redacted]');
+
+/** The path the client asked for, as sent, without the query. */
 function pathOf(req: Request): string {
   const url = req.originalUrl;
   const query = url.indexOf('?');

@@ -6,12 +6,17 @@
 // with anything is answered 417 the same way: the API takes no request bodies to continue with.
 // Two more that Node would otherwise answer on its own: an HTTP/1.1 request without Host (Node's
 // bare 400, RFC 9112 §3.2) and CONNECT (Node closes the connection unanswered; the gateway is no
-// proxy, so 405 like any other method it does not serve).
+// proxy, so 405 like any other method it does not serve). Each answer carries a request id like
+// every other (X-Request-Id and `instance`), and is counted in the metrics under the route
+// `protocol`; none is logged, being the client's error (gateway/problem.ts says why).
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CORS_HEADERS } from './access/cors.ts';
 import { type ApiError, badRequest, expectationFailed, malformedRequest, methodNotAllowed, requestHeadersTooLarge, requestTimeout } from './errors.ts';
-import { problemBytes, problemHeaders } from './problem.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { problemBytes, problemHeaders, problemInstance } from './problem.ts';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
+import { PROTOCOL } from './routes/route-label.ts';
 
 function errorFor(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') return requestHeadersTooLarge();
@@ -20,20 +25,20 @@ function errorFor(code: string | undefined): ApiError {
 }
 
 /** Every header of an error answer, CORS first, as writeHead takes them. */
-function errorHeaders(apiError: ApiError, length: number): string[] {
-  return [...CORS_HEADERS, ...problemHeaders(apiError, length)];
+function errorHeaders(apiError: ApiError, requestId: string, length: number): string[] {
+  return [...CORS_HEADERS, REQUEST_ID_HEADER, requestId, ...problemHeaders(apiError, length)];
 }
 
 /** The status line and header block of an error answer written straight to a socket. */
-function headerLines(apiError: ApiError, length: number): string {
-  const headers = [...errorHeaders(apiError, length), 'Connection', 'close'];
+function headerLines(apiError: ApiError, requestId: string, length: number): string {
+  const headers = [...errorHeaders(apiError, requestId, length), 'Connection', 'close'];
   const lines = [`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`];
   for (let i = 0; i < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-/** Wires the parser's errors and `Expect` into the server. */
-export function answerProtocolErrors(server: Server): void {
+/** Wires the parser's errors and `Expect` into the server; `metrics` counts the answers. */
+export function answerProtocolErrors(server: Server, metrics?: GatewayMetrics): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A response already under way (a timeout mid-response) cannot get a second status line.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -41,31 +46,36 @@ export function answerProtocolErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    answerOnSocket(socket, errorFor(error.code));
+    answerOnSocket(socket, errorFor(error.code), metrics);
   });
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerAndClose(req, res, expectationFailed()));
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, methodNotAllowed('GET, HEAD, OPTIONS')));
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerAndClose(req, res, expectationFailed(), metrics));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerOnSocket(socket, methodNotAllowed('GET, HEAD, OPTIONS'), metrics));
 }
 
 /**
  * Answers 400 an HTTP/1.1 request without Host, when the server was created with
  * `requireHostHeader: false` so that it reaches this; true when it did.
  */
-export function rejectMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+export function rejectMissingHost(req: IncomingMessage, res: ServerResponse, metrics?: GatewayMetrics): boolean {
   if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
-  answerAndClose(req, res, badRequest('An HTTP/1.1 request must carry a Host header.'));
+  answerAndClose(req, res, badRequest('An HTTP/1.1 request must carry a Host header.'), metrics);
   return true;
 }
 
-function answerOnSocket(socket: Duplex, apiError: ApiError): void {
-  const body = problemBytes(apiError, null);
+/** No request was parsed, so no id was sent: always a new one. */
+function answerOnSocket(socket: Duplex, apiError: ApiError, metrics: GatewayMetrics | undefined): void {
+  const requestId = requestIdFor(undefined);
+  const body = problemBytes(apiError, problemInstance(null, requestId));
   // Destroyed once flushed: a client that never reads would otherwise hold a half-closed socket.
-  socket.end(Buffer.concat([Buffer.from(headerLines(apiError, body.length), 'latin1'), body]), () => socket.destroy());
+  socket.end(Buffer.concat([Buffer.from(headerLines(apiError, requestId, body.length), 'latin1'), body]), () => socket.destroy());
+  metrics?.served(PROTOCOL, apiError.status, undefined);
 }
 
-function answerAndClose(req: IncomingMessage, res: ServerResponse, apiError: ApiError): void {
-  const body = problemBytes(apiError, (req.url ?? '').split('?')[0] ?? null);
+function answerAndClose(req: IncomingMessage, res: ServerResponse, apiError: ApiError, metrics: GatewayMetrics | undefined): void {
+  const requestId = requestIdFor(req.headers['x-request-id']);
+  const body = problemBytes(apiError, problemInstance((req.url ?? '').split('?')[0] ?? null, requestId));
   res.shouldKeepAlive = false;
-  res.writeHead(apiError.status, errorHeaders(apiError, body.length));
+  res.writeHead(apiError.status, errorHeaders(apiError, requestId, body.length));
   res.end(body);
+  metrics?.served(PROTOCOL, apiError.status, undefined);
 }

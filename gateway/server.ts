@@ -37,10 +37,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       requireHostHeader: false,
     },
     (req, res) => {
-      if (!rejectMissingHost(req, res)) gateway.app(req, res);
+      if (!rejectMissingHost(req, res, options.metrics)) gateway.app(req, res);
     },
   );
-  answerProtocolErrors(server);
+  answerProtocolErrors(server, options.metrics);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -382,6 +382,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -391,6 +392,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
@@ -407,6 +409,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
@@ -423,6 +426,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -438,6 +442,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the organization was found suspended after the request was counted.
                  * @example "default";r=599;t=60
@@ -462,6 +467,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
@@ -478,6 +484,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
@@ -494,6 +501,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 Allow: components["headers"]["Allow"];
@@ -511,6 +519,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the key's own quota is used up, not for an address sending invalid keys.
@@ -536,6 +545,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the request was counted against its key.
                  * @example "default";r=599;t=60
@@ -560,6 +570,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the request was counted against its key before the backend failed.
@@ -628,6 +639,11 @@ export interface components {
         "WWW-Authenticate": "Bearer";
         /** @description The methods this path answers. */
         Allow: "GET, HEAD, OPTIONS";
+        /**
+         * @description Every response: the request's id, as sent in the request's own `X-Request-Id` when that is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new one. Quote it when reporting a problem: the gateway's logs name it.
+         * @example f81d4fae-7dec-11d0-a765-00a0c91e6bf6
+         */
+        "X-Request-Id": string;
     };
     pathItems: never;
 }
@@ -653,6 +669,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -689,6 +706,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -725,6 +743,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -761,6 +780,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -804,6 +824,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -847,6 +868,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -890,6 +912,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -933,6 +956,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -976,6 +1000,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -142,6 +142,17 @@ export function matchRoute(path: string): RouteMatch | undefined {
   return undefined;
 }
 
+/**
+ * The pattern of the route a path below the base names, or undefined: like matchRoute, but
+ * nothing is decoded, so it never throws. A bounded name for metrics and logs, never the path.
+ */
+export function patternOf(path: string): string | undefined {
+  const fixed = FIXED.get(path);
+  if (fixed !== undefined) return fixed.route.pattern;
+  for (const { regexp, route } of PARAMETERIZED) if (regexp.test(path)) return route.pattern;
+  return undefined;
+}
+
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);

@@ -1,6 +1,7 @@
 // Snapshot objects by content hash. Objects are immutable (docs/design.md "Store layout"), so a cached
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
-// Kept as the Representation a stored resource is served as, so a hit allocates nothing.
+// Kept as the Representation a stored resource is served as, so a hit allocates nothing. Each
+// lookup of a representation is reported as a hit or a miss, for the metrics.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { SnapshotSource } from '../../snapshot/store.ts';
 import type { Awaitable } from '../awaitable.ts';
@@ -13,6 +14,8 @@ export class ObjectCache {
   constructor(
     private readonly store: SnapshotSource,
     maxBytes: number,
+    /** Told of every representation looked up: true when served from memory (GatewayMetrics.objectLookup). */
+    private readonly lookedUp: (hit: boolean) => void = () => {},
   ) {
     this.cache = new LoadingCache(maxBytes, (representation) => representation.bytes.length);
   }
@@ -23,7 +26,10 @@ export class ObjectCache {
    * A cached object is returned as is; only a load is a promise.
    */
   representation(orgId: string, hash: string): Awaitable<Representation> {
-    return this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
+    const found = this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
+    // A request that joins a load already under way waits for the store too: a miss.
+    this.lookedUp(!(found instanceof Promise));
+    return found;
   }
 
   /**

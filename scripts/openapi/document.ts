@@ -42,7 +42,8 @@ counted request carries \`RateLimit-Policy\` and \`RateLimit\` (IETF HTTPAPI Rat
 draft); over the limit the answer is 429 \`RATE_LIMITED\` with \`Retry-After\` in seconds.
 
 **Errors** are \`application/problem+json\` (RFC 7807) with \`type\`, \`title\`, \`status\`,
-\`detail\`, \`instance\` and \`errorCode\`. Clients branch on \`errorCode\`; each response below lists
+\`detail\`, \`instance\` and \`errorCode\`. \`instance\` is the request path without the query, then
+\`#request=\` and the request's id. Clients branch on \`errorCode\`; each response below lists
 the codes it can carry. A 503 \`SERVICE_UNAVAILABLE\` is temporary: retry after \`Retry-After\`
 seconds.
 
@@ -206,6 +207,13 @@ const HEADERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', const: 'GET, HEAD, OPTIONS' },
   },
+  'X-Request-Id': {
+    description:
+      "Every response: the request's id, as sent in the request's own `X-Request-Id` when that is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new one. Quote it when reporting a problem: the gateway's logs name it.",
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    example: 'f81d4fae-7dec-11d0-a765-00a0c91e6bf6',
+  },
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -222,6 +230,7 @@ function sometimesCounted(all: Record<string, JsonSchema>, when: string) {
 const ERROR_HEADERS = {
   'Cache-Control': headerRef('Cache-Control-Error'),
   'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+  'X-Request-Id': headerRef('X-Request-Id'),
 };
 
 export function openApiDocument(examples: Examples): JsonSchema {
@@ -263,6 +272,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
         'Cache-Control': headerRef('Cache-Control'),
         ...COUNTED,
         'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+        'X-Request-Id': headerRef('X-Request-Id'),
       },
     },
     InvalidEventsParameter: problem(
@@ -347,6 +357,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
               'Cache-Control': headerRef('Cache-Control'),
               ...COUNTED,
               'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+              'X-Request-Id': headerRef('X-Request-Id'),
             },
             content: { [JSON_TYPE]: { schema: body, examples: { [operation.example]: exampleOf(operation.example, body) } } },
           },

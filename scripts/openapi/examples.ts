@@ -148,6 +148,8 @@ async function ask(origin: string, spec: ExampleRequest, secrets: Record<KeyName
   const headers: Record<string, string> = {};
   if (spec.key !== undefined) headers['x-api-key'] = secrets[spec.key];
   if (spec.origin !== undefined) headers.origin = spec.origin;
+  // A fixed id, so that the examples' `instance` (path#request=id) is the same on every generation.
+  headers['x-request-id'] = EXAMPLE_REQUEST_ID;
   const response = await request(origin + target, { method: method as 'GET', headers });
   const text = await response.body.text();
   return { target, method, status: response.statusCode, body: JSON.parse(text) as unknown };
@@ -161,6 +163,9 @@ async function damageObject(store: MemoryStore, organizationId: string, path: st
   if (hash === undefined) throw new Error(`the sample published nothing at ${path} for ${organizationId}`);
   await store.put(objectKey(organizationId, hash), Buffer.from('{"damaged":true}'));
 }
+
+/** RFC 4122's example UUID. */
+const EXAMPLE_REQUEST_ID = 'f81d4fae-7dec-11d0-a765-00a0c91e6bf6';
 
 const SILENT: Log = { info: () => {}, warn: () => {}, error: () => {} };
 

@@ -31,7 +31,8 @@ function expectProblem(reply: Reply, status: number, errorCode: string, instance
   expect(reply.headers['access-control-allow-origin']).toBe('*');
   const problem = reply.json<ProblemDetails>();
   expect(schemas.validate('problem-details', problem)).toEqual({ valid: true });
-  expect(problem).toMatchObject({ status, errorCode, instance });
+  // `instance`: the path, then the request id the response carries (gateway/problem.ts).
+  expect(problem).toMatchObject({ status, errorCode, instance: `${instance}#request=${reply.headers['x-request-id']}` });
   expect(problem.type).toMatch(/^https:\/\//);
   expect(problem.title).toBeTruthy();
   expect(problem.detail).toBeTruthy();

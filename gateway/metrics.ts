@@ -1,0 +1,119 @@
+// The gateway's Prometheus metrics (prom-client), registered in a registry its caller owns and
+// serves (the admin port's /metrics): requests by route template and status, latency by route,
+// rate-limit refusals, and the object cache's hits and misses. Labels are bounded: route names
+// come from gateway/routes/route-label.ts, statuses from the gateway's own code.
+//
+// The hot path pays little: counts are plain numbers added to prom-client's counters only when
+// the registry is read (each counter's collect()), because a prom-client inc() builds and looks up
+// a string of its labels every time; only the latency histogram is updated per request.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { ROUTE_NAMES, PROTOCOL } from './routes/route-label.ts';
+
+export interface GatewayMetrics {
+  /**
+   * A response was written. `route`: a RouteLabel's name (or PROTOCOL); `seconds`: since the
+   * request arrived, undefined when unknown (the parser's refusals).
+   */
+  served(route: string, status: number, seconds: number | undefined): void;
+  /** A 429: the key's own limit, or the address's throttle of invalid credentials. */
+  rateLimited(limit: RateLimitKind): void;
+  /** A stored resource looked up in the object cache: served from memory, or read from the store. */
+  objectLookup(hit: boolean): void;
+}
+
+type RateLimitKind = 'key' | 'address';
+
+/** Seconds: a request served from memory takes well under a millisecond, one read from storage tens. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** One series of a counter, counted on the hot path and handed to prom-client when collected. */
+interface Tally<Label extends string = string> {
+  readonly labels: Record<Label, string>;
+  pending: number;
+}
+
+/** A counter whose series are tallies; a series not created up front is created on first use. */
+class TalliedCounter<Label extends string> {
+  private readonly tallies: Tally<Label>[] = [];
+  private readonly counter: Counter<Label>;
+
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly Label[]) {
+    const tallies = this.tallies;
+    this.counter = new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const tally of tallies) {
+          this.inc(tally.labels, tally.pending);
+          tally.pending = 0;
+        }
+      },
+    });
+  }
+
+  /** A series, shown as 0 until counted. */
+  tally(labels: Record<Label, string>): Tally<Label> {
+    const tally: Tally<Label> = { labels, pending: 0 };
+    this.tallies.push(tally);
+    this.counter.inc(labels, 0);
+    return tally;
+  }
+}
+
+interface RouteSeries {
+  readonly byStatus: Map<number, Tally<'route' | 'status'>>;
+  readonly latency: Histogram.Internal<'route'>;
+}
+
+export function gatewayMetrics(registry: Registry): GatewayMetrics {
+  const requests = new TalliedCounter(registry, 'marquee_gateway_requests_total', 'Responses written, by route template and status.', ['route', 'status']);
+  const latency = new Histogram({
+    name: 'marquee_gateway_request_duration_seconds',
+    help: 'Time from a request to its response, by route template.',
+    labelNames: ['route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const refusals = new TalliedCounter(
+    registry,
+    'marquee_gateway_rate_limited_total',
+    'Requests refused 429: limit="key" over a key\'s rate limit, limit="address" an address over its invalid-credential threshold.',
+    ['limit'],
+  );
+  const lookups = new TalliedCounter(registry, 'marquee_gateway_object_cache_lookups_total', 'Stored resources looked up in the object cache, by result (hit, miss).', ['result']);
+
+  const routes = new Map<string, RouteSeries>();
+  const seriesOf = (route: string): RouteSeries => {
+    let series = routes.get(route);
+    if (series === undefined) {
+      series = { byStatus: new Map(), latency: latency.labels(route) };
+      routes.set(route, series);
+    }
+    return series;
+  };
+  for (const route of [...ROUTE_NAMES, PROTOCOL]) seriesOf(route);
+  const limits: Record<RateLimitKind, Tally> = { key: refusals.tally({ limit: 'key' }), address: refusals.tally({ limit: 'address' }) };
+  const hits = lookups.tally({ result: 'hit' });
+  const misses = lookups.tally({ result: 'miss' });
+
+  return {
+    served(route, status, seconds) {
+      const series = seriesOf(route);
+      let tally = series.byStatus.get(status);
+      if (tally === undefined) {
+        tally = requests.tally({ route, status: String(status) });
+        series.byStatus.set(status, tally);
+      }
+      tally.pending++;
+      if (seconds !== undefined) series.latency.observe(seconds);
+    },
+    rateLimited(limit) {
+      limits[limit].pending++;
+    },
+    objectLookup(hit) {
+      (hit ? hits : misses).pending++;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// What the gateway notes about each request when it arrives (its id, its route's label, when it
+// came), kept on the request for whoever writes the response or a log line, and the first
+// middleware that notes it and, once the response is written, counts it in the metrics.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
+import type { GatewayMetrics } from './metrics.ts';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
+import { type RouteLabel, routeLabelOf } from './routes/route-label.ts';
+
+export interface ObservedRequest {
+  /** X-Request-Id: the sent one when sane, else a new one (gateway/request-id.ts). */
+  readonly id: string;
+  readonly route: RouteLabel;
+  /** performance.now() when the request reached the app. */
+  readonly startedAt: number;
+}
+
+const OBSERVED = Symbol('observed request');
+type Observable = IncomingMessage & { [OBSERVED]?: ObservedRequest };
+
+/** What observeRequests noted; undefined for a request that did not pass it (an app without it, in tests). */
+export function observationOf(req: IncomingMessage): ObservedRequest | undefined {
+  return (req as Observable)[OBSERVED];
+}
+
+/** Milliseconds since the request reached the app, to a tenth. */
+export function elapsedMs(observed: ObservedRequest): number {
+  return Math.round((performance.now() - observed.startedAt) * 10) / 10;
+}
+
+/**
+ * The app's first middleware. The id header is written by whoever writes the response head:
+ * the API router's responses (a 200 or 304 in one writeHead batch, routes/respond.ts, where a
+ * setHeader beforehand would cost the hot path a header-by-header merge; errors in
+ * gateway/problem.ts) and, set here, every other response (preflight, /healthz, /docs, 404s
+ * outside the API).
+ */
+export function observeRequests(metrics: GatewayMetrics | undefined): RequestHandler {
+  /** Called as the response's 'finish' listener: one function for every request, no closure each. */
+  function count(this: ServerResponse): void {
+    const observed = observationOf(this.req);
+    if (observed !== undefined) metrics!.served(observed.route.name, this.statusCode, (performance.now() - observed.startedAt) / 1000);
+  }
+  return function observeRequest(req, res, next) {
+    const startedAt = performance.now();
+    const observed: ObservedRequest = { id: requestIdFor(req.headers['x-request-id']), route: routeLabelOf(req.path), startedAt };
+    (req as Observable)[OBSERVED] = observed;
+    if (!observed.route.inApi || req.method === 'OPTIONS') res.setHeader(REQUEST_ID_HEADER, observed.id);
+    if (metrics !== undefined) res.once('finish', count);
+    next();
+  };
+}
