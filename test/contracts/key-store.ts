@@ -6,8 +6,18 @@
 //   time; the secret is stored nowhere (no record holds it); the record keeps the organization,
 //   label and origins as given (a copy), revokedAt null, createdAt an ISO instant;
 // - findBySecretHash: the record, revoked or not; undefined for any other hash; sync or async;
-// - revoke: true and revokedAt = the given instant, from the next call on; final (revoking again
-//   is true and keeps the first time); false for an unknown id, changing nothing;
+// - revoke: true and revokedAt = the given instant, revocationScheduled false, from the next call
+//   on; final (revoking again is true and keeps the first time); false for an unknown id,
+//   changing nothing;
+// - scheduleRevocation: revokedAt = the instant with revocationScheduled; the earlier of two
+//   schedules kept; an outright revocation replaces a schedule (the earlier instant kept) and is
+//   never turned back into one; false for an unknown id;
+// - create keeps expiresAt (null when not given), a recognisable prefix of the secret, lastUsedAt null;
+// - findById: the record, or undefined;
+// - update: replaces origins and/or label only (null clears the label), from the next call on;
+//   undefined for an unknown id;
+// - recordUse: each known key keeps the later of its lastUsedAt and the given instant; unknown
+//   ids ignored; a concurrent update or revocation is not lost;
 // - list: every key, or one organization's, revoked ones included;
 // - concurrency: creates and revokes issued together lose nothing;
 // - with a second view (another process on the same data): its creates and revocations are seen
@@ -127,6 +137,103 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
       });
     });
 
+    describe('expiry, prefix and lookup by id', () => {
+      it('keeps the expiry and a recognisable prefix of the secret, no last use; finds by id', async () => {
+        const expiresAt = new Date('2027-01-01T00:00:00.000Z');
+        const { record, secret } = await store().create(newKey({ expiresAt }));
+        expect(record).toMatchObject({ expiresAt: expiresAt.toISOString(), prefix: secret.slice(0, 8), lastUsedAt: null, revocationScheduled: false });
+        expect(await store().findById(record.id)).toEqual(record);
+        expect(await store().findBySecretHash(record.secretHash)).toEqual(record);
+        expect((await store().create(newKey())).record.expiresAt).toBeNull();
+        expect(await store().findById('key_doesnotexist')).toBeUndefined();
+        expect(await store().findById(record.secretHash)).toBeUndefined();
+      });
+    });
+
+    describe('update', () => {
+      it('replaces origins and/or label, nothing else, from the next call on; other keys untouched', async () => {
+        const a = await store().create(newKey({ label: 'a', origins: ['https://a.example'] }));
+        const b = await store().create(newKey({ label: 'b' }));
+        const origins = ['https://new.example', 'https://*.new.example'];
+        const changed = await store().update(a.record.id, { origins });
+        expect(changed).toEqual({ ...a.record, origins });
+        origins.push('https://evil.example');
+        expect(await store().findBySecretHash(a.record.secretHash)).toEqual({ ...a.record, origins: ['https://new.example', 'https://*.new.example'] });
+        expect(await store().update(a.record.id, { label: 'renamed' })).toMatchObject({ label: 'renamed', origins: ['https://new.example', 'https://*.new.example'] });
+        expect(await store().update(a.record.id, { label: null, origins: [] })).toEqual({ ...a.record, label: null, origins: [] });
+        expect(await store().findById(a.record.id)).toEqual({ ...a.record, label: null, origins: [] });
+        expect(await store().findBySecretHash(b.record.secretHash)).toEqual(b.record);
+      });
+
+      it('answers undefined for an unknown id and creates nothing', async () => {
+        expect(await store().update('key_doesnotexist', { label: 'x' })).toBeUndefined();
+        expect(await store().list()).toEqual([]);
+      });
+    });
+
+    describe('scheduled revocation', () => {
+      const LATER = new Date('2026-06-01T00:00:00.000Z');
+      const SOONER = new Date('2026-05-15T00:00:00.000Z');
+
+      it('schedules, keeps the earlier of two schedules, and is replaced by an outright revocation', async () => {
+        const { record } = await store().create(newKey());
+        expect(await store().scheduleRevocation(record.id, LATER)).toBe(true);
+        expect(await store().findBySecretHash(record.secretHash)).toEqual({ ...record, revokedAt: LATER.toISOString(), revocationScheduled: true });
+        expect(await store().scheduleRevocation(record.id, new Date('2027-01-01T00:00:00Z'))).toBe(true);
+        expect((await store().findById(record.id))?.revokedAt).toBe(LATER.toISOString());
+        expect(await store().scheduleRevocation(record.id, SOONER)).toBe(true);
+        expect((await store().findById(record.id))?.revokedAt).toBe(SOONER.toISOString());
+        // Revoked outright: at once, at the earlier instant.
+        expect(await store().revoke(record.id, LATER)).toBe(true);
+        expect(await store().findById(record.id)).toMatchObject({ revokedAt: SOONER.toISOString(), revocationScheduled: false });
+      });
+
+      it('never turns an outright revocation into a scheduled one', async () => {
+        const { record } = await store().create(newKey());
+        await store().revoke(record.id, LATER);
+        expect(await store().scheduleRevocation(record.id, SOONER)).toBe(true);
+        expect(await store().findById(record.id)).toMatchObject({ revokedAt: LATER.toISOString(), revocationScheduled: false });
+        expect(await store().scheduleRevocation('key_doesnotexist', SOONER)).toBe(false);
+      });
+    });
+
+    describe('recordUse', () => {
+      it('keeps the later instant per key and ignores unknown ids', async () => {
+        const a = await store().create(newKey());
+        const b = await store().create(newKey());
+        const t1 = new Date('2026-05-01T09:00:00.000Z');
+        const t2 = new Date('2026-05-01T09:05:00.000Z');
+        await store().recordUse(
+          new Map([
+            [a.record.id, t2],
+            ['key_doesnotexist', t1],
+          ]),
+        );
+        await store().recordUse(
+          new Map([
+            [a.record.id, t1],
+            [b.record.id, t1],
+          ]),
+        );
+        expect((await store().findById(a.record.id))?.lastUsedAt).toBe(t2.toISOString());
+        expect(await store().findBySecretHash(b.record.secretHash)).toEqual({ ...b.record, lastUsedAt: t1.toISOString() });
+        expect(await store().list()).toHaveLength(2);
+        await store().recordUse(new Map());
+      });
+
+      it('loses no update or revocation made at the same time', async () => {
+        const keys = await Promise.all(Array.from({ length: 10 }, () => store().create(newKey())));
+        const at = new Date('2026-05-01T09:00:00.000Z');
+        await Promise.all([
+          ...keys.map(({ record }, i) => (i % 2 ? store().update(record.id, { label: `k${i}` }) : store().revoke(record.id, at))),
+          store().recordUse(new Map(keys.map(({ record }) => [record.id, at]))),
+        ]);
+        for (const [i, { record }] of keys.entries()) {
+          expect(await store().findById(record.id)).toMatchObject({ lastUsedAt: at.toISOString(), ...(i % 2 ? { label: `k${i}` } : { revokedAt: at.toISOString() }) });
+        }
+      });
+    });
+
     describe('list', () => {
       it("lists every key, or one organization's, revoked ones included", async () => {
         const a = await store().create(newKey({ organizationId: ORG }));
@@ -180,6 +287,17 @@ export function keyStoreContract<H extends KeyStoreHarness>(name: string, hooks:
           const { record, secret } = await other().create(newKey());
           expect(await store().findBySecretHash(sha256(secret))).toEqual(record);
           expect(await store().list(ORG)).toEqual([record]);
+        });
+
+        itWith(hooks, 'other')("sees an update and another view's last-use report from the next call on, and loses neither", async () => {
+          const other = harness().other!;
+          const { record } = await store().create(newKey({ origins: ['https://a.example'] }));
+          expect((await store().findBySecretHash(record.secretHash))?.origins).toEqual(['https://a.example']);
+          const at = new Date('2026-05-01T09:00:00.000Z');
+          // A gateway's report and a CLI edit through different views at the same time.
+          await Promise.all([other().update(record.id, { origins: ['https://b.example'] }), store().recordUse(new Map([[record.id, at]]))]);
+          expect(await store().findBySecretHash(record.secretHash)).toMatchObject({ origins: ['https://b.example'], lastUsedAt: at.toISOString() });
+          expect(await other().findById(record.id)).toMatchObject({ origins: ['https://b.example'], lastUsedAt: at.toISOString() });
         });
 
         itWith(hooks, 'other')('sees a revocation made through another view from the next call on', async () => {

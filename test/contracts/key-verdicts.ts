@@ -10,13 +10,17 @@
 //   oldest counted second), each key on its own;
 // - verdict then release: the request uses none of the quota, wherever in the window it came;
 //   releasing a request that was over the limit frees nothing;
-// - many verdicts at once: exactly `limit` accepted.
+// - many verdicts at once: exactly `limit` accepted;
+// - a key revoked outright, scheduled and due, or expired at `nowMs` is answered with its record
+//   and never counted (no `rate`); before a scheduled revocation or an expiry it is usable and
+//   counted; whatever `nowMs` says, an outright revocation applies.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KeyVerdicts, UsableVerdict } from '../../gateway/access/key-verdicts.ts';
 import type { RateDecision } from '../../gateway/access/rate-limit.ts';
 import type { Awaitable } from '../../gateway/awaitable.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import { standingAt } from '../../gateway/keys/key-validity.ts';
 import { type ContractHooks, useHarness } from './harness.ts';
 
 export interface KeyVerdictsHarness {
@@ -40,7 +44,7 @@ export function keyVerdictsContract<H extends KeyVerdictsHarness>(name: string, 
     async function usable(verdicts: KeyVerdicts, secretHash: string, nowMs: number): Promise<UsableVerdict> {
       const verdict = await verdicts.verdict(secretHash, nowMs);
       expect(verdict.retryAfterSeconds).toBeUndefined();
-      expect(verdict.record?.revokedAt).toBeNull();
+      expect(verdict.record && standingAt(verdict.record, nowMs)).toBe('usable');
       return verdict as UsableVerdict;
     }
 
@@ -77,6 +81,35 @@ export function keyVerdictsContract<H extends KeyVerdictsHarness>(name: string, 
       const at = new Date('2026-05-01T09:00:00Z');
       await harness().store.revoke(record.id, at);
       expect((await verdicts.verdict(record.secretHash, T0)).record).toEqual({ ...record, revokedAt: at.toISOString() });
+    });
+
+    it('judges revocation and expiry at the request instant: counted before, never after', async () => {
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      const store = harness().store;
+      const rolled = await newKey();
+      await store.scheduleRevocation(rolled.id, new Date(T0 + 2_000));
+      const expiring = (await store.create({ organizationId: ORG, label: null, origins: [], expiresAt: new Date(T0 + 2_000) })).record;
+      for (const key of [rolled, expiring]) {
+        expect(await admitted(verdicts, key.secretHash, T0 + 1_999)).toMatchObject({ allowed: true, remaining: 4 });
+        const after = await verdicts.verdict(key.secretHash, T0 + 2_000);
+        expect(after.record?.id).toBe(key.id);
+        expect(after.rate).toBeUndefined();
+        expect(after.retryAfterSeconds).toBeUndefined();
+      }
+      expect((await verdicts.verdict(rolled.secretHash, T0 + 2_000)).record).toMatchObject({ revokedAt: new Date(T0 + 2_000).toISOString(), revocationScheduled: true });
+      // Revoked outright "later" than the request's clock: revoked all the same (clocks differ between machines).
+      const revoked = await newKey();
+      await store.revoke(revoked.id, new Date(T0 + 3_600_000));
+      const verdict = await verdicts.verdict(revoked.secretHash, T0);
+      expect(verdict.record).toMatchObject({ revocationScheduled: false });
+      expect(verdict.rate).toBeUndefined();
+    });
+
+    it('sees an update of origins through the store from the next verdict on', async () => {
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      const record = await newKey();
+      await harness().store.update(record.id, { origins: ['https://other.example'] });
+      expect((await verdicts.verdict(record.secretHash, T0)).record?.origins).toEqual(['https://other.example']);
     });
 
     it('counts settled requests against the limit, each key on its own, and refuses past it until a slot frees', async () => {

@@ -1,0 +1,60 @@
+// Keys' last use: noted in memory per request, reported to the store as minutes, at most once per
+// interval and at close, and kept for the next report when the store fails.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KeyUseRecorder } from '../../../../gateway/access/key-uses.ts';
+import { RecordingLog } from '../../../support/recording-log.ts';
+
+const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
+
+/** A store that records each report as id → ISO instant. */
+function reports(fail = () => false) {
+  const seen: Array<Record<string, string>> = [];
+  return {
+    seen,
+    async recordUse(lastUsed: ReadonlyMap<string, Date>) {
+      if (fail()) throw new Error('store down');
+      seen.push(Object.fromEntries([...lastUsed].map(([id, at]) => [id, at.toISOString()])));
+    },
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('KeyUseRecorder', () => {
+  it('reports the minute of the latest use per key, once per interval, nothing when nothing was used', async () => {
+    vi.useFakeTimers();
+    const store = reports();
+    const recorder = new KeyUseRecorder(store, { log: new RecordingLog(), intervalMs: 60_000 });
+    recorder.note('key_a', T0 + 5_000);
+    recorder.note('key_b', T0 + 30_000);
+    recorder.note('key_a', T0 + 61_000);
+    expect(store.seen).toEqual([]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:00.000Z', key_b: '2026-05-01T09:00:00.000Z' }]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(store.seen).toHaveLength(1);
+    recorder.note('key_b', T0 + 120_000);
+    await recorder.close();
+    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:00.000Z', key_b: '2026-05-01T09:00:00.000Z' }, { key_b: '2026-05-01T09:02:00.000Z' }]);
+    // Closed: no timer reports anymore.
+    recorder.note('key_c', T0);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(store.seen).toHaveLength(2);
+  });
+
+  it('keeps what a failed report carried for the next one, with a warning', async () => {
+    let down = true;
+    const store = reports(() => down);
+    const log = new RecordingLog();
+    const recorder = new KeyUseRecorder(store, { log, intervalMs: 60_000 });
+    recorder.note('key_a', T0);
+    await recorder.flush();
+    expect(log.lines.map(({ level }) => level)).toEqual(['warn']);
+    recorder.note('key_b', T0 + 60_000);
+    down = false;
+    await recorder.close();
+    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:00:00.000Z', key_b: '2026-05-01T09:01:00.000Z' }]);
+  });
+});
