@@ -1,22 +1,61 @@
-// The platform database of `start`: opened, migrated, and seeded with the sample data when asked.
-// (`serve` holds no database; `builder` expects a migrated one.)
+// The platform database of `start`, and its demo key: opened and migrated, and seeded with the
+// sample data only where that cannot meet real data — the embedded database on its first run, or
+// when asked with --sample. (`serve` holds no database; `builder` expects a migrated one.)
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { OrganizationResult } from '../builder/build.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
+import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
+import { parseKey } from '../gateway/keys/format.ts';
+import { createKey } from '../gateway/keys/key-admin.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
+import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { Config } from './config.ts';
-import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
+import { ensureHome } from './services.ts';
 
-export async function openStartDatabase(config: Config, log: Log): Promise<SqlClient> {
+export async function openStartDatabase(config: Config, log: Log, options: { sample?: boolean }): Promise<{ db: SqlClient; sampleLoaded: boolean }> {
+  await ensureHome(config);
   // Served on a loopback port while start holds it, so every other command works beside it.
   const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, serve: true });
   const migration = await migrate(db);
   if (migration.applied.length > 0) {
     log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });
   }
+  // An external DATABASE_URL is a platform's database: sample rows there only when asked.
+  if (config.databaseUrl !== undefined && !options.sample) return { db, sampleLoaded: false };
   const seeded = await seedSample(db, { now: new Date() });
   if (seeded.seeded) {
     const slugs = seeded.organizations.map((o) => o.slug);
     log.info(`sample data loaded: ${slugs.join(', ')}`, { organizations: slugs });
+  } else if (options.sample) {
+    log.warn(`--sample: ${db.description} already has organizations; the sample data is only ever loaded into an empty database`, { database: db.description });
   }
-  return db;
+  return { db, sampleLoaded: seeded.seeded };
+}
+
+/**
+ * The demo prints a key that works as printed. Its secret is kept in MARQUEE_HOME so that a
+ * restart prints the same key instead of piling up new ones. A new one is made only with the
+ * sample data just loaded (`create`); otherwise only a saved one that still works is shown.
+ */
+export async function demoKey(config: Config, keys: KeyStore, results: OrganizationResult[], { create }: { create: boolean }): Promise<{ key: string; slug: string } | undefined> {
+  const file = join(config.home, 'demo-key.json');
+  const saved = await readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { key: string; slug: string },
+    () => undefined,
+  );
+  if (saved) {
+    const parsed = parseKey(saved.key);
+    const record = parsed.valid ? await keys.findBySecretHash(parsed.secretHash) : undefined;
+    if (record && !record.revokedAt) return saved;
+  }
+  const organization = results.filter((r) => r.result === 'published' || r.result === 'unchanged').sort((a, b) => (a.slug < b.slug ? -1 : 1))[0];
+  if (!create || !organization) return undefined;
+  const created = await createKey(keys, { organizationId: organization.id, origins: [], label: 'demo (npm start)' });
+  const demo = { key: created.key, slug: organization.slug };
+  // Not synced: a demo key lost to a power failure is replaced by a new one at the next start.
+  await writeFileAtomically(file, JSON.stringify(demo), { fsync: false, mode: 0o600 });
+  return demo;
 }

@@ -23,9 +23,7 @@ import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runner.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
-import { parseKey } from '../gateway/keys/format.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
-import { createKey } from '../gateway/keys/key-admin.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { S3Store } from '../snapshot/stores/s3.ts';
 import { type Config, describeStore } from './config.ts';
@@ -34,12 +32,12 @@ import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
 import { line } from './output.ts';
-import { openStartDatabase } from './platform-setup.ts';
+import { demoKey, openStartDatabase } from './platform-setup.ts';
 import { openBuildServices, openDatabase, openGatewayAccess, openPublishChannel, openSnapshotSource, openStore, platformSource } from './services.ts';
 
-export async function startCommand(config: Config): Promise<void> {
+export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
-  const db = await openStartDatabase(config, log);
+  const { db, sampleLoaded } = await openStartDatabase(config, log, options);
 
   const gatewayLog = log.child({ component: 'gateway' });
   const builderLog = log.child({ component: 'builder' });
@@ -67,7 +65,8 @@ export async function startCommand(config: Config): Promise<void> {
   logBuilt(builderLog, config, 'start', results);
   runner.schedule(config.buildSchedule);
 
-  const demo = await demoKey(config, access.deps.keys, results);
+  // A demo key only for the sample data: never one nobody asked for on a real platform's database.
+  const demo = await demoKey(config, access.deps.keys, results, { create: sampleLoaded });
   line(`gateway listening on ${gateway.url}`);
   if (demo) {
     line(`demo key for ${demo.slug}: ${demo.key}`);
@@ -256,30 +255,6 @@ function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: Orga
     ...Object.fromEntries(counts),
     store: describeStore(config.snapshotStore),
   });
-}
-
-/**
- * The demo prints a key that works as printed. Its secret is kept in MARQUEE_HOME (the embedded
- * demo only) so that a restart prints the same key instead of piling up new ones.
- */
-async function demoKey(config: Config, keys: KeyStore, results: OrganizationResult[]): Promise<{ key: string; slug: string } | undefined> {
-  const organization = results.filter((r) => r.result === 'published' || r.result === 'unchanged').sort((a, b) => (a.slug < b.slug ? -1 : 1))[0];
-  if (!organization) return undefined;
-  const file = join(config.home, 'demo-key.json');
-  const saved = await readFile(file, 'utf8').then(
-    (text) => JSON.parse(text) as { key: string; slug: string },
-    () => undefined,
-  );
-  if (saved) {
-    const parsed = parseKey(saved.key);
-    const record = parsed.valid ? await keys.findBySecretHash(parsed.secretHash) : undefined;
-    if (record && !record.revokedAt) return saved;
-  }
-  const created = await createKey(keys, { organizationId: organization.id, origins: [], label: 'demo (npm start)' });
-  const demo = { key: created.key, slug: organization.slug };
-  // Not synced: a demo key lost to a power failure is replaced by a new one at the next start.
-  await writeFileAtomically(file, JSON.stringify(demo), { fsync: false, mode: 0o600 });
-  return demo;
 }
 
 function onShutdown(log: Log, close: () => Promise<void>): void {

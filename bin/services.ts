@@ -1,5 +1,6 @@
 // Wiring: the one place where configuration becomes real parts.
 import { isUuid } from '../snapshot/layout.ts';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { BuildContext } from '../builder/build.ts';
@@ -46,7 +47,7 @@ export function openSnapshotSource(config: Config, store: SnapshotStore): { sour
 
 /** Runs one CLI command against the key store (Redis when REDIS_URL is set, else the key file) and closes it. */
 export async function withKeyStore<T>(config: Config, work: (keys: KeyStore) => Promise<T>): Promise<T> {
-  if (config.redisUrl === undefined) return work(new FileKeyStore(keyFile(config)));
+  if (config.redisUrl === undefined) return work(new FileKeyStore(await keyFile(config)));
   const redis = await openRedisKeyStore({ url: config.redisUrl }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}`, { cause: error });
   });
@@ -59,7 +60,7 @@ export async function withKeyStore<T>(config: Config, work: (keys: KeyStore) => 
 
 /** A gateway's keys and per-key limits: in Redis (one round trip per request), or the key file and an in-process limiter. */
 export async function openGatewayAccess(config: Config, log: Log): Promise<{ deps: Pick<GatewayDeps, 'keys' | 'keyVerdicts'>; close(): Promise<void> }> {
-  if (config.redisUrl === undefined) return { deps: { keys: new FileKeyStore(keyFile(config)) }, close: async () => {} };
+  if (config.redisUrl === undefined) return { deps: { keys: new FileKeyStore(await keyFile(config)) }, close: async () => {} };
   const access = await openRedisAccess({ url: config.redisUrl, log }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
@@ -113,8 +114,18 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   };
 }
 
-function keyFile(config: Config): string {
+/** The embedded key file, in MARQUEE_HOME, which is created when missing; one that cannot be is named at once. */
+async function keyFile(config: Config): Promise<string> {
+  await ensureHome(config);
   return join(config.home, 'keys.json');
+}
+
+export async function ensureHome(config: Config): Promise<void> {
+  try {
+    await mkdir(config.home, { recursive: true });
+  } catch (error) {
+    throw new OperatorError(`MARQUEE_HOME=${config.home} cannot be created: ${describeError(error)}`, { cause: error });
+  }
 }
 
 export function platformSource(db: SqlClient): PlatformSource {

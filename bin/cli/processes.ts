@@ -7,8 +7,9 @@ const processes = () => import('../processes.ts');
 export function registerProcessCommands(program: Command, config: () => Config): void {
   program
     .command('start')
-    .description('everything in one process on embedded defaults: migrate and seed on first run, build, serve, schedule and listen')
-    .action(async () => (await processes()).startCommand(config()));
+    .description('everything in one process on embedded defaults: migrate, seed the sample data on the first run, build, serve, schedule and listen')
+    .option('--sample', 'load the sample data into an empty DATABASE_URL too (the embedded database gets it on its first run anyway)')
+    .action(async (options: { sample?: boolean }) => (await processes()).startCommand(config(), options));
   program
     .command('serve')
     .description('the gateway on PORT (8080); GET /healthz answers 200 once ready')
