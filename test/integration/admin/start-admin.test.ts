@@ -1,0 +1,158 @@
+// The admin port of `marquee start` (with the token it makes itself) and of `marquee serve`, as
+// real processes: the token file and the console's address, every way in and out of the token
+// check, what another site's page can and cannot do, keys made and changed through the API as the
+// public API sees them from the next request, and serve's port answering /healthz and /metrics only.
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
+
+type Process = Awaited<ReturnType<typeof marqueeProcess>>;
+
+let home: string;
+let start: Process;
+let admin: string;
+let gateway: string;
+let token: string;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'marquee-start-admin-'));
+  start = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }, /console: (http:\/\/\S+)\/ \(/);
+  admin = start.match[1]!;
+  gateway = /gateway listening on (http:\/\/\S+)/.exec(start.output())![1]!;
+  token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();
+}, 120_000);
+afterAll(async () => {
+  await start?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+const bearer = () => ({ Authorization: `Bearer ${token}` });
+const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`anyone:${password}`).toString('base64')}` });
+const json = () => ({ ...bearer(), 'Content-Type': 'application/json' });
+
+it('start makes a private admin token, prints where the console is, and never prints the token', async () => {
+  expect(token).toMatch(/^[0-9a-f]{64}$/);
+  expect((await stat(join(home, 'admin-token'))).mode & 0o777).toBe(0o600);
+  expect(start.output()).toMatch(/console: http:\/\/127\.0\.0\.1:\d+\/ \(user any, password: the token in \S*admin-token\)/);
+  expect(start.output()).not.toContain(token);
+});
+
+it('needs the token on every admin path but /healthz, as Bearer or as the Basic password', async () => {
+  expect((await fetch(`${admin}/healthz`)).status).toBe(200);
+  const none = await fetch(`${admin}/admin/v1/organizations`);
+  expect(none.status).toBe(401);
+  expect(none.headers.get('www-authenticate')).toBe('Basic realm="marquee admin", Bearer');
+  expect(none.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(await none.json()).toMatchObject({ status: 401, errorCode: 'UNAUTHORIZED' });
+  expect((await fetch(`${admin}/admin/v1/organizations`, { headers: { Authorization: `Bearer ${token}x` } })).status).toBe(401);
+  expect((await fetch(`${admin}/admin/v1/organizations`, { headers: basic('wrong-password-0123456789') })).status).toBe(401);
+  expect((await fetch(`${admin}/metrics`)).status).toBe(401);
+  expect((await fetch(`${admin}/`)).status).toBe(401);
+  expect((await fetch(`${admin}/admin/v1/organizations`, { headers: basic(token) })).status).toBe(200);
+  const organizations = await fetch(`${admin}/admin/v1/organizations`, { headers: bearer() });
+  expect(organizations.status).toBe(200);
+  expect((await organizations.json()).map((o: { slug: string }) => o.slug).sort()).toEqual(['harbor-games', 'nordic-dev', 'old-town-meetups', 'pacific-oss']);
+  // The console answers at / behind the same check.
+  expect((await fetch(`${admin}/`, { headers: basic(token) })).headers.get('content-type')).toMatch(/^text\/html/);
+});
+
+it('the public port serves no admin path, even with the token', async () => {
+  for (const path of ['/admin/v1/organizations', '/admin/v1/builds', '/metrics']) {
+    expect((await fetch(gateway + path, { headers: bearer() })).status, path).toBe(404);
+  }
+});
+
+it("refuses another site's form POST and every preflight, and sends no CORS header", async () => {
+  const form = await fetch(`${admin}/admin/v1/builds`, {
+    method: 'POST',
+    headers: { ...basic(token), 'Content-Type': 'application/x-www-form-urlencoded', Origin: 'https://evil.example' },
+    body: 'organizations=nordic-dev',
+  });
+  expect(form.status).toBe(415);
+  expect(await form.json()).toMatchObject({ errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
+  expect((await fetch(`${admin}/admin/v1/builds`, { headers: bearer() }).then((r) => r.json())).filter((run: { trigger: string }) => run.trigger === 'manual')).toEqual([]);
+  const textPlain = await fetch(`${admin}/admin/v1/keys`, { method: 'POST', headers: { ...bearer(), 'Content-Type': 'text/plain' }, body: '{"organization":"nordic-dev"}' });
+  expect(textPlain.status).toBe(415);
+  const preflight = await fetch(`${admin}/admin/v1/builds`, {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, authorization' },
+  });
+  expect(preflight.status).toBe(405);
+  expect([...preflight.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  const read = await fetch(`${admin}/admin/v1/organizations`, { headers: { ...bearer(), Origin: 'https://evil.example' } });
+  expect(read.headers.get('access-control-allow-origin')).toBeNull();
+});
+
+it('a key made through the API works on the public API; edited origins and revocation apply from the next request', async () => {
+  const events = (key: string, origin?: string) =>
+    fetch(`${gateway}/api/integration/v1/events`, { headers: { Authorization: `Bearer ${key}`, ...(origin ? { Origin: origin } : {}) } });
+  const created = await fetch(`${admin}/admin/v1/keys`, {
+    method: 'POST',
+    headers: json(),
+    body: JSON.stringify({ organization: 'nordic-dev', label: 'site', origins: ['https://a.example'] }),
+  });
+  expect(created.status).toBe(201);
+  const key = (await created.json()) as { id: string; key: string; organizationId: string; origins: string[] };
+  expect(key).toMatchObject({ organizationId: 'a0000000-0000-4000-8000-000000000001', origins: ['https://a.example'] });
+  expect((await events(key.key)).status).toBe(200);
+  expect((await events(key.key, 'https://a.example')).status).toBe(200);
+  expect((await events(key.key, 'https://b.example')).status).toBe(403);
+
+  const listed = await (await fetch(`${admin}/admin/v1/keys?organization=nordic-dev`, { headers: bearer() })).json();
+  expect(listed.map((k: { id: string }) => k.id)).toContain(key.id);
+  expect(JSON.stringify(listed)).not.toContain(key.key);
+  const cliList = await marquee(['keys', 'list', '--org', 'a0000000-0000-4000-8000-000000000001', '--json'], { MARQUEE_HOME: home });
+  expect(cliList.code, cliList.stderr).toBe(0);
+  expect(JSON.parse(cliList.stdout)).toEqual(listed);
+
+  const patched = await fetch(`${admin}/admin/v1/keys/${key.id}`, { method: 'PATCH', headers: json(), body: JSON.stringify({ origins: ['https://b.example'] }) });
+  expect(patched.status).toBe(200);
+  expect(await patched.json()).toMatchObject({ id: key.id, origins: ['https://b.example'] });
+  expect((await events(key.key, 'https://b.example')).status).toBe(200);
+  expect((await events(key.key, 'https://a.example')).status).toBe(403);
+
+  const revoked = await fetch(`${admin}/admin/v1/keys/${key.id}/revoke`, { method: 'POST', headers: json(), body: '{}' });
+  expect(revoked.status).toBe(200);
+  expect((await revoked.json()).revokedAt).toEqual(expect.any(String));
+  expect((await events(key.key)).status).toBe(401);
+
+  const unknown = await fetch(`${admin}/admin/v1/keys/key_nope/revoke`, { method: 'POST', headers: json(), body: '{}' });
+  expect(unknown.status).toBe(404);
+  const noOrganization = await fetch(`${admin}/admin/v1/keys`, { method: 'POST', headers: json(), body: JSON.stringify({ organization: 'nowhere' }) });
+  expect(await noOrganization.json()).toMatchObject({ status: 404, errorCode: 'ORGANIZATION_NOT_FOUND', detail: expect.stringContaining('nowhere') });
+  const badOrigin = await fetch(`${admin}/admin/v1/keys`, { method: 'POST', headers: json(), body: JSON.stringify({ organization: 'nordic-dev', origins: ['not an origin'] }) });
+  expect(badOrigin.status).toBe(400);
+});
+
+it("serve's admin port answers /healthz and /metrics (with the token) and nothing else", async () => {
+  const serve = await marqueeProcess(
+    ['serve'],
+    { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots'), PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: token, LOG_FORMAT: 'json' },
+    /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on/,
+  );
+  try {
+    const serveAdmin = serve.match[1]!;
+    expect((await fetch(`${serveAdmin}/healthz`)).status).toBe(200);
+    expect((await fetch(`${serveAdmin}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${serveAdmin}/metrics`, { headers: bearer() });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
+    // No builder in this process: no build metrics.
+    expect(text).not.toContain('marquee_builds_total');
+    for (const path of ['/admin/v1/organizations', '/admin/v1/builds', '/', '/admin/v1/keys']) {
+      expect((await fetch(serveAdmin + path, { headers: bearer() })).status, path).toBe(404);
+    }
+  } finally {
+    await serve.stop();
+  }
+}, 60_000);
+
+it('a restart of start uses the same admin token', async () => {
+  await start.stop();
+  start = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }, /console: (http:\/\/\S+)\/ \(/);
+  expect((await readFile(join(home, 'admin-token'), 'utf8')).trim()).toBe(token);
+  expect((await fetch(`${start.match[1]!}/admin/v1/builds`, { headers: bearer() })).status).toBe(200);
+}, 120_000);
