@@ -10,7 +10,9 @@
 // per measurement, so neither shares a heap or event loop with the orchestrating process. The
 // servers' order rotates every round, so a noisy neighbour does not always hit the same one.
 // Every run is bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and
-// medians.
+// medians. Both gateways run with Prometheus metrics on, in a registry with the default process
+// metrics, as `marquee serve` and `marquee start` run them (every response also carries a
+// request id, which is always on).
 //
 //   node --import tsx bench/gateway.ts [--rounds 3] [--seconds 5]
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -79,6 +81,7 @@ async function embeddedGateway(config: ServeConfig): Promise<number> {
     rateLimiter: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     log: quiet,
+    metrics: await productionMetrics(),
   });
   return gateway.port;
 }
@@ -106,8 +109,18 @@ async function productionGateway(): Promise<number> {
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     channel: openPublishChannel(config, quiet),
     log: quiet,
+    metrics: await productionMetrics(),
   });
   return gateway.port;
+}
+
+/** The gateway's metrics in a registry of their own with the default process metrics, as production has them. */
+async function productionMetrics(): Promise<import('../gateway/metrics.ts').GatewayMetrics> {
+  const { collectDefaultMetrics, Registry } = await import('prom-client');
+  const { gatewayMetrics } = (await import(compiled('gateway/metrics.js'))) as typeof import('../gateway/metrics.ts');
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return gatewayMetrics(registry);
 }
 
 type Bodies = Map<string, { bytes: Buffer; etag: string }>;
