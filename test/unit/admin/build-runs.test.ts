@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { OrganizationResult } from '../../../builder/build.ts';
+import { BuildRuns } from '../../../builder/build-runs.ts';
+
+const result = (id: string, outcome: OrganizationResult['result']): OrganizationResult => ({
+  id,
+  slug: `org-${id}`,
+  result: outcome,
+  objectsWritten: 3,
+  ...(outcome === 'failed' ? { error: `organization ${id}: read failed`, failure: { stage: 'read', resource: undefined } } : { snapshotId: `snap-${id}` }),
+});
+
+describe('the registry of build runs', () => {
+  it('follows a run from queued through running to finished, with build --json results and each organization last build', () => {
+    let clock = Date.parse('2026-05-01T09:00:00Z');
+    const runs = new BuildRuns({ now: () => new Date(clock) });
+    const finished: Array<[string, number]> = [];
+    runs.onFinished((run, seconds) => finished.push([run.id, seconds]));
+    const queued = runs.queued('manual', ['a', 'b']);
+    expect(queued).toMatchObject({ trigger: 'manual', state: 'queued', done: 0, total: 2, startedAt: null, finishedAt: null, organizations: [] });
+    clock += 1000;
+    runs.started(queued.id);
+    runs.progressed(queued.id, 1, 2, result('a', 'published'));
+    // A copy: what was handed out before does not change.
+    expect(queued.state).toBe('queued');
+    expect(runs.get(queued.id)).toMatchObject({ state: 'running', done: 1, total: 2, organizations: [{ id: 'a', slug: 'org-a', result: 'published', snapshotId: 'snap-a' }] });
+    clock += 2500;
+    runs.progressed(queued.id, 2, 2, result('b', 'failed'));
+    runs.finished(queued.id, { results: [result('a', 'published'), result('b', 'failed')] });
+    const run = runs.get(queued.id)!;
+    expect(run).toMatchObject({ state: 'finished', done: 2, total: 2, startedAt: '2026-05-01T09:00:01.000Z', finishedAt: '2026-05-01T09:00:03.500Z' });
+    expect(run.organizations[1]).toEqual({ id: 'b', slug: 'org-b', result: 'failed', error: 'organization b: read failed' });
+    expect(finished).toEqual([[queued.id, 2.5]]);
+    expect(runs.lastBuildOf('b')).toEqual({ runId: queued.id, result: 'failed', finishedAt: '2026-05-01T09:00:03.500Z', error: 'organization b: read failed' });
+    expect(runs.lastBuildOf('c')).toBeUndefined();
+  });
+
+  it('records a run that could not build at all, lists newest first, and keeps only the newest runs', () => {
+    const runs = new BuildRuns({ kept: 3 });
+    const ids = ['schedule', 'change', 'manual', 'start'].map((trigger) => runs.queued(trigger as 'manual').id);
+    runs.started(ids[3]!);
+    runs.finished(ids[3]!, { error: 'the database could not be reached' });
+    expect(runs.list().map((run) => run.id)).toEqual([ids[3], ids[2], ids[1]]);
+    expect(runs.get(ids[0]!)).toBeUndefined();
+    expect(runs.get(ids[3]!)).toMatchObject({ state: 'finished', error: 'the database could not be reached', organizations: [] });
+  });
+});
