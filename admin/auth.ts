@@ -5,8 +5,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AdminError } from './errors.ts';
 
-/** Both schemes in the challenge: a browser shows its password prompt for Basic, a script sees Bearer is accepted. */
-const CHALLENGE = 'Basic realm="marquee admin", Bearer';
+/**
+ * Both schemes, one WWW-Authenticate header each: a browser shows its password prompt for Basic, a
+ * script sees Bearer is accepted. Chromium ignores a Basic challenge followed by `, Bearer` in the
+ * same header (the console's browser test found it), so they are never joined.
+ */
+const CHALLENGE = ['Basic realm="marquee admin"', 'Bearer'];
 
 const unauthorized = () =>
   new AdminError(401, 'UNAUTHORIZED', 'Unauthorized', 'This admin path needs ADMIN_TOKEN, as a Bearer token or as the password of HTTP Basic auth.', {

@@ -23,7 +23,8 @@ export class AdminError extends Error {
     readonly title: string,
     /** Meant for the operator: names the thing at fault. */
     readonly detail: string,
-    readonly headers: Readonly<Record<string, string>> = {},
+    /** A list is sent as that many headers (a browser reads one challenge per WWW-Authenticate). */
+    readonly headers: Readonly<Record<string, string | readonly string[]>> = {},
   ) {
     super(`${errorCode}: ${detail}`);
   }
