@@ -8,6 +8,7 @@ import { type BuildLocks, InProcessBuildLocks } from '../builder/build-locks.ts'
 import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
 import { RedisBuildLocks } from '../builder/redis-build-locks.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
+import { assertPlatformRelations } from '../builder/platform/migrations.ts';
 import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
 import { resolveOrganization, SqlPlatformSource } from '../builder/platform/source.ts';
 import { openRedisAccess, openRedisKeyStore } from '../gateway/access/redis-access.ts';
@@ -28,8 +29,18 @@ import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
-export function openDatabase(config: Config): Promise<SqlClient> {
-  return openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema });
+/** The platform database, checked to hold the platform relations (`relations: 'any'`: the db commands, which create them). */
+export async function openDatabase(config: Config, { relations = 'required' }: { relations?: 'required' | 'any' } = {}): Promise<SqlClient> {
+  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema });
+  if (relations === 'required') {
+    try {
+      await assertPlatformRelations(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+  return db;
 }
 
 export function openStore(config: Config): SnapshotStore {
@@ -140,8 +151,8 @@ export async function organizationNamed(db: SqlClient, idOrSlug: string): Promis
 }
 
 /** Opens the database for one command and always closes it. */
-export async function withDatabase<T>(config: Config, work: (db: SqlClient) => Promise<T>): Promise<T> {
-  const db = await openDatabase(config);
+export async function withDatabase<T>(config: Config, work: (db: SqlClient) => Promise<T>, options: { relations?: 'required' | 'any' } = {}): Promise<T> {
+  const db = await openDatabase(config, options);
   try {
     return await work(db);
   } finally {

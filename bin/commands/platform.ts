@@ -48,10 +48,14 @@ function describeResult(result: OrganizationResult): string {
 }
 
 export async function dbMigrateCommand(config: Config): Promise<void> {
-  await withDatabase(config, async (db) => {
-    const result = await migrate(db);
-    line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
-  });
+  await withDatabase(
+    config,
+    async (db) => {
+      const result = await migrate(db);
+      line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
+    },
+    { relations: 'any' },
+  );
 }
 
 export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
@@ -68,7 +72,7 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
 
 /** For the demo and for operators of the embedded database, which has no other client: the rows, or how many changed. */
 export async function dbSqlCommand(config: Config, statement: string, options: { json?: boolean }): Promise<void> {
-  const rows = await withDatabase(config, (db) => db.query<Record<string, unknown>>(statement));
+  const rows = await withDatabase(config, (db) => db.query<Record<string, unknown>>(statement), { relations: 'any' });
   if (options.json) return printJson(rows);
   for (const row of rows)
     line(

@@ -2,7 +2,7 @@
 // Each migration is a .sql file beside this one, applied once and recorded in
 // marquee_schema_version, so running migrate again is a no-op.
 import { readFile } from 'node:fs/promises';
-import { quoteIdentifier, type SqlClient } from './sql.ts';
+import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from './sql.ts';
 import { packagePath } from '../../snapshot/package-root.ts';
 
 interface Migration {
@@ -52,4 +52,17 @@ export async function currentVersion(db: SqlClient): Promise<number> {
   if (row?.version === 0) return 0;
   const [latest] = await db.query<{ version: number }>('SELECT coalesce(max(version), 0)::int4 AS version FROM marquee_schema_version');
   return latest?.version ?? 0;
+}
+
+/**
+ * Refuses a database without the platform relations (never migrated, or PLATFORM_SCHEMA names the
+ * wrong schema) with the command that fixes it, instead of failing the first query with
+ * `relation "organizations" does not exist`.
+ */
+export async function assertPlatformRelations(db: SqlClient): Promise<void> {
+  const [row] = await db.query<{ found: boolean }>(`SELECT to_regclass('organizations') IS NOT NULL AS found`);
+  if (row?.found) return;
+  throw new PlatformDatabaseError(
+    `${db.description} has no platform relations in schema "${db.schema}": for a new database run \`marquee db migrate\` (and \`marquee db seed --sample\` for sample data); if the platform keeps them in another schema, set PLATFORM_SCHEMA to it`,
+  );
 }

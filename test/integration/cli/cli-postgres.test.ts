@@ -1,11 +1,12 @@
 // The CLI against a real PostgreSQL 15 (DATABASE_URL), as production runs it: migrate, seed,
-// build and history, and a clear message when the database cannot be reached.
+// build and history, a clear message when the database cannot be reached or was never migrated,
+// and start leaving a platform's database alone unless asked for the sample data.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { marquee } from '../../support/cli.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
 let postgres: TestPostgres;
@@ -39,4 +40,33 @@ it('names the unreachable database instead of hanging or printing a stack', asyn
   expect(run.code).toBe(1);
   expect(run.stderr).toMatch(/^marquee: .*127\.0\.0\.1:1.*\n$/);
   expect(run.stderr).not.toContain('secret');
+});
+
+it('refuses a database without the platform relations with the command that fixes it', async () => {
+  const env = { MARQUEE_HOME: home, DATABASE_URL: postgres.url, PLATFORM_SCHEMA: 'never_migrated' };
+  for (const args of [['build'], ['keys', 'create', '--org', 'pacific-oss'], ['db', 'seed', '--sample']]) {
+    const run = await marquee(args, env);
+    expect({ args, code: run.code }).toEqual({ args, code: 1 });
+    expect(run.stderr).toMatch(
+      /^marquee: PostgreSQL 127\.0\.0\.1:\d+\/postgres has no platform relations in schema "never_migrated": for a new database run `marquee db migrate`.*set PLATFORM_SCHEMA/,
+    );
+  }
+});
+
+it('start on an external DATABASE_URL loads no sample data and makes no demo key, unless --sample', async () => {
+  const startHome = await mkdtemp(join(tmpdir(), 'marquee-start-pg-'));
+  const env = { MARQUEE_HOME: startHome, DATABASE_URL: postgres.url, PLATFORM_SCHEMA: 'empty_platform', PORT: '0', ADMIN_PORT: '0' };
+  try {
+    const plain = await marqueeProcess(['start'], env, /gateway listening on /);
+    await plain.stop();
+    expect(plain.output()).toContain('built 0 organizations');
+    expect(plain.output()).not.toContain('sample data loaded');
+    expect(plain.output()).not.toContain('demo key');
+    const asked = await marqueeProcess(['start', '--sample'], env, /try: curl/);
+    await asked.stop();
+    expect(asked.output()).toContain('sample data loaded: nordic-dev');
+    expect(asked.output()).toMatch(/demo key for nordic-dev: mqk_/);
+  } finally {
+    await rm(startHome, { recursive: true, force: true });
+  }
 });
