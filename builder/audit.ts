@@ -2,19 +2,21 @@
 // interface alone (so it works on every backend) and reports what must never be there
 // (docs/api.md §1): e-mail addresses other than the organization's own contact address, ids and
 // slugs of other organizations; and what breaks content addressing: objects no manifest names,
-// manifests naming objects that are missing, objects whose bytes do not hash to their name.
+// manifests naming objects that are missing, objects whose bytes do not hash to their name; and
+// state records (snapshot/state-records.ts) that are not what their name says.
 //
 // Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
 // manifests and /organization resources into an index; `storeIndex` joins those indexes once;
 // `objectScanner` is a pure scan of one parsed object against them.
 import { sha256Hex } from '../snapshot/hash.ts';
-import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath } from '../snapshot/layout.ts';
+import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath, stateRecordPrefix } from '../snapshot/layout.ts';
 import type { Manifest } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, parsePointer } from '../snapshot/reader.ts';
+import { parseStateRecord, stateMarkOf } from '../snapshot/state-records.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { DEFAULT_GRACE_MINUTES } from './retention.ts';
 
-type FindingKind = 'foreign-email' | 'foreign-id' | 'foreign-slug' | 'orphan-object' | 'missing-object' | 'corrupt-object' | 'broken-snapshot';
+type FindingKind = 'foreign-email' | 'foreign-id' | 'foreign-slug' | 'orphan-object' | 'missing-object' | 'corrupt-object' | 'broken-snapshot' | 'broken-state-record';
 
 interface AuditFinding {
   organizationId: string;
@@ -129,6 +131,7 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
     }
     manifests.push(manifest);
   }
+  index.findings.push(...(await auditStateRecords(store, orgId)));
   const pointerBytes = await store.get(pointerKey(orgId));
   if (pointerBytes !== undefined) {
     try {
@@ -179,6 +182,26 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
     }
   }
   return index;
+}
+
+/** Every key under the organization's states/ is a state record whose content matches its name. */
+async function auditStateRecords(store: SnapshotStore, orgId: string): Promise<AuditFinding[]> {
+  const findings: AuditFinding[] = [];
+  const prefix = stateRecordPrefix(orgId);
+  for (const key of await store.list(prefix)) {
+    const broken = (detail: string) => findings.push({ organizationId: orgId, kind: 'broken-state-record', detail: `${key}: ${detail}` });
+    const mark = stateMarkOf(key.slice(prefix.length), key);
+    if (mark === undefined) {
+      broken('not a state record name ({instant}-{state}.json)');
+      continue;
+    }
+    const bytes = await store.get(key);
+    if (bytes === undefined) continue; // deleted since the listing (gc)
+    const record = parseStateRecord(orgId, bytes);
+    if (typeof record === 'string') broken(record);
+    else if (record.state !== mark.state || Date.parse(record.publishedAt) !== mark.at.getTime()) broken(`it says ${record.state} at ${record.publishedAt}`);
+  }
+  return findings;
 }
 
 function parseOrNull(bytes: Buffer): unknown {

@@ -31,7 +31,7 @@ describe('applyRetention', () => {
     const store = new MemoryStore();
     for (let n = 1; n <= 4; n++) await publishSnapshot(store, version(n, `2026-11-21T10:00:0${n}Z`));
     const ids = await listSnapshotIds(store, ORG);
-    const report = await applyRetention(store, { keep: 2, now: HOURS_LATER });
+    const report = await applyRetention(store, { keep: 2, days: 0, now: HOURS_LATER });
     expect(report).toMatchObject({ organizations: 1, manifestsDeleted: 2, objectsDeleted: 2, objectsSpared: 0 });
     expect(await listSnapshotIds(store, ORG)).toEqual(ids.slice(2));
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, version: 4 });
@@ -43,13 +43,13 @@ describe('applyRetention', () => {
     await publishSnapshot(store, version(1, '2026-11-21T10:00:00Z'));
     // A builder that has written its new object and not yet its manifest (crash before write 2).
     await publishSnapshot(new CrashingStore(store, 1), version(2, '2026-11-21T10:00:01Z')).catch(() => undefined);
-    const report = await applyRetention(store, { keep: 1 });
+    const report = await applyRetention(store, { keep: 1, days: 0 });
     expect(report).toMatchObject({ objectsDeleted: 0, objectsSpared: 1 });
     // The publish completes after gc: its snapshot is whole.
     await publishSnapshot(store, version(2, '2026-11-21T10:00:01Z'));
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, version: 2 });
     // Hours later, the superseded object goes.
-    expect(await applyRetention(store, { keep: 1, now: HOURS_LATER })).toMatchObject({ manifestsDeleted: 1, objectsDeleted: 1 });
+    expect(await applyRetention(store, { keep: 1, days: 0, now: HOURS_LATER })).toMatchObject({ manifestsDeleted: 1, objectsDeleted: 1 });
   });
 
   it('refuses a keep below one', async () => {
