@@ -11,6 +11,11 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
  * replaced, never echoed: the id goes back to the client and into the logs.
  */
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * An API key (gateway/keys/format.ts: mqk_…) is made of those characters too, and a confused
+ * client may send one as its request id: it would be logged with every failure, so it is replaced.
+ */
+const KEY_LIKE = /mqk_/i;
 
 /**
  * The sent id when sane, else a random UUID: unguessable and unique across processes, and about
@@ -19,5 +24,5 @@ const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * its own, other organizations' included.
  */
 export function requestIdFor(sent: string | string[] | undefined): string {
-  return typeof sent === 'string' && SANE_ID.test(sent) ? sent : randomUUID();
+  return typeof sent === 'string' && SANE_ID.test(sent) && !KEY_LIKE.test(sent) ? sent : randomUUID();
 }

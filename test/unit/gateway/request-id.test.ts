@@ -23,6 +23,8 @@ describe('requestIdFor', () => {
     ['a fragment breaker', 'abc#def'],
     ['non-ASCII', 'idé'],
     ['a key-looking query', 'a?key=mqk_secret'],
+    ['an API key', 'mqk_4f9Kx2LmQ8rT1vZ7yB3nW6pD0sH5jC9aEbXk2L'],
+    ['an API key in capitals', 'trace-MQK_4f9Kx2LmQ8rT1vZ7yB3nW6pD0sH5jC'],
     ['an array', ['abc', 'def']],
   ] as const)('replaces %s with a new random UUID, never echoing it', (_, sent) => {
     const id = requestIdFor(sent as string | string[] | undefined);
