@@ -117,6 +117,11 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
       channel,
       locks,
       ...(invalidate ? { onPointersChanged: invalidate } : {}),
+      // SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS, after every publish (builder/retention.ts).
+      retention: {
+        ...config.retention,
+        onError: (organizationId, error) => log.warn(`retention of ${organizationId} failed; the next build tries again`, { organizationId, err: error }),
+      },
     }),
     close: async () => {
       await locks.close?.();

@@ -19,6 +19,19 @@ const noPlatform: PlatformSource = {
 };
 
 describe('openBuildServices', () => {
+  it('applies SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS after every publish, and logs a failed retention as a warning', async () => {
+    const log = new RecordingLog();
+    const services = openBuildServices(parseConfig({ MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_RETENTION: '7', SNAPSHOT_RETENTION_DAYS: '3' }, '/srv', false), log);
+    try {
+      const { retention } = services.context(noPlatform);
+      expect(retention).toMatchObject({ keep: 7, days: 3 });
+      retention?.onError?.('00000000-0000-4000-8000-000000000001', new Error('disk full'));
+      expect(log.lines).toMatchObject([{ level: 'warn', message: 'retention of 00000000-0000-4000-8000-000000000001 failed; the next build tries again' }]);
+    } finally {
+      await services.close();
+    }
+  });
+
   it("invalidates the changed pointers on the configured distribution, below the store's prefix", async () => {
     cloudFront.on(CreateInvalidationCommand).resolves({});
     const config = parseConfig(
