@@ -77,7 +77,11 @@ export function adminApiRouter(services: AdminServices): Router {
   if (asOf) {
     router.get('/organizations/:org/as-of', async (req, res) => {
       const answer = await asOf(req.params.org!, requiredQuery(req, 'at'), requiredQuery(req, 'path'));
-      res.status(answer.status).json(answer.body);
+      // The body as the gateway answered then: the resource, or its problem+json.
+      res
+        .status(answer.status)
+        .type(answer.status >= 400 ? 'application/problem+json' : 'application/json')
+        .send(JSON.stringify(answer.body));
     });
   }
   return router;

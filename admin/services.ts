@@ -68,7 +68,7 @@ export interface AdminServices {
   history(organization: string): Promise<HistoryEntry[]>;
   /** As `diff --json`; `from`/`to` are snapshot ids or `current`. */
   diff(organization: string, from: string, to: string): Promise<SnapshotDiff>;
-  /** What the API path returned at that instant; undefined while as-of is not available in this build. */
+  /** What the API path returned at that instant (its status, body, the snapshot then and the state then). Optional for the console's fakes. */
   asOf?(organization: string, at: string, path: string): Promise<AsOfAnswer>;
 }
 
@@ -134,6 +134,6 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     },
     history: async (name) => snapshotHistory(store, (await organization(name)).id),
     diff: async (name, from, to) => snapshotDiff(store, (await organization(name)).id, from, to),
-    ...(asOfAnswer ? { asOf: async (name: string, at: string, path: string) => asOfAnswer!(store, (await organization(name)).id, at, path) } : {}),
+    asOf: async (name, at, path) => asOfAnswer(store, (await organization(name)).id, at, path),
   };
 }

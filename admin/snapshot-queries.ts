@@ -1,8 +1,10 @@
 // The auditors' questions, each through one thin function so that the module answering it can be
-// swapped in one line: history and diff (builder/history.ts), and as-of (the gateway's answer at
-// an instant, once it exists).
+// swapped in one line: history and diff (builder/history.ts), and as-of (gateway/as-of.ts, the
+// gateway's answer at an instant, as `marquee show`).
 import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory as history } from '../builder/history.ts';
+import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { badRequest } from './errors.ts';
 
 export function snapshotHistory(store: SnapshotStore, organizationId: string): Promise<HistoryEntry[]> {
   return history(store, organizationId);
@@ -13,13 +15,11 @@ export function snapshotDiff(store: SnapshotStore, organizationId: string, from:
   return diffSnapshots(store, organizationId, from, to);
 }
 
-/** What an API path answered at an instant: its status and body. */
-export interface AsOfAnswer {
-  status: number;
-  body: unknown;
+export type { AsOfAnswer };
+
+/** What GET `path` (below /api/integration/v1) answered at the instant `at` (ISO 8601), as `marquee show`. */
+export function asOfAnswer(store: SnapshotStore, organizationId: string, at: string, path: string): Promise<AsOfAnswer> {
+  const instant = new Date(at);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(instant.getTime())) throw badRequest(`at must be an ISO 8601 instant, got ${JSON.stringify(at)}`);
+  return answerAsOf(store, organizationId, instant, path);
 }
-
-type AnswerAsOf = (store: SnapshotStore, organizationId: string, at: string, path: string) => Promise<AsOfAnswer>;
-
-/** Not available until gateway/as-of.ts exists; the admin API leaves its route out meanwhile. */
-export const asOfAnswer: AnswerAsOf | undefined = undefined;

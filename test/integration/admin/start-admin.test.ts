@@ -150,6 +150,18 @@ it("serve's admin port answers /healthz and /metrics (with the token) and nothin
   }
 }, 60_000);
 
+it('as-of through the API answers what marquee show answers', async () => {
+  const at = new Date().toISOString();
+  const nordic = 'a0000000-0000-4000-8000-000000000001';
+  const answer = await fetch(`${admin}/admin/v1/organizations/nordic-dev/as-of?at=${at}&path=${encodeURIComponent('/organization')}`, { headers: bearer() });
+  expect(answer.status).toBe(200);
+  const shown = await marquee(['show', '--org', nordic, '--at', at, '/organization'], { MARQUEE_HOME: home });
+  expect(shown.code, shown.stderr).toBe(0);
+  expect(await answer.json()).toEqual(JSON.parse(shown.stdout));
+  const badInstant = await fetch(`${admin}/admin/v1/organizations/nordic-dev/as-of?at=yesterday&path=/organization`, { headers: bearer() });
+  expect(badInstant.status).toBe(400);
+});
+
 it('a restart of start uses the same admin token', async () => {
   await start.stop();
   start = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }, /console: (http:\/\/\S+)\/ \(/);
