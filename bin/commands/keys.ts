@@ -9,11 +9,15 @@ import { line, printJson } from '../output.ts';
 import { organizationId, organizationNamed, withDatabase, withKeyStore } from '../services.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
-  // Parsed before anything is opened: a typo costs nothing.
-  const expiresAt = options.expires === undefined ? null : parseExpiry(options.expires, new Date());
+  // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
+  // not from the start of a command that may spend seconds opening the database.
+  const expiry = (now: Date) => (options.expires === undefined ? null : parseExpiry(options.expires, now));
+  expiry(new Date());
   const org = await withDatabase(config, (db) => organizationNamed(db, options.org));
   const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
-  const created = await withKeyStore(config, (keys) => createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt }, known));
+  const created = await withKeyStore(config, (keys) =>
+    createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) }, known),
+  );
   if (options.json) return printJson(created);
   line(`key ${created.id} (${created.prefix}…) for ${org.slug} (${org.id})`);
   line(`origins: ${originsText(created)}`);
