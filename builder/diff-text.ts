@@ -18,7 +18,7 @@ export function diffLines(diff: SnapshotDiff): string[] {
   return lines;
 }
 
-export function changeLine(change: FieldChange): string {
+function changeLine(change: FieldChange): string {
   const label = change.label === '' ? '(whole resource)' : change.label;
   switch (change.kind) {
     case 'added':
@@ -33,7 +33,7 @@ export function changeLine(change: FieldChange): string {
 }
 
 /** `{id "b", name "Bob", …}`: JSON, but readable in a terminal and at most VALUE_CHARACTERS long. */
-export function shortValue(value: unknown): string {
+function shortValue(value: unknown): string {
   const text = readable(value);
   return text.length <= VALUE_CHARACTERS ? text : `${text.slice(0, VALUE_CHARACTERS - 1)}…`;
 }

@@ -77,7 +77,7 @@ export async function snapshotHistory(store: SnapshotStore, orgId: string): Prom
   return entries.sort((a, b) => b.publishedAt.localeCompare(a.publishedAt) || rank(a) - rank(b));
 }
 
-export interface ResourceChanges {
+interface ResourceChanges {
   /** The resource path, below /api/integration/v1. */
   path: string;
   /** RFC 6902; applied to the old resource in order, gives the new one. */
