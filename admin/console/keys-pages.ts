@@ -12,11 +12,10 @@ import { ShownOnce } from './shown-once.ts';
 /** A key just made, with its secret (shown once). */
 type CreatedKey = Awaited<ReturnType<AdminServices['keys']['create']>>;
 
-interface ShownKey extends CreatedKey {
+type ShownKey = CreatedKey & {
   organizationName: string;
   rolled: boolean;
-  expiresAt?: string | null;
-}
+};
 
 /** An old key works this long after a roll unless the operator says otherwise: time to deploy the new one. */
 const DEFAULT_GRACE_MINUTES = 60;
@@ -41,9 +40,9 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     if (!key) throw new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `No key has the id ${keyId}.`);
     return keyRow(key, await names(), now());
   };
-  const showSecret = async (res: Response, req: Request, created: CreatedKey, rolled: boolean, expiresAt?: string | null) => {
+  const showSecret = async (res: Response, req: Request, created: CreatedKey, rolled: boolean) => {
     const organizationName = (await names()).get(created.organizationId) ?? created.organizationId;
-    const ticket = secrets.put({ ...created, organizationName, rolled, expiresAt: expiresAt ?? null });
+    const ticket = secrets.put({ ...created, organizationName, rolled });
     res.redirect(303, `${req.baseUrl}/keys/shown/${ticket}`);
   };
 
@@ -92,7 +91,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
       if (mistake === undefined) throw error;
       return showNew(req, res, values, mistake);
     }
-    await showSecret(res, req, created, false, expiresAt);
+    await showSecret(res, req, created, false);
   });
 
   router.get('/keys/shown/:ticket', (req, res) => {
