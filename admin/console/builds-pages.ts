@@ -9,7 +9,7 @@ import { showInstant } from './relative-time.ts';
 /** While a run is queued or running, its pages reload themselves this often (no script needed). */
 const REFRESH_SECONDS = 2;
 
-export function runView(run: BuildRun, now: Date) {
+function runView(run: BuildRun, now: Date) {
   return {
     ...run,
     shortId: run.id.slice(0, 8),

@@ -13,14 +13,14 @@ export interface DiffRow {
   note: string | null;
 }
 
-export interface ResourceSection {
+interface ResourceSection {
   path: string;
   /** The whole resource appeared or disappeared; no rows then. */
   state: 'added' | 'removed' | 'changed';
   rows: DiffRow[];
 }
 
-export interface ResourceChanges {
+interface ResourceChanges {
   path: string;
   changes: readonly FieldChange[];
 }

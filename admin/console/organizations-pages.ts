@@ -1,34 +1,11 @@
 // The auditors' pages of organizations: the list with each one's current snapshot and last
 // build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
 import type { Router } from 'express';
-import type { FieldChange } from '../../builder/diff.ts';
 import type { AdminServices, OrganizationOverview } from '../services.ts';
-import { diffView, type ResourceChanges } from './diff-view.ts';
+import { diffView } from './diff-view.ts';
 import { historyRows } from './history-view.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
-
-interface PatchOperation {
-  op: string;
-  path: string;
-  value?: unknown;
-}
-
-/** A changed resource as the diff service gives it: field changes, or (older builders) only a patch. */
-interface ChangedResource {
-  path: string;
-  changes?: readonly FieldChange[];
-  patch?: readonly PatchOperation[];
-}
-
-export function resourceChanges(changed: ChangedResource): ResourceChanges {
-  if (changed.changes) return { path: changed.path, changes: changed.changes };
-  const kinds: Record<string, FieldChange['kind']> = { add: 'added', remove: 'removed', replace: 'changed', move: 'moved' };
-  const changes = (changed.patch ?? []).map(
-    (op): FieldChange => ({ kind: kinds[op.op] ?? 'changed', pointer: op.path, label: op.path, ...('value' in op ? { after: op.value } : {}) }),
-  );
-  return { path: changed.path, changes };
-}
 
 export function organizationPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   /** The organization's overview row (for its name); the lookup names an unknown one as a 404. */
@@ -71,7 +48,7 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     const organization = await overview(req.params.organization);
     const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
     const diff = await services.diff(organization.id, from, to);
-    const view = diffView({ added: diff.added, removed: diff.removed, changed: (diff.changed as readonly ChangedResource[]).map(resourceChanges) });
+    const view = diffView(diff);
     pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
   });
 

@@ -7,9 +7,9 @@ import { AdminError } from '../errors.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';
 
-export type Section = 'builds' | 'organizations' | 'keys' | 'as-of';
+type Section = 'builds' | 'organizations' | 'keys' | 'as-of';
 
-export interface PageOptions {
+interface PageOptions {
   section?: Section;
   status?: number;
   /** Seconds after which the page reloads itself; only while something on it is under way. */
