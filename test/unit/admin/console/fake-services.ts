@@ -32,9 +32,10 @@ const TEAM_AFTER = [
 
 type Key = Awaited<ReturnType<AdminServices['keys']['list']>>[number];
 
-export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[] } {
+export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[]; rolls: Array<{ id: string; graceSeconds?: number }> } {
   const runs = new BuildRuns();
   const keyList: Key[] = [];
+  const rolls: Array<{ id: string; graceSeconds?: number }> = [];
   const organization = async (idOrSlug: string) => {
     const found = ORGS.find((org) => org.id === idOrSlug || org.slug === idOrSlug);
     if (!found) throw new AdminError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
@@ -56,6 +57,7 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
   return {
     runs,
     keyList,
+    rolls,
     organization,
     organizations: async () => ORGS,
     builds: {
@@ -71,8 +73,9 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
       create: async (request) => mint((await organization(request.organization)).id, request.origins ?? [], request.label ?? null),
       update: async (id, changes) => Object.assign(findKey(id), { ...(changes.origins ? { origins: [...changes.origins] } : {}), label: changes.label ?? null }),
       revoke: async (id) => Object.assign(findKey(id), { revokedAt: '2026-11-22T09:59:00.000Z' }),
-      roll: async (id) => {
+      roll: async (id, options) => {
         const old = findKey(id);
+        rolls.push({ id, ...options });
         return mint(old.organizationId, old.origins, old.label);
       },
     },

@@ -147,6 +147,29 @@ describe('forms', () => {
     expect(html).toContain('>ftp://nope</textarea>');
   });
 
+  it('refuses an expiry that is not an instant, keeping the form', async () => {
+    const answer = await post('/keys', { _csrf: await tokenOf('/keys/new'), organization: 'nordic-dev', label: '', origins: '', expiresAt: 'next tuesday' });
+    expect(answer.status).toBe(400);
+    const html = await answer.text();
+    expect(html).toContain('next tuesday is not an ISO 8601 instant');
+    expect(html).toContain('value="next tuesday"');
+  });
+
+  it('rolls a key with a grace period in minutes and shows the new secret once', async () => {
+    const token = await tokenOf('/keys/new');
+    await post('/keys', { _csrf: token, organization: 'nordic-dev', label: 'Old', origins: '', expiresAt: '' });
+    const id = services.keyList.at(-1)!.id;
+    const form = await (await get(`/keys/${id}/roll`)).text();
+    expect(form).toContain('<label for="roll-grace">Minutes the old key keeps working (0: refused at once)</label>');
+    expect((await post(`/keys/${id}/roll`, { _csrf: token, graceMinutes: '-5' })).status).toBe(400);
+    const rolled = await post(`/keys/${id}/roll`, { _csrf: token, graceMinutes: '15' });
+    expect(rolled.status).toBe(303);
+    expect(services.rolls.at(-1)).toEqual({ id, graceSeconds: 900 });
+    const shown = await (await get(rolled.headers.get('location')!)).text();
+    expect(shown).toContain('<h1>Key rolled</h1>');
+    expect(shown).toMatch(/<output[^>]*>mqk_secret\d+<\/output>/);
+  });
+
   it('edits origins and revokes after a confirmation page, each answered by a 303 to the keys', async () => {
     const token = await tokenOf('/keys/new');
     await post('/keys', { _csrf: token, organization: 'nordic-dev', label: '', origins: '', expiresAt: '' });
