@@ -1,10 +1,14 @@
 // Retention while a gateway serves and a builder publishes: every answer is 200 and one of the
 // versions published, because retention keeps the current snapshot and any replaced within the
 // grace period (longer than a gateway holds a replaced manifest), with every object they name.
+// The gateway reads its store with some latency, as from S3, so it is still loading a snapshot's
+// manifest and objects well after it read the pointer: with no grace, gc deletes them under it
+// (the test then fails: GRACE_MINUTES = 0 makes it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { applyRetention, retainOrganization, retentionPolicy } from '../../../builder/retention.ts';
 import { listSnapshotIds } from '../../../snapshot/reader.ts';
+import type { SnapshotSource } from '../../../snapshot/store.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { API, type GatewayHarness, startHarness } from '../../support/gateway-fixtures.ts';
 
@@ -27,10 +31,29 @@ const version = (n: number) => ({
   now: new Date(),
 });
 
+/** The gateway's view of the store: each read answers after READ_LATENCY_MS. */
+const READ_LATENCY_MS = 40;
+class SlowReads implements SnapshotSource {
+  readonly description = 'memory, read with latency';
+  constructor(private readonly inner: SnapshotSource) {}
+  private later<T>(read: () => Promise<T>): Promise<T> {
+    return new Promise((resolve) => setTimeout(resolve, READ_LATENCY_MS)).then(read);
+  }
+  get(key: string) {
+    return this.later(() => this.inner.get(key));
+  }
+  getIfChanged(key: string, version: string | undefined) {
+    return this.later(() => this.inner.getIfChanged(key, version));
+  }
+  has(key: string) {
+    return this.later(() => this.inner.has(key));
+  }
+}
+
 let harness: GatewayHarness;
 const store = new MemoryStore();
 beforeAll(async () => {
-  harness = await startHarness({ store });
+  harness = await startHarness({ store, deps: { snapshots: new SlowReads(store) } });
 });
 afterAll(async () => {
   await harness?.close();
