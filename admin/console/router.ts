@@ -33,6 +33,10 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
   const pages = createPages({ views, stylesheet: stylesheet.path, guard, now, ...(options.log ? { log: options.log } : {}) });
 
   const router = express.Router();
+  // The JSON API's paths are never pages: an unknown one gets the API's problem+json 404, not HTML.
+  router.use('/admin', function notConsole(_req, _res, next) {
+    next('router');
+  });
   router.use(consoleSecurityHeaders());
   router.get(stylesheet.path, (_req, res) => {
     // The name holds the content's hash: a new stylesheet is a new name, so this one never changes.

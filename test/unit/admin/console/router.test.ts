@@ -21,6 +21,7 @@ beforeAll(async () => {
   services = fakeServices();
   const app = express();
   app.use('/', consoleRouter(services, { now: () => new Date('2026-11-22T10:00:00Z') }));
+  app.use((_req, res) => res.status(404).json({ from: 'the app' }));
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -87,6 +88,10 @@ describe('pages', () => {
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain('no organization with id or slug &quot;nobody&quot;');
     expect((await get('/nothing-here')).status).toBe(404);
+  });
+
+  it('leaves the paths of the JSON API to the app, even unknown ones', async () => {
+    expect(await (await get('/admin/v1/nothing')).json()).toEqual({ from: 'the app' });
   });
 });
 
