@@ -38,7 +38,7 @@ beforeAll(async () => {
   const env = { MARQUEE_HOME: home, DATABASE_URL: postgres.url };
   expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
   expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
-  await sql(`UPDATE organizations SET name = $1 WHERE id = $2`, [HOSTILE_NAME, SAMPLE.organizations.harbor.id]);
+  await sql([`UPDATE organizations SET name = $1 WHERE id = $2`, [HOSTILE_NAME, SAMPLE.organizations.harbor.id]]);
   start = await marqueeProcess(['start'], { ...env, PORT: '0', ADMIN_PORT: '0' }, /console: (http:\/\/\S+?)\/? /);
   consoleUrl = start.match[1]!;
   gatewayUrl = /gateway listening on (http:\/\/\S+)/.exec(start.output())![1]!;
@@ -59,11 +59,14 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-async function sql(text: string, values: unknown[] = []): Promise<void> {
+/** Runs the statements in one transaction: the change listener sees them as one change, built once. */
+async function sql(...statements: Array<[text: string, values: unknown[]]>): Promise<void> {
   const client = new pg.Client({ connectionString: postgres.url });
   await client.connect();
   try {
-    await client.query(text, values);
+    await client.query('BEGIN');
+    for (const [text, values] of statements) await client.query(text, values);
+    await client.query('COMMIT');
   } finally {
     await client.end();
   }
@@ -165,8 +168,10 @@ describe('the console of a running start', () => {
   it('shows what changed in the platform field by field: a hidden team member as one removal, a reorder as a move', async () => {
     const nordic = SAMPLE.organizations.nordic.id;
     // Mikko leaves the website; Zoë goes first (Astrid 1, Mikko 2, Zoë 3 before).
-    await sql(`UPDATE team_members SET show_on_website = false WHERE organization_id = $1 AND full_name = 'Mikko Virtanen'`, [nordic]);
-    await sql(`UPDATE team_members SET sort_order = 0 WHERE organization_id = $1 AND full_name = 'Zoë Ødegaard'`, [nordic]);
+    await sql(
+      [`UPDATE team_members SET show_on_website = false WHERE organization_id = $1 AND full_name = 'Mikko Virtanen'`, [nordic]],
+      [`UPDATE team_members SET sort_order = 0 WHERE organization_id = $1 AND full_name = 'Zoë Ødegaard'`, [nordic]],
+    );
     await expect
       .poll(
         async () => {
@@ -202,9 +207,9 @@ describe('the console of a running start', () => {
       await page.goto(`${consoleUrl}/organizations/pacific-oss/history`);
       return (await rows()).map((cells) => cells[1]);
     };
-    await sql(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [pacific]);
+    await sql([`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [pacific]]);
     await expect.poll(whats, { timeout: 60_000, interval: 1000 }).toEqual(['suspended current', 'published (start)']);
-    await sql(`UPDATE organizations SET status = 'active' WHERE id = $1`, [pacific]);
+    await sql([`UPDATE organizations SET status = 'active' WHERE id = $1`, [pacific]]);
     await expect.poll(async () => (await whats())[0], { timeout: 60_000, interval: 1000 }).toMatch(/^reactivated( current)?$/);
     expect(await whats()).toContain('suspended');
   });
