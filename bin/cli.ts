@@ -2,10 +2,10 @@
 // tests depend on). Thin: parses arguments, calls the modules, prints.
 import './runtime-floor.ts';
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { packagePath } from '../snapshot/package-root.ts';
 import { parseConfig } from './config.ts';
-import { describeError, EXIT_FAILURE, OperatorError } from '../snapshot/errors.ts';
+import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';
@@ -18,7 +18,9 @@ const program = new Command('marquee')
   .description('Read-only integration API of an events platform, served from static snapshots')
   .version(packageVersion(), '--version', 'print the version')
   .showHelpAfterError()
-  .configureOutput({ outputError: (text, write) => write(text) });
+  .configureOutput({ outputError: (text, write) => write(text) })
+  // Commander's errors are thrown, not exited on, so a wrong command line gets the contract's exit status 2 below.
+  .exitOverride();
 
 registerProcessCommands(program, config);
 registerPlatformCommands(program, config);
@@ -36,10 +38,12 @@ function config() {
 // The one place an error becomes the process's exit: an OperatorError (configuration, unknown
 // organization, busy or unreachable database, missing snapshot…) is one line and its own exit
 // status; anything else is unexpected: its message and every cause below it, exit status 1.
-// MARQUEE_DEBUG=1 adds the stack.
+// MARQUEE_DEBUG=1 adds the stack. A wrong command line (already explained by commander, with the
+// help) exits 2; --help and --version exit 0.
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
   process.stderr.write(`marquee: ${describeError(error)}\n`);
   if (process.env.MARQUEE_DEBUG) console.error(error);
   process.exit(error instanceof OperatorError ? error.exitCode : EXIT_FAILURE);
