@@ -33,3 +33,16 @@ it('names a MARQUEE_HOME that cannot be created, at once, for start and the comm
     expect(Date.now() - began).toBeLessThan(10_000);
   }
 });
+
+it('exits 2 on a wrong command line, after saying what is wrong, and 0 for --help', async () => {
+  for (const [args, message] of [
+    [['nosuch'], "error: unknown command 'nosuch'"],
+    [['gc', '--keep', 'x'], "error: option '--keep <n>' argument 'x' is invalid"],
+    [['history'], "error: required option '--org <id|slug>' not specified"],
+  ] as const) {
+    const run = await marquee([...args], {});
+    expect({ args, code: run.code }).toEqual({ args, code: 2 });
+    expect(run.stderr).toContain(message);
+  }
+  expect(await marquee(['keys', '--help'], {})).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: marquee keys') });
+});
