@@ -22,14 +22,21 @@ function changeLine(change: FieldChange): string {
   const label = change.label === '' ? '(whole resource)' : change.label;
   switch (change.kind) {
     case 'added':
-      return `+ ${label}: added ${shortValue(change.after)}`;
+      return `+ ${label}: added ${shortValue(withoutLabelledId(change.after, label))}`;
     case 'removed':
-      return `- ${label}: removed ${shortValue(change.before)}`;
+      return `- ${label}: removed ${shortValue(withoutLabelledId(change.before, label))}`;
     case 'changed':
       return `~ ${label}: ${shortValue(change.before)} → ${shortValue(change.after)}`;
     case 'moved':
       return `↕ ${label}: moved ${change.from} → ${change.to}`;
   }
+}
+
+/** An element the label already names by id (`team[id=…]`) is shown without it, so its other fields fit. */
+function withoutLabelledId(value: unknown, label: string): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('id' in value) || !label.endsWith(`[id=${String(value.id)}]`)) return value;
+  const { id: _id, ...rest } = value;
+  return rest;
 }
 
 /** `{id "b", name "Bob", …}`: JSON, but readable in a terminal and at most VALUE_CHARACTERS long. */

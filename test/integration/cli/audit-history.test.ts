@@ -33,7 +33,7 @@ const build = () => json(['build', '--org', nordic.id, '--json']);
 let firstBuiltAt: Date;
 let workshopStart: Date;
 let suspendedAt: Date;
-let removedMember: { id: string; index: number };
+let removedMember: { id: string; fullName: string; index: number };
 let snapshots: string[];
 
 beforeAll(async () => {
@@ -52,9 +52,9 @@ beforeAll(async () => {
   await build();
   firstBuiltAt = new Date();
   // One team member from the middle of the list leaves.
-  const team = (await json(['show', '--org', nordic.id, '--at', firstBuiltAt.toISOString(), '/team'])) as Array<{ id: string }>;
+  const team = (await json(['show', '--org', nordic.id, '--at', firstBuiltAt.toISOString(), '/team'])) as Array<{ id: string; fullName: string }>;
   expect(team.length).toBeGreaterThanOrEqual(3);
-  removedMember = { id: team[1]!.id, index: 1 };
+  removedMember = { id: team[1]!.id, fullName: team[1]!.fullName, index: 1 };
   await platform((db) => db.query('DELETE FROM team_members WHERE id = $1', [removedMember.id]));
   await build();
   await platform((db) => db.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [nordic.id]));
@@ -88,7 +88,7 @@ describe('auditing through the CLI', () => {
     const diff = await json(['diff', '--org', nordic.id, snapshots[1]!, snapshots[0]!, '--json']);
     expect(diff).toEqual({ added: [], removed: [], changed: [{ path: '/team', patch: [{ op: 'remove', path: `/${removedMember.index}` }] }] });
     const text = await marquee(['diff', '--org', nordic.id, snapshots[1]!, 'current'], env);
-    expect(text.stdout).toMatch(new RegExp(`^/team\\n  - team\\[id=${removedMember.id}\\]: removed \\{id "${removedMember.id}", .*\\n$`));
+    expect(text.stdout).toMatch(new RegExp(`^/team\\n  - team\\[id=${removedMember.id}\\]: removed \\{fullName ${JSON.stringify(removedMember.fullName)}, .*\\n$`));
   });
 
   it('show --at answers as the API did then: before the first snapshot, while suspended, and the clock of then', async () => {
@@ -102,7 +102,7 @@ describe('auditing through the CLI', () => {
     expect(JSON.parse(suspended.stdout)).toMatchObject({ status: 403, errorCode: 'ORGANIZATION_SUSPENDED', instance: '/api/integration/v1/team' });
 
     const at = firstBuiltAt.toISOString();
-    const teamThen = (await json(['show', '--org', nordic.id, '--at', at, '/team'])) as Array<{ id: string }>;
+    const teamThen = (await json(['show', '--org', nordic.id, '--at', at, '/team'])) as Array<{ id: string; fullName: string }>;
     expect(teamThen.map((m) => m.id)).toContain(removedMember.id);
     expect(((await json(['show', '--org', nordic.id, '--at', new Date().toISOString(), '/team'])) as Array<{ id: string }>).map((m) => m.id)).not.toContain(removedMember.id);
 
