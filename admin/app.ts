@@ -4,6 +4,7 @@
 // refused, so a page of another site can neither read an answer nor send JSON.
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
+import type { HealthReport } from '../gateway/readiness.ts';
 import type { Log } from '../snapshot/log.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminToken } from './auth.ts';
@@ -16,8 +17,8 @@ export interface AdminAppOptions {
   token: string | undefined;
   /** The process's metrics, served at /metrics. */
   registry: Registry;
-  /** Whether the process is ready (GET /healthz: 200, else 503). */
-  ready: () => boolean;
+  /** What GET /healthz answers: 200 when `status` is ok, else 503, with the problems in the body. */
+  health: () => HealthReport;
   log: Log;
   /** The control plane (builder, start); absent for serve. */
   services?: AdminServices;
@@ -36,11 +37,11 @@ export function createAdminApp(options: AdminAppOptions): Express {
     );
   });
   app.get('/healthz', function healthz(_req, res) {
-    const ready = options.ready();
+    const report = options.health();
     res
-      .status(ready ? 200 : 503)
+      .status(report.status === 'ok' ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json({ status: ready ? 'ok' : 'starting' });
+      .json(report);
   });
   if (options.token !== undefined) {
     app.use(requireAdminToken(options.token));

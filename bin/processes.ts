@@ -6,7 +6,7 @@
 // admin port (ADMIN_PORT): builder and start serve the admin API and console there too, serve
 // only /healthz and /metrics (docs/design.md "Admin API and console").
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Router } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -22,12 +22,15 @@ import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runner.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
+import { gatewayMetrics } from '../gateway/metrics.ts';
+import type { HealthReport } from '../gateway/readiness.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { DirectoryStore } from '../snapshot/stores/directory.ts';
 import { S3Store } from '../snapshot/stores/s3.ts';
 import { type Config, describeStore } from './config.ts';
-import { OperatorError } from '../snapshot/errors.ts';
+import { describeError, OperatorError } from '../snapshot/errors.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
@@ -41,24 +44,27 @@ export async function startCommand(config: Config, options: { sample?: boolean }
 
   const gatewayLog = log.child({ component: 'gateway' });
   const builderLog = log.child({ component: 'builder' });
-  // One Registry for both halves; the gateway's request metrics are to be registered on it too.
+  // One Registry for both halves: the gateway's request metrics and the builder's.
   const registry = processRegistry();
   // One channel for both halves: the gateway hears this process's publishes, and with Redis every other gateway does too.
   const build = openBuildServices(config, builderLog);
   const source = openSnapshotSource(config, build.store);
   const access = await openGatewayAccess(config, gatewayLog);
+  await prepareStore(build.store, builderLog);
   // Bind before building: a port in use is known at once, not after a full build.
-  const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog });
-  await checkStore(build.store, builderLog);
+  const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
   const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
   const services = adminServices(db, build.store, access.deps.keys, runner, builderLog);
-  const admin = await listenAdmin(createAdminApp({ token, registry, ready: () => true, log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }), {
-    host: config.adminHost,
-    port: config.adminPort,
-  }).catch((error: unknown) => adminPortError(config, error));
+  const admin = await listenAdmin(
+    createAdminApp({ token, registry, health: () => gateway.health(), log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }),
+    {
+      host: config.adminHost,
+      port: config.adminPort,
+    },
+  ).catch((error: unknown) => adminPortError(config, error));
   // Listening first: a change made while the first build runs is built after it, not at the next schedule.
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('start');
@@ -85,11 +91,12 @@ export async function startCommand(config: Config, options: { sample?: boolean }
 
 export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
-  // The gateway's own metrics are registered on this Registry; /metrics serves it.
+  // The gateway's request metrics, and Node's, on the admin port's /metrics.
   const registry = processRegistry();
-  let ready = false;
-  // Bound first and answering 503 until the gateway is: /healthz here mirrors the gateway's readiness.
-  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, ready: () => ready, log }), {
+  let gateway: RunningGateway | undefined;
+  // Bound first and answering 503 until the gateway is: /healthz here answers what the gateway's does.
+  const starting: HealthReport = { status: 'starting', problems: ['the gateway is not listening yet'] };
+  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => gateway?.health() ?? starting, log }), {
     host: config.adminHost,
     port: config.adminPort,
   }).catch((error: unknown) => adminPortError(config, error));
@@ -98,8 +105,7 @@ export async function serveCommand(config: Config): Promise<void> {
   const access = await openGatewayAccess(config, log);
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
-  const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log });
-  ready = true;
+  gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) });
   const store = describeStore(config.snapshotStore);
   log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store, admin: admin.url });
   onShutdown(log, async () => {
@@ -113,7 +119,7 @@ export async function builderCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
   const db = await openDatabase(config);
   const build = openBuildServices(config, log);
-  await checkStore(build.store, log);
+  await prepareStore(build.store, log);
   const runner = new BuildRunner(build.context(platformSource(db)), { log });
   const admin = await builderAdmin(config, db, build.store, runner, log);
   const unlisten = await followChanges(db, runner);
@@ -147,7 +153,7 @@ async function builderAdmin(config: Config, db: SqlClient, store: SnapshotStore,
   registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
   const access = await openGatewayAccess(config, log);
   const services = adminServices(db, store, access.deps.keys, runner, log);
-  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, ready: () => true, log, services, console: adminConsole(services, log) }), {
+  const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => ({ status: 'ok' }), log, services, console: adminConsole(services, log) }), {
     host: config.adminHost,
     port: config.adminPort,
   }).catch(async (error: unknown) => {
@@ -224,8 +230,18 @@ function followChanges(db: SqlClient, runner: BuildRunner): Promise<() => Promis
   return listenForChanges(db, (organizationId) => runner.organizationChanged(organizationId), { onReconnect: () => runner.catchUp() });
 }
 
-/** An S3-compatible server that ignores conditional writes leaves only the build locks between two builders' pointers. */
-async function checkStore(store: SnapshotStore, log: Log): Promise<void> {
+/**
+ * The builder's store, made ready to publish into: a snapshot directory is created when missing
+ * (so a gateway beside it is ready before the first publish), and an S3-compatible server that
+ * ignores conditional writes is reported, since only the Redis build locks then keep two
+ * builders' pointers apart.
+ */
+async function prepareStore(store: SnapshotStore, log: Log): Promise<void> {
+  if (store instanceof DirectoryStore) {
+    await mkdir(store.root, { recursive: true }).catch((error: unknown) => {
+      throw new OperatorError(`SNAPSHOT_STORE ${store.root} cannot be created: ${describeError(error)}`, { cause: error });
+    });
+  }
   if (!(store instanceof S3Store)) return;
   if (await store.probeConditionalWrites()) return;
   log.warn(`${store.description}: the server ignores conditional writes (If-Match, If-None-Match); two builders are kept apart by the Redis build locks alone`, {

@@ -25,6 +25,7 @@ import type { KeyStore } from './keys/key-store.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
 const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
+const PROBLEM_RECHECK_MS = 250;
 /** No secret hashes to this: a lookup that reads the key store and finds nothing. */
 const PROBE_SECRET_HASH = '0'.repeat(64);
 
@@ -97,7 +98,10 @@ export class GatewayHealth {
       problems.push(`key store: ${describeError(error)}`);
     }
     this.problems = problems;
-    if (!this.closed) this.timer = setTimeout(() => void this.probe(), this.intervalMs);
+    // A problem is looked at again soon: the fix (start's first build making the directory, an
+    // operator repairing the keys file) should show within a moment, not a full interval.
+    const next = problems.length > 0 ? Math.min(PROBLEM_RECHECK_MS, this.intervalMs) : this.intervalMs;
+    if (!this.closed) this.timer = setTimeout(() => void this.probe(), next);
   }
 }
 

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
+import type { HealthReport } from './readiness.ts';
 import { answerProtocolErrors, rejectMissingHost } from './protocol-errors.ts';
 
 /** How often Node checks connections against the headers and request timeouts. */
@@ -20,6 +21,8 @@ export interface RunningGateway {
   /** e.g. http://127.0.0.1:8080 */
   url: string;
   port: number;
+  /** What its GET /healthz answers (gateway/readiness.ts), for the admin port to answer the same. */
+  health(): HealthReport;
   close(): Promise<void>;
 }
 
@@ -54,6 +57,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   return {
     url,
     port,
+    health: () => gateway.health(),
     close: async () => {
       const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       server.closeIdleConnections();

@@ -129,21 +129,43 @@ it("serve's admin port answers /healthz and /metrics (with the token) and nothin
   const serve = await marqueeProcess(
     ['serve'],
     { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots'), PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: token, LOG_FORMAT: 'json' },
-    /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on/,
+    /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on (http:\/\/\S+), /,
   );
   try {
     const serveAdmin = serve.match[1]!;
-    expect((await fetch(`${serveAdmin}/healthz`)).status).toBe(200);
+    const healthz = await fetch(`${serveAdmin}/healthz`);
+    expect({ status: healthz.status, body: await healthz.json() }).toEqual({ status: 200, body: { status: 'ok' } });
+    // Its requests are counted on this port, by route template and status.
+    expect((await fetch(`${serve.match[2]}/api/integration/v1/organization`)).status).toBe(401);
     expect((await fetch(`${serveAdmin}/metrics`)).status).toBe(401);
     const metrics = await fetch(`${serveAdmin}/metrics`, { headers: bearer() });
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await metrics.text();
     expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
+    expect(text).toMatch(/^marquee_gateway_requests_total\{route="\/api\/integration\/v1\/organization",status="401"\} 1$/m);
     // No builder in this process: no build metrics.
     expect(text).not.toContain('marquee_builds_total');
     for (const path of ['/admin/v1/organizations', '/admin/v1/builds', '/', '/admin/v1/keys']) {
       expect((await fetch(serveAdmin + path, { headers: bearer() })).status, path).toBe(404);
+    }
+  } finally {
+    await serve.stop();
+  }
+}, 60_000);
+
+it("serve's /healthz on both ports says why it cannot serve: a snapshot store directory that does not exist", async () => {
+  const missing = join(home, 'no-such-snapshots');
+  const serve = await marqueeProcess(
+    ['serve'],
+    { MARQUEE_HOME: home, SNAPSHOT_STORE: missing, PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: token, LOG_FORMAT: 'json' },
+    /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on (http:\/\/\S+), /,
+  );
+  try {
+    const expected = { status: 503, body: { status: 'unavailable', problems: [`snapshot store: directory ${missing} does not exist`] } };
+    for (const base of [serve.match[1]!, serve.match[2]!]) {
+      const healthz = await fetch(`${base}/healthz`);
+      expect({ status: healthz.status, body: await healthz.json() }).toEqual(expected);
     }
   } finally {
     await serve.stop();
