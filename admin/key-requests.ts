@@ -1,7 +1,7 @@
 // Key operations for the admin API and console, through gateway/keys/key-admin.ts as the CLI's
 // `keys` commands do; here an organization is named by id or slug, and a missing key is a 404.
 import type { OrganizationRef } from '../builder/platform/source.ts';
-import { createKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../gateway/keys/key-admin.ts';
+import { createKey, DEFAULT_ROLL_GRACE_MS, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { badRequest, keyNotFound } from './errors.ts';
 import type { KeyChanges, KeyCreation } from './services.ts';
@@ -33,9 +33,11 @@ export function keyRequests(store: KeyStore, organization: (idOrSlug: string) =>
       await known(keyId);
       return revokeKey(store, keyId, slugs);
     },
-    roll: async (keyId, { graceSeconds = 0 }) => {
+    roll: async (keyId, { graceSeconds }) => {
       await known(keyId);
-      return (await rollKey(store, keyId, { graceMs: graceSeconds * 1000 }, slugs)).replacement;
+      // The CLI's default when the request names none: one behaviour through both doors.
+      const graceMs = graceSeconds === undefined ? DEFAULT_ROLL_GRACE_MS : graceSeconds * 1000;
+      return (await rollKey(store, keyId, { graceMs }, slugs)).replacement;
     },
   };
 }

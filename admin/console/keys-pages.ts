@@ -1,6 +1,7 @@
 // The keys pages: the table, and the forms that create, edit, roll and revoke a key. A new
 // secret travels from the POST to the page that shows it through a one-view ticket
 // (shown-once.ts), so it is never in an address, a log line or a page that can be reloaded.
+import { DEFAULT_ROLL_GRACE_MS } from '../../gateway/keys/key-admin.ts';
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../snapshot/errors.ts';
 import { AdminError } from '../errors.ts';
@@ -18,7 +19,8 @@ type ShownKey = CreatedKey & {
 };
 
 /** An old key works this long after a roll unless the operator says otherwise: time to deploy the new one. */
-const DEFAULT_GRACE_MINUTES = 60;
+/** The CLI's and the API's default, in the form's unit. */
+const DEFAULT_GRACE_MINUTES = DEFAULT_ROLL_GRACE_MS / 60_000;
 
 /** A refusal the operator can correct on the same form (a bad origin, a bad instant), as opposed to a failure. */
 function formMistake(error: unknown): string | undefined {

@@ -98,6 +98,9 @@ export async function revokeKey(store: KeyStore, id: string, slugs: Organization
   return (await viewsOf([await existingKey(store, id)], slugs))[0]!;
 }
 
+/** How long a rolled key keeps working when nobody says: a day, time to deploy the new secret everywhere. */
+export const DEFAULT_ROLL_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Rotation without downtime: a new key with the same organization, origins and label (no
  * expiry), and the old one revoked when `graceMs` has passed (0: now), so clients can switch

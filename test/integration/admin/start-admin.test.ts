@@ -125,6 +125,45 @@ it('a key made through the API works on the public API; edited origins and revoc
   expect(badOrigin.status).toBe(400);
 });
 
+it("rolls a key through the API with the CLI's default grace, or none; expiry given at creation is enforced", async () => {
+  const events = (key: string) => fetch(`${gateway}/api/integration/v1/events`, { headers: { Authorization: `Bearer ${key}` } });
+  const create = async (body: object) => {
+    const answer = await fetch(`${admin}/admin/v1/keys`, { method: 'POST', headers: json(), body: JSON.stringify({ organization: 'nordic-dev', ...body }) });
+    expect(answer.status).toBe(201);
+    return (await answer.json()) as { id: string; key: string; expiresAt: string | null; revokedAt: string | null };
+  };
+  const roll = async (id: string, body: object) => {
+    const answer = await fetch(`${admin}/admin/v1/keys/${id}/roll`, { method: 'POST', headers: json(), body: JSON.stringify(body) });
+    expect(answer.status).toBe(201);
+    return (await answer.json()) as { id: string; key: string };
+  };
+
+  // No grace named: the old key keeps working for a day, as after `keys roll` without --grace.
+  const old = await create({ label: 'rolled' });
+  const before = Date.now();
+  const replacement = await roll(old.id, {});
+  expect(replacement.id).not.toBe(old.id);
+  expect((await events(old.key)).status).toBe(200);
+  expect((await events(replacement.key)).status).toBe(200);
+  const listed = (await (await fetch(`${admin}/admin/v1/keys?organization=nordic-dev`, { headers: bearer() })).json()) as Array<{ id: string; revokedAt: string | null }>;
+  const revokesAt = Date.parse(listed.find((key) => key.id === old.id)!.revokedAt!);
+  expect(revokesAt - before).toBeGreaterThanOrEqual(24 * 3600_000 - 5_000);
+  expect(revokesAt - before).toBeLessThanOrEqual(24 * 3600_000 + 60_000);
+
+  // Grace 0: refused from the next request on.
+  const now = await create({ label: 'rolled now' });
+  const next = await roll(now.id, { graceSeconds: 0 });
+  expect((await events(now.key)).status).toBe(401);
+  expect((await events(next.key)).status).toBe(200);
+
+  // An expiry in two seconds: served until then, 401 API_KEY_INVALID after.
+  const expiring = await create({ expiresAt: new Date(Date.now() + 2_000).toISOString() });
+  expect((await events(expiring.key)).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  const expired = await events(expiring.key);
+  expect({ status: expired.status, errorCode: ((await expired.json()) as { errorCode: string }).errorCode }).toEqual({ status: 401, errorCode: 'API_KEY_INVALID' });
+});
+
 it("serve's admin port answers /healthz and /metrics (with the token) and nothing else", async () => {
   const serve = await marqueeProcess(
     ['serve'],
