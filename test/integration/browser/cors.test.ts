@@ -20,6 +20,7 @@ interface FetchResult {
   etag: string | null;
   rateLimit: string | null;
   retryAfter: string | null;
+  requestId: string | null;
 }
 
 let browser: Browser;
@@ -82,6 +83,7 @@ async function fetchFromPage(origin: string, path: string, headers: Record<strin
           etag: response.headers.get('ETag'),
           rateLimit: response.headers.get('RateLimit'),
           retryAfter: response.headers.get('Retry-After'),
+          requestId: response.headers.get('X-Request-Id'),
         };
       },
       { url: `${gatewayUrl}${path}`, headers },
@@ -99,11 +101,18 @@ describe('CORS from a real browser', () => {
     expect(result.body).toMatchObject({ name: 'Acme Events', slug: 'acme' });
     expect(result.etag).toMatch(/^"/);
     expect(result.rateLimit).toMatch(/^"default";r=\d+;t=\d+$/);
+    // The page can quote the request's id when it reports a problem.
+    expect(result.requestId).toMatch(/^[0-9a-f-]{36}$/);
     // The custom header made Chromium ask first, without the key; then came the GET with it.
     expect(seen.map(({ method, origin }) => ({ method, origin }))).toEqual([
       { method: 'OPTIONS', origin: allowedSite.origin },
       { method: 'GET', origin: allowedSite.origin },
     ]);
+  });
+
+  it('lets a page send its own request id, and read it back', async () => {
+    const own = await fetchFromPage(allowedSite.origin, '/organization', { 'X-Api-Key': browserKey, 'X-Request-Id': 'page-4711' });
+    expect({ status: own.status, requestId: own.requestId }).toEqual({ status: 200, requestId: 'page-4711' });
   });
 
   it('works with Authorization: Bearer as well', async () => {
