@@ -71,7 +71,9 @@ export function adminApiRouter(services: AdminServices): Router {
     res.json((await services.history(req.params.org!)).map(({ current: _current, ...entry }) => entry));
   });
   router.get('/organizations/:org/diff', async (req, res) => {
-    res.json(await services.diff(req.params.org!, requiredQuery(req, 'from'), requiredQuery(req, 'to')));
+    const diff = await services.diff(req.params.org!, requiredQuery(req, 'from'), requiredQuery(req, 'to'));
+    // As `diff --json`: the labelled field changes are the console's, not part of the CLI's shape.
+    res.json({ ...diff, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
   });
   const asOf = services.asOf?.bind(services);
   if (asOf) {

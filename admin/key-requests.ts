@@ -1,5 +1,6 @@
 // Key operations for the admin API and console, through gateway/keys/key-admin.ts as the CLI's
 // `keys` commands do; here an organization is named by id or slug, and a missing key is a 404.
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
 import type { OrganizationRef } from '../builder/platform/source.ts';
 import { createKey, DEFAULT_ROLL_GRACE_MS, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
@@ -43,7 +44,7 @@ export function keyRequests(store: KeyStore, organization: (idOrSlug: string) =>
 }
 
 function instant(field: string, text: string): Date {
-  const date = new Date(text);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(date.getTime())) throw badRequest(`${field} must be an ISO 8601 instant, got ${JSON.stringify(text)}`);
+  const date = parseZonedInstant(text);
+  if (date === undefined) throw badRequest(`${field} must be an ISO 8601 instant with a zone (e.g. ${ZONED_INSTANT_EXAMPLE}), got ${JSON.stringify(text)}`);
   return date;
 }

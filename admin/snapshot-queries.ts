@@ -1,6 +1,7 @@
 // The auditors' questions, each through one thin function so that the module answering it can be
 // swapped in one line: history and diff (builder/history.ts), and as-of (gateway/as-of.ts, the
 // gateway's answer at an instant, as `marquee show`).
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
 import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory as history } from '../builder/history.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -19,7 +20,7 @@ export type { AsOfAnswer };
 
 /** What GET `path` (below /api/integration/v1) answered at the instant `at` (ISO 8601), as `marquee show`. */
 export function asOfAnswer(store: SnapshotStore, organizationId: string, at: string, path: string): Promise<AsOfAnswer> {
-  const instant = new Date(at);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(instant.getTime())) throw badRequest(`at must be an ISO 8601 instant, got ${JSON.stringify(at)}`);
+  const instant = parseZonedInstant(at);
+  if (instant === undefined) throw badRequest(`at must be an ISO 8601 instant with a zone (e.g. ${ZONED_INSTANT_EXAMPLE}), got ${JSON.stringify(at)}`);
   return answerAsOf(store, organizationId, instant, path);
 }

@@ -1,4 +1,5 @@
 // history, diff, show, gc, audit: the auditors' and the store's commands (bin/commands/snapshots.ts).
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
 import { InvalidArgumentError } from 'commander';
@@ -11,9 +12,8 @@ const days = (value: string): number => {
 };
 
 const instant = (value: string): Date => {
-  // An instant, not a calendar day: a zone is required so that the answer does not depend on where the CLI runs.
-  const at = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError('must be an ISO 8601 instant with a zone, e.g. 2026-03-01T12:00:00Z');
+  const at = parseZonedInstant(value);
+  if (at === undefined) throw new InvalidArgumentError(`must be an ISO 8601 instant with a zone, e.g. ${ZONED_INSTANT_EXAMPLE}`);
   return at;
 };
 

@@ -63,7 +63,9 @@ export async function createKey(
 /** Keys without their secrets or hashes, optionally of one organization; oldest first. */
 export async function listKeys(store: KeyStore, { organizationId }: { organizationId?: string }, slugs: OrganizationSlugs): Promise<KeyView[]> {
   const records = await store.list(organizationId);
-  records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+  // Keys made within one millisecond keep the store's order (sort is stable): the key file and the
+  // memory store list in order of creation, so those stay oldest first; ids are random.
+  records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   return viewsOf(records, slugs);
 }
 

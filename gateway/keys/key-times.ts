@@ -1,5 +1,6 @@
 // The operator's way of writing a key's times: `keys roll --grace 24h`, `keys create --expires 90d`
 // or an ISO instant. Shared by the CLI and the admin API, so both accept the same texts.
+import { parseZonedInstant } from '../../snapshot/instant.ts';
 import { KeyCommandError } from './key-admin.ts';
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -19,8 +20,7 @@ export function parseDuration(text: string, what: string): number {
 export function parseExpiry(text: string, now: Date): Date {
   const trimmed = text.trim();
   if (DURATION.test(trimmed)) return new Date(now.getTime() + parseDuration(trimmed, '--expires'));
-  // An offset is required: a bare local time would depend on the machine the command runs on.
-  const at = /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/i.test(trimmed) ? new Date(trimmed) : new Date(Number.NaN);
-  if (Number.isNaN(at.getTime())) throw new KeyCommandError(`--expires ${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`);
+  const at = parseZonedInstant(trimmed);
+  if (at === undefined) throw new KeyCommandError(`--expires ${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`);
   return at;
 }

@@ -211,6 +211,20 @@ it("serve's /healthz on both ports says why it cannot serve: a snapshot store di
   }
 }, 60_000);
 
+it('diff through the API answers what diff --json answers, for a real change made beside start', async () => {
+  const history = async () => (await (await fetch(`${admin}/admin/v1/organizations/nordic-dev/snapshots`, { headers: bearer() })).json()) as Array<{ snapshotId: string | null }>;
+  const before = (await history()).length;
+  const changed = await marquee(['db', 'sql', "UPDATE team_members SET title = 'Chief Volunteer' WHERE full_name = 'Zoë Ødegaard'"], { MARQUEE_HOME: home });
+  expect(changed.code, changed.stderr).toBe(0);
+  await expect.poll(async () => (await history()).length, { timeout: 10_000 }).toBe(before + 1);
+  const [newest, previous] = (await history()).filter((entry) => entry.snapshotId !== null);
+  const api = await (await fetch(`${admin}/admin/v1/organizations/nordic-dev/diff?from=${previous!.snapshotId}&to=${newest!.snapshotId}`, { headers: bearer() })).json();
+  const cli = await marquee(['diff', '--org', 'nordic-dev', previous!.snapshotId!, newest!.snapshotId!, '--json'], { MARQUEE_HOME: home });
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(api).toEqual(JSON.parse(cli.stdout));
+  expect(api.changed).toContainEqual({ path: '/team', patch: [expect.objectContaining({ op: 'replace', value: 'Chief Volunteer' })] });
+});
+
 it('as-of through the API answers what marquee show answers', async () => {
   const at = new Date().toISOString();
   const nordic = 'a0000000-0000-4000-8000-000000000001';
