@@ -13,20 +13,24 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections on the loopback port now. */
+export async function acceptsConnections(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts TCP connections on the port, or rejects after `timeoutMs`. */
 export async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const { connect } = await import('node:net');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
+    if (await acceptsConnections(port)) return;
     if (Date.now() > deadline) throw new Error(`${what} did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
