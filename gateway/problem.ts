@@ -17,7 +17,7 @@ import { StoreUnavailableError } from '../snapshot/store.ts';
 import { ApiError, serviceUnavailable } from './errors.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { elapsedMs, observationOf } from './observed-request.ts';
+import { countApiResponse, elapsedMs, observationOf } from './observed-request.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
@@ -72,6 +72,7 @@ export function problemHandler({ log, metrics }: { log: Log; metrics?: GatewayMe
     setHeaders(res, problemHeaders(apiError, bytes.length));
     // Node writes no body for HEAD, but the headers match GET's.
     res.end(bytes);
+    countApiResponse(req, apiError.status);
   };
 }
 

@@ -6,7 +6,7 @@
 // (gateway/observed-request.ts).
 import type { Request, Response } from 'express';
 import { CORS_HEADERS } from '../access/cors.ts';
-import { observationOf } from '../observed-request.ts';
+import { countApiResponse, observationOf } from '../observed-request.ts';
 import { CACHE_CONTROL, type Representation } from '../representation.ts';
 import { REQUEST_ID_HEADER } from '../request-id.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
@@ -18,9 +18,11 @@ export function sendRepresentation(req: Request, res: Response, representation: 
     // A 304 carries no body, so none of the headers that describe one (RFC 9110 §15.4.5).
     res.writeHead(304, [...CORS_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, 'ETag', representation.quotedEtag, 'Cache-Control', CACHE_CONTROL]);
     res.end();
+    countApiResponse(req, 304);
     return;
   }
   res.writeHead(200, [...CORS_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, ...representation.headers]);
   if (req.method === 'HEAD') res.end();
   else res.end(representation.bytes);
+  countApiResponse(req, 200);
 }
