@@ -15,7 +15,7 @@ import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { observeRequests } from './observed-request.ts';
+import { requestObserver } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
 import { GatewayHealth, type HealthReport, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
@@ -116,9 +116,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('etag', false);
   // A repeated parameter arrives as an array, which GET /events refuses (docs/design.md decisions table).
   app.set('query parser', 'simple');
-  // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics).
-  app.use(observeRequests(metrics));
-  // The API next: its requests, the hot path, walk no other layer; it writes its own CORS headers.
+  // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics):
+  // the API's from the API router itself, every other one from the observer's middleware after it.
+  const observer = requestObserver(metrics);
+  // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
   app.use(
     apiRouter({
       access: accessControl({
@@ -132,8 +133,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }),
       resources,
       clock,
+      observe: observer.note,
     }),
   );
+  app.use(observer.middleware);
   app.use(cors());
   app.get('/healthz', healthz(health));
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.

@@ -2,7 +2,7 @@
 // came), kept on the request for whoever writes the response or a log line, and the first
 // middleware that notes it and, once the response is written, counts it in the metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayMetrics } from './metrics.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
 import { type RouteLabel, routeLabelOf } from './routes/route-label.ts';
@@ -21,7 +21,7 @@ export interface ObservedRequest {
 const OBSERVED = Symbol('observed request');
 type Observable = IncomingMessage & { [OBSERVED]?: ObservedRequest };
 
-/** What observeRequests noted; undefined for a request that did not pass it (an app without it, in tests). */
+/** What requestObserver noted; undefined for a request that did not pass it (an app without it, in tests). */
 export function observationOf(req: IncomingMessage): ObservedRequest | undefined {
   return (req as Observable)[OBSERVED];
 }
@@ -34,27 +34,35 @@ export function elapsedMs(observed: ObservedRequest): number {
 /**
  * Counts the response to an API request in the metrics, once it is written: called by the API's
  * writers (routes/respond.ts, gateway/problem.ts) rather than from a 'finish' listener, which
- * measurably slowed the hot path. Other requests are counted by observeRequests' listener.
+ * measurably slowed the hot path. Other requests are counted by requestObserver's listener.
  */
 export function countApiResponse(req: IncomingMessage, status: number): void {
   const observed = observationOf(req);
   if (observed?.inApi && observed.metrics !== undefined) observed.metrics.served(observed.route.name, status, (performance.now() - observed.startedAt) / 1000);
 }
 
+export interface RequestObserver {
+  /** Notes a request as it arrives; the API router calls it first thing, so the hot path walks no extra layer. */
+  note(req: Request, res: Response): void;
+  /** The same as a middleware, after the API router: every request it did not note. */
+  middleware: RequestHandler;
+}
+
 /**
- * The app's first middleware. The id header is written by whoever writes the response head:
- * the API router's responses (a 200 or 304 in one writeHead batch, routes/respond.ts, where a
- * setHeader beforehand would cost the hot path a header-by-header merge; errors in
- * gateway/problem.ts) and, set here, every other response (preflight, /healthz, /docs, 404s
- * outside the API).
+ * Notes every request's id, route label and start time. The id header is written by whoever
+ * writes the response head: the API router's responses (a 200 or 304 in one writeHead batch,
+ * routes/respond.ts, where a setHeader beforehand would cost the hot path a header-by-header
+ * merge; errors in gateway/problem.ts) and, set here, every other response (preflight, /healthz,
+ * /docs, 404s outside the API). An Express layer in front of the API router would cost the hot
+ * path more than all of this (routes/api-router.ts), hence `note` for the router to call.
  */
-export function observeRequests(metrics: GatewayMetrics | undefined): RequestHandler {
+export function requestObserver(metrics: GatewayMetrics | undefined): RequestObserver {
   /** Called as the response's 'finish' listener: one function for every request, no closure each. */
   function count(this: ServerResponse): void {
     const observed = observationOf(this.req);
     if (observed !== undefined) metrics!.served(observed.route.name, this.statusCode, (performance.now() - observed.startedAt) / 1000);
   }
-  return function observeRequest(req, res, next) {
+  function note(req: Request, res: Response): void {
     const startedAt = performance.now();
     const route = routeLabelOf(req.path);
     const inApi = route.inApi && req.method !== 'OPTIONS';
@@ -64,6 +72,12 @@ export function observeRequests(metrics: GatewayMetrics | undefined): RequestHan
       res.setHeader(REQUEST_ID_HEADER, observed.id);
       if (metrics !== undefined) res.on('finish', count);
     }
-    next();
+  }
+  return {
+    note,
+    middleware: function observeRequest(req, res, next) {
+      if (observationOf(req) === undefined) note(req, res);
+      next();
+    },
   };
 }

@@ -20,9 +20,11 @@ export interface ApiRouterOptions {
   resources: OrganizationResources;
   /** Milliseconds since the epoch: decides timing and registration. */
   clock: () => number;
+  /** Notes the request's id, route and start (gateway/observed-request.ts), first thing. */
+  observe: (req: Request, res: Response) => void;
 }
 
-export function apiRouter({ access, resources, clock }: ApiRouterOptions): RequestHandler {
+export function apiRouter({ access, resources, clock, observe }: ApiRouterOptions): RequestHandler {
   /**
    * The representation for an authenticated request. The organization is the key's (docs/api.md §5.3):
    * nothing in the URL names one. Unknown path (404) before method (405), and an undecodable
@@ -38,6 +40,7 @@ export function apiRouter({ access, resources, clock }: ApiRouterOptions): Reque
   return function serveApi(req, res, next) {
     const path = pathBelowBase(req.path);
     if (path === undefined) return next();
+    observe(req, res);
     // Preflight needs no key (docs/design.md "order of checks").
     if (req.method === 'OPTIONS') return answerPreflight(res);
     try {
