@@ -228,7 +228,11 @@ describe('while Redis is down', () => {
       expectUnavailable(await gateway.get(alsoSeen.secret));
       expect((await gateway.get(revoked.secret)).status).toBe(401);
 
-      expect(gateway.log.lines.map(({ level, message }) => ({ level, message }))).toEqual([{ level: 'warn', message: expect.stringMatching(/^Redis cannot be reached/) }]);
+      // One line for the outage, and one for the 503s it caused (with a request id to find them by).
+      expect(gateway.log.lines.map(({ level, message }) => ({ level, message }))).toEqual([
+        { level: 'warn', message: expect.stringMatching(/^Redis cannot be reached/) },
+        { level: 'warn', message: 'request answered 503: a backend cannot be reached' },
+      ]);
     } finally {
       await redis.resume();
     }
@@ -239,8 +243,8 @@ describe('while Redis is down', () => {
     cli = await cliStore(namespace);
     await cli.revoke(alsoSeen.id, new Date());
     expect((await gateway.get(alsoSeen.secret)).status).toBe(401);
-    expect(gateway.log.lines.map(({ level }) => level)).toEqual(['warn', 'info']);
-    expect(gateway.log.lines[1]?.message).toMatch(/^Redis is reachable again/);
+    expect(gateway.log.lines.map(({ level }) => level)).toEqual(['warn', 'warn', 'info']);
+    expect(gateway.log.lines[2]?.message).toMatch(/^Redis is reachable again/);
   });
 
   it('does the same for a Redis that stops answering: one request waits for the command timeout, the others not at all', async () => {
@@ -263,7 +267,15 @@ describe('while Redis is down', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await eventually(() => expect(slow.log.lines.map(({ level }) => level)).toEqual(['warn', 'info']), 10_000);
+    await eventually(
+      () =>
+        expect(slow.log.lines.map(({ level, message }) => `${level} ${message.split(':')[0]}`)).toEqual([
+          'warn Redis cannot be reached',
+          'warn request answered 503',
+          'info Redis is reachable again',
+        ]),
+      10_000,
+    );
   });
 });
 

@@ -14,8 +14,14 @@ const SERVED = {
   ratelimit: '"default";r=599;t=60',
   'ratelimit-policy': '"default";q=600;w=60',
   'access-control-allow-origin': '*',
+  'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
 };
-const REFUSED = { 'content-type': 'application/problem+json; charset=utf-8', 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
+const REFUSED = {
+  'content-type': 'application/problem+json; charset=utf-8',
+  'cache-control': 'no-store',
+  'access-control-allow-origin': '*',
+  'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
+};
 /** The rate-limit headers of a request counted against its key. */
 const COUNTED = { ratelimit: SERVED.ratelimit, 'ratelimit-policy': SERVED['ratelimit-policy'] };
 
