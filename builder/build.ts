@@ -59,6 +59,8 @@ export interface OrganizationResult {
   error?: string;
   /** When failed: the stage, and the API path at fault when known. For logs; not part of `build --json`. */
   failure?: { stage: BuildStage | undefined; resource: string | undefined };
+  /** Published, with something the operator should know (a gap in history). For logs; not part of `build --json`. */
+  warning?: string;
   objectsWritten: number;
 }
 
@@ -133,6 +135,7 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
     result: outcome.result,
     objectsWritten: outcome.objectsWritten,
     ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
+    ...(outcome.warning ? { warning: outcome.warning } : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import {
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
 import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
+import { describeError } from '../snapshot/errors.ts';
 import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';
 
@@ -30,6 +31,8 @@ export interface PublishOutcome {
   result: PublishResult;
   snapshotId: string | null;
   objectsWritten: number;
+  /** Published, but the state change's history record could not be written (see recordStateChange). */
+  warning?: string;
 }
 
 export interface PublishInput {
@@ -75,8 +78,8 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
     }
     // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
     await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
-    await recordStateChange(store, input, current);
-    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
+    const warning = await recordStateChange(store, input, current);
+    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, ...(warning ? { warning } : {}) };
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
@@ -96,23 +99,24 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
   const serialized = serializeManifest(manifest);
   await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
   await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
-  await recordStateChange(store, input, current);
-  return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten };
+  const warning = await recordStateChange(store, input, current);
+  return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten, ...(warning ? { warning } : {}) };
 }
 
 /** Suspended and closed organizations publish a pointer in that state and no content. */
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
+  let warning: string | undefined;
   if (current.pointer?.state !== input.state || current.pointer.snapshotId !== null) {
     await writePointer(store, input, current, null, null);
-    await recordStateChange(store, input, current);
+    warning = await recordStateChange(store, input, current);
   }
-  return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
+  return { result: 'suspended', snapshotId: null, objectsWritten: 0, ...(warning ? { warning } : {}) };
 }
 
 /** A state record when the pointer just written is in another state than the one it replaced; none for a first active publish. */
-async function recordStateChange(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<void> {
+async function recordStateChange(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<string | undefined> {
   const previousState = current.pointer?.state ?? null;
-  if (previousState === input.state || (previousState === null && input.state === 'active')) return;
+  if (previousState === input.state || (previousState === null && input.state === 'active')) return undefined;
   const record: StateRecord = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
@@ -121,7 +125,15 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
     publishedAt: input.now.toISOString(),
     trigger: input.trigger,
   };
-  await store.put(stateRecordKey(input.organizationId, input.now, input.state), serializeStateRecord(record));
+  // The pointer, written just before, is the commit: what the API serves has changed, so the
+  // publish succeeded whatever happens here. A record that cannot be written leaves a gap in
+  // history, which is reported rather than passed off as a failed build that changed nothing.
+  try {
+    await store.put(stateRecordKey(input.organizationId, input.now, input.state), serializeStateRecord(record));
+    return undefined;
+  } catch (error) {
+    return `the organization is ${input.state} since ${record.publishedAt}, but history has no record of it: ${describeError(error)}`;
+  }
 }
 
 async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {

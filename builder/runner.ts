@@ -239,6 +239,8 @@ export class BuildRunner {
     const fields = { trigger, organizationId: result.id, slug: result.slug };
     if (result.result === 'failed') {
       this.log.warn(`${result.slug}: build failed: ${result.error}`, { ...fields, stage: result.failure?.stage, resource: result.failure?.resource });
+    } else if (result.warning !== undefined) {
+      this.log.warn(`${result.slug}: ${result.result}, but ${result.warning}`, { ...fields, result: result.result, snapshotId: result.snapshotId });
     } else if (result.result !== 'unchanged') {
       this.log.info(`${result.slug}: ${result.result}${result.snapshotId ? ` ${result.snapshotId}` : ''}`, {
         ...fields,

@@ -30,7 +30,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     }
   });
   if (options.json) {
-    printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, ...result }) => result) });
+    printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, warning: _warning, ...result }) => result) });
   } else {
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
@@ -42,7 +42,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
 }
 
 function describeResult(result: OrganizationResult): string {
-  const what = result.result === 'failed' ? `failed: ${result.error}` : result.result;
+  const what = result.result === 'failed' ? `failed: ${result.error}` : result.warning ? `${result.result}, but ${result.warning}` : result.result;
   const snapshot = result.snapshotId ? ` ${result.snapshotId}` : '';
   return `${result.slug} (${result.id}): ${what}${snapshot}`;
 }

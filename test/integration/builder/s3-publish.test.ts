@@ -134,8 +134,8 @@ describe('an unchanged republish to S3', () => {
       ]);
     const first = await publishAll('2026-11-21T10:00:00Z');
     expect(first.map((outcome) => outcome.result)).toEqual([...organizations.map(() => 'published'), 'suspended']);
-    // Per active organization: four objects, a manifest, a pointer; the suspended one: its pointer.
-    expect(puts()).toBe(organizations.length * 6 + 1);
+    // Per active organization: four objects, a manifest, a pointer; the suspended one: its pointer and the record of its suspension.
+    expect(puts()).toBe(organizations.length * 6 + 2);
 
     const before = puts();
     const again = await publishAll('2026-11-21T11:00:00Z');

@@ -162,4 +162,18 @@ describe('publish when another builder publishes the same organization meanwhile
     expect(manifest.previousSnapshotId).toBe(rival);
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'C' });
   });
+
+  it('counts a suspension as published once its pointer is written, and reports a history record it could not write', async () => {
+    class NoStateRecords extends MemoryStore {
+      override async put(key: string, bytes: Uint8Array): Promise<void> {
+        if (key.includes('/states/')) throw new Error('disk full');
+        return super.put(key, bytes);
+      }
+    }
+    const store = new NoStateRecords();
+    await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const suspended = await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:01:00Z') });
+    expect(suspended).toMatchObject({ result: 'suspended', warning: 'the organization is suspended since 2026-11-21T10:01:00.000Z, but history has no record of it: disk full' });
+    expect((await readPointer(store, ORG))?.state).toBe('suspended');
+  });
 });
