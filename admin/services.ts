@@ -4,15 +4,16 @@
 // Organizations are named by id or slug everywhere; an unknown one is an AdminError naming it.
 import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
 import type { HistoryEntry, SnapshotDiff } from '../builder/history.ts';
-import type { OrganizationRef } from '../builder/platform/source.ts';
+import { type OrganizationRef, organizationSlugs, resolveOrganization } from '../builder/platform/source.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import type { KeyView, NewKeyView } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
+import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { organizationNotFound } from './errors.ts';
 import { type KeyRequests, keyRequests } from './key-requests.ts';
-import { findOrganization, listOrganizationNames, organizationSlugs, readCurrent } from './organizations.ts';
+import { listOrganizationNames } from './organizations.ts';
 import { type AsOfAnswer, asOfAnswer, snapshotDiff, snapshotHistory } from './snapshot-queries.ts';
 
 /** A row of the organizations page: the platform's state, the store's current snapshot, the latest build of this process. */
@@ -90,7 +91,7 @@ export interface AdminServiceParts {
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const { db, store, runs } = parts;
   const organization = async (idOrSlug: string): Promise<OrganizationRef> => {
-    const found = await findOrganization(db, idOrSlug);
+    const found = await resolveOrganization(db, idOrSlug);
     if (!found) throw organizationNotFound(idOrSlug);
     return found;
   };
@@ -101,7 +102,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
       const rows = await listOrganizationNames(db);
       return Promise.all(
         rows.map(async (row) => {
-          const pointer = await readCurrent(store, row.id);
+          const pointer = await readPointer(store, row.id);
           return {
             id: row.id,
             slug: row.slug,

@@ -1,7 +1,7 @@
 // The key commands of docs/design.md's command table; what they do is gateway/keys/key-admin.ts,
 // which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
 import { text } from 'node:stream/consumers';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import { organizationSlugs } from '../../builder/platform/source.ts';
 import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../gateway/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../gateway/keys/key-times.ts';
 import type { Config } from '../config.ts';
@@ -72,13 +72,7 @@ export async function keysFindCommand(config: Config, options: { secret: string;
 
 /** The organizations' slugs from the platform database, opened only when there is a key to show. */
 function databaseSlugs(config: Config): OrganizationSlugs {
-  return async (ids) => (ids.length === 0 ? new Map() : withDatabase(config, (db) => slugsOf(db, ids)));
-}
-
-async function slugsOf(db: SqlClient, ids: string[]): Promise<Map<string, string>> {
-  // Compared as text: a key's organization id is whatever was stored, not necessarily a valid uuid.
-  const rows = await db.query<{ id: string; slug: string }>('SELECT id::text AS id, slug FROM organizations WHERE id::text = ANY($1::text[])', [ids]);
-  return new Map(rows.map((row) => [row.id, row.slug]));
+  return async (ids) => (ids.length === 0 ? new Map() : withDatabase(config, (db) => organizationSlugs(db, ids)));
 }
 
 function keyLine(key: KeyView, now: number): string {

@@ -394,3 +394,13 @@ function toSessionSpeaker(r: SessionSpeakerRecord): SessionSpeakerRow {
 function toEventSponsor(r: EventSponsorRecord): EventSponsorRow {
   return { eventId: r.event_id, sponsorId: r.sponsor_id, tier: r.tier, sortOrder: r.sort_order };
 }
+
+/**
+ * Organization id → slug for the ids the platform knows (key views name their organization).
+ * Compared as text: a key's organization id is whatever was stored, not necessarily a valid uuid.
+ */
+export async function organizationSlugs(db: SqlQueries, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; slug: string }>('SELECT id::text AS id, slug FROM organizations WHERE id::text = ANY($1::text[])', [ids]);
+  return new Map(rows.map((row) => [row.id, row.slug]));
+}
