@@ -10,6 +10,9 @@
 // so an outage that makes each read wait for timeouts does not slow what the gateway holds. An
 // organization never read fails with the StoreUnavailableError (gateway/problem.ts: 503), and
 // the next request after the store is back reads it as usual: nothing is remembered of a failure.
+// While the store fails, held snapshots are re-read only as often as StoreBackoff allows, for the
+// whole gateway rather than for each organization, so that the gateway's own retries do not keep a
+// store that fell behind from catching up.
 import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
@@ -18,6 +21,7 @@ import { type SnapshotSource, StoreUnavailableError, type Version } from '../../
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
 import { OutageWarning } from './outage-warning.ts';
+import { StoreBackoff, type StoreBackoffOptions } from './store-backoff.ts';
 
 export interface OrganizationSnapshot {
   readonly state: OrganizationState;
@@ -61,6 +65,8 @@ export interface CurrentSnapshotsOptions {
   monotonicNow?: () => number;
   /** At most one warning per this many milliseconds about unreachable storage. */
   outageWarningIntervalMs?: number;
+  /** The pauses in re-reading held snapshots while the store is unreachable (its clock is monotonicNow). */
+  backoff?: Omit<StoreBackoffOptions, 'now'>;
 }
 
 export class CurrentSnapshots {
@@ -76,6 +82,7 @@ export class CurrentSnapshots {
   private readonly now: () => number;
   private readonly entries: LruCache<string, Entry>;
   private readonly outage: OutageWarning;
+  private readonly backoff: StoreBackoff;
 
   constructor(options: CurrentSnapshotsOptions) {
     this.store = options.store;
@@ -87,6 +94,7 @@ export class CurrentSnapshots {
     this.now = options.monotonicNow ?? (() => performance.now());
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
     this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
+    this.backoff = new StoreBackoff({ ...options.backoff, now: this.now });
   }
 
   /**
@@ -102,6 +110,8 @@ export class CurrentSnapshots {
     }
     if (this.isFresh(entry)) return entry.snapshot;
     const read = entry;
+    // The store is failing: serve what is held without asking it again, until the pause is over.
+    if (read.loaded && !this.backoff.mayReread()) return read.snapshot;
     if (read.loaded && read.failing) {
       // reload() never rejects for a loaded entry: it falls back and logs.
       void this.refresh(orgId, read);
@@ -179,10 +189,17 @@ export class CurrentSnapshots {
       }
       entry.loaded = true;
       entry.failing = false;
+      this.backoff.answered();
     } catch (error) {
       const fields = { organizationId: orgId, serving: entry.loaded ? 'the last good snapshot' : 'nothing' };
-      if (error instanceof StoreUnavailableError) this.outage.report(error, fields);
-      else this.log.warn('snapshot pointer refresh failed', { ...fields, err: error });
+      if (error instanceof StoreUnavailableError) {
+        this.backoff.unreachable();
+        this.outage.report(error, fields);
+      } else {
+        // A broken snapshot: the store answered.
+        this.backoff.answered();
+        this.log.warn('snapshot pointer refresh failed', { ...fields, err: error });
+      }
       // Nothing to fall back on: the request fails (503 for an outage, 500 for a broken snapshot).
       // Otherwise keep serving the last good snapshot and retry after maxAgeMs rather than failing
       // every request while the store is down.

@@ -124,7 +124,7 @@ describe('CurrentSnapshots', () => {
     expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(published.snapshotId);
   });
 
-  it('while the store stays down, serves the last good snapshot at once and re-reads behind it', async () => {
+  it('while the store stays down, serves the last good snapshot at once and re-reads behind it, pausing longer after each failure', async () => {
     const { store, time, snapshots } = setup();
     const first = await publish(store, 'one');
     await snapshots.get(ORG);
@@ -133,20 +133,80 @@ describe('CurrentSnapshots', () => {
     // The first failure is waited for: nothing said yet that the store is down.
     expect((await snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
     expect(store.pointerReads).toBe(2);
+    // A pause of 1 s follows it: the held snapshot, no read.
+    time.now = 1999;
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    expect(store.pointerReads).toBe(2);
+    // After it, one re-read behind the request, which fails: the next pause is 2 s.
     time.now = 2000;
     expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(store.pointerReads).toBe(3);
 
     store.down = false;
     const second = await publish(store, 'two');
-    time.now = 3000;
+    time.now = 3999;
+    expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
+    expect(store.pointerReads).toBe(3);
+    time.now = 4000;
     expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(first.snapshotId);
     // The re-read behind that request found the new snapshot: served from memory from now on.
     await new Promise((resolve) => setImmediate(resolve));
+    expect(store.pointerReads).toBe(4);
     expect(fromMemory(snapshots.get(ORG))?.manifest?.snapshotId).toBe(second.snapshotId);
     // Once a re-read has succeeded, a stale pointer is waited for again.
-    time.now = 4000;
+    time.now = 5000;
     await expect(snapshots.get(ORG)).resolves.toMatchObject({ state: 'active' });
+  });
+
+  it('while the store is down, re-reads the snapshots it holds once per pause for the whole gateway, not once a second for each organization', async () => {
+    const reads: string[] = [];
+    const store = new (class extends MemoryStore {
+      down = false;
+      override async getIfChanged(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
+        reads.push(key);
+        if (this.down) throw new StoreUnavailableError('store unreachable');
+        return super.getIfChanged(key, version);
+      }
+    })();
+    const time = { now: 0 };
+    const snapshots = new CurrentSnapshots({ store, log: new RecordingLog(), maxAgeMs: 1000, monotonicNow: () => time.now });
+    const organizations = Array.from({ length: 50 }, (_, n) => `00000000-0000-4000-8000-${String(n + 100).padStart(12, '0')}`);
+    for (const organizationId of organizations) {
+      await publishSnapshot(store, {
+        organizationId,
+        organizationSlug: `org-${organizationId.slice(-3)}`,
+        state: 'active',
+        resources: [{ path: '/organization', value: { name: organizationId } }],
+        slugs: {},
+        trigger: 'manual',
+        now: new Date(),
+      });
+      await snapshots.get(organizationId);
+    }
+    store.down = true;
+    reads.length = 0;
+    // 20 s of requests for every organization, ten times a second: each is answered from memory.
+    for (time.now = 1000; time.now <= 21_000; time.now += 100) {
+      for (const organizationId of organizations) {
+        const answer = snapshots.get(organizationId);
+        const snapshot = answer instanceof Promise ? await answer : answer;
+        expect(snapshot?.state).toBe('active');
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Re-reading each stale pointer every second would have been 50 reads a second, a thousand in
+    // all. The pauses after each failure (1, 2, 4, 8, then 10 s) leave reads at 1, 2, 4, 8 and 16 s.
+    expect(reads.length).toBe(5);
+
+    // Back: the next probe finds it, and every organization is re-read on its next request.
+    store.down = false;
+    time.now += 10_000;
+    for (const organizationId of organizations) await snapshots.get(organizationId);
+    await new Promise((resolve) => setImmediate(resolve));
+    time.now += 1;
+    for (const organizationId of organizations) await snapshots.get(organizationId);
+    expect(reads.length).toBeGreaterThanOrEqual(5 + organizations.length);
   });
 
   it('while announcements arrive, re-reads a pointer when announced or after 30 s; every second while they may not; all once after a gap', async () => {
