@@ -11,6 +11,7 @@
 // or a failure. Prints a summary and PASS or FAIL; exit status 1 on any failure.
 //
 //   node --import tsx scripts/soak.ts [--minutes 10] [--rate 300] [--organizations 1000] [--keys 10000]
+//                                     [--full-builds '*/5 * * * *']
 //
 // --rate 300 by default: on a 2-core machine the same cores carry both gateways, Redis, the
 // builder (a change build every 2 s, a full build of every organization every 5 minutes),
@@ -43,6 +44,8 @@ interface Options {
   rate: number;
   organizations: number;
   keys: number;
+  /** The builder's BUILD_SCHEDULE; the product's default unless a shorter run should meet more full builds. */
+  fullBuilds: string;
 }
 
 function parseOptions(): Options {
@@ -52,6 +55,7 @@ function parseOptions(): Options {
       rate: { type: 'string', default: '300' },
       organizations: { type: 'string', default: '1000' },
       keys: { type: 'string', default: '10000' },
+      'full-builds': { type: 'string', default: '*/5 * * * *' },
     },
   });
   const whole = (name: keyof typeof values) => {
@@ -59,7 +63,13 @@ function parseOptions(): Options {
     if (!Number.isInteger(value) || value < 1) refuse(`--${name} must be a positive integer, got ${values[name]}`);
     return value;
   };
-  const options = { minutes: whole('minutes'), rate: whole('rate'), organizations: whole('organizations'), keys: whole('keys') };
+  const options = {
+    minutes: whole('minutes'),
+    rate: whole('rate'),
+    organizations: whole('organizations'),
+    keys: whole('keys'),
+    fullBuilds: values['full-builds'],
+  };
   if (options.keys < options.organizations) refuse(`--keys (${options.keys}) must be at least --organizations (${options.organizations}): every organization gets a key`);
   const perKey = (options.rate * 60) / options.keys;
   if (perKey > KEY_LIMIT_PER_MINUTE * KEY_SHARE) {
@@ -123,10 +133,10 @@ async function main(): Promise<number> {
   const interrupted = onInterrupt();
   say(
     `soak: ${options.minutes} min at ${options.rate} requests/s over ${options.organizations} organizations and ${options.keys} keys ` +
-      `(${((options.rate * 60) / options.keys).toFixed(1)} a minute per key); 1 builder, 2 gateways, Redis, s3rver behind nginx`,
+      `(${((options.rate * 60) / options.keys).toFixed(1)} a minute per key); full builds at "${options.fullBuilds}"; 1 builder, 2 gateways, Redis, s3rver behind nginx`,
   );
   const world = await startSoakWorld(
-    { organizations: options.organizations, eventsPerOrganization: EVENTS_PER_ORGANIZATION, sessionsPerEvent: SESSIONS_PER_EVENT },
+    { organizations: options.organizations, eventsPerOrganization: EVENTS_PER_ORGANIZATION, sessionsPerEvent: SESSIONS_PER_EVENT, fullBuilds: options.fullBuilds },
     say,
     interrupted.signal,
   );

@@ -55,6 +55,8 @@ interface WorldSize {
   organizations: number;
   eventsPerOrganization: number;
   sessionsPerEvent: number;
+  /** The builder's BUILD_SCHEDULE: when it builds every organization. */
+  fullBuilds: string;
 }
 
 /**
@@ -97,6 +99,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
       S3_ENDPOINT: bucket.info.endpoint,
       SNAPSHOT_CDN_URL: `${cdn.url}/${bucket.info.bucket}/${PREFIX}`,
       REDIS_URL: redis.url,
+      BUILD_SCHEDULE: size.fullBuilds,
       PORT: '0',
       ADMIN_PORT: '0',
       LOG_FORMAT: 'json',
