@@ -57,8 +57,12 @@ export interface OrganizationResult {
   snapshotId?: string;
   /** When failed: one line naming the organization, the resource when known, and the reason with its causes. */
   error?: string;
-  /** When failed: the stage, and the API path at fault when known. For logs; not part of `build --json`. */
-  failure?: { stage: BuildStage | undefined; resource: string | undefined };
+  /**
+   * When failed: the stage, the API path at fault when known, and whether it failed for want of a
+   * backend, so that another attempt may succeed once it answers (builder/backend-retries.ts); not
+   * when its rows cannot be published as they are. For logs and retries; not part of `build --json`.
+   */
+  failure?: { stage: BuildStage | undefined; resource: string | undefined; backend: boolean };
   /** Published, with something the operator should know (a gap in history). For logs; not part of `build --json`. */
   warning?: string;
   objectsWritten: number;
@@ -78,11 +82,27 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   const results: OrganizationResult[] = new Array(targets.length);
   let next = 0;
   let done = 0;
+  /** Organizations that failed for want of a backend since one last did not, and the last reason. */
+  let backendFailures = 0;
+  let lastBackendFailure = '';
   const worker = async (): Promise<void> => {
     for (let index = next++; index < targets.length; index = next++) {
       const target = targets[index]!;
-      results[index] = await buildOrganization(context, target, request.trigger);
-      request.onProgress?.(++done, targets.length, results[index]!);
+      let result: OrganizationResult;
+      if (backendFailures >= GIVE_UP_AFTER_BACKEND_FAILURES) {
+        const why = `not built, since the last ${backendFailures} organizations built failed for want of a backend, the last with: ${lastBackendFailure}`;
+        result = failed(target, `organization ${target.id}: ${why}`, undefined);
+      } else {
+        result = await buildOrganization(context, target, request.trigger);
+        if (result.failure?.backend) {
+          backendFailures++;
+          lastBackendFailure = result.error ?? '';
+        } else {
+          backendFailures = 0;
+        }
+      }
+      results[index] = result;
+      request.onProgress?.(++done, targets.length, result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(context.concurrency ?? 4, targets.length) }, worker));
@@ -90,6 +110,14 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   if (changed.length > 0) await context.onPointersChanged?.(changed);
   return results;
 }
+
+/**
+ * Organizations in a row that failed for want of a backend, after which a build starts no more: the
+ * backend is down or overwhelmed, and each further attempt would wait out its timeouts and add to
+ * its load. Those not started fail saying so, and a runner builds them once the backends answer
+ * (builder/backend-retries.ts). Twice the default concurrency: those in flight, and as many again.
+ */
+const GIVE_UP_AFTER_BACKEND_FAILURES = 8;
 
 /** Attempts at one organization when another builder keeps replacing its pointer between our read and our write. */
 const MAX_ATTEMPTS = 3;
@@ -190,7 +218,7 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
   const publishState = async (state: OrganizationState) => ({ outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }) });
   if (target.status !== 'active') return publishState(target.status);
   const data = await step('read', target.id, () => context.source.readOrganization(target.id));
-  if (!data) return { failure: failed(target, `organization ${target.id} (${target.slug}) no longer exists`, 'read') };
+  if (!data) return { failure: failed(target, `organization ${target.id} (${target.slug}) no longer exists`, 'read', undefined, false) };
   // Suspended or closed since it was listed (a build may have waited for its lock): the read is newer.
   if (data.organization.status !== 'active') return publishState(data.organization.status);
   const projection = await step('project', target.id, async () => projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
@@ -203,6 +231,7 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
         `organization ${target.id}: resource ${validation.resource} fails schema ${validation.schema}: ${validation.reason}`,
         'validate',
         validation.resource,
+        false,
       ),
     };
   }
@@ -211,13 +240,15 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
   return { outcome };
 }
 
-function failed(target: Target, error: string, stage: BuildStage | undefined, resource?: string): OrganizationResult {
-  return { id: target.id, slug: target.slug, result: 'failed', error, failure: { stage, resource }, objectsWritten: 0 };
+/** `backend`: failed for want of a backend (the default), so another attempt may succeed once it answers. */
+function failed(target: Target, error: string, stage: BuildStage | undefined, resource?: string, backend = true): OrganizationResult {
+  return { id: target.id, slug: target.slug, result: 'failed', error, failure: { stage, resource, backend }, objectsWritten: 0 };
 }
 
 /** A stage's error as a failed result: with its stage and resource when it is a BuildError. */
 function failedResult(target: Target, error: unknown): OrganizationResult {
-  if (error instanceof BuildError) return failed(target, error.describe(), error.stage, error.resource);
+  // A projection that fails (an unknown time zone) fails the same way until the rows change.
+  if (error instanceof BuildError) return failed(target, error.describe(), error.stage, error.resource, error.stage !== 'project');
   return failed(target, `organization ${target.id}: ${describeError(error)}`, undefined);
 }
 

@@ -10,11 +10,12 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { describeError } from '../snapshot/errors.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
+import { BackendRetries } from './backend-retries.ts';
 import { InProcessBuildLocks } from './build-locks.ts';
 import { type BuildRun, BuildRuns } from './build-runs.ts';
 import { buildOrganizations, type BuildContext, type OrganizationResult } from './build.ts';
 
-/** First pause before a build that failed for want of a backend is tried again; it doubles up to the longest. */
+/** First pause before a full build that could not list is tried again; it doubles up to the longest. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_LONGEST_MS = 60_000;
 
@@ -47,8 +48,8 @@ export class BuildRunner {
   private stopped = false;
   /** A full build that could not run at all (no listing), and its next attempt. */
   private fullBuildRetry: { attempts: number; timer: NodeJS.Timeout } | undefined;
-  /** Organizations whose last build failed for want of a backend, and their next attempt. */
-  private readonly retries = new Map<string, { attempts: number; timer: NodeJS.Timeout }>();
+  /** Organizations whose last build failed for want of a backend, built again once the backends answer. */
+  private readonly retries: BackendRetries;
 
   constructor(
     context: BuildContext,
@@ -59,6 +60,7 @@ export class BuildRunner {
     this.context = context.locks ? context : { ...context, locks: new InProcessBuildLocks() };
     this.log = options.log;
     this.runs = options.runs ?? new BuildRuns();
+    this.retries = new BackendRetries({ rebuild: (organizationId) => this.organizationChanged(organizationId) });
   }
 
   /** Queues a build behind any running full build; resolves with its results. */
@@ -115,9 +117,8 @@ export class BuildRunner {
     await this.task?.stop();
     for (const timer of this.debouncing.values()) clearTimeout(timer);
     this.debouncing.clear();
-    for (const retry of this.retries.values()) clearTimeout(retry.timer);
+    this.retries.stop();
     clearTimeout(this.fullBuildRetry?.timer);
-    this.retries.clear();
     this.due.clear();
     this.changedWhileBuilding.clear();
     await Promise.all([this.tail, ...this.changeBuilds]);
@@ -147,29 +148,15 @@ export class BuildRunner {
 
   /**
    * A build that failed because a backend could not be reached (the store, the database, Redis for
-   * its lock) is tried again, 1 s after the first failure and doubling up to a minute, so a change
+   * its lock) is tried again once the backends answer (builder/backend-retries.ts), so a change
    * made during an outage is published soon after it ends without anyone asking. A resource that
    * fails its schema or cannot be projected is not: the same rows would fail again, and the next
    * change to them brings a build of its own.
    */
   private retryIfUnavailable(result: OrganizationResult): void {
-    if (result.result !== 'failed' || result.failure?.stage === 'validate' || result.failure?.stage === 'project') {
-      clearTimeout(this.retries.get(result.id)?.timer);
-      this.retries.delete(result.id);
-      return;
-    }
-    this.retryLater(result.id);
-  }
-
-  /** The organization's next attempt, after the pause its failures so far have earned. */
-  private retryLater(organizationId: string): void {
-    if (this.stopped) return;
-    const previous = this.retries.get(organizationId);
-    if (previous) clearTimeout(previous.timer);
-    const attempts = (previous?.attempts ?? 0) + 1;
-    const timer = setTimeout(() => this.organizationChanged(organizationId), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
-    timer.unref();
-    this.retries.set(organizationId, { attempts, timer });
+    if (result.result !== 'failed') this.retries.built(result.id);
+    else if (result.failure?.backend) this.retries.unavailable(result.id);
+    else this.retries.abandoned(result.id);
   }
 
   /** Queues a full build unless one is already waiting to start (it covers this request too). */
@@ -221,7 +208,7 @@ export class BuildRunner {
             // Not even listed (the database could not be reached): nothing was built, and no
             // notification will come again for this change, so it is tried again like a build
             // that failed for want of a backend.
-            this.retryLater(organizationId);
+            this.retries.unavailable(organizationId);
           },
         )
         .finally(() => {

@@ -90,7 +90,7 @@ describe('platform data that fails a schema', () => {
         expect.objectContaining({
           id: orgId,
           result: 'failed',
-          failure: { stage: 'validate', resource: '/organization' },
+          failure: { stage: 'validate', resource: '/organization', backend: false },
           error: `organization ${orgId}: resource /organization fails schema organization: /latitude must be number,null`,
         }),
       ]);

@@ -7,7 +7,7 @@ const result = (id: string, outcome: OrganizationResult['result']): Organization
   slug: `org-${id}`,
   result: outcome,
   objectsWritten: 3,
-  ...(outcome === 'failed' ? { error: `organization ${id}: read failed`, failure: { stage: 'read', resource: undefined } } : { snapshotId: `snap-${id}` }),
+  ...(outcome === 'failed' ? { error: `organization ${id}: read failed`, failure: { stage: 'read', resource: undefined, backend: true } } : { snapshotId: `snap-${id}` }),
 });
 
 describe('the registry of build runs', () => {

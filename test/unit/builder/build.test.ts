@@ -11,6 +11,7 @@ import { InProcessChannel } from '../../../snapshot/notifications.ts';
 import { resourcePath } from '../../../snapshot/layout.ts';
 import { readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
+import { StoreUnavailableError } from '../../../snapshot/store.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
@@ -91,7 +92,7 @@ describe('buildOrganizations', () => {
     const [result] = await buildOrganizations(context, { trigger: 'manual' });
     expect(result!.result).toBe('failed');
     expect(result!.error).toBe(`organization ${orgId}: resource /team fails schema team: /0/sortOrder must be <= 2147483647`);
-    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team' });
+    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team', backend: false });
     expect(await readWholeSnapshot(store, orgId)).toEqual(before);
   });
 
@@ -103,11 +104,11 @@ describe('buildOrganizations', () => {
     expect(projected!.result).toBe('failed');
     expect(projected!.error).toContain('Mars/Olympus_Mons');
 
-    expect(projected!.failure).toEqual({ stage: 'project', resource: `/events/${fixture.events[0]!.id}` });
+    expect(projected!.failure).toEqual({ stage: 'project', resource: `/events/${fixture.events[0]!.id}`, backend: false });
 
     source.failing.add(orgId);
     const [read] = await buildOrganizations(context, { trigger: 'manual' });
-    expect(read).toMatchObject({ result: 'failed', error: `organization ${orgId}: read failed: connection reset by peer`, failure: { stage: 'read' } });
+    expect(read).toMatchObject({ result: 'failed', error: `organization ${orgId}: read failed: connection reset by peer`, failure: { stage: 'read', backend: true } });
   });
 
   it('reports a store failure with every cause below it', async () => {
@@ -230,7 +231,7 @@ describe('buildOrganizations with build locks', () => {
     fixture.teamMembers[0]!.sortOrder = 2 ** 31;
     source.data.set(orgId, fixture.data());
     const [result] = await buildOrganizations({ ...context, locks }, { trigger: 'manual' });
-    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team' });
+    expect(result!.failure).toEqual({ stage: 'validate', resource: '/team', backend: false });
     expect(await locks.sibling().acquire(orgId)).toBeDefined();
   });
 
@@ -477,6 +478,53 @@ describe('BuildRunner after a failure', () => {
       // Published: no more attempts.
       await vi.advanceTimersByTimeAsync(120_000);
       expect(source.reads).toBe(3);
+      await runner.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops a full build once 8 organizations in a row fail for want of the store, and builds the rest once it answers, after one probe', async () => {
+    vi.useFakeTimers();
+    try {
+      const { source, context } = setup();
+      source.data.clear();
+      for (let n = 0; n < 40; n++) {
+        const organization = new PlatformFixture({ id: `00000000-0000-4000-8000-${String(n + 1).padStart(12, '0')}`, slug: `org-${n}` });
+        source.data.set(organization.organization.id, organization.data());
+      }
+      const writes = { attempted: 0 };
+      const store = new (class extends MemoryStore {
+        down = false;
+        override async put(key: string, bytes: Uint8Array): Promise<void> {
+          writes.attempted++;
+          if (this.down) throw new StoreUnavailableError('store unreachable');
+          return super.put(key, bytes);
+        }
+      })();
+      store.down = true;
+      const runner = new BuildRunner({ ...context, store }, { log: new RecordingLog(), debounceMs: 1 });
+      const results = await runner.build('schedule');
+      expect(results.every((result) => result.result === 'failed' && result.failure?.backend)).toBe(true);
+      const notBuilt = results.filter((result) => result.error?.includes('not built, since the last 8 organizations built failed for want of a backend'));
+      // Four at once: the eight that failed in a row, and those already started beside the last of them.
+      expect(results.length - notBuilt.length).toBeLessThanOrEqual(8 + 3);
+      expect(notBuilt[0]?.error).toContain('the last with: organization ');
+      const readsWhileDown = source.reads;
+
+      // One probe a second later, which fails; the next after 2 s more.
+      await vi.advanceTimersByTimeAsync(1_100);
+      expect(source.reads).toBe(readsWhileDown + 1);
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(source.reads).toBe(readsWhileDown + 1);
+      store.down = false;
+      // The next probe gets through, and then every organization is built, with nobody asking:
+      // the failed probe, the one that succeeded and the 39 others.
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(source.reads).toBe(readsWhileDown + 1 + 1 + 39);
+      for (const id of source.data.keys()) expect((await readPointer(store, id))?.state).toBe('active');
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(source.reads).toBe(readsWhileDown + 41);
       await runner.stop();
     } finally {
       vi.useRealTimers();
