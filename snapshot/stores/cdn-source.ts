@@ -8,6 +8,7 @@ import { type Dispatcher, errors, Pool } from 'undici';
 import { describeError } from '../errors.ts';
 import { isPointerKey } from '../layout.ts';
 import { assertStoreKey, type SnapshotSource, StoreUnavailableError, type Version, type VersionedBytes } from '../store.ts';
+import { RetryBudget } from './retry-budget.ts';
 
 interface CdnSourceOptions {
   /** Connections to the CDN, and so requests in flight at once; further requests wait their turn. */
@@ -19,7 +20,10 @@ interface CdnSourceOptions {
   bodyTimeoutMs?: number;
   /** Larger bodies are refused: no snapshot object comes near it, and memory stays bounded. */
   maxBodyBytes?: number;
-  /** Further attempts after a network error, a timeout or a 5xx (also 408 and 429). */
+  /**
+   * Further attempts after a network error, a timeout or a 5xx (also 408 and 429), while the retry
+   * budget lasts: retries are a share of successes, so a CDN failing most requests gets few.
+   */
   retries?: number;
   /** Pause before the first retry, doubled before each further one. */
   retryDelayMs?: number;
@@ -47,6 +51,7 @@ export class CdnSource implements SnapshotSource {
   private readonly options: Required<CdnSourceOptions>;
   /** One fetch per key however many readers wait for it; the entry goes when it settles. */
   private readonly inFlight = new Map<string, Promise<Buffer | undefined>>();
+  private readonly retryBudget = new RetryBudget();
 
   constructor(
     private readonly origin: SnapshotSource,
@@ -104,15 +109,19 @@ export class CdnSource implements SnapshotSource {
   private async fetch(key: string): Promise<Buffer | undefined> {
     const path = `${this.basePath}/${key.split('/').map(encodeURIComponent).join('/')}`;
     let failure: unknown;
-    for (let attempt = 0; attempt <= this.options.retries; attempt++) {
-      if (attempt > 0) await sleep(this.options.retryDelayMs * 2 ** (attempt - 1));
+    let attempts = 0;
+    do {
+      if (attempts > 0) await sleep(this.options.retryDelayMs * 2 ** (attempts - 1));
+      attempts++;
       const outcome = await this.attempt(key, path);
-      if (outcome.done) return outcome.bytes;
+      if (outcome.done) {
+        this.retryBudget.succeeded();
+        return outcome.bytes;
+      }
       failure = outcome.failure;
-    }
-    throw new StoreUnavailableError(`${key} could not be read through CDN ${this.cdn} (${this.options.retries + 1} attempts): ${describeError(failure)}`, {
-      cause: failure,
-    });
+    } while (attempts <= this.options.retries && this.retryBudget.spend());
+    const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+    throw new StoreUnavailableError(`${key} could not be read through CDN ${this.cdn} (${tries}): ${describeError(failure)}`, { cause: failure });
   }
 
   private async attempt(key: string, path: string): Promise<Attempt> {

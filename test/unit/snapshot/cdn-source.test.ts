@@ -107,6 +107,25 @@ describe('CdnSource', () => {
     expect(cdn.paths).toHaveLength(3);
   });
 
+  it('retries a CDN that fails every request only while its retry budget lasts, and earns it back with successes', async () => {
+    let failing = true;
+    const cdn = await startCdn((req, res) => send(failing ? 503 : 200, '{}')(req, res));
+    const cdnSource = source(cdn.url, undefined, { retries: 2 });
+    const keys = Array.from({ length: 100 }, (_, n) => objectKey(ORG, n.toString(16).padStart(64, '0')));
+    for (const key of keys) await expect(cdnSource.get(key)).rejects.toThrow(StoreUnavailableError);
+    // Three attempts each would be 300 requests; the budget allows 20 retries in a row.
+    expect(cdn.paths).toHaveLength(100 + 20);
+    await expect(cdnSource.get(keys[0]!)).rejects.toThrow(/\(1 attempt\).*503/);
+
+    // Ten successes earn one retry back.
+    failing = false;
+    for (const key of keys.slice(0, 10)) await cdnSource.get(key);
+    failing = true;
+    cdn.paths.length = 0;
+    await expect(cdnSource.get(keys[0]!)).rejects.toThrow(/2 attempts/);
+    expect(cdn.paths).toHaveLength(2);
+  });
+
   it('reports a CDN that cannot be reached as StoreUnavailableError', async () => {
     const closedPort = await freePort();
     await expect(source(`http://127.0.0.1:${closedPort}`).get(objectKey(ORG, HASH))).rejects.toThrow(StoreUnavailableError);
