@@ -127,6 +127,7 @@ export class BuildRunner {
   /** Runs one build, recorded as the run `runId` (queued by the caller, or now). */
   private async run(trigger: BuildTrigger, organizationIds?: string[], runId = this.runs.queued(trigger, organizationIds).id): Promise<OrganizationResult[]> {
     this.runs.started(runId);
+    const started = performance.now();
     let results: OrganizationResult[];
     try {
       results = await buildOrganizations(this.context, {
@@ -143,7 +144,25 @@ export class BuildRunner {
       this.report(trigger, result);
       this.retryIfUnavailable(result);
     }
+    if (organizationIds === undefined) this.reportFullBuild(trigger, results, performance.now() - started);
     return results;
+  }
+
+  /** One line per build of every organization: how long it took and what came of it, for an operator reading the log. */
+  private reportFullBuild(trigger: BuildTrigger, results: readonly OrganizationResult[], durationMs: number): void {
+    const counts = { published: 0, unchanged: 0, suspended: 0, failed: 0 };
+    for (const result of results) counts[result.result]++;
+    const seconds = (durationMs / 1000).toFixed(1);
+    const summary = Object.entries(counts)
+      .filter(([, count]) => count > 0)
+      .map(([result, count]) => `${count} ${result}`)
+      .join(', ');
+    this.log.info(`${trigger} build of ${results.length} organization${results.length === 1 ? '' : 's'} in ${seconds} s: ${summary || 'nothing to build'}`, {
+      trigger,
+      organizations: results.length,
+      durationMs: Math.round(durationMs),
+      ...counts,
+    });
   }
 
   /**

@@ -352,7 +352,7 @@ describe('BuildRunner', () => {
     const log = new RecordingLog();
     const runner = new BuildRunner(context, { log });
     const [published] = await runner.build('manual');
-    await runner.build('schedule'); // unchanged: nothing to say
+    await runner.build('schedule'); // unchanged: nothing to say of the organization
     fixture.teamMembers[0]!.sortOrder = 2 ** 31;
     source.data.set(orgId, fixture.data());
     await runner.build('change', [orgId]);
@@ -362,6 +362,17 @@ describe('BuildRunner', () => {
         level: 'info',
         message: `acme: published ${published!.snapshotId}`,
         fields: expect.objectContaining({ trigger: 'manual', organizationId: orgId, slug: 'acme', result: 'published' }),
+      },
+      // A build of every organization ends with one line saying what came of it.
+      {
+        level: 'info',
+        message: expect.stringMatching(/^manual build of 1 organization in \d+\.\d s: 1 published$/),
+        fields: expect.objectContaining({ trigger: 'manual', organizations: 1, published: 1, unchanged: 0, failed: 0 }),
+      },
+      {
+        level: 'info',
+        message: expect.stringMatching(/^schedule build of 1 organization in \d+\.\d s: 1 unchanged$/),
+        fields: expect.objectContaining({ trigger: 'schedule', organizations: 1, published: 0, unchanged: 1 }),
       },
       {
         level: 'warn',
@@ -454,6 +465,7 @@ describe('BuildRunner', () => {
         fields: { trigger: 'change' },
       })),
       { level: 'info', message: expect.stringMatching(/^acme: published /), fields: expect.objectContaining({ trigger: 'change', organizationId: orgId }) },
+      { level: 'info', message: expect.stringMatching(/^change build of 1 organization in .*: 1 published$/), fields: expect.objectContaining({ trigger: 'change' }) },
     ]);
   });
 });
