@@ -1,12 +1,21 @@
 // The soak's measurements: each marquee process's resident memory sampled on a schedule (VmRSS
 // from /proc, Linux) with the flatness verdict, and latency percentiles.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** VmRSS in MB; undefined once the process is gone. */
 export function vmRssMb(pid: number): number | undefined {
   try {
     const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many file descriptors a process holds open; undefined once it is gone. */
+export function openDescriptors(pid: number): number | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
   } catch {
     return undefined;
   }

@@ -36,7 +36,11 @@ function printMemory(tally: Tally, write: Write): { ok: boolean; summary: string
     `\nper process (MB): level = median from 30% to 50% of the run, end = median of its last fifth; flat: end ≤ level + max(${FLAT_SLACK_MB} MB, ${FLAT_SLACK_SHARE * 100}%)\n` +
       table(['process', 'start', 'min', 'max', 'last', 'level', 'end', 'CPU (cores)', 'flat'], rows),
   );
-  write(`CPU of the rig (cores): load generator ${cores(tally.cpu.get(LOAD_GENERATOR))}, s3rver ${cores(tally.cpu.get(BUCKET))}\n`);
+  const descriptors = tally.bucketDescriptors;
+  write(
+    `CPU of the rig (cores): load generator ${cores(tally.cpu.get(LOAD_GENERATOR))}, s3rver ${cores(tally.cpu.get(BUCKET))}; ` +
+      `s3rver's open files ${descriptors.start ?? 'gone'} → ${descriptors.end ?? 'gone'}\n`,
+  );
   return { ok: verdicts.every((v) => v.flat), summary: verdicts.map((v) => `${v.name} ${mb(v.level)}→${mb(v.endMedian)}`).join(', ') };
 }
 

@@ -9,7 +9,7 @@ import { Pool } from 'undici';
 import { openRedisKeyStore } from '../../gateway/access/redis-access.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import { createOne, createWithCli, type KeyRing, revokeInStore, revokeWithCli } from './keys.ts';
-import { cpuSeconds, RssCurve } from './measures.ts';
+import { cpuSeconds, openDescriptors, RssCurve } from './measures.ts';
 import { changePlatform, pick, type SoakPlatform } from './platform.ts';
 import { type Answer, chooseRequest, judge, type SoakRequest, type Verdict } from './traffic.ts';
 import type { SoakWorld } from './world.ts';
@@ -45,6 +45,8 @@ export interface Tally {
   rss: RssCurve;
   /** CPU used during the run, as a share of one core, per process (and the soak itself). */
   cpu: Map<string, number>;
+  /** s3rver's open file descriptors when the run started and ended: the rig's own health (it once leaked one per 304). */
+  bucketDescriptors: { start: number | undefined; end: number | undefined };
   seconds: number;
 }
 
@@ -92,6 +94,7 @@ export async function runSoak(world: SoakWorld, platform: SoakPlatform, ring: Ke
   const stopEarly = () => ended.abort();
   options.signal.addEventListener('abort', stopEarly);
   const cpu = cpuMeter([...processes, { name: BUCKET, pid: world.bucketPid }]);
+  tally.bucketDescriptors.start = openDescriptors(world.bucketPid);
   const startedAt = performance.now();
   // Ten seconds' worth of requests in flight: the servers are not keeping up, and the run says so.
   const client = new Client(platform, pools, tally, startedAt, options.rate * 10);
@@ -111,6 +114,7 @@ export async function runSoak(world: SoakWorld, platform: SoakPlatform, ring: Ke
     tally.seconds = (performance.now() - startedAt) / 1000;
     if (tally.rss.samples.at(-1)?.at !== Math.round(tally.seconds)) tally.rss.sample(Math.round(tally.seconds));
     tally.cpu = cpu(tally.seconds);
+    tally.bucketDescriptors.end = openDescriptors(world.bucketPid);
     await client.drain(DRAIN_MS);
   } finally {
     options.signal.removeEventListener('abort', stopEarly);
@@ -138,6 +142,7 @@ function emptyTally(gateways: number, rss: RssCurve): Tally {
     stepErrors: [],
     rss,
     cpu: new Map(),
+    bucketDescriptors: { start: undefined, end: undefined },
     seconds: 0,
   };
 }

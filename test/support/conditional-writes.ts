@@ -9,6 +9,11 @@
 // received whole before s3rver sees any of it (a writer killed mid-body stores nothing, where
 // s3rver would keep the bytes that came), and a whole body is stored even if its writer is gone
 // before the answer.
+// A conditional GET is answered by the proxy too: s3rver opens an object's file before it checks
+// If-None-Match and If-Modified-Since, and on a 304 never closes it, so each revalidation leaked
+// a file descriptor (a gateway re-reads every pointer it holds that way); the soak's s3rver ran out
+// of them after six minutes and reset every connection from then on. The proxy asks with a HEAD,
+// where s3rver closes the file, and answers 304 itself when the object is unchanged.
 // One more repair: s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3
 // refuses (Node 17 and later, without --openssl-legacy-provider), so every truncated page of a
 // listing answers 500; the proxy answers ListObjectsV2 itself from s3rver's version 1 listing,
@@ -74,6 +79,29 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     return head.headers.get('etag') ?? undefined;
   }
 
+  /**
+   * A conditional GET that S3 would answer 304 (If-None-Match naming the object's ETag or `*`, or
+   * If-Modified-Since at or after its last modification, as s3rver decides): answered here, with the
+   * ETag and Last-Modified of the object, and true; otherwise false, and the GET is forwarded.
+   */
+  async function notModified(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    const ifNoneMatch = req.headers['if-none-match'];
+    const ifModifiedSince = req.headers['if-modified-since'];
+    if (ifNoneMatch === undefined && ifModifiedSince === undefined) return false;
+    const head = await fetch(`${s3.endpoint}${path}`, { method: 'HEAD' });
+    if (head.status !== 200) return false;
+    const etag = head.headers.get('etag') ?? undefined;
+    const lastModified = head.headers.get('last-modified') ?? undefined;
+    const unchanged = ifNoneMatch !== undefined ? ifNoneMatch === '*' || ifNoneMatch === etag : lastModified !== undefined && new Date(ifModifiedSince!) >= new Date(lastModified);
+    if (!unchanged) return false;
+    req.resume();
+    await new Promise<void>((resolve) => {
+      res.once('close', resolve);
+      res.writeHead(304, { ...(etag ? { ETag: etag } : {}), ...(lastModified ? { 'Last-Modified': lastModified } : {}) }).end();
+    });
+    return true;
+  }
+
   /** The answer S3 gives the conditional PUT `req` now, or undefined when it would write. */
   async function refusal(req: IncomingMessage, path: string): Promise<{ status: number; code: string } | undefined> {
     const ifNoneMatch = req.headers['if-none-match'];
@@ -101,10 +129,15 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     }
   }
 
-  /** Passes the request on as it comes, and upstream's answer back. */
+  /**
+   * Passes the request on as it comes, and upstream's answer back; a GET without its conditions,
+   * which notModified has already decided (s3rver would also answer 304 to an If-Modified-Since
+   * that S3 ignores beside a failed If-None-Match).
+   */
   function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = req.method === 'GET' ? withoutConditions(req.rawHeaders) : req.rawHeaders;
     return new Promise((resolve) => {
-      const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.rawHeaders }, (answer) => {
+      const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         answer.pipe(res);
       });
@@ -217,6 +250,7 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
       const refused = proxied.method === 'PUT' ? await refusal(req, path) : undefined;
       if (refused) await answer(req, res, refused);
       else if (proxied.method === 'PUT') await put(req, res, path);
+      else if (proxied.method === 'GET' && (await notModified(req, res, path))) return;
       else await forward(req, res);
     }).catch((error: Error) => {
       if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
@@ -232,6 +266,16 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Raw headers (name, value, name, value…) without If-None-Match and If-Modified-Since. */
+function withoutConditions(rawHeaders: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (name !== 'if-none-match' && name !== 'if-modified-since') kept.push(rawHeaders[i]!, rawHeaders[i + 1]!);
+  }
+  return kept;
 }
 
 function unescapeXml(text: string): string {

@@ -4,6 +4,7 @@
 // contract does not say: headers, the prefix, long listings, the conditional-write probe, and how
 // the store fails when the server is gone, stuck or throttling.
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeError } from '../../../snapshot/errors.ts';
@@ -38,6 +39,15 @@ afterAll(async () => {
 });
 
 const freshPrefix = () => `contract-${randomUUID()}`;
+
+/** Where a descriptor of this process points, or '' once it is closed. */
+function readlinkSafe(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
 
 snapshotStoreContract('S3Store', {
   setup() {
@@ -130,6 +140,30 @@ describe('S3Store beyond the contract', () => {
     // What the proxy repairs; if s3rver ever stops keeping partial bodies this half can go.
     await halfPut(s3.endpoint, `${prefix}/bare.json`);
     expect((await raw(`${prefix}/bare.json`)).status).toBe(200);
+  });
+
+  it('answers a conditional GET 304 without leaving a file open: s3rver alone leaks one per 304, as the soak found', async () => {
+    const prefix = freshPrefix();
+    const key = pointerKey('00000000-0000-4000-8000-000000000001');
+    const store = new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint });
+    await store.put(key, Buffer.from('{"v":1}'));
+    const first = await store.getIfChanged(key, undefined);
+    if (first === undefined || first === 'unchanged') throw new Error('expected the pointer');
+    /** s3rver runs in this process: its files are among this process's descriptors. */
+    const openObjectFiles = () => readdirSync('/proc/self/fd').filter((fd) => readlinkSafe(`/proc/self/fd/${fd}`).includes(prefix)).length;
+    for (let n = 0; n < 50; n++) expect(await store.getIfChanged(key, first.version)).toBe('unchanged');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(openObjectFiles()).toBe(0);
+    // Changed: the GET is forwarded and answered whole.
+    await store.put(key, Buffer.from('{"v":2}'));
+    expect((await store.getIfChanged(key, first.version)) as { bytes: Buffer }).toMatchObject({ bytes: Buffer.from('{"v":2}') });
+
+    // What the proxy repairs; if s3rver ever closes the file on a 304 this half can go.
+    const bare = new S3Store({ bucket: s3.bucket, prefix, endpoint: s3.endpoint });
+    const current = await bare.getIfChanged(key, undefined);
+    if (current === undefined || current === 'unchanged') throw new Error('expected the pointer');
+    for (let n = 0; n < 10; n++) expect(await bare.getIfChanged(key, current.version)).toBe('unchanged');
+    expect(openObjectFiles()).toBeGreaterThanOrEqual(10);
   });
 
   it('refuses to read an object larger than 64 MiB instead of holding it', async () => {
