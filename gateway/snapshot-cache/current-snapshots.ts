@@ -21,7 +21,7 @@ import { type SnapshotSource, StoreUnavailableError, type Version } from '../../
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
 import { OutageWarning } from './outage-warning.ts';
-import { StoreBackoff, type StoreBackoffOptions } from './store-backoff.ts';
+import { StoreBackoff } from './store-backoff.ts';
 
 export interface OrganizationSnapshot {
   readonly state: OrganizationState;
@@ -65,8 +65,6 @@ export interface CurrentSnapshotsOptions {
   monotonicNow?: () => number;
   /** At most one warning per this many milliseconds about unreachable storage. */
   outageWarningIntervalMs?: number;
-  /** The pauses in re-reading held snapshots while the store is unreachable (its clock is monotonicNow). */
-  backoff?: Omit<StoreBackoffOptions, 'now'>;
 }
 
 export class CurrentSnapshots {
@@ -94,7 +92,7 @@ export class CurrentSnapshots {
     this.now = options.monotonicNow ?? (() => performance.now());
     this.entries = new LruCache(options.maxOrganizations ?? 20_000);
     this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
-    this.backoff = new StoreBackoff({ ...options.backoff, now: this.now });
+    this.backoff = new StoreBackoff({ now: this.now });
   }
 
   /**
