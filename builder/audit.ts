@@ -7,14 +7,21 @@
 //
 // Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
 // manifests and /organization resources into an index; `storeIndex` joins those indexes once;
-// `objectScanner` is a pure scan of one parsed object against them.
+// `objectScanner` is a pure scan of one parsed object against them. Reads go a few at a time
+// (against S3, a thousand organizations' objects one after the other took minutes), and the report
+// lists its findings in the same order whatever order the reads finished in.
 import { sha256Hex } from '../snapshot/hash.ts';
 import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath, stateRecordPrefix } from '../snapshot/layout.ts';
 import type { Manifest } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, parsePointer } from '../snapshot/reader.ts';
 import { parseStateRecord, stateMarkOf } from '../snapshot/state-records.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { mapConcurrently } from './concurrently.ts';
 import { DEFAULT_GRACE_MINUTES } from './retention.ts';
+
+/** Organizations indexed at once, and objects read at once within one. */
+const ORGANIZATIONS_AT_ONCE = 4;
+const OBJECTS_AT_ONCE = 16;
 
 type FindingKind = 'foreign-email' | 'foreign-id' | 'foreign-slug' | 'orphan-object' | 'missing-object' | 'corrupt-object' | 'broken-snapshot' | 'broken-state-record';
 
@@ -59,40 +66,54 @@ interface OrganizationIndex {
 export async function auditStore(store: SnapshotStore, options: AuditOptions = {}): Promise<AuditReport> {
   const graceMinutes = options.graceMinutes ?? DEFAULT_GRACE_MINUTES;
   const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
-  const indexes: OrganizationIndex[] = [];
-  for (const orgId of await listOrganizationIds(store)) indexes.push(await indexOrganization(store, orgId));
+  const indexes = await mapConcurrently(await listOrganizationIds(store), ORGANIZATIONS_AT_ONCE, (orgId) => indexOrganization(store, orgId));
   const all = storeIndex(indexes);
   const report: AuditReport = { organizations: indexes.length, objects: 0, findings: [] };
   for (const index of indexes) {
     report.findings.push(...index.findings);
     const scan = objectScanner(index, all);
     const prefix = objectPrefix(index.id);
-    for (const key of await store.list(prefix)) {
-      if (!key.endsWith('.json')) continue;
-      const hash = key.slice(prefix.length, -'.json'.length);
-      const bytes = await store.get(key);
-      if (bytes === undefined) continue; // deleted since the listing (gc)
+    const keys = (await store.list(prefix)).filter((key) => key.endsWith('.json'));
+    const audited = await mapConcurrently(keys, OBJECTS_AT_ONCE, (key) => auditObject(store, index, scan, key.slice(prefix.length, -'.json'.length), cutoff));
+    for (const findings of audited) {
+      if (findings === undefined) continue; // deleted since the listing (gc)
       report.objects++;
-      const path = index.referenced.get(hash);
-      const at = { organizationId: index.id, ...(path === undefined ? {} : { path }), object: hash };
-      if (sha256Hex(bytes) !== hash) report.findings.push({ ...at, kind: 'corrupt-object', detail: 'its bytes do not hash to its name' });
-      let value: unknown;
-      try {
-        value = JSON.parse(bytes.toString('utf8'));
-      } catch {
-        report.findings.push({ ...at, kind: 'corrupt-object', detail: 'not JSON' });
-        continue;
-      }
-      for (const finding of scan(value)) report.findings.push({ ...at, ...finding });
-      if (path === undefined) {
-        const written = await store.modifiedAt(key);
-        if (written === undefined || written < cutoff) {
-          report.findings.push({ ...at, kind: 'orphan-object', detail: `no manifest names it (written ${written?.toISOString() ?? 'at an unknown time'})` });
-        }
-      }
+      report.findings.push(...findings);
     }
   }
   return report;
+}
+
+/** What is wrong with one of the organization's objects; undefined when it is gone since the listing. */
+async function auditObject(
+  store: SnapshotStore,
+  index: OrganizationIndex,
+  scan: (value: unknown) => ObjectFinding[],
+  hash: string,
+  cutoff: Date,
+): Promise<AuditFinding[] | undefined> {
+  const key = objectKey(index.id, hash);
+  const bytes = await store.get(key);
+  if (bytes === undefined) return undefined;
+  const findings: AuditFinding[] = [];
+  const path = index.referenced.get(hash);
+  const at = { organizationId: index.id, ...(path === undefined ? {} : { path }), object: hash };
+  if (sha256Hex(bytes) !== hash) findings.push({ ...at, kind: 'corrupt-object', detail: 'its bytes do not hash to its name' });
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    findings.push({ ...at, kind: 'corrupt-object', detail: 'not JSON' });
+    return findings;
+  }
+  for (const finding of scan(value)) findings.push({ ...at, ...finding });
+  if (path === undefined) {
+    const written = await store.modifiedAt(key);
+    if (written === undefined || written < cutoff) {
+      findings.push({ ...at, kind: 'orphan-object', detail: `no manifest names it (written ${written?.toISOString() ?? 'at an unknown time'})` });
+    }
+  }
+  return findings;
 }
 
 /**
@@ -145,9 +166,9 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
       broken((error as Error).message);
     }
   }
-  // Object hash → whether it is in the store. Presence only: every object's bytes are hashed once,
-  // by the scan, and a missing one is reported once, for the newest snapshot naming it.
-  const present = new Map<string, boolean>();
+  // Every object a manifest names is checked for presence once, for the newest snapshot naming
+  // it: its bytes are hashed once, by the scan of the organization's objects.
+  const namedBy = new Map<string, string>();
   for (const manifest of manifests) {
     if (typeof manifest.organizationSlug === 'string') index.slugs.add(manifest.organizationSlug);
     for (const [slug, eventId] of Object.entries(manifest.slugs ?? {})) {
@@ -157,27 +178,24 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
     for (const [path, hash] of Object.entries(manifest.resources ?? {})) {
       const eventId = /^\/events\/([^/]+)/.exec(path)?.[1];
       if (eventId !== undefined) index.eventIds.add(eventId.toLowerCase());
-      if (!index.referenced.has(hash)) index.referenced.set(hash, path);
-      if (!present.has(hash)) {
-        const found = await store.has(objectKey(orgId, hash));
-        present.set(hash, found);
-        if (!found) {
-          index.findings.push({
-            organizationId: orgId,
-            kind: 'missing-object',
-            path,
-            object: hash,
-            detail: `snapshot ${manifest.snapshotId} names it, but it is not in the store`,
-          });
-        } else if (path === resourcePath.organization) {
-          const bytes = await store.get(objectKey(orgId, hash));
-          // A tampered object is reported by the scan; its slug and address are not trusted here.
-          if (bytes !== undefined && sha256Hex(bytes) === hash) {
-            const organization = parseOrNull(bytes) as { slug?: unknown; email?: unknown } | null;
-            if (typeof organization?.slug === 'string') index.slugs.add(organization.slug);
-            if (typeof organization?.email === 'string') index.emails.add(organization.email.toLowerCase());
-          }
-        }
+      if (!index.referenced.has(hash)) {
+        index.referenced.set(hash, path);
+        namedBy.set(hash, manifest.snapshotId);
+      }
+    }
+  }
+  const named = [...index.referenced];
+  const present = await mapConcurrently(named, OBJECTS_AT_ONCE, ([hash]) => store.has(objectKey(orgId, hash)));
+  for (const [i, [hash, path]] of named.entries()) {
+    if (!present[i]) {
+      index.findings.push({ organizationId: orgId, kind: 'missing-object', path, object: hash, detail: `snapshot ${namedBy.get(hash)} names it, but it is not in the store` });
+    } else if (path === resourcePath.organization) {
+      const bytes = await store.get(objectKey(orgId, hash));
+      // A tampered object is reported by the scan; its slug and address are not trusted here.
+      if (bytes !== undefined && sha256Hex(bytes) === hash) {
+        const organization = parseOrNull(bytes) as { slug?: unknown; email?: unknown } | null;
+        if (typeof organization?.slug === 'string') index.slugs.add(organization.slug);
+        if (typeof organization?.email === 'string') index.emails.add(organization.email.toLowerCase());
       }
     }
   }

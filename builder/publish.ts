@@ -22,6 +22,7 @@ import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.
 import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { describeError } from '../snapshot/errors.ts';
+import { mapConcurrently } from './concurrently.ts';
 import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';
 
@@ -167,11 +168,7 @@ async function writeNewObjects(store: SnapshotStore, orgId: string, objects: rea
   const present = new Set(Object.values(latest?.resources ?? {}));
   const pending = new Map<string, SerializedResource>();
   for (const object of objects) if (!present.has(object.hash)) pending.set(object.hash, object);
-  const queue = [...pending.values()];
-  const worker = async (): Promise<void> => {
-    for (let next = queue.pop(); next; next = queue.pop()) await store.put(objectKey(orgId, next.hash), next.bytes);
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, queue.length) }, worker));
+  await mapConcurrently([...pending.values()], WRITE_CONCURRENCY, (object) => store.put(objectKey(orgId, object.hash), object.bytes));
   return pending.size;
 }
 
