@@ -80,6 +80,12 @@ export class BuildRuns {
     run.startedAt = this.now();
   }
 
+  /** The run has listed what it builds (buildOrganizations' onListed): its total, before the first is done. */
+  listed(runId: string, total: number): void {
+    const run = this.byId.get(runId);
+    if (run) run.total = total;
+  }
+
   /** One more organization built (buildOrganizations' onProgress). */
   progressed(runId: string, done: number, total: number, last: OrganizationResult): void {
     const run = this.byId.get(runId);

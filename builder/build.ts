@@ -72,6 +72,8 @@ export interface BuildRequest {
   /** Organization ids; all organizations when absent. */
   organizationIds?: readonly string[];
   trigger: BuildTrigger;
+  /** Told how many organizations the build will build, once it has listed them. */
+  onListed?: (total: number) => void;
   onProgress?: (done: number, total: number, last: OrganizationResult) => void;
 }
 
@@ -79,6 +81,7 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   const all = await context.source.listOrganizations();
   const wanted = request.organizationIds ? new Set(request.organizationIds) : undefined;
   const targets = wanted ? all.filter((org) => wanted.has(org.id)) : all;
+  request.onListed?.(targets.length);
   const results: OrganizationResult[] = new Array(targets.length);
   let next = 0;
   let done = 0;

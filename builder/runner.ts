@@ -133,6 +133,7 @@ export class BuildRunner {
       results = await buildOrganizations(this.context, {
         trigger,
         ...(organizationIds ? { organizationIds } : {}),
+        onListed: (total) => this.runs.listed(runId, total),
         onProgress: (done, total, last) => this.runs.progressed(runId, done, total, last),
       });
     } catch (error) {

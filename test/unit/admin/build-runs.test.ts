@@ -20,6 +20,12 @@ describe('the registry of build runs', () => {
     expect(queued).toMatchObject({ trigger: 'manual', state: 'queued', done: 0, total: 2, startedAt: null, finishedAt: null, organizations: [] });
     clock += 1000;
     runs.started(queued.id);
+    // A build of every organization is queued with a total of 0, and has one once it has listed them.
+    const everyOrganization = runs.queued('schedule');
+    expect(everyOrganization.total).toBe(0);
+    runs.started(everyOrganization.id);
+    runs.listed(everyOrganization.id, 1000);
+    expect(runs.get(everyOrganization.id)).toMatchObject({ state: 'running', done: 0, total: 1000 });
     runs.progressed(queued.id, 1, 2, result('a', 'published'));
     // A copy: what was handed out before does not change.
     expect(queued.state).toBe('queued');

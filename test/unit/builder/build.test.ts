@@ -141,9 +141,17 @@ describe('buildOrganizations', () => {
     const other = new PlatformFixture({ id: '11111111-1111-4111-8111-111111111111', slug: 'other' });
     source.data.set(other.organization.id, other.data());
     const progress: string[] = [];
-    const results = await buildOrganizations(context, { trigger: 'manual', organizationIds: [orgId], onProgress: (done, total) => progress.push(`${done}/${total}`) });
+    const results = await buildOrganizations(context, {
+      trigger: 'manual',
+      organizationIds: [orgId],
+      onListed: (total) => progress.push(`listed ${total}`),
+      onProgress: (done, total) => progress.push(`${done}/${total}`),
+    });
     expect(results.map((r) => r.id)).toEqual([orgId]);
-    expect(progress).toEqual(['1/1']);
+    expect(progress).toEqual(['listed 1', '1/1']);
+    progress.length = 0;
+    await buildOrganizations(context, { trigger: 'manual', onListed: (total) => progress.push(`listed ${total}`), onProgress: (done, total) => progress.push(`${done}/${total}`) });
+    expect(progress).toEqual(['listed 2', '1/2', '2/2']);
   });
 });
 
