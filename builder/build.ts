@@ -8,6 +8,7 @@ import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { describeError } from '../snapshot/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
+import { mapConcurrently } from './concurrently.ts';
 import { BuildError, type BuildStage, PointerConflictError } from './errors.ts';
 import type { PlatformSource } from './platform/rows.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
@@ -82,33 +83,27 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   const wanted = request.organizationIds ? new Set(request.organizationIds) : undefined;
   const targets = wanted ? all.filter((org) => wanted.has(org.id)) : all;
   request.onListed?.(targets.length);
-  const results: OrganizationResult[] = new Array(targets.length);
-  let next = 0;
   let done = 0;
   /** Organizations that failed for want of a backend since one last did not, and the last reason. */
   let backendFailures = 0;
   let lastBackendFailure = '';
-  const worker = async (): Promise<void> => {
-    for (let index = next++; index < targets.length; index = next++) {
-      const target = targets[index]!;
-      let result: OrganizationResult;
-      if (backendFailures >= GIVE_UP_AFTER_BACKEND_FAILURES) {
-        const why = `not built, since the last ${backendFailures} organizations built failed for want of a backend, the last with: ${lastBackendFailure}`;
-        result = failed(target, `organization ${target.id}: ${why}`, undefined);
+  const results = await mapConcurrently(targets, context.concurrency ?? 4, async (target) => {
+    let result: OrganizationResult;
+    if (backendFailures >= GIVE_UP_AFTER_BACKEND_FAILURES) {
+      const why = `not built, since the last ${backendFailures} organizations built failed for want of a backend, the last with: ${lastBackendFailure}`;
+      result = failed(target, `organization ${target.id}: ${why}`, undefined);
+    } else {
+      result = await buildOrganization(context, target, request.trigger);
+      if (result.failure?.backend) {
+        backendFailures++;
+        lastBackendFailure = result.error ?? '';
       } else {
-        result = await buildOrganization(context, target, request.trigger);
-        if (result.failure?.backend) {
-          backendFailures++;
-          lastBackendFailure = result.error ?? '';
-        } else {
-          backendFailures = 0;
-        }
+        backendFailures = 0;
       }
-      results[index] = result;
-      request.onProgress?.(++done, targets.length, result);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(context.concurrency ?? 4, targets.length) }, worker));
+    request.onProgress?.(++done, targets.length, result);
+    return result;
+  });
   const changed = results.filter((r) => r.result === 'published' || r.result === 'suspended').map((r) => r.id);
   if (changed.length > 0) await context.onPointersChanged?.(changed);
   return results;

@@ -140,7 +140,8 @@ export class CurrentSnapshots {
   private isFresh(entry: Entry): boolean {
     const age = this.now() - entry.checkedAt;
     if (age < this.maxAgeMs) return true;
-    // A failed re-read may have missed an announced publish: it is retried every maxAgeMs.
+    // A failed re-read may have missed an announced publish: it is retried after maxAgeMs, once
+    // the store's pause (StoreBackoff) allows.
     if (entry.failing) return false;
     const epoch = this.deliveryEpoch();
     if (epoch === undefined) return false;
@@ -199,8 +200,8 @@ export class CurrentSnapshots {
         this.log.warn('snapshot pointer refresh failed', { ...fields, err: error });
       }
       // Nothing to fall back on: the request fails (503 for an outage, 500 for a broken snapshot).
-      // Otherwise keep serving the last good snapshot and retry after maxAgeMs rather than failing
-      // every request while the store is down.
+      // Otherwise keep serving the last good snapshot and retry once the pause allows rather than
+      // failing every request while the store is down.
       if (!entry.loaded) throw error;
       entry.failing = true;
     }
