@@ -96,14 +96,15 @@ async function productionGateway(): Promise<number> {
   const { openRedisAccess } = (await import(compiled('gateway/access/redis-access.js'))) as typeof import('../gateway/access/redis-access.ts');
   const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
   const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
-  const { openPublishChannel, openSnapshotSource, openStore } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
+  const { openSnapshotSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
+  const { openPublishChannel } = (await import(compiled('snapshot/publish-channels.js'))) as typeof import('../snapshot/publish-channels.ts');
   const config = parseConfig(process.env);
   if (config.redisUrl === undefined || config.snapshotCdnUrl === undefined) throw new Error('the production gateway needs REDIS_URL and SNAPSHOT_CDN_URL');
   const access = await openRedisAccess({ url: config.redisUrl, log: quiet, limit: UNREACHABLE_LIMIT });
   const gateway = await startGateway({
     port: 0,
     host: '127.0.0.1',
-    snapshots: openSnapshotSource(config, openStore(config)).source,
+    snapshots: openSnapshotSource(config, config.snapshotStore.open()).source,
     keys: access.keys,
     keyVerdicts: access.verdicts,
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),

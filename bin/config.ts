@@ -7,12 +7,15 @@ import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
 import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
+import type { StoreLocation } from '../snapshot/store.ts';
+import { parseStoreSetting } from '../snapshot/stores/registry.ts';
+import { isHttpUrl } from '../snapshot/http-url.ts';
 
 export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
-  /** Where snapshots are published and read from (SNAPSHOT_STORE, S3_ENDPOINT). */
+  /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/registry.ts). */
   snapshotStore: StoreLocation;
   /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
   snapshotCdnUrl: string | undefined;
@@ -39,14 +42,6 @@ export interface Config {
   httpTimeouts: HttpTimeouts;
 }
 
-/** A directory path, or an S3 bucket and key prefix (SNAPSHOT_STORE=s3://bucket/prefix). */
-export type StoreLocation = { kind: 'directory'; path: string } | { kind: 's3'; bucket: string; prefix: string; endpoint: string | undefined };
-
-/** For messages: the directory's path, or s3://bucket/prefix. */
-export function describeStore(location: StoreLocation): string {
-  return location.kind === 'directory' ? location.path : `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
-}
-
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
 export type LogFormat = 'json' | 'pretty';
 const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
@@ -59,8 +54,6 @@ export class ConfigError extends OperatorError {
   }
 }
 
-// S3's bucket naming rules (virtual-host safe): 3-63 lower-case letters, digits, dots and hyphens.
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 // CloudFront distribution ids are upper-case letters and digits (e.g. E2QWRUHAPOMQZL).
 const DISTRIBUTION_ID = /^[A-Z0-9]{6,32}$/;
 
@@ -104,10 +97,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     problems.push(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
   }
 
-  const s3Endpoint = text('S3_ENDPOINT');
-  if (s3Endpoint !== undefined && !isHttpUrl(s3Endpoint)) problems.push(`S3_ENDPOINT must be an absolute http(s) URL, got ${JSON.stringify(s3Endpoint)}`);
-  const snapshotStore = parseStoreLocation(text('SNAPSHOT_STORE'), s3Endpoint, resolve(home, 'snapshots'), cwd, problems);
-  if (snapshotStore.kind === 'directory' && s3Endpoint !== undefined) problems.push('S3_ENDPOINT is set, but SNAPSHOT_STORE is not an s3:// store');
+  const { location: snapshotStore, problems: storeProblems } = parseStoreSetting(text('SNAPSHOT_STORE'), resolve(home, 'snapshots'), { env, cwd });
+  problems.push(...storeProblems);
 
   const snapshotCdnUrl = text('SNAPSHOT_CDN_URL')?.replace(/\/+$/, '');
   if (snapshotCdnUrl !== undefined && !isHttpUrl(snapshotCdnUrl)) problems.push(`SNAPSHOT_CDN_URL must be an absolute http(s) URL, got ${JSON.stringify(snapshotCdnUrl)}`);
@@ -117,7 +108,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     if (!DISTRIBUTION_ID.test(cloudFrontDistributionId)) {
       problems.push(`CLOUDFRONT_DISTRIBUTION_ID must be a distribution id (upper-case letters and digits), got ${JSON.stringify(cloudFrontDistributionId)}`);
     }
-    if (snapshotStore.kind !== 's3') problems.push('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
+    // CloudFront fronts a bucket: only a store with a CDN prefix can have its paths invalidated.
+    if (snapshotStore !== undefined && snapshotStore.cdnPrefix === undefined) problems.push('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
   }
 
   const redisUrl = text('REDIS_URL');
@@ -168,7 +160,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     else problems.push(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(logFormatSetting)}`);
   }
 
-  const config: Config = {
+  const ports = { port: port('PORT', 8080), adminPort: port('ADMIN_PORT', 8081) };
+  // No store without a problem naming SNAPSHOT_STORE.
+  if (problems.length > 0 || snapshotStore === undefined) throw new ConfigError(problems);
+  return {
     home,
     databaseUrl,
     platformSchema,
@@ -176,8 +171,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     snapshotCdnUrl,
     cloudFrontDistributionId,
     redisUrl,
-    port: port('PORT', 8080),
-    adminPort: port('ADMIN_PORT', 8081),
+    ...ports,
     adminHost,
     adminToken,
     retention,
@@ -187,40 +181,12 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     httpTimeouts,
     logFormat,
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return config;
-}
-
-/** SNAPSHOT_STORE: s3://bucket[/prefix], or a directory (relative to the working directory). */
-function parseStoreLocation(setting: string | undefined, endpoint: string | undefined, fallback: string, cwd: string, problems: string[]): StoreLocation {
-  if (setting === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(setting)) return { kind: 'directory', path: resolve(cwd, setting ?? fallback) };
-  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(setting);
-  if (!match) {
-    problems.push(`SNAPSHOT_STORE must be a directory path or s3://bucket/prefix, got ${JSON.stringify(setting)}`);
-    return { kind: 'directory', path: fallback };
-  }
-  const bucket = match[1]!;
-  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (!BUCKET_NAME.test(bucket)) problems.push(`SNAPSHOT_STORE: ${JSON.stringify(bucket)} is not an S3 bucket name (3-63 lower-case letters, digits, dots and hyphens)`);
-  if (prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..') && prefix !== '') {
-    problems.push(`SNAPSHOT_STORE: the key prefix ${JSON.stringify(prefix)} has an empty, "." or ".." segment`);
-  }
-  return { kind: 's3', bucket, prefix, endpoint };
 }
 
 function isRedisUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;
   }

@@ -13,10 +13,10 @@ import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { Config } from './config.ts';
-import { ensureHome } from './services.ts';
+import { ensureHome } from '../snapshot/shared-state.ts';
 
 export async function openStartDatabase(config: Config, log: Log, options: { sample?: boolean }): Promise<{ db: SqlClient; sampleLoaded: boolean }> {
-  await ensureHome(config);
+  await ensureHome(config.home);
   // Served on a loopback port while start holds it, so every other command works beside it.
   const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, serve: true });
   const migration = await migrate(db);

@@ -6,7 +6,7 @@
 // admin port (ADMIN_PORT): builder and start serve the admin API and console there too, serve
 // only /healthz and /metrics (docs/design.md "Admin API and console").
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Router } from 'express';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -21,22 +21,22 @@ import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runner.ts';
+import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';
 import type { HealthReport } from '../gateway/readiness.ts';
 import { startGateway, type RunningGateway } from '../gateway/server.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
+import { openPublishChannel } from '../snapshot/publish-channels.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { DirectoryStore } from '../snapshot/stores/directory.ts';
-import { S3Store } from '../snapshot/stores/s3.ts';
-import { type Config, describeStore } from './config.ts';
-import { describeError, OperatorError } from '../snapshot/errors.ts';
+import type { Config } from './config.ts';
+import { OperatorError } from '../snapshot/errors.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';
 import { createLog } from './log.ts';
 import { line } from './output.ts';
 import { demoKey, openStartDatabase } from './platform-setup.ts';
-import { openBuildServices, openDatabase, openGatewayAccess, openPublishChannel, openSnapshotSource, openStore, platformSource } from './services.ts';
+import { openBuildServices, openDatabase, openSnapshotSource, platformSource } from './services.ts';
 
 export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
@@ -50,7 +50,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   const build = openBuildServices(config, builderLog);
   const source = openSnapshotSource(config, build.store);
   const access = await openGatewayAccess(config, gatewayLog);
-  await prepareStore(build.store, builderLog);
+  await build.store.prepare?.(builderLog);
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
   const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
@@ -101,12 +101,12 @@ export async function serveCommand(config: Config): Promise<void> {
     port: config.adminPort,
   }).catch((error: unknown) => adminPortError(config, error));
   if (config.adminToken === undefined) log.info(`ADMIN_TOKEN is not set: ${admin.url} answers /healthz only, not /metrics`, { admin: admin.url });
-  const source = openSnapshotSource(config, openStore(config));
+  const source = openSnapshotSource(config, config.snapshotStore.open());
   const access = await openGatewayAccess(config, log);
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
   gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) });
-  const store = describeStore(config.snapshotStore);
+  const store = config.snapshotStore.description;
   log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store, admin: admin.url });
   onShutdown(log, async () => {
     await admin.close();
@@ -119,7 +119,7 @@ export async function builderCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
   const db = await openDatabase(config);
   const build = openBuildServices(config, log);
-  await prepareStore(build.store, log);
+  await build.store.prepare?.(log);
   const runner = new BuildRunner(build.context(platformSource(db)), { log });
   const admin = await builderAdmin(config, db, build.store, runner, log);
   const unlisten = await followChanges(db, runner);
@@ -230,25 +230,6 @@ function followChanges(db: SqlClient, runner: BuildRunner): Promise<() => Promis
   return listenForChanges(db, (organizationId) => runner.organizationChanged(organizationId), { onReconnect: () => runner.catchUp() });
 }
 
-/**
- * The builder's store, made ready to publish into: a snapshot directory is created when missing
- * (so a gateway beside it is ready before the first publish), and an S3-compatible server that
- * ignores conditional writes is reported, since only the Redis build locks then keep two
- * builders' pointers apart.
- */
-async function prepareStore(store: SnapshotStore, log: Log): Promise<void> {
-  if (store instanceof DirectoryStore) {
-    await mkdir(store.root, { recursive: true }).catch((error: unknown) => {
-      throw new OperatorError(`SNAPSHOT_STORE ${store.root} cannot be created: ${describeError(error)}`, { cause: error });
-    });
-  }
-  if (!(store instanceof S3Store)) return;
-  if (await store.probeConditionalWrites()) return;
-  log.warn(`${store.description}: the server ignores conditional writes (If-Match, If-None-Match); two builders are kept apart by the Redis build locks alone`, {
-    store: store.description,
-  });
-}
-
 /** The gateway on PORT; a port in use is the operator's to fix, so the message names the variable. */
 async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGateway> {
   try {
@@ -265,11 +246,11 @@ function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: Orga
   const counts = new Map<string, number>();
   for (const result of results) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
   const summary = [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
-  log.info(`built ${results.length} organizations into ${describeStore(config.snapshotStore)} (${summary})`, {
+  log.info(`built ${results.length} organizations into ${config.snapshotStore.description} (${summary})`, {
     trigger,
     organizations: results.length,
     ...Object.fromEntries(counts),
-    store: describeStore(config.snapshotStore),
+    store: config.snapshotStore.description,
   });
 }
 

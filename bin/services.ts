@@ -1,30 +1,23 @@
-// Wiring: the one place where configuration becomes real parts.
-import { isUuid } from '../snapshot/layout.ts';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// Wiring: the one place where configuration becomes real parts. Which backend each seam uses is
+// chosen by the seam itself (snapshot/stores/registry.ts, snapshot/publish-channels.ts,
+// builder/build-lock-backends.ts, gateway/access/access-backends.ts); this only hands them the
+// configuration and puts the parts together.
 import { readFileSync } from 'node:fs';
+import { isUuid } from '../snapshot/layout.ts';
 import type { BuildContext } from '../builder/build.ts';
-import { type BuildLocks, InProcessBuildLocks } from '../builder/build-locks.ts';
+import { openBuildLocks } from '../builder/build-lock-backends.ts';
 import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
-import { RedisBuildLocks } from '../builder/redis-build-locks.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { assertPlatformRelations } from '../builder/platform/migrations.ts';
 import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
 import { resolveOrganization, SqlPlatformSource } from '../builder/platform/source.ts';
-import { openRedisAccess, openRedisKeyStore } from '../gateway/access/redis-access.ts';
-import type { GatewayDeps } from '../gateway/app.ts';
-import { FileKeyStore } from '../gateway/keys/file-store.ts';
-import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { Log } from '../snapshot/log.ts';
-import { InProcessChannel, type PublishChannel } from '../snapshot/notifications.ts';
-import { RedisPublishChannel } from '../snapshot/redis-channel.ts';
+import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channels.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
 import { CdnSource } from '../snapshot/stores/cdn-source.ts';
-import { DirectoryStore } from '../snapshot/stores/directory.ts';
-import { S3Store } from '../snapshot/stores/s3.ts';
 import { packagePath } from '../snapshot/package-root.ts';
-import { describeError, OperatorError } from '../snapshot/errors.ts';
+import { OperatorError } from '../snapshot/errors.ts';
 import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
@@ -43,46 +36,11 @@ export async function openDatabase(config: Config, { relations = 'required' }: {
   return db;
 }
 
-export function openStore(config: Config): SnapshotStore {
-  const location = config.snapshotStore;
-  if (location.kind === 'directory') return new DirectoryStore(location.path);
-  return new S3Store({ bucket: location.bucket, prefix: location.prefix, ...(location.endpoint ? { endpoint: location.endpoint } : {}) });
-}
-
 /** What a gateway reads through: the store itself, or manifests and objects through the CDN (SNAPSHOT_CDN_URL). */
 export function openSnapshotSource(config: Config, store: SnapshotStore): { source: SnapshotSource; close(): Promise<void> } {
   if (config.snapshotCdnUrl === undefined) return { source: store, close: async () => {} };
   const source = new CdnSource(store, config.snapshotCdnUrl);
   return { source, close: () => source.close() };
-}
-
-/** Runs one CLI command against the key store (Redis when REDIS_URL is set, else the key file) and closes it. */
-export async function withKeyStore<T>(config: Config, work: (keys: KeyStore) => Promise<T>): Promise<T> {
-  if (config.redisUrl === undefined) return work(new FileKeyStore(await keyFile(config)));
-  const redis = await openRedisKeyStore({ url: config.redisUrl }).catch((error: unknown) => {
-    throw new OperatorError(`REDIS_URL: ${describeError(error)}`, { cause: error });
-  });
-  try {
-    return await work(redis.keys);
-  } finally {
-    await redis.close();
-  }
-}
-
-/** A gateway's keys and per-key limits: in Redis (one round trip per request), or the key file and an in-process limiter. */
-export async function openGatewayAccess(config: Config, log: Log): Promise<{ deps: Pick<GatewayDeps, 'keys' | 'keyVerdicts'>; close(): Promise<void> }> {
-  if (config.redisUrl === undefined) return { deps: { keys: new FileKeyStore(await keyFile(config)) }, close: async () => {} };
-  const access = await openRedisAccess({ url: config.redisUrl, log }).catch((error: unknown) => {
-    throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
-  });
-  return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };
-}
-
-/** Publish announcements: across processes through Redis pub/sub, or within this process. */
-export function openPublishChannel(config: Config, log: Log): PublishChannel & { close(): Promise<void> } {
-  if (config.redisUrl !== undefined) return new RedisPublishChannel(config.redisUrl, { log });
-  const channel = new InProcessChannel((error, organizationId) => log.error('publish listener failed', { organizationId, err: error }));
-  return Object.assign(channel, { close: async () => {} });
 }
 
 /**
@@ -92,18 +50,18 @@ export function openPublishChannel(config: Config, log: Log): PublishChannel & {
  */
 export interface BuildServices {
   store: SnapshotStore;
-  channel: PublishChannel & { close(): Promise<void> };
+  channel: OpenPublishChannel;
   close(): Promise<void>;
   context(source: PlatformSource): BuildContext;
 }
 
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
-  const store = openStore(config);
-  const locks: BuildLocks & { close?(): Promise<void> } = config.redisUrl === undefined ? new InProcessBuildLocks() : new RedisBuildLocks(config.redisUrl, { log });
-  const location = config.snapshotStore;
+  const store = config.snapshotStore.open();
+  const locks = openBuildLocks(config, log);
+  const cdnPrefix = config.snapshotStore.cdnPrefix;
   const invalidate =
-    config.cloudFrontDistributionId !== undefined && location.kind === 's3'
-      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: location.prefix, log })
+    config.cloudFrontDistributionId !== undefined && cdnPrefix !== undefined
+      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: cdnPrefix, log })
       : undefined;
   return {
     store,
@@ -124,24 +82,10 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
       },
     }),
     close: async () => {
-      await locks.close?.();
+      await locks.close();
       await channel.close();
     },
   };
-}
-
-/** The embedded key file, in MARQUEE_HOME, which is created when missing; one that cannot be is named at once. */
-async function keyFile(config: Config): Promise<string> {
-  await ensureHome(config);
-  return join(config.home, 'keys.json');
-}
-
-export async function ensureHome(config: Config): Promise<void> {
-  try {
-    await mkdir(config.home, { recursive: true });
-  } catch (error) {
-    throw new OperatorError(`MARQUEE_HOME=${config.home} cannot be created: ${describeError(error)}`, { cause: error });
-  }
 }
 
 export function platformSource(db: SqlClient): PlatformSource {

@@ -1,6 +1,8 @@
 // The object-storage interface both sides use. Backends: a directory (default), memory (tests),
 // S3 (production). Keys are '/'-separated relative paths from snapshot/layout.ts (see
-// assertStoreKey). Every backend passes the contract suite in test/contracts/snapshot-store.ts.
+// assertStoreKey). Every backend passes the contract suite in test/contracts/snapshot-store.ts;
+// which one a process uses is chosen in one place, snapshot/stores/registry.ts.
+import type { Log } from './log.ts';
 
 export type Version = string;
 
@@ -55,6 +57,49 @@ export interface SnapshotStore extends SnapshotSource {
    * `before`; returns how many. Never touches a complete object.
    */
   sweepInterrupted(before: Date): Promise<number>;
+  /**
+   * Makes the store ready for a builder to publish into, once at its start (a directory is
+   * created), and reports through `log` what the operator should know of it (an S3-compatible
+   * server that ignores conditional writes). Rejects, naming SNAPSHOT_STORE, when it cannot be.
+   */
+  prepare?(log: Log): Promise<void>;
+}
+
+/** A parsed SNAPSHOT_STORE: what to open, and what the rest of the product may ask of it without opening it. */
+export interface StoreLocation {
+  /** The backend's name: 'directory', 's3'. */
+  readonly backend: string;
+  /** For messages and logs: the directory's path, or s3://bucket/prefix. */
+  readonly description: string;
+  /**
+   * The key prefix the store's objects sit under as an HTTP cache in front of it sees them (a CDN
+   * distribution's path prefix); undefined for a store no CDN can front (CLOUDFRONT_DISTRIBUTION_ID).
+   */
+  readonly cdnPrefix?: string | undefined;
+  /** What the backend read from its variables (bucket, prefix, endpoint; a path), as plain data. */
+  readonly settings: Readonly<Record<string, string | undefined>>;
+  /** A client for the store; no I/O until it is used. */
+  open(): SnapshotStore;
+}
+
+/** What a backend may read besides SNAPSHOT_STORE itself. */
+export interface StoreSettingContext {
+  /** The process's environment: a backend reads only the variables it declares. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Relative directory paths are resolved from here. */
+  cwd: string;
+}
+
+export interface StoreBackend {
+  readonly name: string;
+  /** How an operator writes it, for the message naming every form: "s3://bucket/prefix". */
+  readonly form: string;
+  /** The URL scheme that names it ("s3"); undefined for the backend that takes a plain path. */
+  readonly scheme: string | undefined;
+  /** Variables only this backend reads: one set while another backend is chosen is a mistake to name. */
+  readonly variables: readonly string[];
+  /** The location `setting` names, or every problem with it (each naming the variable at fault). */
+  parse(setting: string, context: StoreSettingContext): StoreLocation | { problems: string[] };
 }
 
 /**

@@ -6,7 +6,8 @@ import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, ty
 import { parseDuration, parseExpiry } from '../../gateway/keys/key-times.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
-import { organizationId, organizationNamed, withDatabase, withKeyStore } from '../services.ts';
+import { withKeyStore } from '../../gateway/access/access-backends.ts';
+import { organizationId, organizationNamed, withDatabase } from '../services.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,

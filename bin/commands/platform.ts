@@ -3,7 +3,7 @@ import { buildOrganizations, type OrganizationResult } from '../../builder/build
 import { migrate } from '../../builder/platform/migrations.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
-import { type Config, describeStore } from '../config.ts';
+import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';
 import { openBuildServices, organizationNamed, platformSource, withDatabase } from '../services.ts';
@@ -35,7 +35,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
     line(
-      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${describeStore(config.snapshotStore)}`,
+      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore.description}`,
     );
   }
   if (results.some((r) => r.result === 'failed')) process.exitCode = 1;

@@ -6,15 +6,15 @@ import { answerAsOf } from '../../gateway/as-of.ts';
 import { OperatorError } from '../../snapshot/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
-import { type Config, describeStore } from '../config.ts';
+import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
-import { openStore, organizationId } from '../services.ts';
+import { organizationId } from '../services.ts';
 
 export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const history = await snapshotHistory(openStore(config), orgId);
+  const history = await snapshotHistory(config.snapshotStore.open(), orgId);
   if (options.json) return printJson(history.map(({ current: _current, ...entry }) => entry));
-  if (history.length === 0) line(`organization ${orgId} has no snapshots in ${describeStore(config.snapshotStore)}`);
+  if (history.length === 0) line(`organization ${orgId} has no snapshots in ${config.snapshotStore.description}`);
   for (const entry of history) {
     const what = 'state' in entry ? `${STATE_CHANGE[entry.state].padEnd(31)}` : entry.snapshotId;
     const detail = 'state' in entry ? STATE_DETAIL[entry.state] : `${entry.resources} resources`;
@@ -31,7 +31,7 @@ const STATE_DETAIL: Record<OrganizationState, string> = {
 
 export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const diff = await diffSnapshots(openStore(config), orgId, options.from, options.to);
+  const diff = await diffSnapshots(config.snapshotStore.open(), orgId, options.from, options.to);
   // The documented shape: paths and patches; the labelled changes are the text form's.
   if (options.json) return printJson({ added: diff.added, removed: diff.removed, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
   for (const text of diffLines(diff)) line(text);
@@ -40,7 +40,7 @@ export async function diffCommand(config: Config, options: { org: string; from: 
 export async function gcCommand(config: Config, options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }): Promise<void> {
   const keep = options.keep ?? config.retention.keep;
   const days = options.days ?? config.retention.days;
-  const report = await applyRetention(openStore(config), { keep, days, graceMinutes: options.graceMinutes, dryRun: options.dryRun ?? false });
+  const report = await applyRetention(config.snapshotStore.open(), { keep, days, graceMinutes: options.graceMinutes, dryRun: options.dryRun ?? false });
   if (options.json) return printJson(report);
   const verb = report.dryRun ? 'would be deleted' : 'deleted';
   for (const org of report.deleted) {
@@ -62,12 +62,12 @@ class NothingPublishedThenError extends OperatorError {
 
 export async function showCommand(config: Config, options: { org: string; at: Date; path: string }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const store = openStore(config);
+  const store = config.snapshotStore.open();
   const answer = await answerAsOf(store, orgId, options.at, options.path);
   if (answer.state === null) {
     const oldest = (await snapshotHistory(store, orgId)).reverse().find((entry) => !('state' in entry));
     throw new NothingPublishedThenError(
-      `organization ${orgId} had no snapshot at ${options.at.toISOString()} in ${describeStore(config.snapshotStore)}` +
+      `organization ${orgId} had no snapshot at ${options.at.toISOString()} in ${config.snapshotStore.description}` +
         (oldest ? `: its oldest retained snapshot is ${oldest.snapshotId}, published ${oldest.publishedAt}` : ': it has none'),
     );
   }
@@ -79,11 +79,11 @@ export async function showCommand(config: Config, options: { org: string; at: Da
 }
 
 export async function auditCommand(config: Config, options: { graceMinutes: number; json?: boolean }): Promise<void> {
-  const report = await auditStore(openStore(config), { graceMinutes: options.graceMinutes });
+  const report = await auditStore(config.snapshotStore.open(), { graceMinutes: options.graceMinutes });
   if (options.json) printJson(report);
   else {
     for (const f of report.findings) line(`${f.organizationId} ${f.kind}${f.path ? ` ${f.path}` : ''}${f.object ? ` ${f.object}` : ''}: ${f.detail}`);
-    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${describeStore(config.snapshotStore)}`);
+    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${config.snapshotStore.description}`);
   }
   if (report.findings.length > 0) process.exitCode = 1;
 }

@@ -2,10 +2,23 @@
 // renamed into place, so a reader (or a crash) never sees half an object.
 import type { BigIntStats, Dirent } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describeError, OperatorError } from '../errors.ts';
 import { acquireLockFile, writeFileAtomically } from '../files.ts';
 import { isPointerKey } from '../layout.ts';
-import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type Version, type VersionedBytes } from '../store.ts';
+import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type StoreBackend, type StoreLocation, type Version, type VersionedBytes } from '../store.ts';
+
+/** SNAPSHOT_STORE as a directory path (relative to the working directory), the default backend. */
+export const directoryBackend: StoreBackend = {
+  name: 'directory',
+  form: 'a directory path',
+  scheme: undefined,
+  variables: [],
+  parse(setting, { cwd }): StoreLocation {
+    const path = resolve(cwd, setting);
+    return { backend: 'directory', description: path, settings: { path }, open: () => new DirectoryStore(path) };
+  },
+};
 
 export const TEMP_SUFFIX = IN_PROGRESS_SUFFIX;
 
@@ -26,6 +39,13 @@ export class DirectoryStore implements SnapshotStore {
 
   constructor(readonly root: string) {
     this.description = `directory ${root}`;
+  }
+
+  /** A builder creates the directory when missing, so a gateway beside it is ready before the first publish. */
+  async prepare(): Promise<void> {
+    await mkdir(this.root, { recursive: true }).catch((error: unknown) => {
+      throw new OperatorError(`SNAPSHOT_STORE ${this.root} cannot be created: ${describeError(error)}`, { cause: error });
+    });
   }
 
   private path(key: string): string {

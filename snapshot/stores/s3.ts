@@ -13,8 +13,53 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { isPointerKey } from '../layout.ts';
-import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, StoreUnavailableError, type Version, type VersionedBytes } from '../store.ts';
+import type { Log } from '../log.ts';
+import {
+  assertStoreKey,
+  assertStorePrefix,
+  IN_PROGRESS_SUFFIX,
+  type SnapshotStore,
+  type StoreBackend,
+  type StoreLocation,
+  StoreUnavailableError,
+  type Version,
+  type VersionedBytes,
+} from '../store.ts';
 import { HTTP_HANDLER_OPTIONS, quietNodeVersionWarning, RETRY_OPTIONS } from './aws-sdk.ts';
+import { isHttpUrl } from '../http-url.ts';
+
+// S3's bucket naming rules (virtual-host safe): 3-63 lower-case letters, digits, dots and hyphens.
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** SNAPSHOT_STORE=s3://bucket[/prefix], with S3_ENDPOINT for an S3-compatible server. */
+export const s3Backend: StoreBackend = {
+  name: 's3',
+  form: 's3://bucket/prefix',
+  scheme: 's3',
+  variables: ['S3_ENDPOINT'],
+  parse(setting, { env }): StoreLocation | { problems: string[] } {
+    const problems: string[] = [];
+    const endpoint = env.S3_ENDPOINT?.trim() || undefined;
+    if (endpoint !== undefined && !isHttpUrl(endpoint)) problems.push(`S3_ENDPOINT must be an absolute http(s) URL, got ${JSON.stringify(endpoint)}`);
+    const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(setting);
+    if (!match) return { problems: [...problems, `SNAPSHOT_STORE must be s3://bucket/prefix, got ${JSON.stringify(setting)}`] };
+    const bucket = match[1]!;
+    const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+    if (!BUCKET_NAME.test(bucket)) problems.push(`SNAPSHOT_STORE: ${JSON.stringify(bucket)} is not an S3 bucket name (3-63 lower-case letters, digits, dots and hyphens)`);
+    if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+      problems.push(`SNAPSHOT_STORE: the key prefix ${JSON.stringify(prefix)} has an empty, "." or ".." segment`);
+    }
+    if (problems.length > 0) return { problems };
+    const options: S3StoreOptions = { bucket, prefix, ...(endpoint === undefined ? {} : { endpoint }) };
+    return {
+      backend: 's3',
+      description: `s3://${bucket}${prefix ? `/${prefix}` : ''}`,
+      cdnPrefix: prefix,
+      settings: { bucket, prefix, endpoint },
+      open: () => new S3Store(options),
+    };
+  },
+};
 
 export interface S3StoreOptions {
   bucket: string;
@@ -147,6 +192,17 @@ export class S3Store implements SnapshotStore {
     } finally {
       await this.call('probe', name, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: name })));
     }
+  }
+
+  /**
+   * An S3-compatible server that ignores conditional writes is reported: only the Redis build
+   * locks then keep two builders' pointers apart.
+   */
+  async prepare(log: Log): Promise<void> {
+    if (await this.probeConditionalWrites()) return;
+    log.warn(`${this.description}: the server ignores conditional writes (If-Match, If-None-Match); two builders are kept apart by the Redis build locks alone`, {
+      store: this.description,
+    });
   }
 
   private objectName(key: string): string {

@@ -114,6 +114,13 @@ describe('S3Store beyond the contract', () => {
     const conditional = new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint });
     expect(await bare.probeConditionalWrites()).toBe(false);
     expect(await conditional.probeConditionalWrites()).toBe(true);
+    // A builder's start (prepare) tells the operator of the first, and says nothing of the second.
+    const warnings: string[] = [];
+    const log = { info: () => {}, error: () => {}, warn: (message: string) => warnings.push(message) };
+    await conditional.prepare(log);
+    expect(warnings).toEqual([]);
+    await bare.prepare(log);
+    expect(warnings).toEqual([`${bare.description}: the server ignores conditional writes (If-Match, If-None-Match); two builders are kept apart by the Redis build locks alone`]);
     // The probe leaves nothing behind.
     const listing = await (await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2&prefix=${encodeURIComponent(`${prefix}/`)}`)).text();
     expect(listing).not.toContain('<Key>');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeStore, parseConfig } from '../../../bin/config.ts';
+import { ConfigError, parseConfig } from '../../../bin/config.ts';
+import { S3Store } from '../../../snapshot/stores/s3.ts';
+import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 
 describe('parseConfig', () => {
   it('runs on embedded defaults with nothing set', () => {
@@ -7,7 +9,7 @@ describe('parseConfig', () => {
       home: '/srv/marquee/var',
       databaseUrl: undefined,
       platformSchema: 'public',
-      snapshotStore: { kind: 'directory', path: '/srv/marquee/var/snapshots' },
+      snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
       cloudFrontDistributionId: undefined,
       redisUrl: undefined,
@@ -63,7 +65,7 @@ describe('parseConfig', () => {
     );
     expect(config).toMatchObject({
       home: '/data',
-      snapshotStore: { kind: 'directory', path: '/srv/snaps' },
+      snapshotStore: { backend: 'directory', settings: { path: '/srv/snaps' } },
       port: 9000,
       adminPort: 9001,
       adminHost: '0.0.0.0',
@@ -139,13 +141,21 @@ describe('parseConfig', () => {
       false,
     );
     expect(config).toMatchObject({
-      snapshotStore: { kind: 's3', bucket: 'marquee-snapshots', prefix: 'prod/api', endpoint: 'http://127.0.0.1:9000' },
+      snapshotStore: { backend: 's3', cdnPrefix: 'prod/api', settings: { bucket: 'marquee-snapshots', prefix: 'prod/api', endpoint: 'http://127.0.0.1:9000' } },
       snapshotCdnUrl: 'https://cdn.example.org/prod/api',
       cloudFrontDistributionId: 'E2QWRUHAPOMQZL',
       redisUrl: 'rediss://:secret@redis.internal:6380/2',
     });
-    expect(describeStore(config.snapshotStore)).toBe('s3://marquee-snapshots/prod/api');
-    expect(parseConfig({ SNAPSHOT_STORE: 's3://bucket' }, '/srv', false).snapshotStore).toEqual({ kind: 's3', bucket: 'bucket', prefix: '', endpoint: undefined });
+    expect(config.snapshotStore.description).toBe('s3://marquee-snapshots/prod/api');
+    expect(config.snapshotStore.open()).toBeInstanceOf(S3Store);
+    expect(config.snapshotStore.open().description).toBe('s3://marquee-snapshots/prod/api');
+    expect(parseConfig({ SNAPSHOT_STORE: 's3://bucket' }, '/srv', false).snapshotStore).toMatchObject({
+      backend: 's3',
+      description: 's3://bucket',
+      cdnPrefix: '',
+      settings: { bucket: 'bucket', prefix: '', endpoint: undefined },
+    });
+    expect(parseConfig({}, '/srv', false).snapshotStore.open()).toBeInstanceOf(DirectoryStore);
   });
 
   it('refuses backend settings that cannot go together', () => {
