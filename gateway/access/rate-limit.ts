@@ -1,7 +1,7 @@
 // Rate limiting (docs/design.md decisions table): at most `limit` accepted requests per bucket in any
-// `windowSeconds` window, in-process (access/in-memory-rate-limiter.ts) or in Redis
-// (access/redis-rate-limiter.ts). The in-process limiter answers synchronously
-// (gateway/awaitable.ts); a networked one returns a promise.
+// `windowSeconds` window. The in-process limiter (access/in-memory-rate-limiter.ts) answers
+// synchronously (gateway/awaitable.ts); with Redis the same count runs inside the key verdicts'
+// script (access/redis-sliding-window.ts), which a RateLimiter contract run checks through them.
 import type { Awaitable } from '../awaitable.ts';
 
 export interface RateDecision {

@@ -1,7 +1,7 @@
 // Key verdicts from Redis (docs/design.md "Production shape"): the key's record and its request
 // counted against the limit shared by every gateway, in ONE round trip per request — a Lua script
 // that reads the record and, for an unrevoked key, runs the sliding-window count
-// (access/redis-rate-limiter.ts) on the key's bucket. A request then refused with 403 gives its
+// (access/redis-sliding-window.ts) on the key's bucket. A request then refused with 403 gives its
 // slot back in a second script call; those are rare.
 //
 // While Redis cannot be reached, the gateway keeps answering on its own: a key whose verdict it
@@ -19,7 +19,7 @@ import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';
 import { RecentVerdicts, type RecentVerdictsOptions } from './recent-verdicts.ts';
-import { SLIDING_WINDOW_LUA } from './redis-rate-limiter.ts';
+import { SLIDING_WINDOW_LUA } from './redis-sliding-window.ts';
 
 export interface RedisKeyVerdictsOptions {
   /** Where losing and regaining Redis is reported. */

@@ -1,16 +1,15 @@
-// The sliding-window rate limiter in Redis (docs/design.md decisions table "rate limit window"),
-// shared by every gateway: the same counting as the in-process limiter, run as a Lua script so
-// that reading, moving the window and counting are one atomic step and one round trip.
+// The sliding-window rate limit in Redis (docs/design.md decisions table "rate limit window"),
+// shared by every gateway: the same counting as the in-process limiter, as Lua functions that the
+// key verdicts' script (access/redis-key-verdicts.ts) calls, so that looking the key up, reading
+// and moving the window and counting are one atomic step and one round trip.
 //
 // A bucket is one Redis hash: a field per second holding that second's accepted requests, and
 // `latest` (the latest second seen, so a clock that steps back counts into it), `total` and
 // `oldest` (the oldest second still holding requests). Most calls are three commands: one HMGET,
 // one HSET and the expiry; only when the oldest second leaves the window are the fields scanned
 // and the expired ones dropped, at most once per elapsed second. The hash expires a window after
-// its last use, so idle buckets cost nothing. The Lua text is exported for the key verdicts
-// (access/redis-key-verdicts.ts), which count in the same script as the key lookup.
-import type { Redis } from 'ioredis';
-import type { RateDecision, RateLimiter } from './rate-limit.ts';
+// its last use, so idle buckets cost nothing. The RateLimiter contract runs against it through the
+// verdicts (test/integration/contracts/redis-rate-limiter.test.ts).
 
 /**
  * Lua functions for a script to call: `count(bucket, limit, window, nowMs)` → {allowed 0|1,
@@ -94,44 +93,3 @@ local function giveBack(bucket, second)
   return 1
 end
 `;
-
-/** What `count` answers, as ioredis hands it over. */
-type CountReply = [allowed: number, remaining: number, resetSeconds: number, second: number];
-
-function decisionOf(reply: CountReply, limit: number): RateDecision {
-  return { allowed: reply[0] === 1, limit, remaining: reply[1], resetSeconds: reply[2] };
-}
-
-export interface RedisRateLimiterOptions {
-  limit: number;
-  windowSeconds?: number;
-  /** Prefix of every Redis key the limiter writes; default `marquee:`. */
-  namespace?: string;
-}
-
-interface RateCommands {
-  marqueeRateCount(bucket: string, limit: number, windowSeconds: number, nowMs: number): Promise<CountReply>;
-}
-
-export class RedisRateLimiter implements RateLimiter {
-  readonly limit: number;
-  readonly windowSeconds: number;
-  private readonly prefix: string;
-  private readonly redis: Redis & RateCommands;
-
-  constructor(redis: Redis, { limit, windowSeconds = 60, namespace = 'marquee:' }: RedisRateLimiterOptions) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
-    if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`windowSeconds must be a positive integer, not ${windowSeconds}`);
-    this.limit = limit;
-    this.windowSeconds = windowSeconds;
-    this.prefix = `${namespace}rate:`;
-    // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
-    if (!('marqueeRateCount' in redis))
-      redis.defineCommand('marqueeRateCount', { numberOfKeys: 1, lua: `${SLIDING_WINDOW_LUA}\nreturn count(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))` });
-    this.redis = redis as Redis & RateCommands;
-  }
-
-  async consume(bucket: string, nowMs: number): Promise<RateDecision> {
-    return decisionOf(await this.redis.marqueeRateCount(this.prefix + bucket, this.limit, this.windowSeconds, nowMs), this.limit);
-  }
-}
