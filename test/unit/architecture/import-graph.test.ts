@@ -8,6 +8,12 @@
 // Two more arrows follow from the same layout: product code never imports test/, bench/, scripts/
 // or examples/ (they are not part of the product), and the gateway and snapshot/ never load a
 // database driver ("this is what lets the gateway run without any database code").
+//
+// And the same rule holds inside every folder: no arrow runs back up. At each folder, its rooms —
+// each subfolder taken whole, and each file — must import each other without a circle, so they
+// stack in floors with every arrow pointing down (gateway/routes/ may import gateway/access/,
+// but then nothing under gateway/access/ imports gateway/routes/); no two files import each
+// other, directly or round about.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +114,43 @@ describe('import graph of the product folders', () => {
     expect(violations, violations.join('\n')).toEqual([]);
   });
 
+  it('has no circle among the rooms of any folder: no file circle, and no arrow running back up', () => {
+    const arrows = productImports().flatMap((edge) => (edge.target === undefined || !edge.target.endsWith('.ts') ? [] : [[edge.file, edge.target] as const]));
+    const circles = folderCircles(arrows);
+    expect(circles, circles.join('\n')).toEqual([]);
+  });
+
+  it('finds a circle among the rooms of a folder, and among files, naming the arrows', () => {
+    expect(
+      folderCircles([
+        ['gateway/keys/store.ts', 'gateway/access/origin.ts'],
+        ['gateway/access/control.ts', 'gateway/keys/store.ts'],
+        ['gateway/app.ts', 'gateway/access/control.ts'],
+      ]),
+    ).toEqual(['gateway/: access/ → keys/ → access/ (gateway/access/control.ts → gateway/keys/store.ts, gateway/keys/store.ts → gateway/access/origin.ts)']);
+    expect(
+      folderCircles([
+        ['admin/a.ts', 'admin/b.ts'],
+        ['admin/b.ts', 'admin/a.ts'],
+      ]),
+    ).toEqual(['admin/: a.ts → b.ts → a.ts (admin/a.ts → admin/b.ts, admin/b.ts → admin/a.ts)']);
+    // Across top-level folders too (the root is a folder).
+    expect(
+      folderCircles([
+        ['builder/x.ts', 'snapshot/y.ts'],
+        ['snapshot/y.ts', 'builder/z.ts'],
+      ]),
+    ).toEqual(['./: builder/ → snapshot/ → builder/ (builder/x.ts → snapshot/y.ts, snapshot/y.ts → builder/z.ts)']);
+    // Arrows that point down at every level are fine.
+    expect(
+      folderCircles([
+        ['gateway/routes/a.ts', 'gateway/access/b.ts'],
+        ['gateway/access/b.ts', 'gateway/keys/c.ts'],
+        ['gateway/app.ts', 'gateway/routes/a.ts'],
+      ]),
+    ).toEqual([]);
+  });
+
   it('reads every kind of import, type-only and dynamic ones included, and nothing in comments or strings', () => {
     const text = [
       "import { a } from './a.ts';",
@@ -193,3 +236,87 @@ describe('import graph of the product folders', () => {
     }
   });
 });
+
+/**
+ * Every circle among the rooms of a folder: for each folder, the arrows between files below it,
+ * each end taken as the room (subfolder or file) directly in that folder; one line per folder
+ * with a circle, naming the rooms round it and the file arrows that make it.
+ */
+function folderCircles(arrows: ReadonlyArray<readonly [string, string]>): string[] {
+  const folders = new Set<string>(['']);
+  for (const [from, to] of arrows) {
+    for (const file of [from, to]) {
+      const parts = file.split('/');
+      for (let depth = 1; depth < parts.length; depth++) folders.add(`${parts.slice(0, depth).join('/')}/`);
+    }
+  }
+  const circles: string[] = [];
+  for (const folder of [...folders].sort()) {
+    const roomOf = (file: string): string | undefined => {
+      if (!file.startsWith(folder)) return undefined;
+      const rest = file.slice(folder.length).split('/');
+      return rest.length === 1 ? rest[0] : `${rest[0]}/`;
+    };
+    // Room → room → the file arrow that first made that room arrow.
+    const graph = new Map<string, Map<string, string>>();
+    for (const [from, to] of arrows) {
+      const a = roomOf(from);
+      const b = roomOf(to);
+      if (a === undefined || b === undefined || a === b) continue;
+      const targets = graph.get(a) ?? new Map<string, string>();
+      if (!targets.has(b)) targets.set(b, `${from} → ${to}`);
+      graph.set(a, targets);
+    }
+    for (const circle of circlesOf(graph)) {
+      const via = circle.slice(0, -1).map((room, i) => graph.get(room)!.get(circle[i + 1]!)!);
+      circles.push(`${folder || './'}: ${circle.join(' → ')} (${via.join(', ')})`);
+    }
+  }
+  return circles;
+}
+
+/**
+ * One circle through each knot of a directed graph (each set of nodes that all reach each other),
+ * as its nodes with the first repeated at the end, so that every independent circle is named.
+ */
+function circlesOf(graph: Map<string, Map<string, string>>): string[][] {
+  const next = (node: string) => [...(graph.get(node)?.keys() ?? [])].sort();
+  const reaches = (from: string, to: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [from];
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      if (node === to) return true;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      stack.push(...next(node));
+    }
+    return false;
+  };
+  const named = new Set<string>();
+  const circles: string[][] = [];
+  for (const start of [...graph.keys()].sort()) {
+    if (named.has(start)) continue;
+    const knot = [...graph.keys(), ...[...graph.values()].flatMap((targets) => [...targets.keys()])].filter((node) => reaches(start, node) && reaches(node, start));
+    if (!knot.some((node) => node !== start)) continue;
+    for (const node of knot) named.add(node);
+    // The shortest way back to `start` from its first step inside the knot.
+    const inKnot = new Set(knot);
+    const first = next(start).find((node) => inKnot.has(node))!;
+    const previous = new Map<string, string>();
+    const queue = [first];
+    const seen = new Set([first]);
+    while (queue.length > 0 && !seen.has(start)) {
+      const node = queue.shift()!;
+      for (const target of next(node)) {
+        if (!inKnot.has(target) || seen.has(target)) continue;
+        seen.add(target);
+        previous.set(target, node);
+        queue.push(target);
+      }
+    }
+    const back: string[] = [start];
+    for (let node = start; node !== first; node = previous.get(node)!) back.unshift(previous.get(node)!);
+    circles.push([start, ...back]);
+  }
+  return circles;
+}
