@@ -1,6 +1,6 @@
 // The one place an admin request's error becomes its answer: RFC 7807 application/problem+json
 // with an errorCode, as on the public API. An operator's mistake that a shared module reports as
-// an OperatorError (key-admin's KeyCommandError, history's missing snapshot) is a 4xx carrying its
+// an OperatorError (keys/key-admin.ts's KeyCommandError, history's missing snapshot) is a 4xx carrying its
 // message, which names the thing; anything else is our fault: 500, and one log line with the stack.
 import type { ErrorRequestHandler } from 'express';
 import { OperatorError } from '../snapshot/errors.ts';

@@ -6,13 +6,13 @@ import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
 import type { HistoryEntry, SnapshotDiff } from '../builder/history.ts';
 import { type OrganizationRef, organizationSlugs, resolveOrganization } from '../builder/platform/source.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
-import type { KeyView, NewKeyView } from '../gateway/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { KeyView, NewKeyView } from './keys/key-admin.ts';
+import { type KeyChanges, type KeyCreation, type KeyRequests, keyRequests } from './keys/key-requests.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { organizationNotFound } from './errors.ts';
-import { type KeyRequests, keyRequests } from './key-requests.ts';
 import { listOrganizationNames } from './organizations.ts';
 import { type AsOfAnswer, asOfAnswer, snapshotDiff, snapshotHistory } from './snapshot-queries.ts';
 
@@ -27,20 +27,6 @@ export interface OrganizationOverview {
   /** When the pointer last changed; null when never published. */
   publishedAt: string | null;
   lastBuild: LastBuild | null;
-}
-
-export interface KeyCreation {
-  /** Id or slug. */
-  organization: string;
-  origins?: readonly string[];
-  label?: string | null;
-  /** ISO instant after which the key is refused. */
-  expiresAt?: string | null;
-}
-
-export interface KeyChanges {
-  origins?: readonly string[];
-  label?: string | null;
 }
 
 export interface AdminServices {

@@ -8,7 +8,7 @@ import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
 import { openPlatformDatabase, type SqlClient } from '../builder/platform/sql.ts';
 import { parseKey } from '../gateway/keys/format.ts';
-import { createKey } from '../gateway/keys/key-admin.ts';
+import { createKey } from '../admin/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { writeFileAtomically } from '../snapshot/files.ts';
 import type { Log } from '../snapshot/log.ts';

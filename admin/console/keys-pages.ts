@@ -1,7 +1,7 @@
 // The keys pages: the table, and the forms that create, edit, roll and revoke a key. A new
 // secret travels from the POST to the page that shows it through a one-view ticket
 // (shown-once.ts), so it is never in an address, a log line or a page that can be reloaded.
-import { DEFAULT_ROLL_GRACE_MS } from '../../gateway/keys/key-admin.ts';
+import { DEFAULT_ROLL_GRACE_MS } from '../keys/key-admin.ts';
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../snapshot/errors.ts';
 import { AdminError } from '../errors.ts';

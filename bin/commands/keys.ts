@@ -2,8 +2,8 @@
 // which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
 import { text } from 'node:stream/consumers';
 import { organizationSlugs } from '../../builder/platform/source.ts';
-import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../gateway/keys/key-admin.ts';
-import { parseDuration, parseExpiry } from '../../gateway/keys/key-times.ts';
+import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../admin/keys/key-admin.ts';
+import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withKeyStore } from '../../gateway/access/access-backends.ts';

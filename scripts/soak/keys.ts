@@ -5,7 +5,7 @@
 // 600 a minute (docs/api.md §8). During the run keys are created and revoked; a revoked key leaves
 // the rotation before its revocation starts, and the instant its revocation returned is kept:
 // from then on every answer to it must be 401.
-import { createKey, noSlugs, revokeKey } from '../../gateway/keys/key-admin.ts';
+import { createKey, noSlugs, revokeKey } from '../../admin/keys/key-admin.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import type { CliRun } from '../../test/support/cli.ts';
 

@@ -225,7 +225,7 @@ describe('import graph of the product folders', () => {
       ['bin/x.ts', "import { createApp } from '../gateway/app.ts';", undefined],
       ['bin/x.ts', "import { adminApp } from '../admin/app.ts';", undefined],
       ['admin/x.ts', "import { buildOrganizations } from '../builder/build.ts';", undefined],
-      ['admin/x.ts', "import { listKeys } from '../gateway/keys/key-admin.ts';", undefined],
+      ['admin/x.ts', "import { normalizeAllowedOrigin } from '../gateway/access/origin.ts';", undefined],
       ['builder/x.ts', "import { Pool } from 'pg';", undefined],
       ['gateway/x.ts', "import { sha256Hex } from '../snapshot/hash.ts';", undefined],
       ['gateway/keys/x.ts', "import { after } from '../awaitable.ts';", undefined],

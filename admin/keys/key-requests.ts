@@ -1,11 +1,25 @@
-// Key operations for the admin API and console, through gateway/keys/key-admin.ts as the CLI's
-// `keys` commands do; here an organization is named by id or slug, and a missing key is a 404.
-import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
-import type { OrganizationRef } from '../builder/platform/source.ts';
-import { createKey, DEFAULT_ROLL_GRACE_MS, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../gateway/keys/key-admin.ts';
-import type { KeyStore } from '../gateway/keys/key-store.ts';
-import { badRequest, keyNotFound } from './errors.ts';
-import type { KeyChanges, KeyCreation } from './services.ts';
+// Key operations for the admin API and console, through key-admin.ts as the CLI's `keys`
+// commands do; here an organization is named by id or slug, and a missing key is a 404.
+import type { OrganizationRef } from '../../builder/platform/source.ts';
+import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
+import { badRequest, keyNotFound } from '../errors.ts';
+import { createKey, DEFAULT_ROLL_GRACE_MS, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
+
+/** A key as the admin API and the console ask for one. */
+export interface KeyCreation {
+  /** Id or slug. */
+  organization: string;
+  origins?: readonly string[];
+  label?: string | null;
+  /** ISO instant after which the key is refused. */
+  expiresAt?: string | null;
+}
+
+export interface KeyChanges {
+  origins?: readonly string[];
+  label?: string | null;
+}
 
 export interface KeyRequests {
   list(organization?: string): Promise<KeyView[]>;

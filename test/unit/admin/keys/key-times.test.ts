@@ -1,6 +1,6 @@
 // The operator's durations and expiry instants (`--grace`, `--expires`).
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseExpiry } from '../../../../gateway/keys/key-times.ts';
+import { parseDuration, parseExpiry } from '../../../../admin/keys/key-times.ts';
 
 const NOW = new Date('2026-05-01T09:00:00.000Z');
 

@@ -2,10 +2,10 @@
 // API and console"): both call these functions, and print or answer the one shape, KeyView.
 // bin/ and admin/ only parse what they are given and print or serialize the result.
 import { OperatorError } from '../../snapshot/errors.ts';
-import { normalizeAllowedOrigin } from '../access/origin.ts';
-import { hashSecret } from './format.ts';
-import type { KeyRecord, KeyStore } from './key-store.ts';
-import { standingAt } from './key-validity.ts';
+import { normalizeAllowedOrigin } from '../../gateway/access/origin.ts';
+import { hashSecret } from '../../gateway/keys/format.ts';
+import type { KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
+import { standingAt } from '../../gateway/keys/key-validity.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
 export class KeyCommandError extends OperatorError {
