@@ -1,5 +1,7 @@
 // The one error type of the admin API: what an operator's request got wrong, with the status and
-// errorCode of its problem+json answer (admin/problem.ts is the only place that writes one).
+// errorCode of its problem+json answer (admin/problem.ts is the only place that answers one,
+// written as every problem is: snapshot/problem.ts).
+import { HttpProblem } from '../snapshot/problem.ts';
 
 export type AdminErrorCode =
   | 'BAD_REQUEST'
@@ -14,20 +16,9 @@ export type AdminErrorCode =
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE';
 
-export class AdminError extends Error {
+/** Its detail is meant for the operator: it names the thing at fault. A list header value is sent as that many headers (a browser reads one challenge per WWW-Authenticate). */
+export class AdminError extends HttpProblem<AdminErrorCode> {
   override name = 'AdminError';
-
-  constructor(
-    readonly status: number,
-    readonly errorCode: AdminErrorCode,
-    readonly title: string,
-    /** Meant for the operator: names the thing at fault. */
-    readonly detail: string,
-    /** A list is sent as that many headers (a browser reads one challenge per WWW-Authenticate). */
-    readonly headers: Readonly<Record<string, string | readonly string[]>> = {},
-  ) {
-    super(`${errorCode}: ${detail}`);
-  }
 }
 
 export const badRequest = (detail: string) => new AdminError(400, 'BAD_REQUEST', 'Bad request', detail);

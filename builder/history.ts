@@ -40,7 +40,7 @@ interface StateEntry {
 export type HistoryEntry = SnapshotEntry | StateEntry;
 
 /** `history`/`diff` of a snapshot (or object) that is not in the store. */
-class SnapshotNotFoundError extends OperatorError {
+export class SnapshotNotFoundError extends OperatorError {
   override name = 'SnapshotNotFoundError';
 }
 

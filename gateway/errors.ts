@@ -1,5 +1,7 @@
 // The one error type of the API (docs/api.md §7, docs/design.md decisions table). Route and middleware code
-// throws these; gateway/problem.ts is the only place that turns them into response bodies.
+// throws these; gateway/problem.ts is the only place that turns them into answers, written as
+// every problem is (snapshot/problem.ts).
+import { HttpProblem } from '../snapshot/problem.ts';
 
 export type ErrorCode =
   | 'BAD_REQUEST'
@@ -17,20 +19,8 @@ export type ErrorCode =
   | 'EXPECTATION_FAILED'
   | 'REQUEST_HEADERS_TOO_LARGE';
 
-export class ApiError extends Error {
+export class ApiError extends HttpProblem<ErrorCode> {
   override name = 'ApiError';
-
-  constructor(
-    readonly status: number,
-    readonly errorCode: ErrorCode,
-    readonly title: string,
-    /** Safe to show a client: never an internal message. */
-    readonly detail: string,
-    /** Extra response headers (Retry-After, Allow, rate-limit headers). */
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(`${errorCode}: ${detail}`);
-  }
 }
 
 export const badRequest = (detail: string) => new ApiError(400, 'BAD_REQUEST', 'Bad request', detail);

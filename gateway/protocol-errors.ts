@@ -14,7 +14,8 @@ import type { Duplex } from 'node:stream';
 import { CORS_HEADERS } from './access/cors.ts';
 import { type ApiError, badRequest, expectationFailed, malformedRequest, methodNotAllowed, requestHeadersTooLarge, requestTimeout } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { problemBytes, problemHeaders, problemInstance } from './problem.ts';
+import { problemBytes, problemHeaders } from '../snapshot/problem.ts';
+import { problemInstance } from './problem.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
 import { PROTOCOL } from './routes/route-label.ts';
 
