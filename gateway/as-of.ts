@@ -14,7 +14,7 @@ import { ApiError, notFound } from './errors.ts';
 import { EventViews } from './events/views.ts';
 import { OrganizationResources } from './organization-resources.ts';
 import { problemBytes } from '../snapshot/problem.ts';
-import { API_BASE, matchRoute, pathBelowBase } from './routes/api-routes.ts';
+import { API_BASE, matchRoute, pathBelowBase } from './api-routes.ts';
 import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts';
 import { manifestView } from './snapshot-cache/manifest-view.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';

@@ -1,14 +1,14 @@
 // The gateway's Prometheus metrics (prom-client), registered in a registry its caller owns and
 // serves (the admin port's /metrics): requests by route template and status, latency by route,
 // rate-limit refusals, and the object cache's hits and misses. Labels are bounded: route names
-// come from gateway/routes/route-label.ts, statuses from the gateway's own code.
+// come from gateway/route-label.ts, statuses from the gateway's own code.
 //
 // The hot path pays little: counts, and the latency histogram's buckets, are plain numbers handed
 // to prom-client only when the registry is read, because a prom-client inc() or observe() builds
 // and looks up a string of its labels every time (measured: metrics through prom-client's own
 // histogram cost GET /organization about 9 % of its throughput in bench:gateway's A/B).
 import { Counter, type Metric, type Registry } from 'prom-client';
-import { ROUTE_NAMES, PROTOCOL } from './routes/route-label.ts';
+import { ROUTE_NAMES, PROTOCOL } from './route-label.ts';
 
 export interface GatewayMetrics {
   /**

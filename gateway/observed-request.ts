@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayMetrics } from './metrics.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
-import { type RouteLabel, routeLabelOf } from './routes/route-label.ts';
+import { type RouteLabel, routeLabelOf } from './route-label.ts';
 
 export interface ObservedRequest {
   /** X-Request-Id: the sent one when sane, else a new one (gateway/request-id.ts). */

@@ -17,7 +17,7 @@ import type { GatewayMetrics } from './metrics.ts';
 import { problemBytes, problemHeaders } from '../snapshot/problem.ts';
 import { problemInstance } from './problem.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
-import { PROTOCOL } from './routes/route-label.ts';
+import { PROTOCOL } from './route-label.ts';
 
 function errorFor(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') return requestHeadersTooLarge();

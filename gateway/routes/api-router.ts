@@ -1,6 +1,6 @@
 // The integration API below /api/integration/v1 (docs/api.md §4) as one Express middleware, the app's
 // first: preflight, then access checks for every path below the base, then the routes of the
-// table (routes/api-routes.ts), 405 for other methods on them and 404 for unknown paths. One middleware rather than a
+// table (gateway/api-routes.ts), 405 for other methods on them and 404 for unknown paths. One middleware rather than a
 // mounted Router with a layer per check and route, and first so that no other layer is walked:
 // the router's per-layer matching and prefix trimming cost more than everything the gateway
 // itself does for a cached answer.
@@ -12,7 +12,7 @@ import { methodNotAllowed, notFound } from '../errors.ts';
 import type { KeyRecord } from '../keys/key-store.ts';
 import type { Representation } from '../representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
-import { ALLOWED_METHODS, matchRoute, pathBelowBase } from './api-routes.ts';
+import { ALLOWED_METHODS, matchRoute, pathBelowBase } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';
 
 export interface ApiRouterOptions {

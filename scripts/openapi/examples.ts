@@ -18,7 +18,7 @@ import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter
 import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
 import type { Log } from '../../snapshot/log.ts';
-import { API_BASE } from '../../gateway/routes/api-routes.ts';
+import { API_BASE } from '../../gateway/api-routes.ts';
 import { manifestPrefix, objectKey, objectPrefix, pointerKey, resourcePath } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';

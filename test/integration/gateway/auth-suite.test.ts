@@ -5,7 +5,7 @@
 // (another process) would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { KeyStore } from '../../../gateway/keys/key-store.ts';
-import { API_ROUTES } from '../../../gateway/routes/api-routes.ts';
+import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { API, publishFixture, startHarness, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
 import { issueKey } from '../../support/keys.ts';

@@ -1,6 +1,6 @@
 // Every GET route answering from the organization's snapshot (docs/api.md §4): bodies, schemas, tags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '../../../gateway/routes/api-routes.ts';
+import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
 import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';

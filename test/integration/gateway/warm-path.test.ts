@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../gateway/app.ts';
-import { API_BASE, API_ROUTES } from '../../../gateway/routes/api-routes.ts';
+import { API_BASE, API_ROUTES } from '../../../gateway/api-routes.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { acmeFixture, publishFixture, RecordingLog } from '../../support/gateway-fixtures.ts';
 import { issueKey, temporaryKeyFile, type TemporaryKeyFile } from '../../support/keys.ts';

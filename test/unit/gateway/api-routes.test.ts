@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../../gateway/errors.ts';
-import { API_BASE, API_ROUTES, matchRoute, pathBelowBase } from '../../../../gateway/routes/api-routes.ts';
+import { ApiError } from '../../../gateway/errors.ts';
+import { API_BASE, API_ROUTES, matchRoute, pathBelowBase } from '../../../gateway/api-routes.ts';
 
 let server: Server;
 let port: number;

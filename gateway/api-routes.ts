@@ -7,12 +7,12 @@
 // case-sensitively, one trailing slash tolerated, `{idOrSlug}` one non-empty segment,
 // percent-decoded (an invalid escape is the client's 400). Fixed paths are one Map lookup, the
 // rest one regular expression each: no walk through router layers on the hot path.
-import type { SchemaName } from '../../snapshot/schema-catalog.ts';
-import type { Awaitable } from '../awaitable.ts';
-import { badRequest } from '../errors.ts';
-import { parseEventsQuery } from '../events/query.ts';
-import type { OrganizationResources } from '../organization-resources.ts';
-import type { Representation } from '../representation.ts';
+import type { SchemaName } from '../snapshot/schema-catalog.ts';
+import type { Awaitable } from './awaitable.ts';
+import { badRequest } from './errors.ts';
+import { parseEventsQuery } from './events/query.ts';
+import type { OrganizationResources } from './organization-resources.ts';
+import type { Representation } from './representation.ts';
 
 export const API_BASE = '/api/integration/v1';
 
