@@ -75,17 +75,14 @@ export function adminApiRouter(services: AdminServices): Router {
     // As `diff --json`: the labelled field changes are the console's, not part of the CLI's shape.
     res.json({ ...diff, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
   });
-  const asOf = services.asOf?.bind(services);
-  if (asOf) {
-    router.get('/organizations/:org/as-of', async (req, res) => {
-      const answer = await asOf(req.params.org!, requiredQuery(req, 'at'), requiredQuery(req, 'path'));
-      // The body as the gateway answered then: the resource, or its problem+json.
-      res
-        .status(answer.status)
-        .type(answer.status >= 400 ? 'application/problem+json' : 'application/json')
-        .send(JSON.stringify(answer.body));
-    });
-  }
+  router.get('/organizations/:org/as-of', async (req, res) => {
+    const answer = await services.asOf(req.params.org!, requiredQuery(req, 'at'), requiredQuery(req, 'path'));
+    // The body as the gateway answered then: the resource, or its problem+json.
+    res
+      .status(answer.status)
+      .type(answer.status >= 400 ? 'application/problem+json' : 'application/json')
+      .send(JSON.stringify(answer.body));
+  });
   return router;
 }
 

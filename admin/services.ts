@@ -3,18 +3,19 @@
 // composed from the same builder and gateway modules the CLI calls: one behaviour, two doors.
 // Organizations are named by id or slug everywhere; an unknown one is an AdminError naming it.
 import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
-import type { HistoryEntry, SnapshotDiff } from '../builder/history.ts';
+import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/history.ts';
 import { type OrganizationRef, organizationSlugs, resolveOrganization } from '../builder/platform/source.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
+import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { KeyView, NewKeyView } from './keys/key-admin.ts';
 import { type KeyChanges, type KeyCreation, type KeyRequests, keyRequests } from './keys/key-requests.ts';
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { organizationNotFound } from './errors.ts';
+import { badRequest, organizationNotFound } from './errors.ts';
 import { listOrganizationNames } from './organizations.ts';
-import { type AsOfAnswer, asOfAnswer, snapshotDiff, snapshotHistory } from './snapshot-queries.ts';
 
 /** A row of the organizations page: the platform's state, the store's current snapshot, the latest build of this process. */
 export interface OrganizationOverview {
@@ -43,6 +44,8 @@ export interface AdminServices {
   keys: {
     /** Keys without secrets, optionally of one organization (id or slug). */
     list(organization?: string): Promise<KeyView[]>;
+    /** One key without its secret; an AdminError (404) when no key has the id. */
+    get(keyId: string): Promise<KeyView>;
     /** The secret is in the answer, once. */
     create(request: KeyCreation): Promise<NewKeyView>;
     update(keyId: string, changes: KeyChanges): Promise<KeyView>;
@@ -55,8 +58,8 @@ export interface AdminServices {
   history(organization: string): Promise<HistoryEntry[]>;
   /** As `diff --json`; `from`/`to` are snapshot ids or `current`. */
   diff(organization: string, from: string, to: string): Promise<SnapshotDiff>;
-  /** What the API path returned at that instant (its status, body, the snapshot then and the state then). Optional for the console's fakes. */
-  asOf?(organization: string, at: string, path: string): Promise<AsOfAnswer>;
+  /** What the API path returned at that instant (its status, body, the snapshot then and the state then). */
+  asOf(organization: string, at: string, path: string): Promise<AsOfAnswer>;
 }
 
 /** What a build request needs of the runner: queue now, run in its turn. */
@@ -114,13 +117,18 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     },
     keys: {
       list: (name) => keys.list(name),
+      get: (keyId) => keys.get(keyId),
       create: (request) => keys.create(request),
       update: (keyId, changes) => keys.update(keyId, changes),
       revoke: (keyId) => keys.revoke(keyId),
       roll: (keyId, options) => keys.roll(keyId, options),
     },
     history: async (name) => snapshotHistory(store, (await organization(name)).id),
-    diff: async (name, from, to) => snapshotDiff(store, (await organization(name)).id, from, to),
-    asOf: async (name, at, path) => asOfAnswer(store, (await organization(name)).id, at, path),
+    diff: async (name, from, to) => diffSnapshots(store, (await organization(name)).id, from, to),
+    asOf: async (name, at, path) => {
+      const instant = parseZonedInstant(at);
+      if (instant === undefined) throw badRequest(`at must be an ISO 8601 instant with a zone (e.g. ${ZONED_INSTANT_EXAMPLE}), got ${JSON.stringify(at)}`);
+      return answerAsOf(store, (await organization(name)).id, instant, path);
+    },
   };
 }

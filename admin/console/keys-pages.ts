@@ -38,8 +38,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
   const secrets = new ShownOnce<ShownKey>();
   const names = async () => new Map((await services.organizations()).map((org) => [org.id, org.name]));
   const findKey = async (keyId: string) => {
-    const key = (await services.keys.list()).find((candidate) => candidate.id === keyId) as KeyItem | undefined;
-    if (!key) throw new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `No key has the id ${keyId}.`);
+    const key = (await services.keys.get(keyId)) as KeyItem;
     return keyRow(key, await names(), now());
   };
   const showSecret = async (res: Response, req: Request, created: CreatedKey, rolled: boolean) => {

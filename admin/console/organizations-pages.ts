@@ -58,7 +58,6 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     const show = (context: Record<string, unknown>, status = 200) =>
       pages.show(req, res, 'as-of.njk', 'As of an instant', { organizations, values, ...context }, { section: 'as-of', status });
     if (values.organization === '' || values.at === '') return show({});
-    if (!services.asOf) return show({ error: 'the as-of view is not available in this version' }, 501);
     if (Number.isNaN(Date.parse(values.at))) return show({ error: `${values.at} is not an ISO 8601 instant` }, 400);
     const answer = await services.asOf(values.organization, values.at, values.path);
     show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2) } });

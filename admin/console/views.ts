@@ -20,7 +20,8 @@ function templateNames(root: string, dir = root): string[] {
 }
 
 export function createViews(root: string = packagePath('templates')): Views {
-  // autoescape: data is text everywhere, and no template marks data `| safe` (STYLE.md 10: compiled once, rendered many times).
+  // autoescape: data is text everywhere, and no template marks data `| safe`. Every template is
+  // compiled here, once: a template that does not compile stops the start, not a page view.
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(root), { autoescape: true, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true });
   const templates = new Map<string, nunjucks.Template>();
   for (const name of templateNames(root)) templates.set(name, env.getTemplate(name, true));

@@ -69,6 +69,12 @@ export async function listKeys(store: KeyStore, { organizationId }: { organizati
   return viewsOf(records, slugs);
 }
 
+/** One key without its secret or hash; undefined when no key has the id. */
+export async function findKey(store: KeyStore, id: string, slugs: OrganizationSlugs): Promise<KeyView | undefined> {
+  const record = await store.findById(id);
+  return record === undefined ? undefined : (await viewsOf([record], slugs))[0];
+}
+
 /**
  * Replaces a key's allowed origins (validated and normalized as at creation; [] = server-side
  * only) and/or its label (null or '' = none). Effective from the next request on. A revoked or

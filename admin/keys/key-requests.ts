@@ -4,7 +4,7 @@ import type { OrganizationRef } from '../../builder/platform/source.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
 import { badRequest, keyNotFound } from '../errors.ts';
-import { createKey, DEFAULT_ROLL_GRACE_MS, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
+import { createKey, DEFAULT_ROLL_GRACE_MS, findKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
 
 /** A key as the admin API and the console ask for one. */
 export interface KeyCreation {
@@ -23,6 +23,8 @@ export interface KeyChanges {
 
 export interface KeyRequests {
   list(organization?: string): Promise<KeyView[]>;
+  /** A 404 when no key has the id. */
+  get(keyId: string): Promise<KeyView>;
   create(request: KeyCreation): Promise<NewKeyView>;
   update(keyId: string, changes: KeyChanges): Promise<KeyView>;
   revoke(keyId: string): Promise<KeyView>;
@@ -36,6 +38,11 @@ export function keyRequests(store: KeyStore, organization: (idOrSlug: string) =>
   };
   return {
     list: async (name) => listKeys(store, name === undefined ? {} : { organizationId: (await organization(name)).id }, slugs),
+    get: async (keyId) => {
+      const key = await findKey(store, keyId, slugs);
+      if (key === undefined) throw keyNotFound(keyId);
+      return key;
+    },
     create: async ({ organization: name, origins = [], label = null, expiresAt = null }) => {
       const { id } = await organization(name);
       return createKey(store, { organizationId: id, origins, label, expiresAt: expiresAt === null ? null : instant('expiresAt', expiresAt) }, slugs);

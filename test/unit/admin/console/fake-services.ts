@@ -1,5 +1,6 @@
 // A small AdminServices in memory for the console's in-process tests: two organizations (one
-// with a name that is markup), build runs that finish when told, keys, a history and a diff.
+// with a name that is markup), build runs that finish when told, keys, a history, a diff and an
+// answer as of an instant.
 import { BuildRuns } from '../../../../builder/build-runs.ts';
 import { describeChanges } from '../../../../builder/diff.ts';
 import type { AdminServices, OrganizationOverview } from '../../../../admin/services.ts';
@@ -70,6 +71,7 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     },
     keys: {
       list: async (name) => keyList.filter((key) => name === undefined || key.organizationId === name),
+      get: async (id) => findKey(id),
       create: async (request) => mint((await organization(request.organization)).id, request.origins ?? [], request.label ?? null),
       update: async (id, changes) => Object.assign(findKey(id), { ...(changes.origins ? { origins: [...changes.origins] } : {}), label: changes.label ?? null }),
       revoke: async (id) => Object.assign(findKey(id), { revokedAt: '2026-11-22T09:59:00.000Z' }),
@@ -90,5 +92,10 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         removed: [],
         changed: [{ path: '/team', patch: [], changes: describeChanges(TEAM_BEFORE, TEAM_AFTER, 'team') }],
       }) as Awaited<ReturnType<AdminServices['diff']>>,
+    asOf: async (name, at, path) => {
+      const { id } = await organization(name);
+      const org = ORGS.find((candidate) => candidate.id === id)!;
+      return { status: 200, body: { path, at, name: org.name }, snapshotId: org.snapshotId, state: org.state };
+    },
   };
 }

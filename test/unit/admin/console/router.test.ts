@@ -90,6 +90,15 @@ describe('pages', () => {
     expect((await get('/nothing-here')).status).toBe(404);
   });
 
+  it('shows what a path answered at an instant, and a 404 page for a key no one has', async () => {
+    const answer = await get('/as-of?organization=nordic-dev&at=2026-11-22T09%3A00%3A00Z&path=%2Fteam');
+    expect(answer.status).toBe(200);
+    const html = await answer.text();
+    expect(html).toContain('&quot;path&quot;: &quot;/team&quot;');
+    expect(html).toContain('Nordic Developer Community');
+    expect((await get('/keys/key_none/revoke')).status).toBe(404);
+  });
+
   it('leaves the paths of the JSON API to the app, even unknown ones', async () => {
     expect(await (await get('/admin/v1/nothing')).json()).toEqual({ from: 'the app' });
   });
