@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPostgres } from '../builder/platform/sql.ts';
+import { openPostgres } from '../builder/platform/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { measuredBuild } from './measured-build.ts';

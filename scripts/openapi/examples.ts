@@ -13,7 +13,7 @@ import { DEFAULT_PUBLIC_BASE_URL } from '../../builder/defaults.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../builder/platform/sample.ts';
 import { SqlPlatformSource } from '../../builder/platform/source.ts';
-import { openPglite } from '../../builder/platform/sql.ts';
+import { openPglite } from '../../builder/platform/database/pglite.ts';
 import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';

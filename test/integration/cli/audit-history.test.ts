@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { openPglite } from '../../../builder/platform/sql.ts';
+import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { marquee } from '../../support/cli.ts';
 
 let home: string;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openPlatformDatabase, type SqlClient } from '../../../builder/platform/sql.ts';
+import { openPlatformDatabase } from '../../../builder/platform/database/open.ts';
+import type { SqlClient } from '../../../builder/platform/sql.ts';
 
 let home: string;
 let holder: SqlClient;

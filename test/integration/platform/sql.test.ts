@@ -4,7 +4,9 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPlatformDatabase, openPostgres, PlatformDatabaseError, type SqlClient } from '../../../builder/platform/sql.ts';
+import { openPlatformDatabase } from '../../../builder/platform/database/open.ts';
+import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { PlatformDatabaseError, type SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();

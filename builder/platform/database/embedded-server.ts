@@ -12,8 +12,11 @@
 //   through its own query API; a statement sent through the port answers with a raw byte stream,
 //   so the server reads NotificationResponse messages out of that stream and passes them on.
 //   That is what turns a change made with the CLI into a change-triggered build.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { writeFileAtomically } from '../../../snapshot/files.ts';
 
 /** Clients of the port at once (the CLI opens a pool of up to 4). */
 const MAX_CLIENTS = 16;
@@ -56,6 +59,32 @@ export interface EmbeddedServer {
   /** postgres://postgres@127.0.0.1:PORT/postgres */
   url: string;
   close(): Promise<void>;
+}
+
+/** Where a served embedded database can be reached, next to its lock file; read by other commands (open.ts). */
+interface ServedDatabase {
+  url: string;
+  pid: number;
+  schema: string;
+}
+
+export const servedFile = (dataDir: string): string => path.join(dataDir, 'served.json');
+
+export async function advertiseServed(dataDir: string, served: ServedDatabase): Promise<void> {
+  await writeFileAtomically(servedFile(dataDir), JSON.stringify(served), { fsync: false, mode: 0o600 });
+}
+
+/** The advertisement of a process serving `dataDir`, when that process is alive. */
+export async function servedBy(dataDir: string): Promise<ServedDatabase | undefined> {
+  const text = await readFile(servedFile(dataDir), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const served = JSON.parse(text) as ServedDatabase;
+  try {
+    process.kill(served.pid, 0);
+    return served;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function serveEmbedded(db: PGlite, turns: SessionTurns, onNotification: NotificationHandler): Promise<EmbeddedServer> {

@@ -1,0 +1,114 @@
+// The PostgreSQL backend of SqlClient (DATABASE_URL): a small pool for statements and
+// transactions, and one listener connection for LISTEN (postgres-listener.ts).
+import pg from 'pg';
+import { DEFAULT_PLATFORM_SCHEMA } from '../../defaults.ts';
+import { checkedSchema, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from '../sql.ts';
+import { PostgresListener } from './postgres-listener.ts';
+
+const POOL_SIZE = 4;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
+  const schema = checkedSchema(options.schema ?? DEFAULT_PLATFORM_SCHEMA);
+  const target = describePostgresTarget(url);
+  // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
+  // The timeout turns an unreachable host into an error that names it rather than a silent hang.
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  };
+  const pool = new pg.Pool({ ...config, max: POOL_SIZE });
+  // An idle pooled client that loses its server emits 'error' on the pool; the next query
+  // reports the failure, so the event itself must not crash the process.
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new PlatformDatabaseError(`cannot connect to DATABASE_URL (${target}): ${failureReason(error)}`, { cause: error });
+  }
+  const listener = new PostgresListener(config);
+
+  return {
+    description: `PostgreSQL ${target}`,
+    schema,
+    async query<T>(text: string, params?: unknown[]) {
+      const result = await pool.query(text, params);
+      return result.rows as T[];
+    },
+    async exec(script: string) {
+      const { client, release } = await checkOut(pool);
+      try {
+        await runScript(client, script);
+      } finally {
+        release();
+      }
+    },
+    async transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
+      const { client, release } = await checkOut(pool);
+      try {
+        await client.query(transactionOptions.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+        const result = await work({
+          query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
+          exec: (script: string) => client.query(script).then(() => undefined),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        release();
+      }
+    },
+    listen: (channel, onPayload, listenOptions) => listener.listen(channel, { onPayload, onReconnect: listenOptions?.onReconnect }),
+    async close() {
+      await listener.close();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * A pooled connection for several statements. While a connection is checked out, pg leaves its
+ * 'error' event (the server reset or closed the socket) to the caller, and an 'error' nobody
+ * listens to ends the process: a builder would die of a database blip. The statement under way
+ * already fails with the loss, so the event only marks the connection broken, and it is released
+ * as such: closed, not handed out again.
+ */
+async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release: () => {
+      client.off('error', onError);
+      client.release(lost);
+    },
+  };
+}
+
+/** A script that fails half-way must not leave its pooled connection inside an aborted transaction. */
+async function runScript(client: pg.PoolClient, script: string): Promise<void> {
+  try {
+    await client.query(script);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** "127.0.0.1:5433/platform": enough to recognise the server, never the credentials. */
+export function describePostgresTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'unparseable URL';
+  }
+}
