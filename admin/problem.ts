@@ -5,18 +5,19 @@
 // 503; anything else is our fault: 500, and one log line with the stack.
 import type { ErrorRequestHandler } from 'express';
 import { SnapshotNotFoundError } from '../builder/history.ts';
+import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
 import { PlatformDatabaseError } from '../builder/platform/sql.ts';
 import { OperatorError } from '../snapshot/errors.ts';
 import type { Log } from '../snapshot/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
-import { AdminError } from './errors.ts';
+import { AdminError, organizationNotFound } from './errors.ts';
 
 const RETRY_AFTER = { 'Retry-After': '5' };
 
 export function adminProblemHandler({ log }: { log: Log }): ErrorRequestHandler {
   return function adminProblem(error: unknown, req, res, next) {
-    const problem = asAdminError(error);
+    const problem = adminProblemOf(error);
     if (problem === undefined) log.error('admin request failed', { method: req.method, path: req.path, err: error });
     if (res.headersSent) return next(error);
     const answer = problem ?? new AdminError(500, 'INTERNAL_ERROR', 'Internal error', 'The admin request failed; the reason is in the log.');
@@ -24,8 +25,14 @@ export function adminProblemHandler({ log }: { log: Log }): ErrorRequestHandler 
   };
 }
 
-function asAdminError(error: unknown): AdminError | undefined {
+/**
+ * What an operator is told of an error, by the admin API (as problem+json) and the console (as a
+ * page): undefined for our own faults, which get a 500 and a log line.
+ */
+export function adminProblemOf(error: unknown): AdminError | undefined {
   if (error instanceof AdminError) return error;
+  // Named without the database: the CLI's message says where it looked, an API answer need not.
+  if (error instanceof OrganizationNotFoundError) return organizationNotFound(error.idOrSlug);
   if (error instanceof SnapshotNotFoundError) return new AdminError(404, 'SNAPSHOT_NOT_FOUND', 'Not found', error.message);
   // The platform database is down or not set up: not the request's fault.
   if (error instanceof PlatformDatabaseError) return new AdminError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', error.message, RETRY_AFTER);

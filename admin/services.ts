@@ -4,7 +4,7 @@
 // Organizations are named by id or slug everywhere; an unknown one is an AdminError naming it.
 import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
 import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/history.ts';
-import { type OrganizationRef, organizationSlugs, resolveOrganization } from '../builder/platform/source.ts';
+import { findOrganization, listNamedOrganizations, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
@@ -14,8 +14,7 @@ import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { badRequest, organizationNotFound } from './errors.ts';
-import { listOrganizationNames } from './organizations.ts';
+import { badRequest } from './errors.ts';
 
 /** A row of the organizations page: the platform's state, the store's current snapshot, the latest build of this process. */
 export interface OrganizationOverview {
@@ -31,7 +30,7 @@ export interface OrganizationOverview {
 }
 
 export interface AdminServices {
-  /** Id or slug → the organization; an AdminError (404) naming it when there is none. */
+  /** Id or slug → the organization; an OrganizationNotFoundError (404) naming it when there is none. */
   organization(idOrSlug: string): Promise<OrganizationRef>;
   organizations(): Promise<OrganizationOverview[]>;
   builds: {
@@ -79,16 +78,12 @@ export interface AdminServiceParts {
 
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const { db, store, runs } = parts;
-  const organization = async (idOrSlug: string): Promise<OrganizationRef> => {
-    const found = await resolveOrganization(db, idOrSlug);
-    if (!found) throw organizationNotFound(idOrSlug);
-    return found;
-  };
+  const organization = (idOrSlug: string): Promise<OrganizationRef> => findOrganization(db, idOrSlug);
   const keys: KeyRequests = keyRequests(parts.keys, organization, (ids) => organizationSlugs(db, ids));
   return {
     organization,
     organizations: async () => {
-      const rows = await listOrganizationNames(db);
+      const rows = await listNamedOrganizations(db);
       return Promise.all(
         rows.map(async (row) => {
           const pointer = await readPointer(store, row.id);

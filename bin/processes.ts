@@ -15,7 +15,7 @@ import { consoleRouter } from '../admin/console/router.ts';
 import { listenAdmin } from '../admin/server.ts';
 import { type AdminServices, createAdminServices } from '../admin/services.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
-import { listOrganizations } from '../builder/platform/source.ts';
+import { listOrganizations } from '../builder/platform/organizations.ts';
 import type { OrganizationResult } from '../builder/build.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';

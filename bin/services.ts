@@ -11,7 +11,8 @@ import type { PlatformSource } from '../builder/platform/rows.ts';
 import { assertPlatformRelations } from '../builder/platform/migrations.ts';
 import { openPlatformDatabase } from '../builder/platform/database/open.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
-import { resolveOrganization, SqlPlatformSource } from '../builder/platform/source.ts';
+import { findOrganization } from '../builder/platform/organizations.ts';
+import { SqlPlatformSource } from '../builder/platform/source.ts';
 import type { Log } from '../snapshot/log.ts';
 import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channels.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
@@ -93,13 +94,6 @@ export function platformSource(db: SqlClient): PlatformSource {
   return new SqlPlatformSource(db);
 }
 
-/** `--org ID|SLUG` → the organization, or a message naming what was not found. */
-export async function organizationNamed(db: SqlClient, idOrSlug: string): Promise<{ id: string; slug: string; status: string }> {
-  const found = await resolveOrganization(db, idOrSlug);
-  if (!found) throw new OperatorError(`no organization with id or slug ${JSON.stringify(idOrSlug)} in ${db.description}`);
-  return found;
-}
-
 /** Opens the database for one command and always closes it. */
 export async function withDatabase<T>(config: Config, work: (db: SqlClient) => Promise<T>, options: { relations?: 'required' | 'any' } = {}): Promise<T> {
   const db = await openDatabase(config, options);
@@ -110,8 +104,8 @@ export async function withDatabase<T>(config: Config, work: (db: SqlClient) => P
   }
 }
 
-/** Auditors may hold only the store: an id needs no database; a slug is looked up in it. */
+/** `--org ID|SLUG` of the snapshot commands: auditors may hold only the store, so an id needs no database; a slug is looked up in it. */
 export async function organizationId(config: Config, idOrSlug: string): Promise<string> {
   if (isUuid(idOrSlug)) return idOrSlug.toLowerCase();
-  return (await withDatabase(config, (db) => organizationNamed(db, idOrSlug))).id;
+  return (await withDatabase(config, (db) => findOrganization(db, idOrSlug))).id;
 }

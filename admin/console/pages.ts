@@ -1,9 +1,8 @@
 // How a console page is answered: its template rendered inside the layout with what every page
 // needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
 import type { NextFunction, Request, Response } from 'express';
-import { OperatorError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
-import { AdminError } from '../errors.ts';
+import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';
 
@@ -50,11 +49,9 @@ export function createPages({ views, stylesheet, guard, log, now }: { views: Vie
     errorHandler: () =>
       function consoleErrors(failure, req, res, next) {
         if (res.headersSent) return next(failure);
-        if (failure instanceof AdminError) return error(req, res, failure.status, failure.title, failure.detail);
-        if (failure instanceof OperatorError) return error(req, res, 400, 'Not done', failure.message);
-        // A form the body parser refused (too large, malformed): the request's fault, not the console's.
-        const status = (failure as { status?: unknown }).status;
-        if (typeof status === 'number' && status >= 400 && status < 500) return error(req, res, status, 'Bad request', 'The form could not be read.');
+        // The admin API's mapping: an unknown organization is a 404 page here as it is a 404 there.
+        const problem = adminProblemOf(failure);
+        if (problem !== undefined) return error(req, res, problem.status, problem.title, problem.detail);
         log?.error('console page failed', { path: req.path, err: failure });
         error(req, res, 500, 'Something went wrong', 'The console could not answer this page; the process log has the details.');
       },

@@ -1,6 +1,6 @@
 // Key operations for the admin API and console, through key-admin.ts as the CLI's `keys`
 // commands do; here an organization is named by id or slug, and a missing key is a 404.
-import type { OrganizationRef } from '../../builder/platform/source.ts';
+import type { OrganizationRef } from '../../builder/platform/organizations.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
 import { badRequest, keyNotFound } from '../errors.ts';

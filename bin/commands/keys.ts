@@ -1,20 +1,20 @@
 // The key commands of docs/design.md's command table; what they do is gateway/keys/key-admin.ts,
 // which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
 import { text } from 'node:stream/consumers';
-import { organizationSlugs } from '../../builder/platform/source.ts';
+import { findOrganization, organizationSlugs } from '../../builder/platform/organizations.ts';
 import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../admin/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withKeyStore } from '../../gateway/access/access-backends.ts';
-import { organizationId, organizationNamed, withDatabase } from '../services.ts';
+import { organizationId, withDatabase } from '../services.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
   // not from the start of a command that may spend seconds opening the database.
   const expiry = (now: Date) => (options.expires === undefined ? null : parseExpiry(options.expires, now));
   expiry(new Date());
-  const org = await withDatabase(config, (db) => organizationNamed(db, options.org));
+  const org = await withDatabase(config, (db) => findOrganization(db, options.org));
   const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
   const created = await withKeyStore(config, (keys) =>
     createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) }, known),

@@ -6,12 +6,13 @@ import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';
-import { openBuildServices, organizationNamed, platformSource, withDatabase } from '../services.ts';
+import { findOrganization } from '../../builder/platform/organizations.ts';
+import { openBuildServices, platformSource, withDatabase } from '../services.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
   const results = await withDatabase(config, async (db) => {
     const ids = [];
-    for (const name of options.org) ids.push((await organizationNamed(db, name)).id);
+    for (const name of options.org) ids.push((await findOrganization(db, name)).id);
     const progress = progressReporter(true);
     // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
     const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));

@@ -2,7 +2,7 @@
 // loads the sample dataset of sample-rows.ts into an empty, migrated platform database.
 import { DEFAULT_PUBLIC_BASE_URL } from '../defaults.ts';
 import { SAMPLE_TABLES, sampleRows } from './sample-rows.ts';
-import { listOrganizations, type OrganizationRef } from './source.ts';
+import { listOrganizations, type OrganizationRef } from './organizations.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
 
 export { SAMPLE } from './sample-rows.ts';

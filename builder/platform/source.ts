@@ -16,13 +16,8 @@ import type {
 } from './rows.ts';
 import { isUuid } from '../../snapshot/layout.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
+import { listOrganizations, type OrganizationRef } from './organizations.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
-
-export interface OrganizationRef {
-  id: string;
-  slug: string;
-  status: OrganizationState;
-}
 
 /** Formats a timestamptz as '2026-05-01T09:00:00Z' in the database, identically on PostgreSQL and PGlite. */
 function utc(column: string): string {
@@ -272,19 +267,6 @@ async function readOrganizationData(tx: SqlQueries, id: string): Promise<Organiz
   };
 }
 
-/** Every organization, whatever its status (the pointer publishes the state), ordered by id. */
-export function listOrganizations(db: SqlQueries): Promise<OrganizationRef[]> {
-  return db.query<OrganizationRef>('SELECT id, slug, status FROM organizations ORDER BY id');
-}
-
-/** The CLI's `--org ID|SLUG` (docs/design.md "Command line"): an id when it looks like one, else a slug. */
-export async function resolveOrganization(db: SqlQueries, idOrSlug: string): Promise<OrganizationRef | undefined> {
-  const [organization] = isUuid(idOrSlug)
-    ? await db.query<OrganizationRef>('SELECT id, slug, status FROM organizations WHERE id = $1', [idOrSlug.toLowerCase()])
-    : await db.query<OrganizationRef>('SELECT id, slug, status FROM organizations WHERE slug = $1', [idOrSlug]);
-  return organization;
-}
-
 // Row mappers: snake_case records to the camelCase rows of rows.ts, with explicit key order so
 // that both backends produce byte-identical JSON.
 
@@ -393,14 +375,4 @@ function toSessionSpeaker(r: SessionSpeakerRecord): SessionSpeakerRow {
 
 function toEventSponsor(r: EventSponsorRecord): EventSponsorRow {
   return { eventId: r.event_id, sponsorId: r.sponsor_id, tier: r.tier, sortOrder: r.sort_order };
-}
-
-/**
- * Organization id → slug for the ids the platform knows (key views name their organization).
- * Compared as text: a key's organization id is whatever was stored, not necessarily a valid uuid.
- */
-export async function organizationSlugs(db: SqlQueries, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: string; slug: string }>('SELECT id::text AS id, slug FROM organizations WHERE id::text = ANY($1::text[])', [ids]);
-  return new Map(rows.map((row) => [row.id, row.slug]));
 }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import type { OrganizationData } from '../../../builder/platform/rows.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
-import { resolveOrganization, SqlPlatformSource } from '../../../builder/platform/source.ts';
+import { findOrganization, OrganizationNotFoundError } from '../../../builder/platform/organizations.ts';
+import { SqlPlatformSource } from '../../../builder/platform/source.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
@@ -136,11 +137,13 @@ describe.each(backends)('SqlPlatformSource on $name', (backend) => {
 
   it('resolves --org by id or slug', async () => {
     const expected = { id: pacific.id, slug: pacific.slug, status: 'active' };
-    expect(await resolveOrganization(db, pacific.slug)).toEqual(expected);
-    expect(await resolveOrganization(db, pacific.id)).toEqual(expected);
-    expect(await resolveOrganization(db, pacific.id.toUpperCase())).toEqual(expected);
-    expect(await resolveOrganization(db, 'no-such-organization')).toBeUndefined();
-    expect(await resolveOrganization(db, 'a0000000-0000-4000-8000-000000000099')).toBeUndefined();
+    expect(await findOrganization(db, pacific.slug)).toEqual(expected);
+    expect(await findOrganization(db, pacific.id)).toEqual(expected);
+    expect(await findOrganization(db, pacific.id.toUpperCase())).toEqual(expected);
+    await expect(findOrganization(db, 'no-such-organization')).rejects.toThrow(OrganizationNotFoundError);
+    await expect(findOrganization(db, 'a0000000-0000-4000-8000-000000000099')).rejects.toThrow(
+      `no organization with id or slug "a0000000-0000-4000-8000-000000000099" in ${db.description}`,
+    );
   });
 
   it('sees a change at once', async () => {

@@ -5,6 +5,7 @@ import { BuildRuns } from '../../../../builder/build-runs.ts';
 import { describeChanges } from '../../../../builder/diff.ts';
 import type { AdminServices, OrganizationOverview } from '../../../../admin/services.ts';
 import { AdminError } from '../../../../admin/errors.ts';
+import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
 
 export const HOSTILE_NAME = '<script>alert(1)</script> & Co';
 
@@ -39,7 +40,7 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
   const rolls: Array<{ id: string; graceSeconds?: number }> = [];
   const organization = async (idOrSlug: string) => {
     const found = ORGS.find((org) => org.id === idOrSlug || org.slug === idOrSlug);
-    if (!found) throw new AdminError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
+    if (!found) throw new OrganizationNotFoundError(idOrSlug);
     return { id: found.id, slug: found.slug, status: found.state };
   };
   const findKey = (id: string) => {
