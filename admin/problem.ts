@@ -4,7 +4,7 @@
 // is a 4xx carrying its message, which names the thing; a backend that cannot be reached is a
 // 503; anything else is our fault: 500, and one log line with the stack.
 import type { ErrorRequestHandler } from 'express';
-import { SnapshotNotFoundError } from '../builder/history.ts';
+import { SnapshotNotFoundError } from '../builder/audit/history.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
 import { PlatformDatabaseError } from '../builder/platform/sql.ts';
 import { OperatorError } from '../snapshot/errors.ts';

@@ -2,8 +2,8 @@
 // the JSON API (admin/api.ts) and the console (admin/console/) consume, and its implementation
 // composed from the same builder and gateway modules the CLI calls: one behaviour, two doors.
 // Organizations are named by id or slug everywhere; an unknown one is an AdminError naming it.
-import type { BuildRun, BuildRuns, LastBuild } from '../builder/build-runs.ts';
-import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/history.ts';
+import type { BuildRun, BuildRuns, LastBuild } from '../builder/runs/build-runs.ts';
+import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/audit/history.ts';
 import { findOrganization, listNamedOrganizations, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
@@ -34,7 +34,7 @@ export interface AdminServices {
   organization(idOrSlug: string): Promise<OrganizationRef>;
   organizations(): Promise<OrganizationOverview[]>;
   builds: {
-    /** Newest first; the last runs only (builder/build-runs.ts). */
+    /** Newest first; the last runs only (builder/runs/build-runs.ts). */
     list(): BuildRun[];
     get(runId: string): BuildRun | undefined;
     /** Queues a build of these organizations (ids or slugs; none: all) and returns at once with the queued run. */

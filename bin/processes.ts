@@ -20,7 +20,7 @@ import type { OrganizationResult } from '../builder/build.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
-import { BuildRunner } from '../builder/runner.ts';
+import { BuildRunner } from '../builder/runs/runner.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';

@@ -60,7 +60,7 @@ export interface OrganizationResult {
   error?: string;
   /**
    * When failed: the stage, the API path at fault when known, and whether it failed for want of a
-   * backend, so that another attempt may succeed once it answers (builder/backend-retries.ts); not
+   * backend, so that another attempt may succeed once it answers (builder/runs/backend-retries.ts); not
    * when its rows cannot be published as they are. For logs and retries; not part of `build --json`.
    */
   failure?: { stage: BuildStage | undefined; resource: string | undefined; backend: boolean };
@@ -113,7 +113,7 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
  * Organizations in a row that failed for want of a backend, after which a build starts no more: the
  * backend is down or overwhelmed, and each further attempt would wait out its timeouts and add to
  * its load. Those not started fail saying so, and a runner builds them once the backends answer
- * (builder/backend-retries.ts). Twice the default concurrency: those in flight, and as many again.
+ * (builder/runs/backend-retries.ts). Twice the default concurrency: those in flight, and as many again.
  */
 const GIVE_UP_AFTER_BACKEND_FAILURES = 8;
 

@@ -4,7 +4,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import type { BuildRuns } from './build-runs.ts';
+import type { BuildRuns } from './runs/build-runs.ts';
 
 export interface BuilderMetricsSources {
   runs: BuildRuns;

@@ -1,7 +1,7 @@
 // The builds pages: recent runs with their progress, one run's results per organization, and the
 // forms that start a build of everything or of one organization.
 import type { Router } from 'express';
-import type { BuildRun } from '../../builder/build-runs.ts';
+import type { BuildRun } from '../../builder/runs/build-runs.ts';
 import type { AdminServices } from '../services.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';

@@ -1,7 +1,7 @@
 // The auditors' and the store's commands: history, diff, show (as of an instant), retention, audit.
-import { auditStore } from '../../builder/audit.ts';
-import { diffLines } from '../../builder/diff-text.ts';
-import { diffSnapshots, snapshotHistory } from '../../builder/history.ts';
+import { auditStore } from '../../builder/audit/audit.ts';
+import { diffLines } from '../../builder/audit/diff-text.ts';
+import { diffSnapshots, snapshotHistory } from '../../builder/audit/history.ts';
 import { answerAsOf } from '../../gateway/as-of.ts';
 import { OperatorError } from '../../snapshot/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 
 export interface LogTally {
   levels: Map<string, number>;
-  /** Builder lines `<slug>: published <snapshotId>` (builder/runner.ts). */
+  /** Builder lines `<slug>: published <snapshotId>` (builder/runs/runner.ts). */
   published: number;
   /** The first warn/error messages. */
   problems: string[];

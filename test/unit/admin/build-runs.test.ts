@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OrganizationResult } from '../../../builder/build.ts';
-import { BuildRuns } from '../../../builder/build-runs.ts';
+import { BuildRuns } from '../../../builder/runs/build-runs.ts';
 
 const result = (id: string, outcome: OrganizationResult['result']): OrganizationResult => ({
   id,

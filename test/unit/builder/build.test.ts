@@ -4,7 +4,7 @@ import { buildOrganizations, type BuildContext } from '../../../builder/build.ts
 import { InProcessBuildLocks } from '../../../builder/build-locks.ts';
 import { BuildError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
-import { BuildRunner } from '../../../builder/runner.ts';
+import { BuildRunner } from '../../../builder/runs/runner.ts';
 import { validateResources } from '../../../builder/validate.ts';
 import type { OrganizationData, PlatformSource } from '../../../builder/platform/rows.ts';
 import { InProcessChannel } from '../../../snapshot/notifications.ts';

@@ -1,8 +1,8 @@
 // A small AdminServices in memory for the console's in-process tests: two organizations (one
 // with a name that is markup), build runs that finish when told, keys, a history, a diff and an
 // answer as of an instant.
-import { BuildRuns } from '../../../../builder/build-runs.ts';
-import { describeChanges } from '../../../../builder/diff.ts';
+import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
+import { describeChanges } from '../../../../builder/audit/diff.ts';
 import type { AdminServices, OrganizationOverview } from '../../../../admin/services.ts';
 import { AdminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';

@@ -3,8 +3,8 @@
 // with each organization's result. Kept in memory and bounded: the newest runs only, since the
 // store's manifests are the lasting record of what was published.
 import { randomUUID } from 'node:crypto';
-import type { BuildTrigger } from '../snapshot/manifest.ts';
-import type { OrganizationResult } from './build.ts';
+import type { BuildTrigger } from '../../snapshot/manifest.ts';
+import type { OrganizationResult } from '../build.ts';
 
 type BuildRunState = 'queued' | 'running' | 'finished';
 

@@ -1,7 +1,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeChanges, diffResource, resourcePatch } from '../../../builder/diff.ts';
+import { describeChanges, diffResource, resourcePatch } from '../../../../builder/audit/diff.ts';
 
 const apply = (before: unknown, patch: ReturnType<typeof resourcePatch>) => fastJsonPatch.applyPatch(structuredClone(before), patch, true, false).newDocument;
 

@@ -10,14 +10,14 @@
 // `objectScanner` is a pure scan of one parsed object against them. Reads go a few at a time
 // (against S3, a thousand organizations' objects one after the other took minutes), and the report
 // lists its findings in the same order whatever order the reads finished in.
-import { sha256Hex } from '../snapshot/hash.ts';
-import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath, stateRecordPrefix } from '../snapshot/layout.ts';
-import type { Manifest } from '../snapshot/manifest.ts';
-import { listOrganizationIds, listSnapshotIds, parsePointer } from '../snapshot/reader.ts';
-import { parseStateRecord, stateMarkOf } from '../snapshot/state-records.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
-import { mapConcurrently } from './concurrently.ts';
-import { DEFAULT_GRACE_MINUTES } from './retention.ts';
+import { sha256Hex } from '../../snapshot/hash.ts';
+import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath, stateRecordPrefix } from '../../snapshot/layout.ts';
+import type { Manifest } from '../../snapshot/manifest.ts';
+import { listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
+import { parseStateRecord, stateMarkOf } from '../../snapshot/state-records.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
+import { mapConcurrently } from '../concurrently.ts';
+import { DEFAULT_GRACE_MINUTES } from '../retention.ts';
 
 /** Organizations indexed at once, and objects read at once within one. */
 const ORGANIZATIONS_AT_ONCE = 4;

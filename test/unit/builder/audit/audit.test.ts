@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { auditStore } from '../../../builder/audit.ts';
-import { publishSnapshot } from '../../../builder/publish.ts';
-import { objectKey, objectPrefix } from '../../../snapshot/layout.ts';
-import { contentObject } from '../../../snapshot/hash.ts';
-import { readManifest, readPointer } from '../../../snapshot/reader.ts';
-import { MemoryStore } from '../../../snapshot/stores/memory.ts';
-import { PUBLIC_BASE_URL, publishFixture } from '../../support/gateway-fixtures.ts';
-import { PlatformFixture } from '../../support/platform-fixture.ts';
+import { auditStore } from '../../../../builder/audit/audit.ts';
+import { publishSnapshot } from '../../../../builder/publish.ts';
+import { objectKey, objectPrefix } from '../../../../snapshot/layout.ts';
+import { contentObject } from '../../../../snapshot/hash.ts';
+import { readManifest, readPointer } from '../../../../snapshot/reader.ts';
+import { MemoryStore } from '../../../../snapshot/stores/memory.ts';
+import { PUBLIC_BASE_URL, publishFixture } from '../../../support/gateway-fixtures.ts';
+import { PlatformFixture } from '../../../support/platform-fixture.ts';
 
 const BERLIN = '7c1e2a40-5b6d-4e8f-9a0b-1c2d3e4f5a6b';
 const BERLIN_EVENT = '7c1e2a40-5b6d-4e8f-9a0b-00000000e001';

@@ -8,14 +8,14 @@
 //   from the state records publish writes (snapshot/state-records.ts). Tell them apart by `state`.
 // - `diffSnapshots(store, orgId, from, to): Promise<SnapshotDiff>`: `added` and `removed` resource
 //   paths, and per changed resource an RFC 6902 `patch` that turns the old resource into the new
-//   one (array elements matched by id: builder/diff.ts) and the same as `changes`, FieldChange[]
+//   one (array elements matched by id: builder/audit/diff.ts) and the same as `changes`, FieldChange[]
 //   for display. `current` names the snapshot the pointer names.
 import type { Operation } from 'fast-json-patch';
-import { OperatorError } from '../snapshot/errors.ts';
-import type { BuildTrigger, Manifest, OrganizationState } from '../snapshot/manifest.ts';
-import { listSnapshotIds, readManifest, readObjectBytes, readPointer } from '../snapshot/reader.ts';
-import { listStateMarks, parseStateRecord } from '../snapshot/state-records.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import { OperatorError } from '../../snapshot/errors.ts';
+import type { BuildTrigger, Manifest, OrganizationState } from '../../snapshot/manifest.ts';
+import { listSnapshotIds, readManifest, readObjectBytes, readPointer } from '../../snapshot/reader.ts';
+import { listStateMarks, parseStateRecord } from '../../snapshot/state-records.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
 import { diffResource, type FieldChange } from './diff.ts';
 
 interface SnapshotEntry {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BackendRetries } from '../../../builder/backend-retries.ts';
+import { BackendRetries } from '../../../../builder/runs/backend-retries.ts';
 
 function setup() {
   const rebuilt: string[] = [];

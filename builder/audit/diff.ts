@@ -1,6 +1,6 @@
 // What changed between two versions of one resource, as auditors read it: array elements are
 // matched by their `id`, so removing one team member is one removal, not a cascade of
-// replacements. Pure; builder/history.ts applies it to snapshots.
+// replacements. Pure; builder/audit/history.ts applies it to snapshots.
 //
 // Exports (stable; the console's side-by-side diff page renders them):
 // - `describeChanges(before, after): FieldChange[]`: the field-level changes, for display.

@@ -1,0 +1,87 @@
+// The queue of builds that are not change builds: full builds on a schedule, to catch up after the
+// change listener lost its connection, or on request (of every organization or of some), one at a
+// time in order. A full build asked for while one is already waiting to start is that one: it will
+// read after anything that happened until it starts. A full build that could not even list the
+// organizations is tried again with a growing pause.
+import cron, { type ScheduledTask } from 'node-cron';
+import type { BuildTrigger } from '../../snapshot/manifest.ts';
+import type { OrganizationResult } from '../build.ts';
+import type { BuildRun, BuildRuns } from './build-runs.ts';
+
+/** First pause before a full build that could not list is tried again; it doubles up to the longest. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_LONGEST_MS = 60_000;
+
+/** Runs one build, already queued in the registry as `runId`; undefined ids: every organization. */
+export type RunBuild = (trigger: BuildTrigger, organizationIds: readonly string[] | undefined, runId: string) => Promise<OrganizationResult[]>;
+
+export class FullRuns {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** A full build is queued and has not started. */
+  private fullBuildWaiting = false;
+  /** A full build that could not run at all (no listing), and its next attempt. */
+  private retry: { attempts: number; timer: NodeJS.Timeout } | undefined;
+  private task: ScheduledTask | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly runs: BuildRuns,
+    private readonly runBuild: RunBuild,
+    /** A full build of the schedule or a catch-up failed before it built anything (its caller is not waiting). */
+    private readonly onUnbuilt: (trigger: BuildTrigger, error: unknown) => void,
+  ) {}
+
+  /** Queues a build behind those queued before; the run as queued at once, and its results when built. */
+  queue(trigger: BuildTrigger, organizationIds?: readonly string[]): { run: BuildRun; results: Promise<OrganizationResult[]> } {
+    const run = this.runs.queued(trigger, organizationIds === undefined ? undefined : [...organizationIds]);
+    const results = this.tail.then(() => this.runBuild(trigger, organizationIds, run.id));
+    this.tail = results.catch(() => undefined);
+    return { run, results };
+  }
+
+  /** Queues a build of every organization unless one is already waiting to start (it covers this request too). */
+  soon(trigger: BuildTrigger): void {
+    if (this.stopped || this.fullBuildWaiting) return;
+    this.fullBuildWaiting = true;
+    const queued = this.runs.queued(trigger);
+    const run = this.tail.then(() => {
+      this.fullBuildWaiting = false;
+      return this.runBuild(trigger, undefined, queued.id);
+    });
+    this.tail = run.then(
+      () => {
+        clearTimeout(this.retry?.timer);
+        this.retry = undefined;
+      },
+      (error: unknown) => {
+        this.onUnbuilt(trigger, error);
+        this.retryLater(trigger);
+      },
+    );
+  }
+
+  schedule(expression: string): void {
+    this.task = cron.schedule(expression, () => this.soon('schedule'));
+  }
+
+  /** Stops the schedule and the retries; resolves once the queued builds are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry?.timer);
+    await this.task?.stop();
+    await this.tail;
+  }
+
+  /**
+   * Tried again like an organization's build: a catch-up after a reconnect must not wait for the
+   * schedule, since the changes it stands for will not be notified again.
+   */
+  private retryLater(trigger: BuildTrigger): void {
+    if (this.stopped) return;
+    clearTimeout(this.retry?.timer);
+    const attempts = (this.retry?.attempts ?? 0) + 1;
+    const timer = setTimeout(() => this.soon(trigger), Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_LONGEST_MS));
+    timer.unref();
+    this.retry = { attempts, timer };
+  }
+}
