@@ -37,7 +37,7 @@ export interface TeamMemberRow {
   title: string | null;
   bio: string | null;
   photo: ImageRow | null;
-  linkedinUrl: string | null;
+  linkedInUrl: string | null;
   websiteUrl: string | null;
   showOnWebsite: boolean;
   sortOrder: number;
@@ -50,8 +50,8 @@ export interface SpeakerRow {
   company: string | null;
   bio: string | null;
   photo: ImageRow | null;
-  linkedinUrl: string | null;
-  githubUrl: string | null;
+  linkedInUrl: string | null;
+  gitHubUrl: string | null;
   websiteUrl: string | null;
   invitationStatus: InvitationStatus;
 }

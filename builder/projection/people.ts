@@ -2,7 +2,7 @@
 // built field by field: rows may carry columns such as `email` at runtime, and none of them may
 // reach a snapshot (docs/api.md §1 rule 5). The filters repeat the reader's (docs/design.md step 1) on purpose.
 import type { SpeakerRow, TeamMemberRow } from '../platform/rows.ts';
-import type { Speaker, TeamMember } from '../../snapshot/resources.ts';
+import type { Speaker, TeamMember } from '../../snapshot/schema-types.ts';
 import { projectImage } from './image.ts';
 import { ordered } from './order.ts';
 
@@ -19,8 +19,8 @@ function projectSpeaker(row: SpeakerRow): Speaker {
     company: row.company ?? null,
     bio: row.bio ?? null,
     photo: projectImage(row.photo),
-    linkedInUrl: row.linkedinUrl ?? null,
-    gitHubUrl: row.githubUrl ?? null,
+    linkedInUrl: row.linkedInUrl ?? null,
+    gitHubUrl: row.gitHubUrl ?? null,
     websiteUrl: row.websiteUrl ?? null,
   };
 }
@@ -46,7 +46,7 @@ function projectTeamMember(row: TeamMemberRow): TeamMember {
     title: row.title ?? null,
     bio: row.bio ?? null,
     photo: projectImage(row.photo),
-    linkedInUrl: row.linkedinUrl ?? null,
+    linkedInUrl: row.linkedInUrl ?? null,
     websiteUrl: row.websiteUrl ?? null,
     sortOrder: row.sortOrder,
   };

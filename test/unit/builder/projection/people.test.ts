@@ -31,7 +31,7 @@ describe('/team', () => {
       title: 'Head of Programme',
       bio: 'Compilers.',
       photo,
-      linkedinUrl: 'https://linkedin.example/grace',
+      linkedInUrl: 'https://linkedin.example/grace',
       websiteUrl: 'https://grace.example',
       sortOrder: 3,
     });
@@ -86,8 +86,8 @@ describe('/speakers', () => {
       company: 'Engines Ltd',
       bio: 'Notes.',
       photo,
-      linkedinUrl: 'https://linkedin.example/ada',
-      githubUrl: 'https://github.example/ada',
+      linkedInUrl: 'https://linkedin.example/ada',
+      gitHubUrl: 'https://github.example/ada',
       websiteUrl: 'https://ada.example',
     });
     withExtraColumns(row, { email: 'ada@private.example', phoneNumber: '+44 1' });
