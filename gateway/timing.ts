@@ -1,6 +1,8 @@
 // Clock-dependent fields of an event (docs/design.md "Clock-dependent fields"): pure functions of the
 // stored EventClock and an instant, and the instants at which their values can change.
-import type { EventClock, Timing } from '../snapshot/resources.ts';
+import type { EventClock, EventSummary } from '../snapshot/schema-types.ts';
+
+export type Timing = EventSummary['timing'];
 
 /** An EventClock with its instants parsed once, in milliseconds since the epoch (null = unset). */
 export interface ParsedClock {

@@ -1,6 +1,7 @@
 // The manifest (one per published change) and the pointer (mutable, swapped last).
 import type { ContentObject } from './hash.ts';
 import { contentObject } from './hash.ts';
+import type { Manifest, Pointer } from './schema-types.ts';
 
 export const SNAPSHOT_FORMAT = 1;
 
@@ -8,36 +9,12 @@ export const SNAPSHOT_FORMAT = 1;
  * An organization's state, as the platform stores it (organizations.status, docs/platform.md), as
  * its pointer records it, and as the gateway enforces it (403 unless active).
  */
-export type OrganizationState = 'active' | 'suspended' | 'closed';
+export type OrganizationState = Pointer['state'];
 export const ORGANIZATION_STATES: readonly OrganizationState[] = ['active', 'suspended', 'closed'];
-export type BuildTrigger = 'manual' | 'schedule' | 'change' | 'start';
+export type BuildTrigger = Manifest['trigger'];
 
-export interface Manifest {
-  format: typeof SNAPSHOT_FORMAT;
-  organizationId: string;
-  organizationSlug: string;
-  snapshotId: string;
-  previousSnapshotId: string | null;
-  publishedAt: string;
-  trigger: BuildTrigger;
-  /** SHA-256 of canonical {resources, slugs}: equal content ⇒ equal contentHash. */
-  contentHash: string;
-  /** Resource path (below /api/integration/v1) → object hash. */
-  resources: Record<string, string>;
-  /** Event slug → event id, for `/events/{idOrSlug}`. */
-  slugs: Record<string, string>;
-  build: { builderVersion: string; durationMs: number };
-}
-
-export interface Pointer {
-  format: typeof SNAPSHOT_FORMAT;
-  organizationId: string;
-  state: OrganizationState;
-  /** null while the organization is suspended or closed: no content is published then. */
-  snapshotId: string | null;
-  manifestHash: string | null;
-  publishedAt: string;
-}
+// Their shapes are the schemas' (schemas/manifest.schema.json, pointer.schema.json).
+export type { Manifest, Pointer };
 
 export function contentHashOf(resources: Record<string, string>, slugs: Record<string, string>): string {
   return contentObject({ resources, slugs }).hash;

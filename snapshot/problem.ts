@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { canonicalJson } from './canonical.ts';
 import { keyOrderOf } from './key-order.ts';
-import type { ProblemDetails } from './resources.ts';
+import type { ProblemDetails } from './schema-types.ts';
 
 /** `type` URIs name the errorCode, so a client can branch on either (docs/api.md §7). */
 const PROBLEM_TYPE_BASE = 'https://marquee.example/problems/';

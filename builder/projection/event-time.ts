@@ -3,7 +3,7 @@
 // BuildError of the `project` stage naming the organization and the event, so the builder can
 // report which one blocks the snapshot and keep the previous one.
 import type { EventRow } from '../platform/rows.ts';
-import type { Instant } from '../../snapshot/resources.ts';
+import type { Instant } from '../../snapshot/schema-types.ts';
 import { resourcePath } from '../../snapshot/layout.ts';
 import { BuildError } from '../errors.ts';
 import { zoneClock, type ZoneClock } from './instant.ts';

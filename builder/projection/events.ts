@@ -2,7 +2,10 @@
 // (`/events/{id}`), each with the EventClock the gateway derives `timing` and
 // `isRegistrationOpen` from (docs/design.md "Clock-dependent fields"; docs/api.md §2 "timing is never stored").
 import type { EventRow } from '../platform/rows.ts';
-import type { EventClock, EventCore, StoredEventDetail, StoredEventSummary } from '../../snapshot/resources.ts';
+import type { EventClock, StoredEventDetail, StoredEventSummary } from '../../snapshot/schema-types.ts';
+
+/** The fields an event's summary and detail share, none of them clock-dependent. */
+type EventCore = Omit<StoredEventSummary, 'sessionCount' | 'clock'>;
 import { eventTime } from './event-time.ts';
 import { projectImage } from './image.ts';
 import { ordered } from './order.ts';

@@ -4,7 +4,7 @@
 // be published (docs/design.md step 1); every filter is applied again here as a second line.
 import type { OrganizationData } from '../platform/rows.ts';
 import { resourcePath, type ResourceKind } from '../../snapshot/layout.ts';
-import type { Organization, Speaker, Sponsor, StoredEventDetail, StoredEventSummary, TeamMember } from '../../snapshot/resources.ts';
+import type { Organization, Speaker, Sponsor, StoredEventDetail, StoredEventSummary, TeamMember } from '../../snapshot/schema-types.ts';
 import { inIndexOrder, isPublished, projectEvent } from './events.ts';
 import { projectOrganizationProfile } from './organization.ts';
 import { projectTeam, speakerList } from './people.ts';

@@ -2,7 +2,7 @@
 // `utc` 2026-05-01T09:00:00Z, `local` 2026-05-01T11:00:00+02:00, DST-correct in the IANA zone).
 // A full build projects ~500k instants, so Intl is asked as rarely as possible: one
 // DateTimeFormat per zone, and one offset measurement per zone per UTC hour boundary.
-import type { Instant } from '../../snapshot/resources.ts';
+import type { Instant } from '../../snapshot/schema-types.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,7 +1,7 @@
 // docs/api.md §2 Organization: the public profile. Its `email` is the public contact e-mail, the one
 // e-mail the API publishes (docs/api.md §1 rule 5); `status` is the gateway's business, not a field.
 import type { OrganizationRow } from '../platform/rows.ts';
-import type { Organization } from '../../snapshot/resources.ts';
+import type { Organization } from '../../snapshot/schema-types.ts';
 import { projectImage } from './image.ts';
 import { organizationPublicUrl } from './public-url.ts';
 

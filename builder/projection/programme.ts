@@ -1,7 +1,7 @@
 // One event's programme: its scheduled sessions (docs/api.md §2 Session) and the event's speakers
 // derived from them (docs/api.md §2 EventDetail.speakers). Orders: docs/design.md "Clock-dependent fields".
 import type { SessionRow } from '../platform/rows.ts';
-import type { Session, Speaker } from '../../snapshot/resources.ts';
+import type { Session, Speaker } from '../../snapshot/schema-types.ts';
 import type { EventTime } from './event-time.ts';
 import { ordered } from './order.ts';
 import type { Relations } from './relations.ts';

@@ -1,7 +1,7 @@
 // The organization's rows joined once, by id, so that projecting each event is linear in its
 // own rows. Announcement filters apply here too: only accepted speakers can be looked up.
 import type { EventSponsorRow, OrganizationData, SessionRow, SessionSpeakerRow, SponsorRow } from '../platform/rows.ts';
-import type { Speaker } from '../../snapshot/resources.ts';
+import type { Speaker } from '../../snapshot/schema-types.ts';
 import { announcedSpeakers } from './people.ts';
 
 export interface Relations {

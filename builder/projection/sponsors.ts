@@ -1,7 +1,7 @@
 // docs/api.md §2 Sponsor, for the organization's pool (`/sponsors`) and for one event's list. Built
 // field by field, like every projected object, so no extra column can leak.
 import type { EventSponsorRow, SponsorRow } from '../platform/rows.ts';
-import type { Sponsor } from '../../snapshot/resources.ts';
+import type { Sponsor } from '../../snapshot/schema-types.ts';
 import { projectImage } from './image.ts';
 import { ordered } from './order.ts';
 

@@ -6,7 +6,7 @@
 // times that.
 import { canonicalJson } from '../../snapshot/canonical.ts';
 import type { KeyOrder } from '../../snapshot/key-order.ts';
-import type { EventClock } from '../../snapshot/resources.ts';
+import type { EventClock } from '../../snapshot/schema-types.ts';
 import { isOpenIn, parseClock, timingOf, type ClockState, type ParsedClock } from '../timing.ts';
 
 type ClockField = 'timing' | 'isRegistrationOpen';

@@ -4,7 +4,7 @@
 // rendered once from each item's clock template. A request inside a known window
 // with a known page costs a few lookups, which is what makes 5,000 events cheap.
 import { keyOrderOf } from '../../snapshot/key-order.ts';
-import type { StoredEventSummary } from '../../snapshot/resources.ts';
+import type { StoredEventSummary } from '../../snapshot/schema-types.ts';
 import { LruCache } from '../snapshot-cache/lru.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import { clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock } from '../timing.ts';

@@ -1,7 +1,7 @@
 // GET /events parameters (docs/api.md §4; docs/design.md decisions table): defaults, and a 400 naming the
 // parameter and the rule for anything else. Unknown parameters are ignored.
 import { badRequest } from '../errors.ts';
-import type { Timing } from '../../snapshot/resources.ts';
+import type { Timing } from '../timing.ts';
 
 export type TimingFilter = Timing | 'all';
 

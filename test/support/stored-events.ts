@@ -1,6 +1,6 @@
 // Stored event forms built by hand (StoredEventSummary / StoredEventDetail), for unit tests of the
 // gateway's clock-dependent views that need exact control of every instant.
-import type { EventClock, Instant, StoredEventDetail, StoredEventSummary } from '../../snapshot/resources.ts';
+import type { EventClock, Instant, StoredEventDetail, StoredEventSummary } from '../../snapshot/schema-types.ts';
 import { fixtureUuid } from './platform-fixture.ts';
 
 function utcInstant(utc: string): Instant {

@@ -9,7 +9,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
-import type { Organization } from '../../../snapshot/resources.ts';
+import type { Organization } from '../../../snapshot/schema-types.ts';
 import { CdnSource } from '../../../snapshot/stores/cdn-source.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { API, type GatewayHarness, publishFixture, startHarness } from '../../support/gateway-fixtures.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectOrganization, resourcesOf } from '../../../builder/projection/index.ts';
-import type { Organization } from '../../../snapshot/resources.ts';
+import type { Organization } from '../../../snapshot/schema-types.ts';
 import { API, PUBLIC_BASE_URL, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 

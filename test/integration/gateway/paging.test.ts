@@ -1,7 +1,7 @@
 // GET /events paging (docs/api.md §4, docs/design.md decisions table): pages partition the list, totalCount is
 // true on every page, hasMore says whether the next page could return anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
+import type { EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
@@ -26,10 +26,10 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function page(query: string): Promise<PagedResponse<EventSummary>> {
+async function page(query: string): Promise<PagedEventSummaries> {
   const reply = await harness.call(`${API}/events?${query}`, { key });
   expect(reply.status).toBe(200);
-  return reply.json<PagedResponse<EventSummary>>();
+  return reply.json<PagedEventSummaries>();
 }
 
 describe('paging', () => {

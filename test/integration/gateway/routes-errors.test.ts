@@ -1,7 +1,7 @@
 // Every error of docs/api.md §7 and the docs/design.md decisions table, as one problem+json shape from one place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SnapshotIntegrityError } from '../../../snapshot/reader.ts';
-import type { ProblemDetails } from '../../../snapshot/resources.ts';
+import type { ProblemDetails } from '../../../snapshot/schema-types.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';

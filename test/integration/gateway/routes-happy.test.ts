@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
-import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
+import type { EventDetail, EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import type { SchemaName } from '../../../snapshot/schema-catalog.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness } from '../../support/gateway-fixtures.ts';
@@ -74,7 +74,7 @@ describe('GET /events', () => {
   it('lists upcoming events by default, with computed clock fields', async () => {
     const reply = await harness.call(`${API}/events`, { key });
     expect(reply.status).toBe(200);
-    const page = reply.json<PagedResponse<EventSummary>>();
+    const page = reply.json<PagedEventSummaries>();
     expect(schemas.validate('paged-event-summaries', page)).toEqual({ valid: true });
     expect(page.items.map((item) => [item.slug, item.timing, item.isRegistrationOpen])).toEqual([
       ['acme-conf', 'upcoming', false],
@@ -88,7 +88,7 @@ describe('GET /events', () => {
     ['past', ['winter']],
     ['all', ['winter', 'hackathon', 'acme-conf', 'workshop']],
   ])('timing=%s', async (timing, slugs) => {
-    const page = (await harness.call(`${API}/events?timing=${timing}`, { key })).json<PagedResponse<EventSummary>>();
+    const page = (await harness.call(`${API}/events?timing=${timing}`, { key })).json<PagedEventSummaries>();
     expect(page.items.map((item) => item.slug)).toEqual(slugs);
   });
 

@@ -2,7 +2,7 @@
 // closed to open to closed (docs/design.md "Clock-dependent fields"): the computed fields follow, and
 // entity tags change exactly when the computed state changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventDetail, EventSummary, PagedResponse } from '../../../snapshot/resources.ts';
+import type { EventDetail, EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
@@ -42,7 +42,7 @@ async function observe(at: string): Promise<Observation> {
   for (const timing of ['upcoming', 'ongoing', 'past', 'all']) {
     const list = await harness.call(`${API}/events?timing=${timing}`, { key });
     listTags[timing] = list.headers.etag!;
-    const page = list.json<PagedResponse<EventSummary>>();
+    const page = list.json<PagedEventSummaries>();
     listed[timing] = page.totalCount;
     for (const item of page.items) expect([item.timing, item.isRegistrationOpen]).toEqual([body.timing, body.isRegistrationOpen]);
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EventClock } from '../../../snapshot/resources.ts';
+import type { EventClock } from '../../../snapshot/schema-types.ts';
 import {
   boundariesOf,
   clockStateAt,

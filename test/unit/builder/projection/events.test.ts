@@ -1,4 +1,4 @@
-// docs/api.md §2 EventSummary/EventDetail in their stored forms (snapshot/resources.ts), docs/api.md §1 rule 4,
+// docs/api.md §2 EventSummary/EventDetail in their stored forms (snapshot/schema-types.ts), docs/api.md §1 rule 4,
 // docs/api.md §4 GET /events order, and the EventClock of docs/design.md "Clock-dependent fields".
 import { describe, expect, it } from 'vitest';
 import { BuildError } from '../../../../builder/errors.ts';

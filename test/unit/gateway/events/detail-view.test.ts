@@ -3,7 +3,7 @@ import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
-import type { EventDetail } from '../../../../snapshot/resources.ts';
+import type { EventDetail } from '../../../../snapshot/schema-types.ts';
 import { EventDetailView } from '../../../../gateway/events/detail-view.ts';
 import { storedDetail } from '../../../support/stored-events.ts';
 

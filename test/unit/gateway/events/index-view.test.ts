@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
-import type { EventSummary, PagedResponse } from '../../../../snapshot/resources.ts';
+import type { EventSummary, PagedEventSummaries } from '../../../../snapshot/schema-types.ts';
 import { EventIndexView, pastOrder } from '../../../../gateway/events/index-view.ts';
 import type { EventsQuery } from '../../../../gateway/events/query.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
@@ -17,8 +17,8 @@ function viewOf(events = sample()): EventIndexView {
   return EventIndexView.parse(stored.hash, stored.bytes);
 }
 
-function body(view: EventIndexView, now: number, q: EventsQuery): PagedResponse<EventSummary> {
-  return JSON.parse(view.page(now, q).bytes.toString('utf8')) as PagedResponse<EventSummary>;
+function body(view: EventIndexView, now: number, q: EventsQuery): PagedEventSummaries {
+  return JSON.parse(view.page(now, q).bytes.toString('utf8')) as PagedEventSummaries;
 }
 
 /** Past: 1, 2 (same start as 3), 3; ongoing: 4; upcoming: 5, 6 (same start, names decide). */
@@ -33,7 +33,7 @@ function sample() {
   ]);
 }
 const NOW = at('2026-03-01T12:00:00Z');
-const names = (page: PagedResponse<EventSummary>) => page.items.map((item) => item.name);
+const names = (page: PagedEventSummaries) => page.items.map((item) => item.name);
 
 describe('EventIndexView', () => {
   it('filters by timing and orders upcoming and ongoing by start ascending, ties by name', () => {
