@@ -19,7 +19,6 @@ import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
 import { CdnSource } from '../snapshot/stores/cdn-source.ts';
 import { packagePath } from '../snapshot/package-root.ts';
-import { OperatorError } from '../snapshot/errors.ts';
 import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

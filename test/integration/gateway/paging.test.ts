@@ -1,7 +1,7 @@
 // GET /events paging (docs/api.md §4, docs/design.md decisions table): pages partition the list, totalCount is
 // true on every page, hasMore says whether the next page could return anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
+import type { PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
-import type { EventDetail, EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
+import type { EventDetail, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import type { SchemaName } from '../../../snapshot/schema-catalog.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness } from '../../support/gateway-fixtures.ts';

@@ -2,7 +2,7 @@
 // closed to open to closed (docs/design.md "Clock-dependent fields"): the computed fields follow, and
 // entity tags change exactly when the computed state changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventDetail, EventSummary, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
+import type { EventDetail, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
 import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
-import type { EventSummary, PagedEventSummaries } from '../../../../snapshot/schema-types.ts';
+import type { PagedEventSummaries } from '../../../../snapshot/schema-types.ts';
 import { EventIndexView, pastOrder } from '../../../../gateway/events/index-view.ts';
 import type { EventsQuery } from '../../../../gateway/events/query.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
