@@ -3,8 +3,8 @@
 // of held snapshots stop for a pause (1 s, doubling with each failure up to 10 s), after which one
 // re-read goes as a probe; the held snapshots are served meanwhile. Without this, each organization
 // a request came for re-read its pointer every second: a store that fell behind under load got as
-// many reads a second as there were organizations asked for, and never caught up (README
-// "Reliability", the soak). Reads the gateway cannot do without (an organization it never read, an
+// many reads a second as there were organizations asked for, and never caught up
+// (docs/reliability.md, the soak). Reads the gateway cannot do without (an organization it never read, an
 // object not in memory) and re-reads a publish announcement asks for are not held back: they are
 // demand, not repetition, and any one of them that succeeds ends the pause.
 export interface StoreBackoffOptions {

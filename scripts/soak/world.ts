@@ -3,7 +3,7 @@
 // with bench/synthetic-platform.ts, Redis, s3rver behind the conditional-writes proxy (in a child
 // process: bucket-child.ts), nginx as the CDN in front of it, one real `marquee builder` (waited
 // for until its first full build is published) and two `marquee serve`, configured only through
-// the environment as README "Production" says. Everything on loopback; `stop` ends all of it and
+// the environment as docs/production.md says. Everything on loopback; `stop` ends all of it and
 // is safe to call at any point, also half-way through the set-up.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -119,7 +119,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
     signal.throwIfAborted();
     say(`first build published in ${seconds(building)}`);
 
-    // A gateway holds no database credential in production (README "Production").
+    // A gateway holds no database credential in production (docs/production.md).
     const { DATABASE_URL: _, ...gatewayEnv } = env;
     const gateways: SoakGateway[] = [];
     for (const n of [1, 2]) {

@@ -1,5 +1,5 @@
 // A light, bounded load on a running gateway, and the rule its answers keep while backends fail.
-// The rule is README "When a backend is down": a valid key gets its organization's own data or 503
+// The rule is docs/production.md, "When a backend is down": a valid key gets its organization's own data or 503
 // SERVICE_UNAVAILABLE with Retry-After; a revoked key is never served.
 import { Pool } from 'undici';
 import { API } from './gateway-fixtures.ts';

@@ -1,4 +1,4 @@
-// The production shape on one machine, as an operator runs it (README "Production"): PostgreSQL
+// The production shape on one machine, as an operator runs it (docs/production.md): PostgreSQL
 // with the sample platform, s3rver as the bucket (behind test/support/conditional-writes.ts, which
 // gives it S3's semantics), nginx as the CDN in front of it, Redis, and the
 // real `marquee builder` and `marquee serve` processes configured only through the environment.

@@ -1,4 +1,4 @@
-// The fault matrix of README "Reliability": each backend slowed, reset and truncated during a build and under load.
+// The fault matrix of docs/reliability.md: each backend slowed, reset and truncated during a build and under load.
 // A fault proxy (test/support/faulty-world.ts) slows each backend beyond the clients' timeouts and
 // below them, resets its connections or cuts its answers short, while a `marquee builder` publishes
 // a change and a `marquee serve` answers a light load; nobody restarts either. Each row proves: every

@@ -1,5 +1,5 @@
 // Production settings that point at nothing: the process says which variable and why, exits 1, and
-// publishes nothing (README "Production": "When a backend is down").
+// publishes nothing (docs/production.md, "When a backend is down").
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Each backend of the production shape stopped and started again under a light, bounded load: a
 // `marquee builder` and a `marquee serve` keep running throughout, nobody restarts them, and every
-// answer is one the README's degraded-mode table documents — the organization's own data (perhaps
+// answer is one the degraded-mode table of docs/production.md documents — the organization's own data (perhaps
 // the last snapshot the gateway holds) or 503 with Retry-After — never another organization's data,
 // never a 500. Once the backend is back, what changed meanwhile is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // The wiring of a build (bin/services.ts openBuildServices): with CLOUDFRONT_DISTRIBUTION_ID set,
 // the changed organizations' pointer paths below the store's prefix go to that distribution; the
-// CloudFront API cannot run here, so its client is mocked (aws-sdk-client-mock), as README says.
+// CloudFront API cannot run here, so its client is mocked (aws-sdk-client-mock), as docs/production.md says.
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
