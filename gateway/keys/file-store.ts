@@ -8,7 +8,7 @@
 // inode, so even a same-size change within one mtime tick is noticed. Read-modify-write is
 // guarded by a lock file created with O_EXCL, so two concurrent `keys create` never lose one
 // another's key, and a gateway's last-used report never loses a concurrent `keys update`. Only the SHA-256 of a secret is stored.
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
@@ -141,7 +141,7 @@ export class FileKeyStore implements KeyStore {
     try {
       // Identity from the descriptor actually read, so a replacement between the stat above
       // and this read is picked up by the next lookup instead of being missed.
-      const identity = fstatSync(fd, { bigint: true });
+      const identity = fstatSync(fd);
       this.load(parseKeyFile(readFileSync(fd, 'utf8'), this.path), identity);
     } finally {
       closeSync(fd);
@@ -234,16 +234,19 @@ function isOptionalText(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
 }
 
-type FileIdentity = Pick<BigIntStats, 'ino' | 'mtimeNs' | 'size'>;
+type FileIdentity = Pick<Stats, 'ino' | 'mtimeMs' | 'ctimeMs' | 'size'>;
 
-// No exception per lookup while there is no file yet.
-const STAT_OPTIONS = { bigint: true, throwIfNoEntry: false } as const;
-const MISSING: FileIdentity = { ino: -1n, mtimeNs: -1n, size: -1n };
+// Numbers, not bigints: this stat runs on every lookup, and a BigIntStats is eighteen BigInts to
+// allocate and collect each time. A writer replaces the file by renaming a new one into place, so
+// its inode changes; the times (to well under a microsecond as doubles) and the size are there for
+// an inode number reused at once. No exception per lookup while there is no file yet.
+const STAT_OPTIONS = { bigint: false, throwIfNoEntry: false } as const;
+const MISSING: FileIdentity = { ino: -1, mtimeMs: -1, ctimeMs: -1, size: -1 };
 
-/** Same file, unchanged: (inode, mtime in ns, size) as a stat sees them; `current` undefined = no file. */
+/** Same file, unchanged: (inode, mtime, ctime, size) as a stat sees them; `current` undefined = no file. */
 function sameIdentity(loaded: FileIdentity, current: FileIdentity | undefined): boolean {
   const other = current ?? MISSING;
-  return loaded.ino === other.ino && loaded.mtimeNs === other.mtimeNs && loaded.size === other.size;
+  return loaded.ino === other.ino && loaded.mtimeMs === other.mtimeMs && loaded.ctimeMs === other.ctimeMs && loaded.size === other.size;
 }
 
 function isNotFound(error: unknown): boolean {
