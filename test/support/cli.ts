@@ -32,9 +32,18 @@ export function marqueeProcess(
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
-  { readyTimeoutMs = 60_000 }: { readyTimeoutMs?: number } = {},
+  {
+    readyTimeoutMs = 60_000,
+    command: executable = MARQUEE,
+    cwd,
+  }: {
+    readyTimeoutMs?: number;
+    /** Another `marquee` than this checkout's (an installed release). */
+    command?: string;
+    cwd?: string;
+  } = {},
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string; stop(): Promise<void> }> {
-  const child = spawn(MARQUEE, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(executable, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
