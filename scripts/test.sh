@@ -1,7 +1,8 @@
 #!/bin/sh
 # `npm test`: installs what the suite needs, runs the static checks (format and lint, unused code,
-# types), then the suites once (unit, then integration), and ends with one plain line
-# "N passed, N failed": vitest's tests plus one per static check. Any failure exits non-zero; the
+# types), then the suites (unit, then integration) on this machine's Node and on Node 26, and ends
+# with a line per run and one plain line "N passed, N failed" over both: vitest's tests plus one
+# per static check. Any failure exits non-zero; the
 # suites run even when a static check failed, so one run reports everything.
 set -eu
 cd "$(dirname "$0")/.."
@@ -27,9 +28,34 @@ check 'format and lint (biome ci)' node_modules/.bin/biome ci --reporter=summary
 check 'unused files, exports and dependencies (knip)' node_modules/.bin/knip
 check 'types (tsc --noEmit, strict)' node_modules/.bin/tsc --noEmit
 
-report=.test-output/vitest.json
-rm -f "$report"
+# The suites on this machine's Node, then on the current LTS (Node 26, installed into .tools/ from
+# npm when missing: scripts/ensure-node.sh). MARQUEE_TEST_ONE_NODE=1 skips the second run while
+# working; CI never sets it.
+suites() {
+  report=$1
+  shift
+  rm -f "$report"
+  echo "suites on node $(node --version)" >&2
+  node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || true
+}
 status=0
-node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-node scripts/summarize-tests.mjs "$report" "$checks_passed" "$checks_failed" || status=$?
+suites .test-output/vitest.json "$@"
+runs="node $(node --version)=.test-output/vitest.json"
+if [ "${MARQUEE_TEST_ONE_NODE:-}" != 1 ]; then
+  lts=$(sh scripts/ensure-node.sh)
+  (
+    PATH="$lts:$PATH"
+    export PATH
+    suites .test-output/vitest-lts.json "$@"
+  )
+  runs="$runs
+node $("$lts/node" --version)=.test-output/vitest-lts.json"
+fi
+# One argument per run (labels hold spaces).
+old_ifs=$IFS
+IFS='
+'
+# shellcheck disable=SC2086
+node scripts/summarize-tests.mjs "$checks_passed" "$checks_failed" $runs || status=$?
+IFS=$old_ifs
 exit "$status"
