@@ -3,6 +3,7 @@
 // 20 events × 10 sessions in a real PostgreSQL started here. Every build runs in a child process
 // (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is the
 // in-run reference, because this machine is shared and noisy.
+import { machine } from './machine.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ try {
   await migrate(db);
   const started = performance.now();
   await generateSyntheticPlatform(db, { organizations: ORGANIZATIONS, eventsPerOrganization: 20, sessionsPerEvent: 10 });
+  console.log(machine());
   console.log(`synthetic platform: ${ORGANIZATIONS} organizations × 20 events × 10 sessions generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const [{ id: oneOrg }] = (await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT 1`)) as [{ id: string }];
 

@@ -9,6 +9,7 @@
 // bounded in time; prints a table and medians.
 //
 //   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3]
+import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -82,7 +83,8 @@ async function main(): Promise<void> {
   if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
-  console.log(`command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}\n`);
+  console.log(`command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}`);
+  console.log(`${machine()}\n`);
 
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
   const { projectOrganization, resourcesOf } = await import('../builder/projection/index.ts');

@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import os, { tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
@@ -32,6 +32,7 @@ import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { Log } from '../snapshot/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
+import { machine } from './machine.ts';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
 
 const API = '/api/integration/v1';
@@ -506,7 +507,7 @@ async function main(): Promise<void> {
   const profileDir = text('profile');
   const gatewayFlags = [...(text('gateway-flags')?.split(' ').filter(Boolean) ?? []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   console.log(`command: node --import tsx bench/gateway.ts ${args.join(' ')}`.trimEnd());
-  console.log(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()} ${os.release()}\n`);
+  console.log(`${machine()}\n`);
 
   const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
   const { DirectoryStore } = await import('../snapshot/stores/directory.ts');

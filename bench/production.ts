@@ -18,6 +18,7 @@
 //
 //   node --import tsx bench/production.ts [--part changes|build] [--changes 50] [--pause-ms 500]
 //   BENCH_ORGANIZATIONS=50 (default 1000) shrinks the build part for a quick run.
+import { machine } from './machine.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -277,7 +278,8 @@ const part = option('part');
 if (part !== undefined && part !== 'changes' && part !== 'build') throw new Error(`--part is changes or build, got ${part}`);
 const organizations = Number(process.env.BENCH_ORGANIZATIONS ?? 1000);
 const command = `${process.env.BENCH_ORGANIZATIONS ? `BENCH_ORGANIZATIONS=${organizations} ` : ''}node --import tsx bench/production.ts ${args.join(' ')}`.trim();
-console.log(`command: ${command}\n`);
+console.log(`command: ${command}`);
+console.log(`${machine()}\n`);
 if (part !== 'build') await changesPart(Number(option('changes') ?? 50), Number(option('pause-ms') ?? 500));
 if (part !== 'changes') {
   if (part === undefined) console.log('');

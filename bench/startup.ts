@@ -5,6 +5,7 @@
 // wall time of `node -e 0`, ≤ 90 MB peak RSS. Not a timed test: it prints a table.
 //
 //   node --import tsx bench/startup.ts [--runs 15]
+import { machine } from './machine.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,7 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 const reference = median(samples[0]!.ms);
+console.log(machine());
 console.log(`start-up, median of ${runs} runs each (alternating)`);
 console.log('| command | wall time | × node -e 0 | peak RSS |');
 console.log('|---|---|---|---|');
