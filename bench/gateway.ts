@@ -16,8 +16,9 @@
 //
 //   node --import tsx bench/gateway.ts [--rounds 5] [--seconds 5] [--profile DIR] [--gateway-flags '…']
 //
-// --profile DIR: the embedded gateway runs with node's --cpu-prof and writes its CPU profile into
-// DIR when it stops (summarize it with bench/cpu-profile.ts). --gateway-flags: more node flags
+// --profile DIR: the embedded gateway and minimal Express run with node's --cpu-prof and write
+// their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
+// summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
 // for the embedded gateway alone (say '--trace-gc'), to try one against the same references.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -505,7 +506,8 @@ async function main(): Promise<void> {
     return at === -1 ? undefined : args[at + 1];
   };
   const profileDir = text('profile');
-  const gatewayFlags = [...(text('gateway-flags')?.split(' ').filter(Boolean) ?? []), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const gatewayFlags = [...(text('gateway-flags')?.split(' ').filter(Boolean) ?? []), ...profile];
   console.log(`command: node --import tsx bench/gateway.ts ${args.join(' ')}`.trimEnd());
   console.log(`${machine()}\n`);
 
@@ -561,7 +563,8 @@ async function main(): Promise<void> {
       config.bodies[scenario.path] = embedded;
     }
     await writeFile(configPath, JSON.stringify(config));
-    const express5 = await startChild('express', configPath);
+    const express5 = await startChild('express', configPath, {}, profile);
+    if (profileDir) console.log(`CPU profiles in ${profileDir}: the gateway is process ${gateway.process.pid}, minimal Express ${express5.process.pid}`);
     const bare = await startChild('bare', configPath);
     children.push(express5, bare);
     const servers: Servers = [
