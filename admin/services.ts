@@ -8,8 +8,7 @@ import { findOrganization, listNamedOrganizations, type OrganizationRef, organiz
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
-import type { KeyView, NewKeyView } from './keys/key-admin.ts';
-import { type KeyChanges, type KeyCreation, type KeyRequests, keyRequests } from './keys/key-requests.ts';
+import { type KeyRequests, keyRequests } from './keys/key-requests.ts';
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
@@ -40,19 +39,7 @@ export interface AdminServices {
     /** Queues a build of these organizations (ids or slugs; none: all) and returns at once with the queued run. */
     start(organizations?: readonly string[]): Promise<BuildRun>;
   };
-  keys: {
-    /** Keys without secrets, optionally of one organization (id or slug). */
-    list(organization?: string): Promise<KeyView[]>;
-    /** One key without its secret; an AdminError (404) when no key has the id. */
-    get(keyId: string): Promise<KeyView>;
-    /** The secret is in the answer, once. */
-    create(request: KeyCreation): Promise<NewKeyView>;
-    update(keyId: string, changes: KeyChanges): Promise<KeyView>;
-    /** Effective from the next request on; the key with revokedAt set. */
-    revoke(keyId: string): Promise<KeyView>;
-    /** A new key (with its secret) for the same organization, origins and label; the old one is revoked after graceSeconds (0: now). */
-    roll(keyId: string, options: { graceSeconds?: number }): Promise<NewKeyView>;
-  };
+  keys: KeyRequests;
   /** Newest first, as `history --json` (plus `current`, which the console marks). */
   history(organization: string): Promise<HistoryEntry[]>;
   /** As `diff --json`; `from`/`to` are snapshot ids or `current`. */
@@ -79,7 +66,7 @@ export interface AdminServiceParts {
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const { db, store, runs } = parts;
   const organization = (idOrSlug: string): Promise<OrganizationRef> => findOrganization(db, idOrSlug);
-  const keys: KeyRequests = keyRequests(parts.keys, organization, (ids) => organizationSlugs(db, ids));
+  const keys = keyRequests(parts.keys, organization, (ids) => organizationSlugs(db, ids));
   return {
     organization,
     organizations: async () => {
@@ -110,14 +97,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
         return queued.run;
       },
     },
-    keys: {
-      list: (name) => keys.list(name),
-      get: (keyId) => keys.get(keyId),
-      create: (request) => keys.create(request),
-      update: (keyId, changes) => keys.update(keyId, changes),
-      revoke: (keyId) => keys.revoke(keyId),
-      roll: (keyId, options) => keys.roll(keyId, options),
-    },
+    keys,
     history: async (name) => snapshotHistory(store, (await organization(name)).id),
     diff: async (name, from, to) => diffSnapshots(store, (await organization(name)).id, from, to),
     asOf: async (name, at, path) => {

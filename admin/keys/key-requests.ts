@@ -7,7 +7,7 @@ import { badRequest, keyNotFound } from '../errors.ts';
 import { createKey, DEFAULT_ROLL_GRACE_MS, findKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
 
 /** A key as the admin API and the console ask for one. */
-export interface KeyCreation {
+interface KeyCreation {
   /** Id or slug. */
   organization: string;
   origins?: readonly string[];
@@ -16,18 +16,23 @@ export interface KeyCreation {
   expiresAt?: string | null;
 }
 
-export interface KeyChanges {
+interface KeyChanges {
   origins?: readonly string[];
   label?: string | null;
 }
 
+/** What the admin API and the console do with keys (AdminServices.keys). */
 export interface KeyRequests {
+  /** Keys without secrets, optionally of one organization (id or slug). */
   list(organization?: string): Promise<KeyView[]>;
-  /** A 404 when no key has the id. */
+  /** One key without its secret; an AdminError (404) when no key has the id. */
   get(keyId: string): Promise<KeyView>;
+  /** The secret is in the answer, once. */
   create(request: KeyCreation): Promise<NewKeyView>;
   update(keyId: string, changes: KeyChanges): Promise<KeyView>;
+  /** Effective from the next request on; the key with revokedAt set. */
   revoke(keyId: string): Promise<KeyView>;
+  /** A new key (with its secret) for the same organization, origins and label; the old one is revoked after graceSeconds (0: now). */
   roll(keyId: string, options: { graceSeconds?: number }): Promise<NewKeyView>;
 }
 
