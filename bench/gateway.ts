@@ -19,7 +19,7 @@
 // --profile DIR: the embedded gateway and minimal Express run with node's --cpu-prof and write
 // their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
 // summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
-// for the embedded gateway alone (say '--trace-gc'), to try one against the same references.
+// for the embedded gateway alone (in both phases), to try one against the same references.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -455,9 +455,9 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
 }
 
 /** Memory: a fresh gateway serves every resource of every organization once; its RSS after. */
-async function measureMemory(configPath: string, everyone: Published[], children: Child[]): Promise<void> {
+async function measureMemory(configPath: string, everyone: Published[], children: Child[], flags: readonly string[]): Promise<void> {
   const { request } = await import('undici');
-  const fresh = await startChild('gateway', configPath);
+  const fresh = await startChild('gateway', configPath, {}, flags);
   children.push(fresh);
   const started = performance.now();
   let served = 0;
@@ -576,7 +576,7 @@ async function main(): Promise<void> {
     report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
 
     await Promise.all(children.splice(0).map((child) => child.stop()));
-    await measureMemory(configPath, [solo, big, ...many], children);
+    await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags);
   } finally {
     await Promise.all(children.map((child) => child.stop()));
     await backends?.stop();
