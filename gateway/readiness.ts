@@ -75,18 +75,16 @@ export class GatewayHealth {
   private async probe(): Promise<void> {
     const problems: string[] = [];
     const { store, keys } = this.options;
+    let reached = this.answered;
     try {
       // Whether anything was ever published does not matter, only that the store answers. A key,
       // not the bare prefix: store keys never end with '/' (snapshot/store.ts assertStoreKey).
       await store.has(PROBE_KEY);
-      if (!this.answered) {
-        this.answered = true;
-        this.resolveReady();
-      }
+      reached = true;
       await store.assertExists?.();
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) problems.push(`snapshot store: ${describeError(error)}`);
-      else if (!this.answered) {
+      else if (!reached) {
         problems.push(`snapshot store ${store.description} not reachable yet: ${describeError(error)}`);
         this.unreachable.report(error, { store: store.description });
       }
@@ -98,6 +96,12 @@ export class GatewayHealth {
       problems.push(`key store: ${describeError(error)}`);
     }
     this.problems = problems;
+    // Ready only with this probe's problems in place: marked as soon as the store answered, a
+    // request in between was told "ok" by a gateway whose store directory does not exist.
+    if (reached && !this.answered) {
+      this.answered = true;
+      this.resolveReady();
+    }
     // A problem is looked at again soon: the fix (start's first build making the directory, an
     // operator repairing the keys file) should show within a moment, not a full interval.
     const next = problems.length > 0 ? Math.min(PROBLEM_RECHECK_MS, this.intervalMs) : this.intervalMs;
