@@ -49,33 +49,28 @@ export function problemBytes(problem: HttpProblem, instance: string | null): Buf
 const PROBLEM_MEDIA_TYPE = 'application/problem+json; charset=utf-8';
 
 /**
- * Answers with the problem: its status, problemHeaders' headers (set on the response, so those set
- * before — CORS, a request id — stay) and the body (Node sends none for HEAD; the headers match GET's).
+ * The headers of a problem answer, besides those set before it (CORS, a request id): its media
+ * type, no-store (an error is no representation to cache), its own headers (a list is sent as that
+ * many headers) and the length.
+ */
+function headersOf(problem: HttpProblem, length: number): Array<readonly [string, string | readonly string[]]> {
+  return [['Content-Type', PROBLEM_MEDIA_TYPE], ['Cache-Control', 'no-store'], ...Object.entries(problem.headers), ['Content-Length', String(length)]];
+}
+
+/**
+ * Answers with the problem: its status, its headers (set on the response, so those set before
+ * stay) and the body (Node sends none for HEAD; the headers match GET's).
  */
 export function sendProblem(res: ServerResponse, problem: HttpProblem, instance: string | null): void {
   const bytes = problemBytes(problem, instance);
   res.statusCode = problem.status;
-  res.setHeader('Content-Type', PROBLEM_MEDIA_TYPE);
-  res.setHeader('Cache-Control', 'no-store');
-  for (const name in problem.headers) res.setHeader(name, problem.headers[name] as string | string[]);
-  res.setHeader('Content-Length', bytes.length);
+  for (const [name, value] of headersOf(problem, bytes.length)) res.setHeader(name, value as string | string[]);
   res.end(bytes);
 }
 
-/**
- * The headers of a problem answer as name/value pairs, for a response written without a
- * ServerResponse (gateway/protocol-errors.ts writes to the socket): its media type, no-store (an
- * error is no representation to cache), its own headers (a list once per value) and the length.
- */
+/** The same headers as name/value pairs, for a response written without a ServerResponse (gateway/protocol-errors.ts writes to the socket). */
 export function problemHeaders(problem: HttpProblem, length: number): string[] {
-  const pairs = ['Content-Type', PROBLEM_MEDIA_TYPE, 'Cache-Control', 'no-store'];
-  for (const name in problem.headers) {
-    const value = problem.headers[name]!;
-    if (typeof value === 'string') pairs.push(name, value);
-    else for (const one of value) pairs.push(name, one);
-  }
-  pairs.push('Content-Length', String(length));
-  return pairs;
+  return headersOf(problem, length).flatMap(([name, value]) => (typeof value === 'string' ? [name, value] : value.flatMap((one) => [name, one])));
 }
 
 /** Whether `error` is a `type`, or was caused by one (a wrapper adding context keeps it as its cause). */
