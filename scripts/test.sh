@@ -40,7 +40,8 @@ suites() {
 }
 status=0
 suites .test-output/vitest.json "$@"
-runs="node $(node --version)=.test-output/vitest.json"
+first="node $(node --version)=.test-output/vitest.json"
+second=""
 if [ "${MARQUEE_TEST_ONE_NODE:-}" != 1 ]; then
   lts=$(sh scripts/ensure-node.sh)
   (
@@ -48,14 +49,10 @@ if [ "${MARQUEE_TEST_ONE_NODE:-}" != 1 ]; then
     export PATH
     suites .test-output/vitest-lts.json "$@"
   )
-  runs="$runs
-node $("$lts/node" --version)=.test-output/vitest-lts.json"
+  second="node $("$lts/node" --version)=.test-output/vitest-lts.json"
 fi
-# One argument per run (labels hold spaces).
-old_ifs=$IFS
-IFS='
-'
-# shellcheck disable=SC2086
-node scripts/summarize-tests.mjs "$checks_passed" "$checks_failed" $runs || status=$?
-IFS=$old_ifs
+# The vitest arguments are spent: the positional parameters become the runs, one each.
+set -- "$first"
+if [ -n "$second" ]; then set -- "$@" "$second"; fi
+node scripts/summarize-tests.mjs "$checks_passed" "$checks_failed" "$@" || status=$?
 exit "$status"
