@@ -1,5 +1,6 @@
 // Prints the closing lines CI reads from vitest's JSON reports (scripts/test.sh): per run of the
-// suites "<label>: N passed, N failed" (", N skipped" when any, each named above it), then one
+// suites "<label>: N passed, N failed" (", N skipped" when any), each failed or skipped test named
+// above it with the first line of its failure — CI keeps only the tail of the output — then one
 // plain line "N passed, N failed" over every run, the static checks counted once.
 // Exits 1 when a report is missing or anything failed.
 //
@@ -44,8 +45,11 @@ function countsOf(path) {
     }
     for (const test of file.assertionResults ?? []) {
       if (test.status === 'passed') counts.passed++;
-      else if (test.status === 'failed') counts.failed++;
-      else {
+      else if (test.status === 'failed') {
+        counts.failed++;
+        const why = (test.failureMessages ?? [])[0] ?? '';
+        counts.notes.push(`failed: ${file.name} > ${test.fullName}: ${why.split('\n')[0].slice(0, 300)}`);
+      } else {
         counts.skipped++;
         counts.notes.push(`skipped: ${test.fullName} (${test.status})`);
       }
