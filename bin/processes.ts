@@ -21,6 +21,7 @@ import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
+import { openKeyKeeping } from '../admin/keys/key-backends.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';
@@ -57,7 +58,8 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
-  const services = adminServices(db, build.store, access.deps.keys, runner, builderLog);
+  const control = await openKeyKeeping(config, async () => db, builderLog);
+  const services = adminServices(db, build.store, control.keys, runner, builderLog);
   const admin = await listenAdmin(
     createAdminApp({ token, registry, health: () => gateway.health(), log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }),
     {
@@ -72,7 +74,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   runner.schedule(config.buildSchedule);
 
   // A demo key only for the sample data: never one nobody asked for on a real platform's database.
-  const demo = await demoKey(config, access.deps.keys, results, { create: sampleLoaded });
+  const demo = await demoKey(config, control.keys, results, { create: sampleLoaded });
   line(`gateway listening on ${gateway.url}`);
   if (demo) {
     line(`demo key for ${demo.slug}: ${demo.key}`);
@@ -84,7 +86,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     await admin.close();
     await runner.stop();
     await gateway.close();
-    await Promise.all([access.close(), source.close(), build.close()]);
+    await Promise.all([access.close(), control.close(), source.close(), build.close()]);
     await db.close();
   });
 }
@@ -121,7 +123,9 @@ export async function builderCommand(config: Config): Promise<void> {
   const build = openBuildServices(config, log);
   await build.store.prepare?.(log);
   const runner = new BuildRunner(build.context(platformSource(db)), { log });
-  const admin = await builderAdmin(config, db, build.store, runner, log);
+  // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
+  const control = await openKeyKeeping(config, async () => db, log);
+  const admin = await builderAdmin(config, db, build.store, control.keys, runner, log);
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('schedule');
   logBuilt(log, config, 'schedule', results);
@@ -135,39 +139,36 @@ export async function builderCommand(config: Config): Promise<void> {
     await unlisten();
     await admin?.close();
     await runner.stop();
-    await build.close();
+    await Promise.all([build.close(), control.close()]);
     await db.close();
   });
 }
 
 /**
  * The builder's admin port: the admin API, the console and /metrics, with ADMIN_TOKEN only. Its
- * keys are the gateways' (Redis, or the key file), so a key made here works on every gateway.
+ * keys are the control plane's (admin/keys/key-backends.ts), so a key made here works on every gateway.
  */
-async function builderAdmin(config: Config, db: SqlClient, store: SnapshotStore, runner: BuildRunner, log: Log): Promise<{ url: string; close(): Promise<void> } | undefined> {
+async function builderAdmin(
+  config: Config,
+  db: SqlClient,
+  store: SnapshotStore,
+  keys: KeyStore,
+  runner: BuildRunner,
+  log: Log,
+): Promise<{ url: string; close(): Promise<void> } | undefined> {
   if (config.adminToken === undefined) {
     log.info('ADMIN_TOKEN is not set: the admin API, the console and /metrics are not served (set ADMIN_TOKEN to serve them on ADMIN_PORT)');
     return undefined;
   }
   const registry = processRegistry();
   registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
-  const access = await openGatewayAccess(config, log);
-  const services = adminServices(db, store, access.deps.keys, runner, log);
+  const services = adminServices(db, store, keys, runner, log);
   const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => ({ status: 'ok' }), log, services, console: adminConsole(services, log) }), {
     host: config.adminHost,
     port: config.adminPort,
-  }).catch(async (error: unknown) => {
-    await access.close();
-    return adminPortError(config, error);
-  });
+  }).catch((error: unknown) => adminPortError(config, error));
   log.info(`admin API and console on ${admin.url}`, { admin: admin.url });
-  return {
-    url: admin.url,
-    close: async () => {
-      await admin.close();
-      await access.close();
-    },
-  };
+  return admin;
 }
 
 /** The process's metrics: Node's own (memory, event loop, CPU) and whatever each part registers. */

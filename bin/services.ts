@@ -1,6 +1,6 @@
 // Wiring: the one place where configuration becomes real parts. Which backend each seam uses is
 // chosen by the seam itself (snapshot/stores/registry.ts, snapshot/publish-channels.ts,
-// builder/build-lock-backends.ts, gateway/access/access-backends.ts); this only hands them the
+// builder/build-lock-backends.ts, gateway/access/access-backends.ts, admin/keys/key-backends.ts); this only hands them the
 // configuration and puts the parts together.
 import { readFileSync } from 'node:fs';
 import { isUuid } from '../snapshot/layout.ts';

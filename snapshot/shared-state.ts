@@ -1,9 +1,10 @@
 // Where the state that several Marquee processes share lives, as every seam with more than one
-// backend is told it: Redis when REDIS_URL is set (keys, rate-limit counts, the publish channel,
-// build locks, shared by every gateway and builder), otherwise this machine — files under
+// backend is told it: Redis when REDIS_URL is set (the gateways' copy of the keys, whose durable
+// record is then in the platform database; rate-limit counts, the publish channel, build locks;
+// shared by every gateway and builder), otherwise this machine — files under
 // MARQUEE_HOME and each process's own memory. Each seam chooses its backend from this in one
 // place of its own (snapshot/publish-channels.ts, builder/build-lock-backends.ts,
-// gateway/access/access-backends.ts; the snapshot store has SNAPSHOT_STORE and
+// gateway/access/access-backends.ts, admin/keys/key-backends.ts; the snapshot store has SNAPSHOT_STORE and
 // snapshot/stores/registry.ts).
 import { mkdir } from 'node:fs/promises';
 import { describeError, OperatorError } from './errors.ts';

@@ -4,21 +4,24 @@ import { text } from 'node:stream/consumers';
 import { findOrganization, organizationSlugs } from '../../builder/platform/organizations.ts';
 import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../admin/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
+import { withKeyStore } from '../../admin/keys/key-backends.ts';
+import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import type { Config } from '../config.ts';
+import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';
-import { withKeyStore } from '../../gateway/access/access-backends.ts';
-import { organizationId, withDatabase } from '../services.ts';
+import { openDatabase, organizationId } from '../services.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
   // not from the start of a command that may spend seconds opening the database.
   const expiry = (now: Date) => (options.expires === undefined ? null : parseExpiry(options.expires, now));
   expiry(new Date());
-  const org = await withDatabase(config, (db) => findOrganization(db, options.org));
-  const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
-  const created = await withKeyStore(config, (keys) =>
-    createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) }, known),
-  );
+  const { org, created } = await withKeys(config, async (keys, { db }) => {
+    const org = await findOrganization(await db(), options.org);
+    const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
+    return { org, created: await createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) }, known) };
+  });
   if (options.json) return printJson(created);
   line(`key ${created.id} (${created.prefix}…) for ${org.slug} (${org.id})`);
   line(`origins: ${originsText(created)}`);
@@ -31,7 +34,7 @@ export async function keysUpdateCommand(config: Config, id: string, options: { o
   const origins = !options.origins ? [] : options.origin.length > 0 ? options.origin : undefined;
   const changes = { ...(origins !== undefined ? { origins } : {}), ...(options.label !== undefined ? { label: options.label } : {}) };
   if (Object.keys(changes).length === 0) throw new KeyCommandError(`nothing to change for key ${id}: give --origin, --no-origins or --label`);
-  const updated = await withKeyStore(config, (keys) => updateKey(keys, id, changes, databaseSlugs(config)));
+  const updated = await withKeys(config, (keys, { slugs }) => updateKey(keys, id, changes, slugs));
   if (options.json) return printJson(updated);
   line(`key ${updated.id} updated; from the next request on:`);
   line(`origins: ${originsText(updated)}`);
@@ -40,7 +43,7 @@ export async function keysUpdateCommand(config: Config, id: string, options: { o
 
 export async function keysRollCommand(config: Config, id: string, options: { grace: string; json?: boolean }): Promise<void> {
   const graceMs = parseDuration(options.grace, '--grace');
-  const { replacement, replaced } = await withKeyStore(config, (keys) => rollKey(keys, id, { graceMs }, databaseSlugs(config)));
+  const { replacement, replaced } = await withKeys(config, (keys, { slugs }) => rollKey(keys, id, { graceMs }, slugs));
   if (options.json) return printJson(replacement);
   line(`key ${replacement.id} (${replacement.prefix}…) replaces ${replaced.id} for ${replacement.organizationSlug ?? replacement.organizationId}`);
   line(`${replaced.id} is refused from ${replaced.revokedAt}: switch your clients to the new key before then`);
@@ -49,14 +52,14 @@ export async function keysRollCommand(config: Config, id: string, options: { gra
 }
 
 export async function keysRevokeCommand(config: Config, id: string, options: { json?: boolean } = {}): Promise<void> {
-  const revoked = await withKeyStore(config, (keys) => revokeKey(keys, id, databaseSlugs(config)));
+  const revoked = await withKeys(config, (keys, { slugs }) => revokeKey(keys, id, slugs));
   if (options.json) return printJson(revoked);
   line(`key ${id} revoked; refused from the next request on`);
 }
 
 export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
   const orgId = options.org ? await organizationId(config, options.org) : undefined;
-  const keys = await withKeyStore(config, (store) => listKeys(store, orgId === undefined ? {} : { organizationId: orgId }, databaseSlugs(config)));
+  const keys = await withKeys(config, (store, { slugs }) => listKeys(store, orgId === undefined ? {} : { organizationId: orgId }, slugs));
   if (options.json) return printJson(keys);
   const now = Date.now();
   for (const key of keys) line(keyLine(key, now));
@@ -65,15 +68,30 @@ export async function keysListCommand(config: Config, options: { org?: string; j
 /** `--secret -` reads the secret from standard input, so that it stays out of shell history and `ps`. */
 export async function keysFindCommand(config: Config, options: { secret: string; json?: boolean }): Promise<void> {
   const secret = options.secret === '-' ? await text(process.stdin) : options.secret;
-  const found = await withKeyStore(config, (keys) => findKeyBySecret(keys, secret, databaseSlugs(config)));
+  const found = await withKeys(config, (keys, { slugs }) => findKeyBySecret(keys, secret, slugs));
   if (found === undefined) throw new KeyCommandError('no key matches that secret');
   if (options.json) return printJson(found);
   line(keyLine(found, Date.now()));
 }
 
-/** The organizations' slugs from the platform database, opened only when there is a key to show. */
-function databaseSlugs(config: Config): OrganizationSlugs {
-  return async (ids) => (ids.length === 0 ? new Map() : withDatabase(config, (db) => organizationSlugs(db, ids)));
+/**
+ * Runs one command's work on the key store. The platform database is opened at most once, and only
+ * when needed: for the key store with Redis (the durable record), for an organization, or for the
+ * slugs of keys to show. Warnings (Redis unreachable) go to stderr, apart from the command's output.
+ */
+async function withKeys<T>(config: Config, work: (keys: KeyStore, context: { db: () => Promise<SqlClient>; slugs: OrganizationSlugs }) => Promise<T>): Promise<T> {
+  let opened: Promise<SqlClient> | undefined;
+  const db = (): Promise<SqlClient> => (opened ??= openDatabase(config));
+  const slugs: OrganizationSlugs = async (ids) => (ids.length === 0 ? new Map() : organizationSlugs(await db(), ids));
+  const log = await createLog({ format: config.logFormat, destination: 2 });
+  try {
+    return await withKeyStore(config, db, log, (keys) => work(keys, { db, slugs }));
+  } finally {
+    await opened?.then(
+      (database) => database.close(),
+      () => {},
+    );
+  }
 }
 
 function keyLine(key: KeyView, now: number): string {

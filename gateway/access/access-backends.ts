@@ -1,7 +1,8 @@
-// Where keys and per-key counts live, for a gateway and for the commands that manage keys: the one
-// place that chooses. With Redis, the key store and the key verdicts (lookup and count in one
-// round trip) shared by every process; embedded, the key file in MARQUEE_HOME, which the CLI can
-// change while a gateway runs, and an in-process limiter (the gateway's default).
+// Where a gateway reads keys and counts requests per key: the one place that chooses. With Redis,
+// the key store and the key verdicts (lookup and count in one round trip) shared by every process
+// — Redis holds the gateways' copy of the keys, whose durable record the control plane keeps
+// (admin/keys/key-backends.ts); embedded, the key file in MARQUEE_HOME, which the CLI can change
+// while a gateway runs, and an in-process limiter (the gateway's default).
 import { join } from 'node:path';
 import { describeError, OperatorError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
@@ -9,7 +10,7 @@ import { ensureHome, type SharedState } from '../../snapshot/shared-state.ts';
 import { FileKeyStore } from '../keys/file-store.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
-import { openRedisAccess, openRedisKeyStore } from './redis-access.ts';
+import { openRedisAccess } from './redis-access.ts';
 
 /** A gateway's keys; `keyVerdicts` when a backend judges and counts in one step (otherwise the gateway's in-process limiter counts). */
 export interface GatewayAccess {
@@ -19,28 +20,15 @@ export interface GatewayAccess {
 }
 
 export async function openGatewayAccess(shared: SharedState, log: Log): Promise<GatewayAccess> {
-  if (shared.redisUrl === undefined) return { deps: { keys: new FileKeyStore(await keyFile(shared.home)) }, close: async () => {} };
+  if (shared.redisUrl === undefined) return { deps: { keys: await openKeyFile(shared.home) }, close: async () => {} };
   const access = await openRedisAccess({ url: shared.redisUrl, log }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
   return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };
 }
 
-/** Runs one key-management command against the key store and closes it. */
-export async function withKeyStore<T>(shared: SharedState, work: (keys: KeyStore) => Promise<T>): Promise<T> {
-  if (shared.redisUrl === undefined) return work(new FileKeyStore(await keyFile(shared.home)));
-  const redis = await openRedisKeyStore({ url: shared.redisUrl }).catch((error: unknown) => {
-    throw new OperatorError(`REDIS_URL: ${describeError(error)}`, { cause: error });
-  });
-  try {
-    return await work(redis.keys);
-  } finally {
-    await redis.close();
-  }
-}
-
 /** The embedded key file, in MARQUEE_HOME, which is created when missing; one that cannot be is named at once. */
-async function keyFile(home: string): Promise<string> {
+export async function openKeyFile(home: string): Promise<FileKeyStore> {
   await ensureHome(home);
-  return join(home, 'keys.json');
+  return new FileKeyStore(join(home, 'keys.json'));
 }

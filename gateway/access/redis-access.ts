@@ -1,6 +1,8 @@
 // Opening Redis (REDIS_URL) for keys and per-key rate limits: for a gateway, the key store and the
-// key verdicts on one connection tuned to fail fast; for `keys create|list|revoke`, the key store
-// alone on a connection that does not linger.
+// key verdicts on one connection tuned to fail fast; and Redis's key store alone, on a connection
+// that does not linger, for what writes keys straight into the gateways' copy (the benchmarks and
+// the soak seeding their gateways; operators' commands write the durable record,
+// admin/keys/key-backends.ts).
 //
 // A gateway's commands must never queue behind a Redis that is down: with no offline queue and
 // no retry of a command in flight, a command fails at once while the connection is down, and a
@@ -56,7 +58,7 @@ export async function openRedisAccess(options: RedisAccessOptions): Promise<Redi
   };
 }
 
-/** The key store alone, for the CLI: no reconnecting, and a command that does not get through fails. */
+/** The key store alone, for seeding gateways: no reconnecting, and a command that does not get through fails. */
 export async function openRedisKeyStore(options: { url: string; namespace?: string }): Promise<{ keys: KeyStore; close(): Promise<void> }> {
   const redis = await connectRedis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 10_000, retryStrategy: () => null });
   return { keys: new RedisKeyStore(redis, { namespace: options.namespace }), close: () => closeRedis(redis) };

@@ -87,7 +87,9 @@ export function revokedState(current: Pick<KeyRecord, 'revokedAt' | 'revocationS
 
 /**
  * Backends: an embedded file-backed store (another process may change it while the gateway
- * runs), Redis (gateway/keys/redis-key-store.ts) and memory (gateway/keys/memory-store.ts).
+ * runs), Redis (gateway/keys/redis-key-store.ts, what gateways read when REDIS_URL is set), the
+ * durable record in the platform database that Redis copies (admin/keys/postgres-key-store.ts)
+ * and memory (gateway/keys/memory-store.ts).
  * Expected outcomes are return values; only broken infrastructure throws. The embedded store
  * answers a lookup synchronously (gateway/awaitable.ts). Every backend passes
  * test/contracts/key-store.ts.

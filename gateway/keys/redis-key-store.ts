@@ -5,6 +5,14 @@
 //   key:{<secretHash>}      hash: the record's fields (those that are null absent; origins as JSON)
 //   key-ids                 hash: key id → secret hash, for `keys revoke` and `keys list`
 //   organization-keys:<id>  set: the secret hashes of one organization's keys, so listing one is cheap
+//   key-uses                hash: key id → latest use reported by gateways and not yet copied into
+//                           the durable record (admin/keys/key-keeper.ts takes them)
+//   keys-synced             string: the durable store's change number up to which every record is
+//                           here, or `reloading:<token>` while a keeper refills (absent: never
+//                           filled, or the data was lost)
+// With a durable store (admin/keys/postgres-key-store.ts) this is the gateways' copy of it: `put`
+// writes a whole record there, and a record also keeps the durable `change` it was copied at, so
+// copies that arrive out of order never put an older state over a newer one.
 // The braces make the secret hash the record's Redis Cluster hash tag: the key verdicts' script
 // (access/redis-key-verdicts.ts) touches the record and the key's rate bucket, tagged the same.
 // Records are never deleted, so a change (each a script that first checks the record exists)
@@ -34,6 +42,18 @@ export function recordOf(values: ReadonlyArray<string | null>, secretHash: strin
     lastUsedAt: lastUsedAt ?? null,
     secretHash,
   };
+}
+
+/** A record's stored fields: those that are null absent, origins as JSON, revocationScheduled as '1' when true. */
+function fieldsOf(record: KeyRecord): Record<string, string> {
+  const fields: Record<string, string> = { id: record.id, organizationId: record.organizationId, origins: JSON.stringify(record.origins), createdAt: record.createdAt };
+  if (record.label !== null) fields.label = record.label;
+  if (record.expiresAt !== null) fields.expiresAt = record.expiresAt;
+  if (record.revokedAt !== null) fields.revokedAt = record.revokedAt;
+  if (record.revocationScheduled) fields.revocationScheduled = '1';
+  if (record.prefix !== null) fields.prefix = record.prefix;
+  if (record.lastUsedAt !== null) fields.lastUsedAt = record.lastUsedAt;
+  return fields;
 }
 
 /** The Redis key of a record. */
@@ -71,11 +91,61 @@ if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'origins', ARGV[1]) end
 if ARGV[2] == 'set' then redis.call('HSET', KEYS[1], 'label', ARGV[3]) elseif ARGV[2] == 'clear' then redis.call('HDEL', KEYS[1], 'label') end
 return 1`;
 
+// KEYS: the record; ARGV: the durable change number, the record's fields as a JSON object (those
+// that are null absent). Replaces the record unless it was copied at this change or a later one;
+// keeps the later of the two last uses (gateways write theirs here first). Answers 1 when written.
+const PUT_LUA = `
+local stored = redis.call('HGET', KEYS[1], 'change')
+if stored and tonumber(stored) >= tonumber(ARGV[1]) then return 0 end
+local lastUsed = redis.call('HGET', KEYS[1], 'lastUsedAt')
+local fields = cjson.decode(ARGV[2])
+redis.call('DEL', KEYS[1])
+for name, value in pairs(fields) do redis.call('HSET', KEYS[1], name, value) end
+if lastUsed and (not fields.lastUsedAt or lastUsed > fields.lastUsedAt) then redis.call('HSET', KEYS[1], 'lastUsedAt', lastUsed) end
+redis.call('HSET', KEYS[1], 'change', ARGV[1])
+return 1`;
+
+// KEYS: key-uses; ARGV: key id, ISO instant, … Keeps the later instant per key id.
+const NOTE_USES_LUA = `
+for i = 1, #ARGV, 2 do
+  local current = redis.call('HGET', KEYS[1], ARGV[i])
+  if not current or ARGV[i + 1] > current then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1`;
+
+// KEYS: key-uses. Empties it and answers what it held, in one step: a use noted meanwhile stays for the next take.
+const TAKE_USES_LUA = `
+local uses = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return uses`;
+
+// KEYS: keys-synced; ARGV: change, and the reload's token or ''. With a token: sets the change only
+// if that reload still holds the marker (a marker gone meanwhile means the data went with it).
+// Without: raises a numeric marker, never lowers it, and never sets one that is absent or reloading.
+const SYNCED_LUA = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[2] ~= '' then
+  if current ~= 'reloading:' .. ARGV[2] then return 0 end
+  redis.call('SET', KEYS[1], ARGV[1])
+  return 1
+end
+local number = current and tonumber(current)
+if not number or number >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1`;
+
 interface StoreCommands {
   marqueeKeyRevoke(record: string, at: string, kind: 'outright' | 'scheduled'): Promise<number>;
   marqueeKeyLastUsed(record: string, at: string): Promise<number>;
   marqueeKeyUpdate(record: string, origins: string, labelChange: 'set' | 'clear' | 'keep', label: string): Promise<number>;
+  marqueeKeyPut(record: string, change: number, fields: string): Promise<number>;
+  marqueeKeyNoteUses(uses: string, ...pairs: string[]): Promise<number>;
+  marqueeKeyTakeUses(uses: string): Promise<string[]>;
+  marqueeKeySynced(marker: string, change: number, token: string): Promise<number>;
 }
+
+/** How far the Redis copy is known to follow the durable store (the `keys-synced` marker). */
+export type SyncState = { state: 'synced'; change: number } | { state: 'reloading' } | { state: 'empty' };
 
 export interface RedisKeyStoreOptions {
   /** Prefix of every Redis key the store reads and writes; default `marquee:`. */
@@ -95,6 +165,10 @@ export class RedisKeyStore implements KeyStore {
       redis.defineCommand('marqueeKeyRevoke', { numberOfKeys: 1, lua: REVOKE_LUA });
       redis.defineCommand('marqueeKeyLastUsed', { numberOfKeys: 1, lua: LAST_USED_LUA });
       redis.defineCommand('marqueeKeyUpdate', { numberOfKeys: 1, lua: UPDATE_LUA });
+      redis.defineCommand('marqueeKeyPut', { numberOfKeys: 1, lua: PUT_LUA });
+      redis.defineCommand('marqueeKeyNoteUses', { numberOfKeys: 1, lua: NOTE_USES_LUA });
+      redis.defineCommand('marqueeKeyTakeUses', { numberOfKeys: 1, lua: TAKE_USES_LUA });
+      redis.defineCommand('marqueeKeySynced', { numberOfKeys: 1, lua: SYNCED_LUA });
     }
     this.redis = redis as Redis & StoreCommands;
   }
@@ -110,20 +184,66 @@ export class RedisKeyStore implements KeyStore {
 
   async create(key: NewKey): Promise<{ record: KeyRecord; secret: string }> {
     const { record, secret } = mintKey(key, this.now());
-    const fields: Record<string, string> = { id: record.id, organizationId: record.organizationId, origins: JSON.stringify(record.origins), createdAt: record.createdAt };
-    if (record.label !== null) fields.label = record.label;
-    if (record.expiresAt !== null) fields.expiresAt = record.expiresAt;
-    if (record.prefix !== null) fields.prefix = record.prefix;
     // One transaction: the record and both indexes appear together or not at all.
-    const results = await this.redis
-      .multi()
-      .hset(recordKey(this.namespace, record.secretHash), fields)
-      .hset(this.idsKey(), record.id, record.secretHash)
-      .sadd(this.organizationKey(record.organizationId), record.secretHash)
-      .exec();
-    const failed = results?.find(([error]) => error !== null)?.[0];
-    if (results === null || failed) throw new Error('key store: creating a key failed', { cause: failed ?? undefined });
+    await this.transaction('creating a key', (multi) => multi.hset(recordKey(this.namespace, record.secretHash), fieldsOf(record)), record);
     return { record, secret };
+  }
+
+  /**
+   * Writes the durable store's record as it is at `change` (admin/keys/postgres-key-store.ts):
+   * every field, the indexes, and the later of both last uses. False, changing nothing, when the
+   * copy here is from that change or a later one.
+   */
+  async put(record: KeyRecord, change: number): Promise<boolean> {
+    let written = false;
+    await this.transaction(
+      'copying a key',
+      (multi) => multi.marqueeKeyPut(recordKey(this.namespace, record.secretHash), change, JSON.stringify(fieldsOf(record))),
+      record,
+      (reply) => {
+        written = reply === 1;
+      },
+    );
+    return written;
+  }
+
+  /** How far this copy follows the durable store. */
+  async syncState(): Promise<SyncState> {
+    const marker = await this.redis.get(this.syncedKey());
+    if (marker === null) return { state: 'empty' };
+    if (marker.startsWith('reloading:')) return { state: 'reloading' };
+    return { state: 'synced', change: Number(marker) };
+  }
+
+  /**
+   * Claims the refill of an empty copy for `token`, for at most `seconds` (a keeper that dies
+   * mid-way lets another start over); false when another keeper holds it or the copy is not empty.
+   */
+  async beginReload(token: string, seconds: number): Promise<boolean> {
+    return (await this.redis.set(this.syncedKey(), `reloading:${token}`, 'EX', seconds, 'NX')) === 'OK';
+  }
+
+  /** Ends the refill `token` holds at `change`; false when the marker went meanwhile (the data went with it: refill again). */
+  async finishReload(token: string, change: number): Promise<boolean> {
+    return (await this.redis.marqueeKeySynced(this.syncedKey(), change, token)) === 1;
+  }
+
+  /** Records that every change up to `change` is here; never lowers the marker, never sets an absent one. */
+  async advanceSynced(change: number): Promise<void> {
+    await this.redis.marqueeKeySynced(this.syncedKey(), change, '');
+  }
+
+  /** Takes the last uses gateways reported since the last take (key id → instant). */
+  async takeUses(): Promise<Map<string, string>> {
+    const flat = await this.redis.marqueeKeyTakeUses(this.usesKey());
+    const uses = new Map<string, string>();
+    for (let i = 0; i + 1 < flat.length; i += 2) uses.set(flat[i]!, flat[i + 1]!);
+    return uses;
+  }
+
+  /** Gives back uses taken and not recorded, keeping any later one noted meanwhile. */
+  async returnUses(uses: ReadonlyMap<string, string>): Promise<void> {
+    if (uses.size > 0) await this.redis.marqueeKeyNoteUses(this.usesKey(), ...[...uses].flat());
   }
 
   async update(id: string, changes: KeyChanges): Promise<KeyRecord | undefined> {
@@ -147,14 +267,14 @@ export class RedisKeyStore implements KeyStore {
     if (lastUsed.size === 0) return;
     const ids = [...lastUsed.keys()];
     const hashes = await this.redis.hmget(this.idsKey(), ...ids);
-    // Auto-pipelined when the connection has it: one round trip for a gateway's whole report.
-    await Promise.all(
-      ids.map((id, i) => {
-        const secretHash = hashes[i];
-        if (secretHash == null) return undefined;
-        return this.redis.marqueeKeyLastUsed(recordKey(this.namespace, secretHash), lastUsed.get(id)!.toISOString());
-      }),
-    );
+    const known = ids.flatMap((id, i) => (hashes[i] == null ? [] : [[id, hashes[i], lastUsed.get(id)!.toISOString()] as const]));
+    if (known.length === 0) return;
+    // Auto-pipelined when the connection has it: one round trip for a gateway's whole report. The
+    // uses are also noted for the durable store's keeper, which copies them there.
+    await Promise.all([
+      ...known.map(([, secretHash, at]) => this.redis.marqueeKeyLastUsed(recordKey(this.namespace, secretHash), at)),
+      this.redis.marqueeKeyNoteUses(this.usesKey(), ...known.flatMap(([id, , at]) => [id, at])),
+    ]);
   }
 
   async list(organizationId?: string): Promise<KeyRecord[]> {
@@ -167,6 +287,30 @@ export class RedisKeyStore implements KeyStore {
     const secretHash = await this.redis.hget(this.idsKey(), id);
     if (secretHash === null) return false;
     return (await this.redis.marqueeKeyRevoke(recordKey(this.namespace, secretHash), at.toISOString(), kind)) === 1;
+  }
+
+  /** The record written by `write`, with both indexes, in one transaction; `reply` gets the write's answer. */
+  private async transaction(
+    what: string,
+    write: (multi: ReturnType<Redis['multi']> & StoreCommands) => unknown,
+    record: KeyRecord,
+    reply?: (answer: unknown) => void,
+  ): Promise<void> {
+    const multi = this.redis.multi() as ReturnType<Redis['multi']> & StoreCommands;
+    write(multi);
+    multi.hset(this.idsKey(), record.id, record.secretHash).sadd(this.organizationKey(record.organizationId), record.secretHash);
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error !== null)?.[0];
+    if (results === null || failed) throw new Error(`key store: ${what} failed`, { cause: failed ?? undefined });
+    reply?.(results[0]![1]);
+  }
+
+  private usesKey(): string {
+    return `${this.namespace}key-uses`;
+  }
+
+  private syncedKey(): string {
+    return `${this.namespace}keys-synced`;
   }
 
   private idsKey(): string {

@@ -1,5 +1,6 @@
 // The promises of KeyStore (gateway/keys/key-store.ts), as one suite every backend runs: the key
-// file, the in-memory store of the tests and the Redis store. What a backend must do:
+// file, the in-memory store of the tests, the Redis store (the gateways' copy) and the durable
+// record in PostgreSQL and PGlite, alone and written through to Redis. What a backend must do:
 //
 // - create: returns the record and a secret in the key format (gateway/keys/format.ts) whose
 //   SHA-256 is the record's secretHash and finds the record; a fresh public id and secret each

@@ -2,7 +2,7 @@
 // data in a temporary directory with an append-only file, so that `halt` then `resume` keeps keys
 // as a production Redis with persistence does. Stopped by its PID.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { daemon } from './daemon.ts';
@@ -18,6 +18,8 @@ export interface TestRedis {
   halt(): Promise<void>;
   /** Starts a halted server again on the same port with the same data. */
   resume(): Promise<void>;
+  /** Replaces the server with a new, empty one on the same port: what a Redis without persistence is after a restart. */
+  replace(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,12 @@ export async function startRedis(): Promise<TestRedis> {
     port,
     halt: kill,
     resume: start,
+    async replace() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir);
+      await start();
+    },
     async stop() {
       await kill();
       await rm(dir, { recursive: true, force: true });
