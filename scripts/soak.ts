@@ -23,7 +23,6 @@
 // leaving the other for the full builds and the machine's neighbours. The soak is about time, not
 // throughput.
 import { parseArgs } from 'node:util';
-import { openRedisKeyStore } from '../gateway/access/redis-access.ts';
 import { createKeys, createWithCli, KeyRing, type SoakKey } from './soak/keys.ts';
 import { readPlatform } from './soak/platform.ts';
 import { type AfterRun, report } from './soak/report.ts';
@@ -108,10 +107,10 @@ function onInterrupt(): AbortController {
 async function createSoakKeys(world: SoakWorld, organizationIds: string[], count: number): Promise<SoakKey[]> {
   const started = performance.now();
   const viaCli = await Promise.all(Array.from({ length: Math.min(CLI_KEYS, count) }, (_, organization) => createWithCli(world.cli, organizationIds, organization)));
-  const store = await openRedisKeyStore({ url: world.redisUrl });
+  const store = await world.openKeys();
   try {
     const keys = await createKeys(store.keys, organizationIds, count - viaCli.length);
-    say(`${count} keys in Redis (${viaCli.length} by marquee keys create, the rest through its store) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    say(`${count} keys (${viaCli.length} by marquee keys create, the rest through its store) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return [...viaCli, ...keys];
   } finally {
     await store.close();

@@ -57,24 +57,33 @@ export async function openKeyKeeping(shared: SharedState, db: () => Promise<SqlC
 }
 
 /**
- * For one `keys` command: the key store, opened for `work` and closed after. With Redis, a Redis
- * that cannot be reached is a warning, not a failure: the database is the record.
+ * For a one-off command or script: the key store, without a keeper. With Redis, one sync first
+ * (the migration of Redis-only keys, a copy Redis missed); a Redis that cannot be reached is a
+ * warning, not a failure: the database is the record.
  */
-export async function withKeyStore<T>(shared: SharedState, db: () => Promise<SqlClient>, log: Log, work: (keys: KeyStore) => Promise<T>): Promise<T> {
-  if (shared.redisUrl === undefined) return work(await openKeyFile(shared.home));
+export async function openKeyStore(shared: SharedState, db: () => Promise<SqlClient>, log: Log): Promise<ControlKeys> {
+  if (shared.redisUrl === undefined) return { keys: await openKeyFile(shared.home), close: async () => {} };
   const database = await db();
   await ensureKeyRelation(database);
   const redis = await connectRedis(shared.redisUrl, { ...COPY_CONNECTION, connectTimeout: 3_000, retryStrategy: () => null }).catch((error: unknown) => {
-    log.warn(`REDIS_URL: ${describeError(error)}; key changes are recorded in the database, and gateways get them once a builder's key keeper copies them`);
+    log.warn(
+      `REDIS_URL: ${describeError(error).replace(/\.$/, '')}; key changes are recorded in the database, and gateways get them once Redis answers again (a builder's key keeper copies them within a second)`,
+    );
     return undefined;
   });
-  if (redis === undefined) return work(new PostgresKeyStore(database));
+  if (redis === undefined) return { keys: new PostgresKeyStore(database), close: async () => {} };
+  const copy = new RedisKeyStore(redis);
+  await new KeyKeeper(new PostgresKeyStore(database), copy, { log }).sync();
+  return { keys: new PostgresKeyStore(database, { mirror: copier(copy, log) }), close: () => closeRedis(redis) };
+}
+
+/** For one `keys` command: the key store, opened for `work` and closed after. */
+export async function withKeyStore<T>(shared: SharedState, db: () => Promise<SqlClient>, log: Log, work: (keys: KeyStore) => Promise<T>): Promise<T> {
+  const opened = await openKeyStore(shared, db, log);
   try {
-    const copy = new RedisKeyStore(redis);
-    await new KeyKeeper(new PostgresKeyStore(database), copy, { log }).sync();
-    return await work(new PostgresKeyStore(database, { mirror: copier(copy, log) }));
+    return await work(opened.keys);
   } finally {
-    await closeRedis(redis);
+    await opened.close();
   }
 }
 

@@ -16,6 +16,9 @@ import { changedRecord, type KeyChanges, type KeyRecord, type KeyStore, mintKey,
 /** Serializes key writes, and the creation of the relation (a lock of its own: "mkey"). */
 const KEY_WRITES_LOCK = 0x6d6b6579;
 
+/** Keys recorded per statement by `adopt`. */
+const ADOPT_BATCH = 1_000;
+
 /** A record and the change number of its latest write. */
 export interface KeptKey {
   record: KeyRecord;
@@ -156,14 +159,26 @@ export class PostgresKeyStore implements KeyStore {
   /**
    * Records keys made before this store existed (kept by Redis alone), as they are: same id,
    * secret hash, times and state. A key the store knows already is left as the store has it.
-   * Answers how many were new.
+   * Answers how many were new. One transaction, a statement per thousand keys.
    */
   async adopt(records: readonly KeyRecord[]): Promise<number> {
-    let adopted = 0;
-    for (const record of records) {
-      adopted += await this.write(async (tx, change) => ((await insert(tx, record, change, 'ON CONFLICT DO NOTHING')) ? 1 : 0));
-    }
-    return adopted;
+    if (records.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [KEY_WRITES_LOCK]);
+      let adopted = 0;
+      for (let from = 0; from < records.length; from += ADOPT_BATCH) {
+        const rows = await tx.query<{ id: string }>(
+          `INSERT INTO marquee_keys (id, secret_hash, organization_id, label, origins, prefix, created_at, expires_at, revoked_at, revocation_scheduled, last_used_at, change)
+           SELECT id, "secretHash", "organizationId", label, origins, prefix, "createdAt", "expiresAt", "revokedAt", "revocationScheduled", "lastUsedAt", nextval('marquee_key_changes')
+             FROM jsonb_to_recordset($1::jsonb) AS r(id text, "secretHash" text, "organizationId" text, label text, origins jsonb, prefix text,
+               "createdAt" timestamptz, "expiresAt" timestamptz, "revokedAt" timestamptz, "revocationScheduled" boolean, "lastUsedAt" timestamptz)
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [JSON.stringify(records.slice(from, from + ADOPT_BATCH))],
+        );
+        adopted += rows.length;
+      }
+      return adopted;
+    });
   }
 
   private async one(where: string, params: unknown[]): Promise<KeptKey | undefined> {
@@ -202,11 +217,10 @@ export class PostgresKeyStore implements KeyStore {
   }
 }
 
-/** Answers whether a row was inserted. */
-async function insert(tx: SqlQueries, record: KeyRecord, change: number, conflict = ''): Promise<boolean> {
-  const rows = await tx.query<{ id: string }>(
+async function insert(tx: SqlQueries, record: KeyRecord, change: number): Promise<void> {
+  await tx.query(
     `INSERT INTO marquee_keys (id, secret_hash, organization_id, label, origins, prefix, created_at, expires_at, revoked_at, revocation_scheduled, last_used_at, change)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12) ${conflict} RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)`,
     [
       record.id,
       record.secretHash,
@@ -222,5 +236,4 @@ async function insert(tx: SqlQueries, record: KeyRecord, change: number, conflic
       change,
     ],
   );
-  return rows.length > 0;
 }

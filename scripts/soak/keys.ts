@@ -1,6 +1,5 @@
-// The soak's keys: created in Redis through gateway/keys/key-admin.ts on the store `marquee keys`
-// writes (openRedisKeyStore, default namespace, as bin/services.ts opens it), a sample through the
-// real CLI; spread evenly over the organizations, each remembered with its organization. Requests
+// The soak's keys: created through admin/keys/key-admin.ts on the store `marquee keys` writes (the
+// database's record, copied to Redis: admin/keys/key-backends.ts), a sample through the real CLI; spread evenly over the organizations, each remembered with its organization. Requests
 // take the active keys in turn, so each key's share of the rate is even and can be kept under its
 // 600 a minute (docs/api.md §8). During the run keys are created and revoked; a revoked key leaves
 // the rotation before its revocation starts, and the instant its revocation returned is kept:

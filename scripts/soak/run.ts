@@ -6,7 +6,6 @@
 // end of the body. Every answer is judged by traffic.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { openRedisKeyStore } from '../../gateway/access/redis-access.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import { createOne, createWithCli, type KeyRing, revokeInStore, revokeWithCli } from './keys.ts';
 import { cpuSeconds, openDescriptors, RssCurve } from './measures.ts';
@@ -89,7 +88,7 @@ export async function runSoak(world: SoakWorld, platform: SoakPlatform, ring: Ke
   const pools = world.gateways.map(
     (gateway) => new Pool(gateway.url, { connections: CONNECTIONS_PER_GATEWAY, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS }),
   );
-  const store = await openRedisKeyStore({ url: world.redisUrl });
+  const store = await world.openKeys();
   const ended = new AbortController();
   const stopEarly = () => ended.abort();
   options.signal.addEventListener('abort', stopEarly);

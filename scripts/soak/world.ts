@@ -11,10 +11,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ControlKeys, openKeyStore } from '../../admin/keys/key-backends.ts';
 import { generateSyntheticPlatform } from '../../bench/synthetic-platform.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPostgres } from '../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { Log } from '../../snapshot/log.ts';
 import { type CliRun, marquee, marqueeProcess } from '../../test/support/cli.ts';
 import { startHttpCache } from '../../test/support/http-cache.ts';
 import { startPostgres } from '../../test/support/postgres.ts';
@@ -43,6 +45,8 @@ interface SoakGateway extends SoakProcess {
 export interface SoakWorld {
   db: SqlClient;
   redisUrl: string;
+  /** The key store `marquee keys` writes (the database, then Redis), for keys made in bulk; its warnings reach `say`. */
+  openKeys(): Promise<ControlKeys>;
   builder: SoakProcess;
   gateways: SoakGateway[];
   /** s3rver's process (bucket-child.ts), whose CPU the summary shows: nearly every request reaches it. */
@@ -127,7 +131,9 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
       gateways.push({ ...process, url: running.match[1]! });
     }
     signal.throwIfAborted();
-    return { db, redisUrl: redis.url, builder: builder.process, gateways, bucketPid: bucket.pid, cli: (args) => marquee(args, env), stop };
+    const keyLog: Log = { info: () => {}, warn: (message) => say(`warning: ${message}`), error: (message) => say(`error: ${message}`) };
+    const openKeys = () => openKeyStore({ redisUrl: redis.url, home }, async () => db, keyLog);
+    return { db, redisUrl: redis.url, openKeys, builder: builder.process, gateways, bucketPid: bucket.pid, cli: (args) => marquee(args, env), stop };
   } catch (error) {
     await stop();
     throw error;
