@@ -16,6 +16,9 @@ export function daemon(name: string, command: string, args: string[], port: numb
   let output = '';
   return {
     async start() {
+      // Already running: nothing to do. A second process would find the port taken by the first,
+      // answer "started", and leave the first running for ever.
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
       const started = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const keep = (chunk: Buffer) => {
         output = (output + chunk.toString()).slice(-4000);

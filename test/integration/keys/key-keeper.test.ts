@@ -168,6 +168,7 @@ describe('KeyKeeper', () => {
     const { valid } = await fourKeys();
     await new PostgresKeyStore(db).revoke(valid.record.id, new Date('2026-11-24T12:00:00Z'));
     await server.halt();
+    let halted = true;
     try {
       const failing = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
       failing.on('error', () => {});
@@ -176,12 +177,13 @@ describe('KeyKeeper', () => {
       expect(await cut.sync()).toBeUndefined();
       expect(log.lines.filter((line) => line.level === 'warn' && /cannot sync the keys/.test(line.message))).toHaveLength(1);
       await server.resume();
+      halted = false;
       await new Promise<void>((resolve) => (failing.status === 'ready' ? resolve() : failing.once('ready', () => resolve())));
       expect(await cut.sync()).toMatchObject({ outcome: 'copied', records: 1 });
       expect(log.lines.some((line) => line.level === 'info' && /answer again/.test(line.message))).toBe(true);
       failing.disconnect();
     } finally {
-      await server.resume().catch(() => {});
+      if (halted) await server.resume();
     }
     expect((await copy.findBySecretHash(valid.record.secretHash))?.revokedAt).toBe('2026-11-24T12:00:00.000Z');
   });
