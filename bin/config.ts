@@ -1,5 +1,6 @@
 // Configuration (docs/design.md "Process model and configuration"): read from the environment once at
 // start-up, validated, and refused with one message that names every bad variable.
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
@@ -34,6 +35,8 @@ export interface Config {
   retention: { keep: number; days: number };
   platformPublicUrl: string;
   buildSchedule: string;
+  /** BUILDER_NAME: how this builder names itself where builders share work (which one ran a scheduled build); default host name and process id. */
+  builderName: string;
   /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
   trustProxy: TrustProxy;
   /** How start, serve and builder write their log (bin/log.ts). */
@@ -125,6 +128,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     problems.push(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
   }
 
+  const builderName = text('BUILDER_NAME') ?? `${hostname()}:${process.pid}`;
+
   const httpTimeouts: HttpTimeouts = {
     headersMs: seconds('HTTP_HEADERS_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.headersMs),
     requestMs: seconds('HTTP_REQUEST_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.requestMs),
@@ -177,6 +182,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     retention,
     platformPublicUrl,
     buildSchedule,
+    builderName,
     trustProxy: trustProxy.ok ? trustProxy.value : false,
     httpTimeouts,
     logFormat,

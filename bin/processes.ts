@@ -14,6 +14,7 @@ import { createAdminApp } from '../admin/app.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { listenAdmin } from '../admin/server.ts';
 import { type AdminServices, createAdminServices } from '../admin/services.ts';
+import { openScheduleClaims } from '../builder/build-lock-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';
 import type { OrganizationResult } from '../builder/build.ts';
@@ -71,7 +72,8 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('start');
   logBuilt(builderLog, config, 'start', results);
-  runner.schedule(config.buildSchedule);
+  const claims = openScheduleClaims(config, builderLog, config.builderName);
+  runner.schedule(config.buildSchedule, claims);
 
   // A demo key only for the sample data: never one nobody asked for on a real platform's database.
   const demo = await demoKey(config, control.keys, results, { create: sampleLoaded });
@@ -86,7 +88,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     await admin.close();
     await runner.stop();
     await gateway.close();
-    await Promise.all([access.close(), control.close(), source.close(), build.close()]);
+    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close()]);
     await db.close();
   });
 }
@@ -129,7 +131,9 @@ export async function builderCommand(config: Config): Promise<void> {
   const unlisten = await followChanges(db, runner);
   const results = await runner.build('schedule');
   logBuilt(log, config, 'schedule', results);
-  runner.schedule(config.buildSchedule);
+  // With Redis, each period's scheduled build is run by one builder of the fleet, not by each.
+  const claims = openScheduleClaims(config, log, config.builderName);
+  runner.schedule(config.buildSchedule, claims);
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
     schedule: config.buildSchedule,
     database: db.description,
@@ -139,7 +143,7 @@ export async function builderCommand(config: Config): Promise<void> {
     await unlisten();
     await admin?.close();
     await runner.stop();
-    await Promise.all([build.close(), control.close()]);
+    await Promise.all([build.close(), control.close(), claims?.close()]);
     await db.close();
   });
 }

@@ -3,7 +3,8 @@
 // time in order. A full build asked for while one is already waiting to start is that one: it will
 // read after anything that happened until it starts. A full build that could not even list the
 // organizations is tried again with a growing pause.
-import cron, { type ScheduledTask } from 'node-cron';
+import cron, { type RunCoordinator, type ScheduledTask, type SkipReason } from 'node-cron';
+import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { OrganizationResult } from '../build.ts';
 import type { BuildRun, BuildRuns } from './build-runs.ts';
@@ -60,8 +61,25 @@ export class FullRuns {
     );
   }
 
-  schedule(expression: string): void {
-    this.task = cron.schedule(expression, () => this.soon('schedule'));
+  /**
+   * Builds every organization at each time `expression` matches. With `shared`, only when its
+   * coordinator elects this builder for that time (one run per period for the fleet); a time
+   * skipped is reported to `onSkipped`. node-cron's own warnings (a missed time under load, a
+   * coordinator that failed) go to `log`, not to the console.
+   */
+  schedule(expression: string, log: Log, shared?: { claims: RunCoordinator; claimMs: number; onSkipped(slot: Date, reason: SkipReason): void }): void {
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => log.warn(`schedule: ${message}`),
+      error: (message: string | Error) => log.warn(`schedule: ${String(message)}`),
+    };
+    this.task = cron.schedule(
+      expression,
+      () => this.soon('schedule'),
+      shared ? { logger, name: 'marquee-full-build', distributed: true, runCoordinator: shared.claims, distributedLease: shared.claimMs } : { logger },
+    );
+    if (shared) this.task.on('execution:skipped', (context) => shared.onSkipped(context.date, context.reason ?? 'not-elected'));
   }
 
   /** Stops the schedule and the retries; resolves once the queued builds are done. */

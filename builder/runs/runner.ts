@@ -12,6 +12,7 @@ import { type BuildRun, BuildRuns } from './build-runs.ts';
 import { ChangeBuilds } from './change-builds.ts';
 import { FullRuns } from './full-runs.ts';
 import { recordedBuild, reportUnbuilt } from './recorded-build.ts';
+import { SCHEDULE_CLAIM_MS, type ScheduleClaims } from './redis-schedule-claims.ts';
 
 export interface RunnerOptions {
   log: Log;
@@ -90,8 +91,20 @@ export class BuildRunner {
     this.fullRuns.soon('change');
   }
 
-  schedule(expression: string): void {
-    this.fullRuns.schedule(expression);
+  /** Full builds at each time `expression` matches; with `claims` (several builders), only those this builder claims. */
+  schedule(expression: string, claims?: ScheduleClaims): void {
+    if (claims === undefined) return this.fullRuns.schedule(expression, this.log);
+    this.fullRuns.schedule(expression, this.log, {
+      claims,
+      claimMs: SCHEDULE_CLAIM_MS,
+      onSkipped: (slot, reason) =>
+        reason === 'not-elected'
+          ? this.log.info(`scheduled build of ${slot.toISOString()}: another builder runs it`, { trigger: 'schedule', slot: slot.toISOString() })
+          : this.log.warn(`scheduled build of ${slot.toISOString()} skipped: Redis could not say which builder runs it; the next period is tried`, {
+              trigger: 'schedule',
+              slot: slot.toISOString(),
+            }),
+    });
   }
 
   /** Stops scheduling and forgets changes not yet being built; resolves once running builds are done. */

@@ -38,8 +38,8 @@ export interface ProductionWorld {
   cli(args: string[]): Promise<CliRun>;
   /** One statement against the platform database. */
   sql(text: string, params?: unknown[]): Promise<pg.QueryResult>;
-  /** Resolves once it has built every organization and listens for changes. */
-  builder(): Promise<MarqueeProcess>;
+  /** Resolves once it has built every organization and listens for changes; `env` adds to the world's. */
+  builder(env?: Record<string, string>): Promise<MarqueeProcess>;
   /** Resolves once the gateway answers. */
   serve(): Promise<ServeProcess>;
   stop(): Promise<void>;
@@ -116,7 +116,7 @@ export async function startProductionWorld(options: { bucket?: ConditionalWrites
       env,
       cli,
       sql: (text, params = []) => pool.query(text, params),
-      builder: async () => keep(running(await marqueeProcess(['builder'], env, /builder running/))),
+      builder: async (extra = {}) => keep(running(await marqueeProcess(['builder'], { ...env, ...extra }, /builder running/))),
       serve: async () => {
         const started = await marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/);
         return keep({ ...running(started), url: started.match[1]! });

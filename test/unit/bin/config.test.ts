@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../../bin/config.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
@@ -20,6 +21,7 @@ describe('parseConfig', () => {
       retention: { keep: 50, days: 90 },
       platformPublicUrl: 'https://events.example.com',
       buildSchedule: '*/5 * * * *',
+      builderName: `${hostname()}:${process.pid}`,
       trustProxy: false,
       logFormat: 'json',
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
@@ -59,6 +61,7 @@ describe('parseConfig', () => {
         SNAPSHOT_RETENTION_DAYS: '0',
         PLATFORM_PUBLIC_URL: 'https://events.example.org/',
         BUILD_SCHEDULE: '0 * * * *',
+        BUILDER_NAME: 'builder-eu-1',
         TRUST_PROXY: '10.0.0.0/8, loopback',
       },
       '/srv',
@@ -73,6 +76,7 @@ describe('parseConfig', () => {
       retention: { keep: 10, days: 0 },
       platformPublicUrl: 'https://events.example.org',
       buildSchedule: '0 * * * *',
+      builderName: 'builder-eu-1',
       platformSchema: 'platform',
       trustProxy: ['10.0.0.0/8', 'loopback'],
     });
