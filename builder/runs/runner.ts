@@ -93,7 +93,10 @@ export class BuildRunner {
 
   /** Full builds at each time `expression` matches; with `claims` (several builders), only those this builder claims. */
   schedule(expression: string, claims?: ScheduleClaims): void {
-    if (claims === undefined) return this.fullRuns.schedule(expression, this.log);
+    if (claims === undefined) {
+      this.fullRuns.schedule(expression, this.log);
+      return;
+    }
     this.fullRuns.schedule(expression, this.log, {
       claims,
       claimMs: SCHEDULE_CLAIM_MS,
