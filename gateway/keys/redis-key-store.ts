@@ -195,16 +195,12 @@ export class RedisKeyStore implements KeyStore {
    * copy here is from that change or a later one.
    */
   async put(record: KeyRecord, change: number): Promise<boolean> {
-    let written = false;
-    await this.transaction(
+    const reply = await this.transaction(
       'copying a key',
       (multi) => multi.marqueeKeyPut(recordKey(this.namespace, record.secretHash), change, JSON.stringify(fieldsOf(record))),
       record,
-      (reply) => {
-        written = reply === 1;
-      },
     );
-    return written;
+    return reply === 1;
   }
 
   /** How far this copy follows the durable store. */
@@ -289,20 +285,15 @@ export class RedisKeyStore implements KeyStore {
     return (await this.redis.marqueeKeyRevoke(recordKey(this.namespace, secretHash), at.toISOString(), kind)) === 1;
   }
 
-  /** The record written by `write`, with both indexes, in one transaction; `reply` gets the write's answer. */
-  private async transaction(
-    what: string,
-    write: (multi: ReturnType<Redis['multi']> & StoreCommands) => unknown,
-    record: KeyRecord,
-    reply?: (answer: unknown) => void,
-  ): Promise<void> {
+  /** The record written by `write`, with both indexes, in one transaction; answers the write's reply. */
+  private async transaction(what: string, write: (multi: ReturnType<Redis['multi']> & StoreCommands) => unknown, record: KeyRecord): Promise<unknown> {
     const multi = this.redis.multi() as ReturnType<Redis['multi']> & StoreCommands;
     write(multi);
     multi.hset(this.idsKey(), record.id, record.secretHash).sadd(this.organizationKey(record.organizationId), record.secretHash);
     const results = await multi.exec();
     const failed = results?.find(([error]) => error !== null)?.[0];
     if (results === null || failed) throw new Error(`key store: ${what} failed`, { cause: failed ?? undefined });
-    reply?.(results[0]![1]);
+    return results[0]![1];
   }
 
   private usesKey(): string {
