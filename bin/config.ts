@@ -35,6 +35,8 @@ export interface Config {
   retention: { keep: number; days: number };
   platformPublicUrl: string;
   buildSchedule: string;
+  /** FULL_BUILD_EVERY: every organization is built in full at least this often, whatever its source version says (default 24h). */
+  fullBuildEveryMs: number;
   /** BUILDER_NAME: how this builder names itself where builders share work (which one ran a scheduled build); default host name and process id. */
   builderName: string;
   /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
@@ -44,6 +46,9 @@ export interface Config {
   /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
   httpTimeouts: HttpTimeouts;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DURATION_UNITS_MS = { s: 1000, m: 60 * 1000, h: 60 * 60 * 1000, d: DAY_MS };
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
 export type LogFormat = 'json' | 'pretty';
@@ -88,6 +93,19 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     return Math.round(Number(value) * 1000);
   };
 
+  /** A length of time as a whole number and a unit, `90s`, `30m`, `24h`, `7d`: at least a second, at most 365 days. */
+  const duration = (name: string, fallbackMs: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallbackMs;
+    const match = /^(\d+)(s|m|h|d)$/.exec(value);
+    const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : 0;
+    if (ms < 1000 || ms > 365 * DAY_MS) {
+      problems.push(`${name} must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got ${JSON.stringify(value)}`);
+      return fallbackMs;
+    }
+    return ms;
+  };
+
   const home = resolve(cwd, text('MARQUEE_HOME') ?? 'var');
 
   const databaseUrl = text('DATABASE_URL');
@@ -127,6 +145,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   if (!cron.validate(buildSchedule)) {
     problems.push(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
   }
+
+  const fullBuildEveryMs = duration('FULL_BUILD_EVERY', DAY_MS);
 
   const builderName = text('BUILDER_NAME') ?? `${hostname()}:${process.pid}`;
 
@@ -182,6 +202,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     retention,
     platformPublicUrl,
     buildSchedule,
+    fullBuildEveryMs,
     builderName,
     trustProxy: trustProxy.ok ? trustProxy.value : false,
     httpTimeouts,

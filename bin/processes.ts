@@ -17,10 +17,10 @@ import { type AdminServices, createAdminServices } from '../admin/services.ts';
 import { openScheduleClaims } from '../builder/build-lock-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';
-import type { OrganizationResult } from '../builder/build.ts';
-import type { BuildTrigger } from '../snapshot/manifest.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
+import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
+import { ensureVersionRelations } from '../builder/platform/versions.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
@@ -55,7 +55,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   await build.store.prepare?.(builderLog);
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
-  const runner = new BuildRunner(build.context(platformSource(db)), { log: builderLog });
+  const runner = new BuildRunner(build.context(platformSource(db), db), { log: builderLog, fullBuildEveryMs: config.fullBuildEveryMs });
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
@@ -70,8 +70,8 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   ).catch((error: unknown) => adminPortError(config, error));
   // Listening first: a change made while the first build runs is built after it, not at the next schedule.
   const unlisten = await followChanges(db, runner);
-  const results = await runner.build('start');
-  logBuilt(builderLog, config, 'start', results);
+  // What changed since the last start, which is everything on the first.
+  const results = await runner.buildChanged('start');
   const claims = openScheduleClaims(config, builderLog, config.builderName);
   runner.schedule(config.buildSchedule, claims);
 
@@ -122,21 +122,23 @@ export async function serveCommand(config: Config): Promise<void> {
 export async function builderCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
   const db = await openDatabase(config);
+  await versionedSource(db, log);
   const build = openBuildServices(config, log);
   await build.store.prepare?.(log);
-  const runner = new BuildRunner(build.context(platformSource(db)), { log });
+  const runner = new BuildRunner(build.context(platformSource(db), db), { log, fullBuildEveryMs: config.fullBuildEveryMs });
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
   const admin = await builderAdmin(config, db, build.store, control.keys, runner, log);
   const unlisten = await followChanges(db, runner);
-  const results = await runner.build('schedule');
-  logBuilt(log, config, 'schedule', results);
+  // What changed since any builder last built into this store: a restart of the fleet rebuilds nothing that is current.
+  await runner.buildChanged('schedule');
   // With Redis, each period's scheduled build is run by one builder of the fleet, not by each.
   const claims = openScheduleClaims(config, log, config.builderName);
   runner.schedule(config.buildSchedule, claims);
-  log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}`, {
+  log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}, building into ${build.store.description}`, {
     schedule: config.buildSchedule,
     database: db.description,
+    store: build.store.description,
     ...(admin ? { admin: admin.url } : {}),
   });
   onShutdown(log, async () => {
@@ -146,6 +148,22 @@ export async function builderCommand(config: Config): Promise<void> {
     await Promise.all([build.close(), control.close(), claims?.close()]);
     await db.close();
   });
+}
+
+/**
+ * The relations that tell a scheduled run what changed, made when missing (a platform of views
+ * never runs the migration); a migrated platform still on an older schema has change triggers
+ * that do not advance source versions, which the operator is told how to fix.
+ */
+async function versionedSource(db: SqlClient, log: Log): Promise<void> {
+  await ensureVersionRelations(db);
+  const version = await currentVersion(db);
+  if (version > 0 && version < LATEST_SCHEMA_VERSION) {
+    log.warn(
+      `${db.description} is at schema version ${version}, this release's is ${LATEST_SCHEMA_VERSION}: its change triggers do not advance source versions, so a change whose notification is missed waits for the rolling verification (FULL_BUILD_EVERY); run \`marquee db migrate\``,
+      { schemaVersion: version, latest: LATEST_SCHEMA_VERSION },
+    );
+  }
 }
 
 /**
@@ -244,19 +262,6 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
       throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
     throw error;
   }
-}
-
-/** The first build of a process, in one line: how many organizations came out how. */
-function logBuilt(log: Log, config: Config, trigger: BuildTrigger, results: OrganizationResult[]): void {
-  const counts = new Map<string, number>();
-  for (const result of results) counts.set(result.result, (counts.get(result.result) ?? 0) + 1);
-  const summary = [...counts].map(([result, count]) => `${count} ${result}`).join(', ') || 'nothing to build';
-  log.info(`built ${results.length} organizations into ${config.snapshotStore.description} (${summary})`, {
-    trigger,
-    organizations: results.length,
-    ...Object.fromEntries(counts),
-    store: config.snapshotStore.description,
-  });
 }
 
 function onShutdown(log: Log, close: () => Promise<void>): void {

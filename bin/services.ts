@@ -13,6 +13,7 @@ import { openPlatformDatabase } from '../builder/platform/database/open.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { findOrganization } from '../builder/platform/organizations.ts';
 import { SqlPlatformSource } from '../builder/platform/source.ts';
+import { SqlBuiltVersions } from '../builder/platform/versions.ts';
 import type { Log } from '../snapshot/log.ts';
 import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channels.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
@@ -53,7 +54,8 @@ export interface BuildServices {
   store: SnapshotStore;
   channel: OpenPublishChannel;
   close(): Promise<void>;
-  context(source: PlatformSource): BuildContext;
+  /** With `versions`, the platform database where builds record what they built from (builder/platform/versions.ts). */
+  context(source: PlatformSource, versions?: SqlClient): BuildContext;
 }
 
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
@@ -67,9 +69,10 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   return {
     store,
     channel,
-    context: (source) => ({
+    context: (source, versions) => ({
       source,
       store,
+      ...(versions ? { builtVersions: new SqlBuiltVersions(versions, store.description) } : {}),
       schemas: new SchemaSet(),
       publicBaseUrl: config.platformPublicUrl,
       builderVersion: BUILDER_VERSION,

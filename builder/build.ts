@@ -10,7 +10,9 @@ import { describeError } from '../snapshot/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
 import { mapConcurrently } from './concurrently.ts';
 import { BuildError, type BuildStage, PointerConflictError } from './errors.ts';
-import type { PlatformSource } from './platform/rows.ts';
+import type { ListedOrganization, PlatformSource } from './platform/rows.ts';
+import type { BuiltVersions, Verification } from './platform/versions.ts';
+import { projectionVersion } from './projection-version.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
 import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
 import { retainOrganization, retentionMayDelete, retentionPolicy } from './retention.ts';
@@ -23,6 +25,14 @@ export interface BuildContext {
   schemas: SchemaSet;
   publicBaseUrl: string;
   builderVersion: string;
+  /** The projection version builds record (builder/projection-version.ts, this release's by default). */
+  projectionVersion?: string;
+  /**
+   * Where each build records the versions it built from, and where a run of changed organizations
+   * learns which those are (builder/platform/versions.ts). Absent: nothing is recorded, and such a
+   * run builds every organization.
+   */
+  builtVersions?: BuiltVersions;
   /** Told after every publish that changed what an organization serves. */
   channel?: PublishChannel;
   /** Called with the ids of organizations whose pointer changed (CDN invalidation). */
@@ -67,22 +77,28 @@ export interface OrganizationResult {
   /** Published, with something the operator should know (a gap in history). For logs; not part of `build --json`. */
   warning?: string;
   objectsWritten: number;
+  /** Built although it had not changed: the rolling verification's share of a run of changed organizations. */
+  verified?: true;
 }
 
 export interface BuildRequest {
   /** Organization ids; all organizations when absent. */
   organizationIds?: readonly string[];
+  /**
+   * Only the organizations whose source or projection version differs from what was built into
+   * the store, and with `verification` a share of the others, built in full whatever their
+   * versions say (docs/design.md "Builders at platform scale"). Ignored with `organizationIds`.
+   */
+  changed?: { verification?: Verification };
   trigger: BuildTrigger;
-  /** Told how many organizations the build will build, once it has listed them. */
-  onListed?: (total: number) => void;
+  /** Told how many organizations the build will build once it has listed them, and how many it left out as unchanged. */
+  onListed?: (total: number, selection: { skipped: number; verifying: number }) => void;
   onProgress?: (done: number, total: number, last: OrganizationResult) => void;
 }
 
 export async function buildOrganizations(context: BuildContext, request: BuildRequest): Promise<OrganizationResult[]> {
-  const all = await context.source.listOrganizations();
-  const wanted = request.organizationIds ? new Set(request.organizationIds) : undefined;
-  const targets = wanted ? all.filter((org) => wanted.has(org.id)) : all;
-  request.onListed?.(targets.length);
+  const { targets, skipped } = await selectTargets(context, request);
+  request.onListed?.(targets.length, { skipped, verifying: targets.filter((target) => target.verify).length });
   let done = 0;
   /** Organizations that failed for want of a backend since one last did not, and the last reason. */
   let backendFailures = 0;
@@ -94,6 +110,7 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
       result = failed(target, `organization ${target.id}: ${why}`, undefined);
     } else {
       result = await buildOrganization(context, target, request.trigger);
+      if (target.verify) result.verified = true;
       if (result.failure?.backend) {
         backendFailures++;
         lastBackendFailure = result.error ?? '';
@@ -107,6 +124,22 @@ export async function buildOrganizations(context: BuildContext, request: BuildRe
   const changed = results.filter((r) => r.result === 'published' || r.result === 'suspended').map((r) => r.id);
   if (changed.length > 0) await context.onPointersChanged?.(changed);
   return results;
+}
+
+/** What a build builds: those named, those changed (and verified), or every organization. */
+async function selectTargets(context: BuildContext, request: BuildRequest): Promise<{ targets: Target[]; skipped: number }> {
+  const { organizationIds, changed } = request;
+  if (organizationIds === undefined && changed !== undefined && context.builtVersions !== undefined) {
+    const selection = await context.builtVersions.select(projectionVersionOf(context), changed.verification);
+    return { targets: selection.organizations.map(({ reason, ...organization }) => ({ ...organization, verify: reason === 'verify' })), skipped: selection.skipped };
+  }
+  const all = await context.source.listOrganizations();
+  const wanted = organizationIds ? new Set(organizationIds) : undefined;
+  return { targets: wanted ? all.filter((org) => wanted.has(org.id)) : all, skipped: 0 };
+}
+
+function projectionVersionOf(context: BuildContext): string {
+  return context.projectionVersion ?? projectionVersion();
 }
 
 /**
@@ -126,7 +159,7 @@ const MAX_ATTEMPTS = 3;
  */
 const DEFAULT_LOCK_WAIT_MS = 2 * DEFAULT_LOCK_TIMING.ttlMs;
 
-type Target = { id: string; slug: string; status: OrganizationState };
+type Target = ListedOrganization & { verify?: boolean };
 
 /**
  * Builds one organization, holding its build lock (when the context has locks) from the read to
@@ -138,13 +171,17 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   const locked = await lockOrganization(context, target);
   if ('failure' in locked) return locked.failure;
   let built: Built;
+  let unrecorded: string | undefined;
   try {
     built = await buildWithRetries(context, target, trigger);
+    // Under the lock, so that two builds of one organization record in the order they read.
+    if ('outcome' in built) unrecorded = await recordBuilt(context, target.id, built.sourceVersion);
   } finally {
     await locked.lease?.release();
   }
   if ('failure' in built) return built.failure;
   const { outcome } = built;
+  const warning = [outcome.warning, unrecorded].filter((text) => text !== undefined).join('; ');
   try {
     // After the release: announcing can take a while when the channel's backend is down, and a
     // gateway re-reads the pointer whoever announces it.
@@ -161,11 +198,27 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
     result: outcome.result,
     objectsWritten: outcome.objectsWritten,
     ...(outcome.snapshotId ? { snapshotId: outcome.snapshotId } : {}),
-    ...(outcome.warning ? { warning: outcome.warning } : {}),
+    ...(warning ? { warning } : {}),
   };
 }
 
-type Built = { outcome: PublishOutcome } | { failure: OrganizationResult };
+/** `sourceVersion`: what the build read its rows at; absent where the source keeps no versions. */
+type Built = { outcome: PublishOutcome; sourceVersion: string | undefined } | { failure: OrganizationResult };
+
+/**
+ * Records that the organization's snapshot in this store is built from these versions. Its
+ * failure fails nothing (what the API serves is published): the organization is only built again
+ * by the next scheduled run, which the warning says.
+ */
+async function recordBuilt(context: BuildContext, organizationId: string, sourceVersion: string | undefined): Promise<string | undefined> {
+  if (context.builtVersions === undefined || sourceVersion === undefined) return undefined;
+  try {
+    await context.builtVersions.record({ organizationId, sourceVersion, projectionVersion: projectionVersionOf(context) });
+    return undefined;
+  } catch (error) {
+    return `the versions it was built from could not be recorded (the next scheduled run builds it again): ${describeError(error)}`;
+  }
+}
 
 async function retainAfterPublish(context: BuildContext, organizationId: string): Promise<void> {
   const retention = context.retention;
@@ -212,13 +265,23 @@ async function buildWithRetries(context: BuildContext, target: Target, trigger: 
 async function readAndPublish(context: BuildContext, target: Target, trigger: BuildTrigger): Promise<Built> {
   const started = performance.now();
   const now = context.now?.() ?? new Date();
-  const common = { organizationId: target.id, organizationSlug: target.slug, trigger, now, builderVersion: context.builderVersion };
-  const publishState = async (state: OrganizationState) => ({ outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }) });
-  if (target.status !== 'active') return publishState(target.status);
+  const common = {
+    organizationId: target.id,
+    organizationSlug: target.slug,
+    trigger,
+    now,
+    builderVersion: context.builderVersion,
+    projectionVersion: projectionVersionOf(context),
+  };
+  const publishState = async (state: OrganizationState, sourceVersion: string | undefined) => ({
+    outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }),
+    sourceVersion,
+  });
+  if (target.status !== 'active') return publishState(target.status, target.sourceVersion);
   const data = await step('read', target.id, () => context.source.readOrganization(target.id));
   if (!data) return { failure: failed(target, `organization ${target.id} (${target.slug}) no longer exists`, 'read', undefined, false) };
   // Suspended or closed since it was listed (a build may have waited for its lock): the read is newer.
-  if (data.organization.status !== 'active') return publishState(data.organization.status);
+  if (data.organization.status !== 'active') return publishState(data.organization.status, data.sourceVersion);
   const projection = await step('project', target.id, async () => projectOrganization(data, { publicBaseUrl: context.publicBaseUrl }));
   const resources = resourcesOf(projection);
   const validation = validateResources(context.schemas, resources);
@@ -234,8 +297,15 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     };
   }
   const objects = serializeResources(resources);
-  const outcome = await publishStep(context, { ...common, state: 'active', objects, slugs: projection.slugs, durationMs: performance.now() - started });
-  return { outcome };
+  const outcome = await publishStep(context, {
+    ...common,
+    state: 'active',
+    objects,
+    slugs: projection.slugs,
+    durationMs: performance.now() - started,
+    ...(data.sourceVersion === undefined ? {} : { sourceVersion: data.sourceVersion }),
+  });
+  return { outcome, sourceVersion: data.sourceVersion };
 }
 
 /** `backend`: failed for want of a backend (the default), so another attempt may succeed once it answers. */

@@ -1,5 +1,5 @@
 // The builder's Prometheus metrics (docs/design.md "Admin API and console", GET /metrics): builds
-// by result and trigger, how long a build run takes, and how old each organization's current
+// by result and trigger, organizations skipped as unchanged, built and verified, how long a build run takes, and how old each organization's current
 // snapshot is. Registered on the process's own Registry, which bin/ serves on the admin port.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { readPointer } from '../snapshot/reader.ts';
@@ -24,6 +24,12 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
     labelNames: ['result', 'trigger'] as const,
     registers: [registry],
   });
+  const selected = new Counter({
+    name: 'marquee_build_organizations_total',
+    help: 'Organizations per finished run: skipped (unchanged since last built, not read), built (changed or asked for), verified (built in full by the rolling verification), by trigger',
+    labelNames: ['selection', 'trigger'] as const,
+    registers: [registry],
+  });
   const failedRuns = new Counter({
     name: 'marquee_build_runs_failed_total',
     help: 'Build runs that could not build at all (the organizations could not be listed), by trigger',
@@ -39,7 +45,14 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
   });
   sources.runs.onFinished((run, seconds) => {
     if (run.error !== undefined) failedRuns.inc({ trigger: run.trigger });
-    for (const organization of run.organizations) builds.inc({ result: organization.result, trigger: run.trigger });
+    let verified = 0;
+    for (const organization of run.organizations) {
+      builds.inc({ result: organization.result, trigger: run.trigger });
+      if (organization.verified) verified++;
+    }
+    selected.inc({ selection: 'skipped', trigger: run.trigger }, run.skipped);
+    selected.inc({ selection: 'built', trigger: run.trigger }, run.organizations.length - verified);
+    selected.inc({ selection: 'verified', trigger: run.trigger }, verified);
     duration.observe({ trigger: run.trigger }, seconds);
   });
   new Gauge({

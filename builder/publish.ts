@@ -46,6 +46,9 @@ export interface PublishInput {
   trigger: BuildTrigger;
   now: Date;
   builderVersion: string;
+  /** What the snapshot is built from, recorded in its manifest (builder/projection-version.ts, builder/platform/versions.ts). */
+  projectionVersion?: string;
+  sourceVersion?: string;
   durationMs: number;
 }
 
@@ -95,7 +98,12 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
     contentHash,
     resources,
     slugs: input.slugs,
-    build: { builderVersion: input.builderVersion, durationMs: Math.round(input.durationMs) },
+    build: {
+      builderVersion: input.builderVersion,
+      durationMs: Math.round(input.durationMs),
+      ...(input.sourceVersion === undefined ? {} : { sourceVersion: input.sourceVersion }),
+      ...(input.projectionVersion === undefined ? {} : { projectionVersion: input.projectionVersion }),
+    },
   };
   const serialized = serializeManifest(manifest);
   await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);

@@ -92,6 +92,10 @@ export interface Manifest {
   build: {
     builderVersion: string;
     durationMs: number;
+    /** The organization's source version the snapshot was built from (absent before builders recorded it) */
+    sourceVersion?: string;
+    /** The projection version (schemas, reader, projection, serialization) the snapshot was built with */
+    projectionVersion?: string;
   };
 }
 

@@ -1,6 +1,7 @@
 // The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
+import { ensureVersionRelations } from '../../builder/platform/versions.ts';
 import { ensureKeyRelation } from '../../admin/keys/postgres-key-store.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
@@ -16,9 +17,10 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     for (const name of options.org) ids.push((await findOrganization(db, name)).id);
     const progress = progressReporter(true);
     // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
+    await ensureVersionRelations(db);
     const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
     try {
-      return await buildOrganizations(services.context(platformSource(db)), {
+      return await buildOrganizations(services.context(platformSource(db), db), {
         trigger: 'manual',
         ...(ids.length > 0 ? { organizationIds: ids } : {}),
         onProgress: (done, total, last) => {

@@ -4,13 +4,19 @@
 import { readFile } from 'node:fs/promises';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from './sql.ts';
 import { packagePath } from '../../snapshot/package-root.ts';
+import { VERSION_RELATIONS } from './versions.ts';
 
 interface Migration {
   version: number;
   file: string;
+  /** Statements run before the file's, kept in code because a builder runs them too. */
+  before?: string;
 }
 
-const MIGRATIONS: readonly Migration[] = [{ version: 1, file: '001-platform-relations.sql' }];
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, file: '001-platform-relations.sql' },
+  { version: 2, file: '002-source-versions.sql', before: VERSION_RELATIONS },
+];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
@@ -38,6 +44,7 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
     const done = new Set((await tx.query<{ version: number }>('SELECT version FROM marquee_schema_version')).map((row) => row.version));
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;
+      if (migration.before !== undefined) await tx.exec(migration.before);
       await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', migration.file), 'utf8'));
       await tx.query('INSERT INTO marquee_schema_version (version) VALUES ($1)', [migration.version]);
       applied.push(migration.version);

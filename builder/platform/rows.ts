@@ -126,12 +126,25 @@ export interface OrganizationData {
   sessions: SessionRow[];
   sessionSpeakers: SessionSpeakerRow[];
   eventSponsors: EventSponsorRow[];
+  /**
+   * The organization's source version, read in the same snapshot as the rows
+   * (builder/platform/versions.ts); absent where a source does not keep versions.
+   */
+  sourceVersion?: string;
+}
+
+/** An organization as a build lists it; `sourceVersion` as in OrganizationData. */
+export interface ListedOrganization {
+  id: string;
+  slug: string;
+  status: OrganizationState;
+  sourceVersion?: string;
 }
 
 /** The platform database as the builder sees it. */
 export interface PlatformSource {
   /** Every organization's id, slug and status, ordered by id. */
-  listOrganizations(): Promise<Array<{ id: string; slug: string; status: OrganizationState }>>;
+  listOrganizations(): Promise<ListedOrganization[]>;
   /** One organization's data, filtered as docs/design.md step 1 says; undefined when it does not exist. */
   readOrganization(id: string): Promise<OrganizationData | undefined>;
   close(): Promise<void>;

@@ -1,9 +1,20 @@
 // The builder's read stage (docs/design.md step 1): one organization's rows from the platform relations
 // of docs/platform.md, with everything that must never be published already filtered out in SQL.
 // One query per relation, all in one read-only snapshot, never one query per row.
-import type { EventRow, EventSponsorRow, OrganizationData, OrganizationRow, PlatformSource, SessionRow, SessionSpeakerRow, SpeakerRow, SponsorRow, TeamMemberRow } from './rows.ts';
+import type {
+  EventRow,
+  EventSponsorRow,
+  ListedOrganization,
+  OrganizationData,
+  OrganizationRow,
+  PlatformSource,
+  SessionRow,
+  SessionSpeakerRow,
+  SpeakerRow,
+  SponsorRow,
+  TeamMemberRow,
+} from './rows.ts';
 import { isUuid } from '../../snapshot/layout.ts';
-import { listOrganizations, type OrganizationRef } from './organizations.ts';
 import type { SqlClient, SqlQueries } from './sql.ts';
 
 /** Formats a timestamptz as '2026-05-01T09:00:00Z' in the database, identically on PostgreSQL and PGlite. */
@@ -102,11 +113,22 @@ const EVENT_SPONSORS_QUERY = `
   JOIN sponsors s ON s.id = x.sponsor_id AND s.organization_id = $1
   ORDER BY x.event_id, x.sponsor_id`;
 
+// Read in the organization's snapshot, before its rows: a change committed after this read
+// advances the version past what the build records, and the next scheduled run builds it again.
+const SOURCE_VERSION_QUERY = `
+  SELECT coalesce((SELECT version FROM marquee_source_versions WHERE organization_id = $1), 0)::text AS "sourceVersion"`;
+
+const LIST_QUERY = `
+  SELECT o.id, o.slug, o.status, coalesce(v.version, 0)::text AS "sourceVersion"
+  FROM organizations o LEFT JOIN marquee_source_versions v ON v.organization_id = o.id
+  ORDER BY o.id`;
+
+/** The platform's relations, and the source versions beside them (builder/platform/versions.ts: they must exist). */
 export class SqlPlatformSource implements PlatformSource {
   constructor(private readonly db: SqlClient) {}
 
-  listOrganizations(): Promise<OrganizationRef[]> {
-    return listOrganizations(this.db);
+  listOrganizations(): Promise<ListedOrganization[]> {
+    return this.db.query<ListedOrganization>(LIST_QUERY);
   }
 
   readOrganization(id: string): Promise<OrganizationData | undefined> {
@@ -121,6 +143,7 @@ export class SqlPlatformSource implements PlatformSource {
 }
 
 async function readOrganizationData(tx: SqlQueries, id: string): Promise<OrganizationData | undefined> {
+  const [version] = await tx.query<{ sourceVersion: string }>(SOURCE_VERSION_QUERY, [id]);
   const [organization] = await tx.query<OrganizationRow>(ORGANIZATION_QUERY, [id]);
   if (!organization) return undefined;
   const params = [id];
@@ -135,5 +158,6 @@ async function readOrganizationData(tx: SqlQueries, id: string): Promise<Organiz
     sessions: await tx.query<SessionRow>(SESSIONS_QUERY, params),
     sessionSpeakers: await tx.query<SessionSpeakerRow>(SESSION_SPEAKERS_QUERY, params),
     eventSponsors: await tx.query<EventSponsorRow>(EVENT_SPONSORS_QUERY, params),
+    ...(version ? { sourceVersion: version.sourceVersion } : {}),
   };
 }

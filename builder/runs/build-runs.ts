@@ -8,6 +8,9 @@ import type { OrganizationResult } from '../build.ts';
 
 type BuildRunState = 'queued' | 'running' | 'finished';
 
+/** What a run builds: the organizations named, every organization, or those changed since they were last built. */
+export type RunScope = readonly string[] | 'every' | 'changed';
+
 /** One organization's outcome, as `build --json` prints it. */
 interface BuildRunResult {
   id: string;
@@ -15,15 +18,21 @@ interface BuildRunResult {
   result: OrganizationResult['result'];
   snapshotId?: string;
   error?: string;
+  /** Built for the rolling verification, not because it changed. */
+  verified?: true;
 }
 
 export interface BuildRun {
   id: string;
   trigger: BuildTrigger;
+  /** What it builds: those named, every organization, or those changed since they were last built (and a verified share). */
+  scope: 'named' | 'every' | 'changed';
   state: BuildRunState;
   /** Organizations built so far, and how many the run builds (known once it has listed them). */
   done: number;
   total: number;
+  /** Organizations a run of changed ones left out, unread: built from their current versions. */
+  skipped: number;
   /** ISO instants; null until the run starts or finishes. */
   queuedAt: string;
   startedAt: string | null;
@@ -54,14 +63,16 @@ export class BuildRuns {
 
   constructor(private readonly options: { kept?: number; now?: () => Date } = {}) {}
 
-  /** A run asked for, as it is now (a copy); `organizationIds`, when given, is its total until it lists what it builds. */
-  queued(trigger: BuildTrigger, organizationIds?: readonly string[]): BuildRun {
+  /** A run asked for, as it is now (a copy); organizations named are its total until it lists what it builds. */
+  queued(trigger: BuildTrigger, scope: RunScope): BuildRun {
     const run: BuildRun = {
       id: randomUUID(),
       trigger,
+      scope: typeof scope === 'string' ? scope : 'named',
       state: 'queued',
       done: 0,
-      total: organizationIds?.length ?? 0,
+      total: typeof scope === 'string' ? 0 : scope.length,
+      skipped: 0,
       queuedAt: this.now(),
       startedAt: null,
       finishedAt: null,
@@ -80,10 +91,12 @@ export class BuildRuns {
     run.startedAt = this.now();
   }
 
-  /** The run has listed what it builds (buildOrganizations' onListed): its total, before the first is done. */
-  listed(runId: string, total: number): void {
+  /** The run has listed what it builds (buildOrganizations' onListed): its total, before the first is done, and what it skipped. */
+  listed(runId: string, total: number, skipped = 0): void {
     const run = this.byId.get(runId);
-    if (run) run.total = total;
+    if (!run) return;
+    run.total = total;
+    run.skipped = skipped;
   }
 
   /** One more organization built (buildOrganizations' onProgress). */
@@ -157,6 +170,7 @@ function runResult(result: OrganizationResult): BuildRunResult {
     result: result.result,
     ...(result.snapshotId ? { snapshotId: result.snapshotId } : {}),
     ...(result.error ? { error: result.error } : {}),
+    ...(result.verified ? { verified: true as const } : {}),
   };
 }
 

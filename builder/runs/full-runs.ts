@@ -1,26 +1,27 @@
-// The queue of builds that are not change builds: full builds on a schedule, to catch up after the
-// change listener lost its connection, or on request (of every organization or of some), one at a
-// time in order. A full build asked for while one is already waiting to start is that one: it will
-// read after anything that happened until it starts. A full build that could not even list the
-// organizations is tried again with a growing pause.
+// The queue of builds that are not change builds, one at a time in order: runs over the fleet on a
+// schedule or to catch up after the change listener lost its connection — which build the
+// organizations that changed since they were last built (docs/design.md "Builders at platform
+// scale") — and builds on request, of every organization or of some. A run asked for while one is
+// already waiting to start is that one: it will read after anything that happened until it starts.
+// A run that could not even list the organizations is tried again with a growing pause.
 import cron, { type RunCoordinator, type ScheduledTask, type SkipReason } from 'node-cron';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { OrganizationResult } from '../build.ts';
-import type { BuildRun, BuildRuns } from './build-runs.ts';
+import type { BuildRun, BuildRuns, RunScope } from './build-runs.ts';
 
-/** First pause before a full build that could not list is tried again; it doubles up to the longest. */
+/** First pause before a run that could not list is tried again; it doubles up to the longest. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_LONGEST_MS = 60_000;
 
-/** Runs one build, already queued in the registry as `runId`; undefined ids: every organization. */
-export type RunBuild = (trigger: BuildTrigger, organizationIds: readonly string[] | undefined, runId: string) => Promise<OrganizationResult[]>;
+/** Runs one build, already queued in the registry as `runId`. */
+export type RunBuild = (trigger: BuildTrigger, scope: RunScope, runId: string) => Promise<OrganizationResult[]>;
 
 export class FullRuns {
   private tail: Promise<unknown> = Promise.resolve();
-  /** A full build is queued and has not started. */
-  private fullBuildWaiting = false;
-  /** A full build that could not run at all (no listing), and its next attempt. */
+  /** A run of changed organizations is queued and has not started. */
+  private runWaiting = false;
+  /** A run that could not build at all (no listing), and its next attempt. */
   private retry: { attempts: number; timer: NodeJS.Timeout } | undefined;
   private task: ScheduledTask | undefined;
   private stopped = false;
@@ -28,26 +29,26 @@ export class FullRuns {
   constructor(
     private readonly runs: BuildRuns,
     private readonly runBuild: RunBuild,
-    /** A full build of the schedule or a catch-up failed before it built anything (its caller is not waiting). */
+    /** A run of the schedule or a catch-up failed before it built anything (its caller is not waiting). */
     private readonly onUnbuilt: (trigger: BuildTrigger, error: unknown) => void,
   ) {}
 
   /** Queues a build behind those queued before; the run as queued at once, and its results when built. */
-  queue(trigger: BuildTrigger, organizationIds?: readonly string[]): { run: BuildRun; results: Promise<OrganizationResult[]> } {
-    const run = this.runs.queued(trigger, organizationIds === undefined ? undefined : [...organizationIds]);
-    const results = this.tail.then(() => this.runBuild(trigger, organizationIds, run.id));
+  queue(trigger: BuildTrigger, scope: RunScope): { run: BuildRun; results: Promise<OrganizationResult[]> } {
+    const run = this.runs.queued(trigger, scope);
+    const results = this.tail.then(() => this.runBuild(trigger, scope, run.id));
     this.tail = results.catch(() => undefined);
     return { run, results };
   }
 
-  /** Queues a build of every organization unless one is already waiting to start (it covers this request too). */
+  /** Queues a run of the changed organizations unless one is already waiting to start (it covers this request too). */
   soon(trigger: BuildTrigger): void {
-    if (this.stopped || this.fullBuildWaiting) return;
-    this.fullBuildWaiting = true;
-    const queued = this.runs.queued(trigger);
+    if (this.stopped || this.runWaiting) return;
+    this.runWaiting = true;
+    const queued = this.runs.queued(trigger, 'changed');
     const run = this.tail.then(() => {
-      this.fullBuildWaiting = false;
-      return this.runBuild(trigger, undefined, queued.id);
+      this.runWaiting = false;
+      return this.runBuild(trigger, 'changed', queued.id);
     });
     this.tail = run.then(
       () => {
@@ -62,7 +63,7 @@ export class FullRuns {
   }
 
   /**
-   * Builds every organization at each time `expression` matches. With `shared`, only when its
+   * Runs over the changed organizations at each time `expression` matches. With `shared`, only when its
    * coordinator elects this builder for that time (one run per period for the fleet); a time
    * skipped is reported to `onSkipped`. node-cron's own warnings (a missed time under load, a
    * coordinator that failed) go to `log`, not to the console.
@@ -80,6 +81,11 @@ export class FullRuns {
       shared ? { logger, name: 'marquee-full-build', distributed: true, runCoordinator: shared.claims, distributedLease: shared.claimMs } : { logger },
     );
     if (shared) this.task.on('execution:skipped', (context) => shared.onSkipped(context.date, context.reason ?? 'not-elected'));
+  }
+
+  /** The schedule's next time, after the present; undefined without a schedule. */
+  nextScheduled(): Date | undefined {
+    return this.task?.getNextRun() ?? undefined;
   }
 
   /** Stops the schedule and the retries; resolves once the queued builds are done. */

@@ -1,11 +1,13 @@
 // One build as operators see it: a run in the registry (builder/runs/build-runs.ts) going from
 // queued to running, with its progress, to finished, and lines in the process's log — one per
-// organization that changed or failed, and one summary for a build of every organization.
+// organization that changed or failed, and one summary for a run over the fleet (how many it
+// skipped as unchanged, built, and verified).
 import { describeError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import { type BuildContext, buildOrganizations, type OrganizationResult } from '../build.ts';
-import type { BuildRuns } from './build-runs.ts';
+import type { Verification } from '../platform/versions.ts';
+import type { BuildRuns, RunScope } from './build-runs.ts';
 
 export interface RecordedBuildParts {
   context: BuildContext;
@@ -13,21 +15,27 @@ export interface RecordedBuildParts {
   log: Log;
 }
 
-/** Builds `organizationIds` (every organization when undefined) as the run `runId`, queued by the caller. */
+/** Builds what `scope` says as the run `runId`, queued by the caller; a run of changed organizations verifies `verification`'s share too. */
 export async function recordedBuild(
   { context, runs, log }: RecordedBuildParts,
   trigger: BuildTrigger,
-  organizationIds: readonly string[] | undefined,
+  scope: RunScope,
   runId: string,
+  verification?: Verification,
 ): Promise<OrganizationResult[]> {
   runs.started(runId);
   const started = performance.now();
   let results: OrganizationResult[];
+  let skipped = 0;
   try {
     results = await buildOrganizations(context, {
       trigger,
-      ...(organizationIds ? { organizationIds: [...organizationIds] } : {}),
-      onListed: (total) => runs.listed(runId, total),
+      ...(typeof scope === 'string' ? {} : { organizationIds: [...scope] }),
+      ...(scope === 'changed' ? { changed: verification ? { verification } : {} } : {}),
+      onListed: (total, selection) => {
+        skipped = selection.skipped;
+        runs.listed(runId, total, selection.skipped);
+      },
       onProgress: (done, total, last) => runs.progressed(runId, done, total, last),
     });
   } catch (error) {
@@ -36,7 +44,7 @@ export async function recordedBuild(
   }
   runs.finished(runId, { results });
   for (const result of results) reportResult(log, trigger, result);
-  if (organizationIds === undefined) reportFullBuild(log, trigger, results, performance.now() - started);
+  if (typeof scope === 'string') reportRun(log, trigger, results, skipped, performance.now() - started);
   return results;
 }
 
@@ -62,18 +70,31 @@ function reportResult(log: Log, trigger: BuildTrigger, result: OrganizationResul
   }
 }
 
-/** One line per build of every organization: how long it took and what came of it, for an operator reading the log. */
-function reportFullBuild(log: Log, trigger: BuildTrigger, results: readonly OrganizationResult[], durationMs: number): void {
+/**
+ * One line per run over the fleet, for an operator reading the log: how long it took, how many
+ * organizations it skipped as unchanged, built and verified, and what came of those it built.
+ */
+function reportRun(log: Log, trigger: BuildTrigger, results: readonly OrganizationResult[], skipped: number, durationMs: number): void {
   const counts = { published: 0, unchanged: 0, suspended: 0, failed: 0 };
-  for (const result of results) counts[result.result]++;
+  let verified = 0;
+  for (const result of results) {
+    counts[result.result]++;
+    if (result.verified) verified++;
+  }
   const seconds = (durationMs / 1000).toFixed(1);
-  const summary = Object.entries(counts)
+  const outcomes = Object.entries(counts)
     .filter(([, count]) => count > 0)
     .map(([result, count]) => `${count} ${result}`)
     .join(', ');
-  log.info(`${trigger} build of ${results.length} organization${results.length === 1 ? '' : 's'} in ${seconds} s: ${summary || 'nothing to build'}`, {
+  const built = results.length - verified;
+  const organizations = results.length + skipped;
+  const selection = skipped > 0 || verified > 0 ? `${skipped} skipped as unchanged, ${built} built, ${verified} verified` : `${built} built`;
+  log.info(`${trigger} run over ${organizations} organization${organizations === 1 ? '' : 's'} in ${seconds} s: ${selection}${outcomes ? ` (${outcomes})` : ''}`, {
     trigger,
-    organizations: results.length,
+    organizations,
+    skipped,
+    built,
+    verified,
     durationMs: Math.round(durationMs),
     ...counts,
   });

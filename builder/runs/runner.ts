@@ -1,5 +1,5 @@
-// Runs builds, as a builder process does: the full-run queue (full-runs.ts: the schedule, catch-ups,
-// requests) and, beside it, change builds of one organization (change-builds.ts), each recorded as
+// Runs builds, as a builder process does: the run queue (full-runs.ts: the schedule and catch-ups,
+// which build what changed and verify a share of the rest, and requests) and, beside it, change builds of one organization (change-builds.ts), each recorded as
 // a run and reported in the log (recorded-build.ts). Build locks keep any two builds of one
 // organization apart, in this process and across builders; a build that failed for want of a
 // backend is tried again once the backends answer (backend-retries.ts).
@@ -8,9 +8,10 @@ import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { BuildContext, OrganizationResult } from '../build.ts';
 import { InProcessBuildLocks } from '../build-locks.ts';
 import { BackendRetries } from './backend-retries.ts';
-import { type BuildRun, BuildRuns } from './build-runs.ts';
+import { type BuildRun, BuildRuns, type RunScope } from './build-runs.ts';
 import { ChangeBuilds } from './change-builds.ts';
 import { FullRuns } from './full-runs.ts';
+import type { Verification } from '../platform/versions.ts';
 import { recordedBuild, reportUnbuilt } from './recorded-build.ts';
 import { SCHEDULE_CLAIM_MS, type ScheduleClaims } from './redis-schedule-claims.ts';
 
@@ -22,7 +23,14 @@ export interface RunnerOptions {
   changeConcurrency?: number;
   /** Where every run is recorded; the runner keeps its own when not given. */
   runs?: BuildRuns;
+  /**
+   * FULL_BUILD_EVERY: each organization is built in full at least this often, whatever its
+   * versions say, a share per scheduled run (builder/platform/versions.ts). Default 24 h.
+   */
+  fullBuildEveryMs?: number;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class BuildRunner {
   /** Every build this runner ran or has queued, newest last (bounded). */
@@ -44,8 +52,10 @@ export class BuildRunner {
       runs: this.runs,
       log: this.log,
     };
-    const build = async (trigger: BuildTrigger, organizationIds: readonly string[] | undefined, runId: string) => {
-      const results = await recordedBuild(parts, trigger, organizationIds, runId);
+    const fullBuildEveryMs = options.fullBuildEveryMs ?? DAY_MS;
+    const build = async (trigger: BuildTrigger, scope: RunScope, runId: string) => {
+      const verification = scope === 'changed' && trigger === 'schedule' ? this.verification(fullBuildEveryMs) : undefined;
+      const results = await recordedBuild(parts, trigger, scope, runId, verification);
       for (const result of results) this.retryIfUnavailable(result);
       return results;
     };
@@ -65,14 +75,19 @@ export class BuildRunner {
     });
   }
 
-  /** Queues a build behind any running full build; resolves with its results. */
+  /** Queues a build of those named (every organization without) behind any running run; resolves with its results. */
   build(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
-    return this.fullRuns.queue(trigger, organizationIds).results;
+    return this.queue(trigger, organizationIds).results;
   }
 
   /** As build(), and the run as queued at once (the admin API answers with it before the build starts). */
   queue(trigger: BuildTrigger, organizationIds?: string[]): { run: BuildRun; results: Promise<OrganizationResult[]> } {
-    return this.fullRuns.queue(trigger, organizationIds);
+    return this.fullRuns.queue(trigger, organizationIds ?? 'every');
+  }
+
+  /** Queues a run of the organizations changed since they were last built into the store (a process's first run). */
+  buildChanged(trigger: BuildTrigger): Promise<OrganizationResult[]> {
+    return this.fullRuns.queue(trigger, 'changed').results;
   }
 
   /** A change notification for one organization: rebuild it alone after a short quiet period. */
@@ -82,16 +97,17 @@ export class BuildRunner {
 
   /**
    * Changes may have gone unheard (the change listener lost its database connection and is back):
-   * build every organization once. The trigger is 'change', because what it publishes is what
-   * those changes' notifications would have published; a schedule did not ask for it.
+   * build the organizations changed since they were last built, which their source versions tell.
+   * The trigger is 'change', because what it publishes is what those changes' notifications would
+   * have published; a schedule did not ask for it.
    */
   catchUp(): void {
     if (this.stopped) return;
-    this.log.info('listening for platform changes again: building every organization, for changes made while not listening', { trigger: 'change' });
+    this.log.info('listening for platform changes again: building the organizations changed while not listening', { trigger: 'change' });
     this.fullRuns.soon('change');
   }
 
-  /** Full builds at each time `expression` matches; with `claims` (several builders), only those this builder claims. */
+  /** Runs at each time `expression` matches; with `claims` (several builders), only those this builder claims. */
   schedule(expression: string, claims?: ScheduleClaims): void {
     if (claims === undefined) {
       this.fullRuns.schedule(expression, this.log);
@@ -115,6 +131,18 @@ export class BuildRunner {
     this.stopped = true;
     this.retries.stop();
     await Promise.all([this.fullRuns.stop(), this.changes.stop()]);
+  }
+
+  /**
+   * This scheduled run's share of the rolling verification: the time to the next run over
+   * FULL_BUILD_EVERY of the fleet, and every organization that would otherwise go unbuilt longer
+   * than FULL_BUILD_EVERY by then. None without a schedule (a process's first run).
+   */
+  private verification(fullBuildEveryMs: number): Verification | undefined {
+    const next = this.fullRuns.nextScheduled();
+    if (next === undefined) return undefined;
+    const untilNextMs = Math.max(0, next.getTime() - Date.now());
+    return { share: Math.min(1, untilNextMs / fullBuildEveryMs), dueBefore: new Date(next.getTime() - fullBuildEveryMs) };
   }
 
   /**

@@ -37,7 +37,7 @@ describe('marquee CLI', () => {
   it('db migrate creates the platform relations, once', async () => {
     const first = await marquee(['db', 'migrate'], env);
     expect(first).toMatchObject({ code: 0 });
-    expect(first.stdout).toMatch(/PGlite .*platform: schema at version 1 \(applied 1\)/);
+    expect(first.stdout).toMatch(/PGlite .*platform: schema at version 2 \(applied 1, 2\)/);
     expect((await marquee(['db', 'migrate'], env)).stdout).toContain('already up to date');
   });
 

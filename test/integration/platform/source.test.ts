@@ -43,8 +43,10 @@ describe.each(backends)('SqlPlatformSource on $name', (backend) => {
     data = read as Record<string, OrganizationData>;
   });
 
-  it('lists every organization with its status, ordered by id', async () => {
-    expect(await source.listOrganizations()).toEqual([nordic, pacific, harbor, oldTown].map(({ id, slug, status }) => ({ id, slug, status })));
+  it('lists every organization with its status and source version, ordered by id', async () => {
+    expect(await source.listOrganizations()).toEqual(
+      [nordic, pacific, harbor, oldTown].map(({ id, slug, status }) => ({ id, slug, status, sourceVersion: expect.stringMatching(/^[1-9]\d*$/) })),
+    );
   });
 
   it('reads only published events, and sessions and sponsors of those only', () => {

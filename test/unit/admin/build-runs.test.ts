@@ -17,15 +17,16 @@ describe('the registry of build runs', () => {
     const finished: Array<[string, number]> = [];
     runs.onFinished((run, seconds) => finished.push([run.id, seconds]));
     const queued = runs.queued('manual', ['a', 'b']);
-    expect(queued).toMatchObject({ trigger: 'manual', state: 'queued', done: 0, total: 2, startedAt: null, finishedAt: null, organizations: [] });
+    expect(queued).toMatchObject({ trigger: 'manual', scope: 'named', state: 'queued', done: 0, total: 2, startedAt: null, finishedAt: null, organizations: [] });
     clock += 1000;
     runs.started(queued.id);
-    // A build of every organization is queued with a total of 0, and has one once it has listed them.
-    const everyOrganization = runs.queued('schedule');
-    expect(everyOrganization.total).toBe(0);
-    runs.started(everyOrganization.id);
-    runs.listed(everyOrganization.id, 1000);
-    expect(runs.get(everyOrganization.id)).toMatchObject({ state: 'running', done: 0, total: 1000 });
+    // A run of the changed organizations is queued with a total of 0, and has one once it has
+    // selected them, with the number it skipped as unchanged.
+    const changed = runs.queued('schedule', 'changed');
+    expect(changed).toMatchObject({ scope: 'changed', total: 0, skipped: 0 });
+    runs.started(changed.id);
+    runs.listed(changed.id, 10, 990);
+    expect(runs.get(changed.id)).toMatchObject({ state: 'running', done: 0, total: 10, skipped: 990 });
     runs.progressed(queued.id, 1, 2, result('a', 'published'));
     // A copy: what was handed out before does not change.
     expect(queued.state).toBe('queued');
@@ -43,7 +44,7 @@ describe('the registry of build runs', () => {
 
   it('records a run that could not build at all, lists newest first, and keeps only the newest runs', () => {
     const runs = new BuildRuns({ kept: 3 });
-    const ids = ['schedule', 'change', 'manual', 'start'].map((trigger) => runs.queued(trigger as 'manual').id);
+    const ids = ['schedule', 'change', 'manual', 'start'].map((trigger) => runs.queued(trigger as 'manual', 'every').id);
     runs.started(ids[3]!);
     runs.finished(ids[3]!, { error: 'the database could not be reached' });
     expect(runs.list().map((run) => run.id)).toEqual([ids[3], ids[2], ids[1]]);

@@ -21,6 +21,7 @@ describe('parseConfig', () => {
       retention: { keep: 50, days: 90 },
       platformPublicUrl: 'https://events.example.com',
       buildSchedule: '*/5 * * * *',
+      fullBuildEveryMs: 24 * 60 * 60 * 1000,
       builderName: `${hostname()}:${process.pid}`,
       trustProxy: false,
       logFormat: 'json',
@@ -61,6 +62,7 @@ describe('parseConfig', () => {
         SNAPSHOT_RETENTION_DAYS: '0',
         PLATFORM_PUBLIC_URL: 'https://events.example.org/',
         BUILD_SCHEDULE: '0 * * * *',
+        FULL_BUILD_EVERY: '7d',
         BUILDER_NAME: 'builder-eu-1',
         TRUST_PROXY: '10.0.0.0/8, loopback',
       },
@@ -76,6 +78,7 @@ describe('parseConfig', () => {
       retention: { keep: 10, days: 0 },
       platformPublicUrl: 'https://events.example.org',
       buildSchedule: '0 * * * *',
+      fullBuildEveryMs: 7 * 24 * 60 * 60 * 1000,
       builderName: 'builder-eu-1',
       platformSchema: 'platform',
       trustProxy: ['10.0.0.0/8', 'loopback'],
@@ -86,6 +89,17 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ ADMIN_TOKEN: 'short' }, '/srv', false)).toThrow('ADMIN_TOKEN must be at least 16 characters');
     expect(() => parseConfig({ SNAPSHOT_RETENTION: '0' }, '/srv', false)).toThrow('SNAPSHOT_RETENTION must be a whole number from 1 to 1000000, got "0"');
     expect(() => parseConfig({ SNAPSHOT_RETENTION_DAYS: '-3' }, '/srv', false)).toThrow('SNAPSHOT_RETENTION_DAYS must be a whole number from 0 to 1000000, got "-3"');
+  });
+
+  it('reads FULL_BUILD_EVERY as a whole number of seconds, minutes, hours or days', () => {
+    expect(parseConfig({ FULL_BUILD_EVERY: '90s' }, '/srv').fullBuildEveryMs).toBe(90_000);
+    expect(parseConfig({ FULL_BUILD_EVERY: '30m' }, '/srv').fullBuildEveryMs).toBe(1_800_000);
+    expect(parseConfig({ FULL_BUILD_EVERY: '12h' }, '/srv').fullBuildEveryMs).toBe(43_200_000);
+    for (const bad of ['24', '1.5h', '0s', '400d', 'daily']) {
+      expect(() => parseConfig({ FULL_BUILD_EVERY: bad }, '/srv', false)).toThrow(
+        `FULL_BUILD_EVERY must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got ${JSON.stringify(bad)}`,
+      );
+    }
   });
 
   it('reads TRUST_PROXY as a hop count', () => {

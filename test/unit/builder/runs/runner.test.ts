@@ -27,15 +27,15 @@ describe('BuildRunner', () => {
         message: `acme: published ${published!.snapshotId}`,
         fields: expect.objectContaining({ trigger: 'manual', organizationId: orgId, slug: 'acme', result: 'published' }),
       },
-      // A build of every organization ends with one line saying what came of it.
+      // A run over the fleet ends with one line saying what came of it.
       {
         level: 'info',
-        message: expect.stringMatching(/^manual build of 1 organization in \d+\.\d s: 1 published$/),
+        message: expect.stringMatching(/^manual run over 1 organization in \d+\.\d s: 1 built \(1 published\)$/),
         fields: expect.objectContaining({ trigger: 'manual', organizations: 1, published: 1, unchanged: 0, failed: 0 }),
       },
       {
         level: 'info',
-        message: expect.stringMatching(/^schedule build of 1 organization in \d+\.\d s: 1 unchanged$/),
+        message: expect.stringMatching(/^schedule run over 1 organization in \d+\.\d s: 1 built \(1 unchanged\)$/),
         fields: expect.objectContaining({ trigger: 'schedule', organizations: 1, published: 0, unchanged: 1 }),
       },
       {
@@ -102,7 +102,7 @@ describe('BuildRunner', () => {
     await runner.stop();
   });
 
-  it('catches up after missed notifications with one full build, triggered by change', async () => {
+  it('catches up after missed notifications with one run, triggered by change', async () => {
     const { fixture, source, context, orgId } = setup();
     const log = new RecordingLog();
     const runner = new BuildRunner(context, { log });
@@ -125,11 +125,11 @@ describe('BuildRunner', () => {
     expect(log.lines.filter((line) => line.fields.trigger === 'change')).toEqual([
       ...Array.from({ length: 3 }, () => ({
         level: 'info',
-        message: 'listening for platform changes again: building every organization, for changes made while not listening',
+        message: 'listening for platform changes again: building the organizations changed while not listening',
         fields: { trigger: 'change' },
       })),
       { level: 'info', message: expect.stringMatching(/^acme: published /), fields: expect.objectContaining({ trigger: 'change', organizationId: orgId }) },
-      { level: 'info', message: expect.stringMatching(/^change build of 1 organization in .*: 1 published$/), fields: expect.objectContaining({ trigger: 'change' }) },
+      { level: 'info', message: expect.stringMatching(/^change run over 1 organization in .*: 1 built \(1 published\)$/), fields: expect.objectContaining({ trigger: 'change' }) },
     ]);
   });
 });
