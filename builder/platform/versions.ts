@@ -113,12 +113,15 @@ const SELECT_QUERY = `
     SELECT id FROM listed WHERE NOT changed
     ORDER BY built_at, id
     LIMIT greatest(ceil((SELECT count(*) FROM listed) * $3::float8), (SELECT count(*) FROM listed WHERE NOT changed AND built_at < $4))
+  ),
+  selected AS (
+    SELECT id, slug, status, source_version::text AS "sourceVersion", CASE WHEN changed THEN 'changed' ELSE 'verify' END AS reason
+    FROM listed
+    WHERE changed OR id IN (SELECT id FROM verified)
   )
-  SELECT id, slug, status, source_version::text AS "sourceVersion", CASE WHEN changed THEN 'changed' ELSE 'verify' END AS reason,
-         (SELECT count(*) FROM listed)::int4 AS total
-  FROM listed
-  WHERE changed OR id IN (SELECT id FROM verified)
-  ORDER BY id`;
+  -- One row at least, so the total comes with an empty selection in the same statement.
+  SELECT s.*, t.total FROM (SELECT count(*)::int4 AS total FROM listed) t LEFT JOIN selected s ON true
+  ORDER BY s.id`;
 
 const RECORD_QUERY = `
   INSERT INTO marquee_built_versions (store, organization_id, source_version, projection_version, built_at)
@@ -136,9 +139,9 @@ export class SqlBuiltVersions implements BuiltVersions {
   async select(projectionVersion: string, verification: Verification | undefined): Promise<Selection> {
     const share = verification?.share ?? 0;
     const dueBefore = verification?.dueBefore ?? new Date(0);
-    const rows = await this.db.query<SelectedOrganization & { total: number }>(SELECT_QUERY, [this.store, projectionVersion, share, dueBefore.toISOString()]);
-    const total = rows[0]?.total ?? (await this.db.query<{ total: number }>('SELECT count(*)::int4 AS total FROM organizations'))[0]?.total ?? 0;
-    return { organizations: rows.map(({ total: _, ...organization }) => organization), skipped: total - rows.length };
+    const rows = await this.db.query<(SelectedOrganization | { id: null }) & { total: number }>(SELECT_QUERY, [this.store, projectionVersion, share, dueBefore.toISOString()]);
+    const organizations = rows.flatMap(({ total: _, ...row }) => (row.id === null ? [] : [row as SelectedOrganization]));
+    return { organizations, skipped: (rows[0]?.total ?? 0) - organizations.length };
   }
 
   async record(built: BuiltVersion): Promise<void> {

@@ -1,5 +1,6 @@
 // docs/platform.md "Change notification": a change to any relation notifies the organization the row
-// belongs to (both, when a row moves), on PostgreSQL 15 and PGlite alike.
+// belongs to (both, when a row moves), and advances that organization's source version and no
+// other's, on PostgreSQL 15 and PGlite alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
@@ -17,7 +18,19 @@ const sorted = (...ids: string[]) => [...ids].sort();
 
 describe.each(backends)('change triggers on $name', (backend) => {
   let db: SqlClient;
-  const notified = (sql: string, params?: unknown[]) => organizationsNotifiedBy(db, () => db.query(sql, params));
+  const sourceVersions = async () =>
+    new Map(
+      (await db.query<{ id: string; version: string }>('SELECT organization_id::text AS id, version::text FROM marquee_source_versions')).map((row) => [row.id, row.version]),
+    );
+  /** The organizations notified; and the source version of each, and of no other, has advanced (docs/platform.md §5). */
+  const notified = async (sql: string, params?: unknown[]) => {
+    const before = await sourceVersions();
+    const organizations = await organizationsNotifiedBy(db, () => db.query(sql, params));
+    const after = await sourceVersions();
+    const advanced = [...after].filter(([id, version]) => before.get(id) === undefined || BigInt(version) > BigInt(before.get(id)!)).map(([id]) => id);
+    expect(advanced.sort()).toEqual(organizations);
+    return organizations;
+  };
 
   beforeAll(async () => {
     db = await backend.open();
