@@ -121,6 +121,7 @@ describe('the console of a running start', () => {
       .toBe('finished');
     expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
     expect(await page.locator('.progress-text').innerText()).toBe('4 of 4');
+    expect(await page.locator('dt:text-is("Builds") + dd').innerText()).toBe('every organization');
     const results = await rows();
     expect(results.map((cells) => [cells[0], cells[1]]).sort()).toEqual([
       ['harbor-games', 'suspended'],

@@ -1,0 +1,35 @@
+// The builder's /metrics count, per finished run, the organizations it skipped as unchanged, built
+// and verified (docs/operation.md "Metrics").
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { OrganizationResult } from '../../../builder/build.ts';
+import { registerBuilderMetrics } from '../../../builder/metrics.ts';
+import { BuildRuns } from '../../../builder/runs/build-runs.ts';
+import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+
+const result = (id: string, verified = false): OrganizationResult => ({
+  id,
+  slug: `org-${id}`,
+  result: 'unchanged',
+  objectsWritten: 0,
+  ...(verified ? { verified: true as const } : {}),
+});
+
+describe('builder metrics', () => {
+  it('count the organizations a run skipped, built and verified, by trigger', async () => {
+    const registry = new Registry();
+    const runs = new BuildRuns();
+    registerBuilderMetrics(registry, { runs, store: new MemoryStore(), organizationIds: async () => [] });
+    const scheduled = runs.queued('schedule', 'changed');
+    runs.started(scheduled.id);
+    runs.listed(scheduled.id, 3, 97);
+    runs.finished(scheduled.id, { results: [result('a'), result('b', true), result('c', true)] });
+    const asked = runs.queued('manual', 'every');
+    runs.finished(asked.id, { results: [result('a'), result('b')] });
+
+    const counted = (await registry.getSingleMetric('marquee_build_organizations_total')!.get()).values;
+    const value = (selection: string, trigger: string) => counted.find((v) => v.labels.selection === selection && v.labels.trigger === trigger)?.value;
+    expect([value('skipped', 'schedule'), value('built', 'schedule'), value('verified', 'schedule')]).toEqual([97, 1, 2]);
+    expect([value('skipped', 'manual'), value('built', 'manual'), value('verified', 'manual')]).toEqual([0, 2, 0]);
+  });
+});
