@@ -1,5 +1,7 @@
 // One measured build, in its own process so that its peak RSS is its own. Wired exactly as
-// `marquee build` is (bin/services.ts), with the compiled product from dist/. Prints one JSON line.
+// `marquee build` is (bin/services.ts), recording the versions it built from, with the compiled
+// product from dist/. `scheduled` is a builder's scheduled run: the organizations changed since
+// they were last built, without the verification share. Prints one JSON line.
 import { compiled } from './node-flags.ts';
 
 const { buildOrganizations } = (await import(compiled('builder/build.js'))) as typeof import('../builder/build.ts');
@@ -24,9 +26,10 @@ if (mode === 'read') {
   }
 } else {
   const services = openBuildServices(config, await createLog({ format: 'json', destination: 2 }));
-  const results = await buildOrganizations(services.context(source), {
-    trigger: 'manual',
+  const results = await buildOrganizations(services.context(source, db), {
+    trigger: mode === 'scheduled' ? 'schedule' : 'manual',
     ...(orgId ? { organizationIds: [orgId] } : {}),
+    ...(mode === 'scheduled' ? { changed: {} } : {}),
   });
   await services.close();
   organizations = results.length;
