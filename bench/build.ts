@@ -73,11 +73,17 @@ try {
   ];
   console.log('\n| phase | wall time | objects written | peak RSS | ratio |\n|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  // The full-build targets were set for 1,000 organizations, the scheduled-run ratio for 10,000.
+  const atThousand = ORGANIZATIONS <= 1_000;
   const checks = [
-    ['full build ≤ 60 s', full.wallMs <= 60_000],
-    ['unchanged rebuild ≤ 20 s', unchanged.wallMs <= 20_000],
+    ...(atThousand
+      ? ([
+          ['full build ≤ 60 s', full.wallMs <= 60_000],
+          ['unchanged rebuild ≤ 20 s', unchanged.wallMs <= 20_000],
+          ['one organization ≤ 0.5 s', oneChanged.wallMs <= 500],
+        ] as const)
+      : []),
     ['unchanged rebuild writes 0 objects', unchanged.objectsWritten === 0],
-    ['one organization ≤ 0.5 s', oneChanged.wallMs <= 500],
     ['scheduled run, nothing changed: ≤ 5 s', scheduledNothing.wallMs <= 5_000],
     // A ratio of fixed costs (a connection, one statement) to a read that grows with the platform:
     // judged at the size the target was set for.
