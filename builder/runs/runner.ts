@@ -1,8 +1,9 @@
 // Runs builds, as a builder process does: the run queue (full-runs.ts: the schedule and catch-ups,
-// which build what changed and verify a share of the rest, and requests) and, beside it, change builds of one organization (change-builds.ts), each recorded as
-// a run and reported in the log (recorded-build.ts). Build locks keep any two builds of one
-// organization apart, in this process and across builders; a build that failed for want of a
-// backend is tried again once the backends answer (backend-retries.ts).
+// which build what changed and verify a share of the rest, and requests) and, beside it, change
+// builds of one organization (change-builds.ts), each recorded as a run and reported in the log
+// (recorded-build.ts). Build locks keep any two builds of one organization apart, in this process
+// and across builders; a build that failed for want of a backend is tried again once the backends
+// answer (backend-retries.ts).
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { BuildContext, OrganizationResult } from '../build.ts';
