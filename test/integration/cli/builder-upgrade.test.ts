@@ -1,0 +1,83 @@
+// Upgrading a deployment to source versions (docs/platform.md §5.1 "Upgrading"), as an operator
+// does it on a real PostgreSQL 15: a new builder started on a database an earlier release migrated
+// (schema version 1) makes its version relations, says that the migration is due, and builds every
+// organization once; after `marquee db migrate` and a restart it builds nothing, and a change made
+// while no builder ran is found by the next start alone. A role that may not create the relations
+// is refused with the fix.
+import { randomUUID } from 'node:crypto';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
+import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { packagePath } from '../../../snapshot/package-root.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+
+let postgres: TestPostgres;
+let home: string;
+beforeAll(async () => {
+  postgres = await startPostgres();
+  home = await mkdtemp(join(tmpdir(), 'marquee-upgrade-'));
+});
+afterAll(async () => {
+  await postgres?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+/** A database as an earlier release left it: schema version 1, the sample data, no version relations. */
+async function schemaOneDatabase(): Promise<{ url: string; db: SqlClient }> {
+  const url = await createDatabase(postgres.url, `platform_${randomUUID().replaceAll('-', '')}`);
+  const db = await openPostgres(url);
+  await db.exec('CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());');
+  await db.exec(await readFile(packagePath('builder', 'platform', 'migrations', '001-platform-relations.sql'), 'utf8'));
+  await db.query('INSERT INTO marquee_schema_version (version) VALUES (1)');
+  await seedSample(db, { now: new Date() });
+  return { url, db };
+}
+
+const firstRun = (output: string) => /"message":"(schedule run over [^"]+)"/.exec(output)?.[1];
+
+it('builds everything once after an upgrade, warns until migrated, then builds only what changed', async () => {
+  const { url, db } = await schemaOneDatabase();
+  const env = { MARQUEE_HOME: home, DATABASE_URL: url, LOG_FORMAT: 'json', BUILD_SCHEDULE: '0 0 1 1 *' };
+  try {
+    const upgraded = await marqueeProcess(['builder'], env, /builder running/);
+    await upgraded.stop();
+    expect(upgraded.output()).toContain("is at schema version 1, this release's is 2: its change triggers do not advance source versions");
+    expect(firstRun(upgraded.output())).toMatch(/^schedule run over 4 organizations in \d+\.\d s: 4 built /);
+
+    expect((await marquee(['db', 'migrate'], env)).stdout).toMatch(/schema at version 2 \(applied 2\)/);
+    const restarted = await marqueeProcess(['builder'], env, /builder running/);
+    await restarted.stop();
+    expect(restarted.output()).not.toContain('is at schema version');
+    expect(firstRun(restarted.output())).toMatch(/: 4 skipped as unchanged, 0 built, 0 verified$/);
+
+    // No builder runs: nobody hears this; the trigger advances the organization's source version.
+    await db.query(`UPDATE organizations SET name = 'Pacific, renamed while no builder ran' WHERE id = $1`, [SAMPLE.organizations.pacific.id]);
+    const again = await marqueeProcess(['builder'], env, /builder running/);
+    await again.stop();
+    expect(firstRun(again.output())).toMatch(/: 3 skipped as unchanged, 1 built, 0 verified \(1 published\)$/);
+    expect(again.output()).toContain('"slug":"pacific-oss","result":"published"');
+  } finally {
+    await db.close();
+  }
+}, 180_000);
+
+it('refuses to start when its role may not create the version relations, naming the fix', async () => {
+  const { url, db } = await schemaOneDatabase();
+  const role = `reader_${randomUUID().slice(0, 8)}`;
+  try {
+    await db.exec(`CREATE ROLE ${role} LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}; REVOKE CREATE ON SCHEMA public FROM PUBLIC;`);
+    const asRole = new URL(url);
+    asRole.username = role;
+    const refused = await marquee(['builder'], { MARQUEE_HOME: home, DATABASE_URL: asRole.toString(), LOG_FORMAT: 'json' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('cannot create the version relations marquee_source_versions and marquee_built_versions');
+    expect(refused.stderr).toContain('needs CREATE on that schema once');
+  } finally {
+    await db.close();
+  }
+}, 120_000);
