@@ -46,7 +46,10 @@ const MOMENTS: Record<Backend, { what: string; pattern: RegExp }> = {
   cdn: { what: "the gateway's fetch of the new manifest", pattern: new RegExp(`^GET \\S*/orgs/${NORDIC}/snapshots/`, 'm') },
 };
 const POINTER_WRITE = { what: "the build's pointer write", pattern: new RegExp(`^PUT \\S*/orgs/${NORDIC}/current\\.json`, 'm') };
-const LISTING = { what: "the change build's organization listing", pattern: /FROM organizations o LEFT JOIN marquee_source_versions v ON v\.organization_id = o\.id\s+ORDER BY o\.id/ };
+const LISTING = {
+  what: "the change build's organization listing",
+  pattern: /FROM organizations o LEFT JOIN marquee_source_versions v ON v\.organization_id = o\.id\s+ORDER BY o\.id/,
+};
 
 interface Row {
   backend: Backend;
