@@ -175,7 +175,7 @@ describe('readiness', () => {
       // Until the first probe has failed, and said so once, without a stack. The reason is the
       // refused connection, or, when the probe went out on a connection kept alive from an earlier
       // test that the halt cut, the hang-up (CI once saw that on Node 20).
-      while (log.lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await vi.waitFor(() => expect(log.lines.length, 'the first probe has not been logged').toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
       expect(log.lines).toMatchObject([{ level: 'warn', message: 'snapshot store not reachable yet', fields: { reason: expect.stringMatching(SERVER_GONE) } }]);
       expect(log.lines[0]!.fields).not.toHaveProperty('err');
       const starting = await request(healthz);
