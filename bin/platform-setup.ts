@@ -3,7 +3,7 @@
 // when asked with --sample. (`serve` holds no database; `builder` expects a migrated one.)
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OrganizationResult } from '../builder/build.ts';
+import type { RunResult } from '../builder/runs/work-list.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
 import { openPlatformDatabase } from '../builder/platform/database/open.ts';
@@ -41,7 +41,7 @@ export async function openStartDatabase(config: Config, log: Log, options: { sam
  * restart prints the same key instead of piling up new ones. A new one is made only with the
  * sample data just loaded (`create`); otherwise only a saved one that still works is shown.
  */
-export async function demoKey(config: Config, keys: KeyStore, results: OrganizationResult[], { create }: { create: boolean }): Promise<{ key: string; slug: string } | undefined> {
+export async function demoKey(config: Config, keys: KeyStore, results: readonly RunResult[], { create }: { create: boolean }): Promise<{ key: string; slug: string } | undefined> {
   const file = join(config.home, 'demo-key.json');
   const saved = await readFile(file, 'utf8').then(
     (text) => JSON.parse(text) as { key: string; slug: string },

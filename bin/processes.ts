@@ -14,14 +14,15 @@ import { createAdminApp } from '../admin/app.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { listenAdmin } from '../admin/server.ts';
 import { type AdminServices, createAdminServices } from '../admin/services.ts';
-import { openScheduleClaims } from '../builder/build-lock-backends.ts';
+import { openScheduleClaims, openWorkList } from '../builder/build-lock-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
 import { ensureVersionRelations } from '../builder/platform/versions.ts';
-import { BuildRunner } from '../builder/runs/runner.ts';
+import { BuildRunner, type RunnerOptions } from '../builder/runs/runner.ts';
+import type { WorkList } from '../builder/runs/work-list.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
@@ -55,7 +56,8 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   await build.store.prepare?.(builderLog);
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
-  const runner = new BuildRunner(build.context(platformSource(db), db), { log: builderLog, fullBuildEveryMs: config.fullBuildEveryMs });
+  const workList = openWorkList(config, builderLog);
+  const runner = new BuildRunner(build.context(platformSource(db), db), runnerOptions(config, builderLog, workList));
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
@@ -88,7 +90,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     await admin.close();
     await runner.stop();
     await gateway.close();
-    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close()]);
+    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close(), workList?.close()]);
     await db.close();
   });
 }
@@ -125,7 +127,8 @@ export async function builderCommand(config: Config): Promise<void> {
   await versionedSource(db, log);
   const build = openBuildServices(config, log);
   await build.store.prepare?.(log);
-  const runner = new BuildRunner(build.context(platformSource(db), db), { log, fullBuildEveryMs: config.fullBuildEveryMs });
+  const workList = openWorkList(config, log);
+  const runner = new BuildRunner(build.context(platformSource(db), db), runnerOptions(config, log, workList));
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
   const admin = await builderAdmin(config, db, build.store, control.keys, runner, log);
@@ -145,9 +148,14 @@ export async function builderCommand(config: Config): Promise<void> {
     await unlisten();
     await admin?.close();
     await runner.stop();
-    await Promise.all([build.close(), control.close(), claims?.close()]);
+    await Promise.all([build.close(), control.close(), claims?.close(), workList?.close()]);
     await db.close();
   });
+}
+
+/** How a process's runner builds: runs divided through `workList` (with Redis) among builders named by BUILDER_NAME. */
+function runnerOptions(config: Config, log: Log, workList: WorkList | undefined): RunnerOptions {
+  return { log, fullBuildEveryMs: config.fullBuildEveryMs, builder: config.builderName, ...(workList ? { workList } : {}) };
 }
 
 /**

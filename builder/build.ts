@@ -99,39 +99,58 @@ export interface BuildRequest {
 export async function buildOrganizations(context: BuildContext, request: BuildRequest): Promise<OrganizationResult[]> {
   const { targets, skipped } = await selectTargets(context, request);
   request.onListed?.(targets.length, { skipped, verifying: targets.filter((target) => target.verify).length });
+  const build = organizationBuilder(context, request.trigger);
   let done = 0;
-  /** Organizations that failed for want of a backend since one last did not, and the last reason. */
-  let backendFailures = 0;
-  let lastBackendFailure = '';
   const results = await mapConcurrently(targets, context.concurrency ?? 4, async (target) => {
-    let result: OrganizationResult;
-    if (backendFailures >= GIVE_UP_AFTER_BACKEND_FAILURES) {
-      const why = `not built, since the last ${backendFailures} organizations built failed for want of a backend, the last with: ${lastBackendFailure}`;
-      result = failed(target, `organization ${target.id}: ${why}`, undefined);
-    } else {
-      result = await buildOrganization(context, target, request.trigger);
-      if (target.verify) result.verified = true;
-      if (result.failure?.backend) {
-        backendFailures++;
-        lastBackendFailure = result.error ?? '';
-      } else {
-        backendFailures = 0;
-      }
-    }
+    const result = await build(target);
     request.onProgress?.(++done, targets.length, result);
     return result;
   });
-  const changed = results.filter((r) => r.result === 'published' || r.result === 'suspended').map((r) => r.id);
-  if (changed.length > 0) await context.onPointersChanged?.(changed);
+  await pointersChanged(context, results);
   return results;
 }
 
-/** What a build builds: those named, those changed (and verified), or every organization. */
-async function selectTargets(context: BuildContext, request: BuildRequest): Promise<{ targets: Target[]; skipped: number }> {
+/**
+ * Builds organizations one call each, as a run takes them (buildOrganizations, or a builder's part
+ * of a divided run): never throws, and after GIVE_UP_AFTER_BACKEND_FAILURES organizations in a row
+ * failed for want of a backend, fails the next ones at once, saying so, until one does not.
+ */
+export function organizationBuilder(context: BuildContext, trigger: BuildTrigger): (target: Target) => Promise<OrganizationResult> {
+  /** Organizations that failed for want of a backend since one last did not, and the last reason. */
+  let backendFailures = 0;
+  let lastBackendFailure = '';
+  return async (target) => {
+    if (backendFailures >= GIVE_UP_AFTER_BACKEND_FAILURES) {
+      const why = `not built, since the last ${backendFailures} organizations built failed for want of a backend, the last with: ${lastBackendFailure}`;
+      return failed(target, `organization ${target.id}: ${why}`, undefined);
+    }
+    const result = await buildOrganization(context, target, trigger);
+    if (target.verify) result.verified = true;
+    if (result.failure?.backend) {
+      backendFailures++;
+      lastBackendFailure = result.error ?? '';
+    } else {
+      backendFailures = 0;
+    }
+    return result;
+  };
+}
+
+/** Tells the context (CDN invalidation) of the organizations whose pointer these builds changed. */
+export async function pointersChanged(context: BuildContext, results: readonly OrganizationResult[]): Promise<void> {
+  const changed = results.filter((r) => r.result === 'published' || r.result === 'suspended').map((r) => r.id);
+  if (changed.length > 0) await context.onPointersChanged?.(changed);
+}
+
+/** What a build builds: those named, those changed (and verified), or every organization; and how many it left out as unchanged. */
+export async function selectTargets(context: BuildContext, request: Pick<BuildRequest, 'organizationIds' | 'changed'>): Promise<{ targets: Target[]; skipped: number }> {
   const { organizationIds, changed } = request;
   if (organizationIds === undefined && changed !== undefined && context.builtVersions !== undefined) {
     const selection = await context.builtVersions.select(projectionVersionOf(context), changed.verification);
-    return { targets: selection.organizations.map(({ reason, ...organization }) => ({ ...organization, verify: reason === 'verify' })), skipped: selection.skipped };
+    return {
+      targets: selection.organizations.map(({ reason, ...organization }) => ({ ...organization, ...(reason === 'verify' ? { verify: true } : {}) })),
+      skipped: selection.skipped,
+    };
   }
   const all = await context.source.listOrganizations();
   const wanted = organizationIds ? new Set(organizationIds) : undefined;
@@ -159,7 +178,8 @@ const MAX_ATTEMPTS = 3;
  */
 const DEFAULT_LOCK_WAIT_MS = 2 * DEFAULT_LOCK_TIMING.ttlMs;
 
-type Target = ListedOrganization & { verify?: boolean };
+/** An organization a build builds, as listed; `verify`: for the rolling verification, not because it changed. */
+export type Target = ListedOrganization & { verify?: boolean };
 
 /**
  * Builds one organization, holding its build lock (when the context has locks) from the read to

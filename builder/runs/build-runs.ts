@@ -4,23 +4,12 @@
 // store's manifests are the lasting record of what was published.
 import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
-import type { OrganizationResult } from '../build.ts';
+import type { OpenedRun, RunResult } from './work-list.ts';
 
 type BuildRunState = 'queued' | 'running' | 'finished';
 
 /** What a run builds: the organizations named, every organization, or those changed since they were last built. */
 export type RunScope = readonly string[] | 'every' | 'changed';
-
-/** One organization's outcome, as `build --json` prints it. */
-interface BuildRunResult {
-  id: string;
-  slug: string;
-  result: OrganizationResult['result'];
-  snapshotId?: string;
-  error?: string;
-  /** Built for the rolling verification, not because it changed. */
-  verified?: true;
-}
 
 export interface BuildRun {
   id: string;
@@ -37,8 +26,8 @@ export interface BuildRun {
   queuedAt: string;
   startedAt: string | null;
   finishedAt: string | null;
-  /** In the order they finished. */
-  organizations: BuildRunResult[];
+  /** In the order they finished, each naming the builder that built it. */
+  organizations: RunResult[];
   /** A run that could not build at all (the organizations could not be listed). */
   error?: string;
 }
@@ -46,7 +35,7 @@ export interface BuildRun {
 /** An organization's latest result among the runs kept. */
 export interface LastBuild {
   runId: string;
-  result: BuildRunResult['result'];
+  result: RunResult['result'];
   finishedAt: string;
   error?: string;
 }
@@ -58,6 +47,8 @@ export class BuildRuns {
   /** Oldest first; runs are appended when queued. */
   private readonly runs: BuildRun[] = [];
   private readonly byId = new Map<string, BuildRun>();
+  /** Runs another builder opened and this one takes part in: their finish is counted where they were opened. */
+  private readonly joinedIds = new Set<string>();
   private readonly lastBuilds = new Map<string, LastBuild>();
   private readonly finishedListeners: Array<(run: BuildRun, durationSeconds: number) => void> = [];
 
@@ -99,36 +90,55 @@ export class BuildRuns {
     run.skipped = skipped;
   }
 
-  /** One more organization built (buildOrganizations' onProgress). */
-  progressed(runId: string, done: number, total: number, last: OrganizationResult): void {
-    const run = this.byId.get(runId);
-    const result = runResult(last);
-    const finishedAt = this.now();
-    this.lastBuilds.set(last.id, { runId, result: result.result, finishedAt, ...(result.error ? { error: result.error } : {}) });
-    if (!run) return;
-    run.done = done;
-    run.total = total;
-    run.organizations.push(result);
+  /** A run another builder opened, which this one takes part in: recorded here under the same id. */
+  joined(opened: OpenedRun): void {
+    if (this.byId.has(opened.id)) return;
+    const run: BuildRun = {
+      id: opened.id,
+      trigger: opened.trigger,
+      scope: opened.scope,
+      state: 'running',
+      done: 0,
+      total: opened.total,
+      skipped: opened.skipped,
+      queuedAt: opened.queuedAt,
+      startedAt: opened.startedAt,
+      finishedAt: null,
+      organizations: [],
+    };
+    this.runs.push(run);
+    this.byId.set(run.id, run);
+    this.joinedIds.add(run.id);
+    this.forgetOldRuns();
   }
 
-  /** The run is over: with every organization's result, or with the reason it could not build at all. */
-  finished(runId: string, outcome: { results: readonly OrganizationResult[] } | { error: string }): void {
+  /** More organizations built, by this builder or another one of the run: `done` of the run's organizations in all. */
+  progressed(runId: string, done: number, results: readonly RunResult[]): void {
+    const finishedAt = this.now();
+    for (const result of results) {
+      this.lastBuilds.set(result.id, { runId, result: result.result, finishedAt, ...(result.error ? { error: result.error } : {}) });
+    }
+    const run = this.byId.get(runId);
+    if (!run) return;
+    run.organizations.push(...results.map((result) => ({ ...result })));
+    run.done = Math.max(done, run.organizations.length);
+  }
+
+  /** The run is over: every organization has its result (recorded by progressed), or it could not build at all, saying why. */
+  finished(runId: string, outcome: { error?: string } = {}): void {
     const run = this.byId.get(runId);
     if (!run) return;
     run.state = 'finished';
     run.finishedAt = this.now();
-    if ('error' in outcome) run.error = outcome.error;
-    else {
-      // The results in the build's own order, complete even if a progress call was missed.
-      run.organizations = outcome.results.map(runResult);
-      run.done = run.total = outcome.results.length;
-    }
+    if (outcome.error !== undefined) run.error = outcome.error;
+    else run.total = run.done;
+    if (this.joinedIds.has(runId)) return;
     const startedMs = Date.parse(run.startedAt ?? run.queuedAt);
     const durationSeconds = Math.max(0, (Date.parse(run.finishedAt) - startedMs) / 1000);
     for (const listener of this.finishedListeners) listener(run, durationSeconds);
   }
 
-  /** Told of each run as it finishes (metrics). */
+  /** Told of each run opened here as it finishes (metrics): a divided run is counted once, by the builder that opened it. */
   onFinished(listener: (run: BuildRun, durationSeconds: number) => void): void {
     this.finishedListeners.push(listener);
   }
@@ -154,24 +164,13 @@ export class BuildRuns {
     while (this.runs.length > kept) {
       const oldest = this.runs.shift()!;
       this.byId.delete(oldest.id);
+      this.joinedIds.delete(oldest.id);
     }
   }
 
   private now(): string {
     return (this.options.now?.() ?? new Date()).toISOString();
   }
-}
-
-/** `build --json`'s fields of a result, without the log's (objects written, failure stage). */
-function runResult(result: OrganizationResult): BuildRunResult {
-  return {
-    id: result.id,
-    slug: result.slug,
-    result: result.result,
-    ...(result.snapshotId ? { snapshotId: result.snapshotId } : {}),
-    ...(result.error ? { error: result.error } : {}),
-    ...(result.verified ? { verified: true as const } : {}),
-  };
 }
 
 function copyRun(run: BuildRun): BuildRun {

@@ -7,7 +7,7 @@
 import cron, { type RunCoordinator, type ScheduledTask, type SkipReason } from 'node-cron';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
-import type { OrganizationResult } from '../build.ts';
+import type { RunResult } from './work-list.ts';
 import type { BuildRun, BuildRuns, RunScope } from './build-runs.ts';
 
 /** First pause before a run that could not list is tried again; it doubles up to the longest. */
@@ -15,7 +15,7 @@ const RETRY_FIRST_MS = 1_000;
 const RETRY_LONGEST_MS = 60_000;
 
 /** Runs one build, already queued in the registry as `runId`. */
-export type RunBuild = (trigger: BuildTrigger, scope: RunScope, runId: string) => Promise<OrganizationResult[]>;
+export type RunBuild = (trigger: BuildTrigger, scope: RunScope, runId: string) => Promise<RunResult[]>;
 
 export class FullRuns {
   private tail: Promise<unknown> = Promise.resolve();
@@ -34,7 +34,7 @@ export class FullRuns {
   ) {}
 
   /** Queues a build behind those queued before; the run as queued at once, and its results when built. */
-  queue(trigger: BuildTrigger, scope: RunScope): { run: BuildRun; results: Promise<OrganizationResult[]> } {
+  queue(trigger: BuildTrigger, scope: RunScope): { run: BuildRun; results: Promise<RunResult[]> } {
     const run = this.runs.queued(trigger, scope);
     const results = this.tail.then(() => this.runBuild(trigger, scope, run.id));
     this.tail = results.catch(() => undefined);

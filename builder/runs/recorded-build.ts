@@ -1,50 +1,46 @@
 // One build as operators see it: a run in the registry (builder/runs/build-runs.ts) going from
 // queued to running, with its progress, to finished, and lines in the process's log — one per
 // organization that changed or failed, and one summary for a run over the fleet (how many it
-// skipped as unchanged, built, and verified).
+// skipped as unchanged, built, and verified). Here change builds, which one builder runs alone;
+// runs over the fleet are divided among builders (divided-run.ts) and report the same way.
 import { describeError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import { type BuildContext, buildOrganizations, type OrganizationResult } from '../build.ts';
-import type { Verification } from '../platform/versions.ts';
-import type { BuildRuns, RunScope } from './build-runs.ts';
+import type { BuildRuns } from './build-runs.ts';
+import { runResult } from './run-share.ts';
+import type { RunResult } from './work-list.ts';
 
 export interface RecordedBuildParts {
   context: BuildContext;
   runs: BuildRuns;
   log: Log;
+  /** BUILDER_NAME, named in each result. */
+  builder: string;
 }
 
-/** Builds what `scope` says as the run `runId`, queued by the caller; a run of changed organizations verifies `verification`'s share too. */
+/** Builds the organizations named as the run `runId`, queued by the caller, in this process alone (a change build). */
 export async function recordedBuild(
-  { context, runs, log }: RecordedBuildParts,
+  { context, runs, log, builder }: RecordedBuildParts,
   trigger: BuildTrigger,
-  scope: RunScope,
+  organizationIds: readonly string[],
   runId: string,
-  verification?: Verification,
 ): Promise<OrganizationResult[]> {
   runs.started(runId);
-  const started = performance.now();
   let results: OrganizationResult[];
-  let skipped = 0;
   try {
     results = await buildOrganizations(context, {
       trigger,
-      ...(typeof scope === 'string' ? {} : { organizationIds: [...scope] }),
-      ...(scope === 'changed' ? { changed: verification ? { verification } : {} } : {}),
-      onListed: (total, selection) => {
-        skipped = selection.skipped;
-        runs.listed(runId, total, selection.skipped);
-      },
-      onProgress: (done, total, last) => runs.progressed(runId, done, total, last),
+      organizationIds,
+      onListed: (total) => runs.listed(runId, total),
+      onProgress: (done, _total, last) => runs.progressed(runId, done, [runResult(last, builder)]),
     });
   } catch (error) {
     runs.finished(runId, { error: describeError(error) });
     throw error;
   }
-  runs.finished(runId, { results });
+  runs.finished(runId);
   for (const result of results) reportResult(log, trigger, result);
-  if (typeof scope === 'string') reportRun(log, trigger, results, skipped, performance.now() - started);
   return results;
 }
 
@@ -54,7 +50,7 @@ export function reportUnbuilt(log: Log, trigger: BuildTrigger, error: unknown): 
 }
 
 /** A failure is a warning (the organization keeps its previous snapshot); a change is news; unchanged is neither. */
-function reportResult(log: Log, trigger: BuildTrigger, result: OrganizationResult): void {
+export function reportResult(log: Log, trigger: BuildTrigger, result: OrganizationResult): void {
   const fields = { trigger, organizationId: result.id, slug: result.slug };
   if (result.result === 'failed') {
     log.warn(`${result.slug}: build failed: ${result.error}`, { ...fields, stage: result.failure?.stage, resource: result.failure?.resource });
@@ -74,7 +70,7 @@ function reportResult(log: Log, trigger: BuildTrigger, result: OrganizationResul
  * One line per run over the fleet, for an operator reading the log: how long it took, how many
  * organizations it skipped as unchanged, built and verified, and what came of those it built.
  */
-function reportRun(log: Log, trigger: BuildTrigger, results: readonly OrganizationResult[], skipped: number, durationMs: number): void {
+export function reportRun(log: Log, trigger: BuildTrigger, results: readonly RunResult[], skipped: number, durationMs: number): void {
   const counts = { published: 0, unchanged: 0, suspended: 0, failed: 0 };
   let verified = 0;
   for (const result of results) {
@@ -89,12 +85,17 @@ function reportRun(log: Log, trigger: BuildTrigger, results: readonly Organizati
   const built = results.length - verified;
   const organizations = results.length + skipped;
   const selection = skipped > 0 || verified > 0 ? `${skipped} skipped as unchanged, ${built} built, ${verified} verified` : `${built} built`;
-  log.info(`${trigger} run over ${organizations} organization${organizations === 1 ? '' : 's'} in ${seconds} s: ${selection}${outcomes ? ` (${outcomes})` : ''}`, {
+  const byBuilder: Record<string, number> = {};
+  for (const result of results) byBuilder[result.builder] = (byBuilder[result.builder] ?? 0) + 1;
+  const builders = Object.entries(byBuilder);
+  const shares = builders.length > 1 ? `; by builder: ${builders.map(([builder, count]) => `${builder} ${count}`).join(', ')}` : '';
+  log.info(`${trigger} run over ${organizations} organization${organizations === 1 ? '' : 's'} in ${seconds} s: ${selection}${outcomes ? ` (${outcomes})` : ''}${shares}`, {
     trigger,
     organizations,
     skipped,
     built,
     verified,
+    byBuilder,
     durationMs: Math.round(durationMs),
     ...counts,
   });

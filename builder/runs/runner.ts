@@ -1,9 +1,13 @@
 // Runs builds, as a builder process does: the run queue (full-runs.ts: the schedule and catch-ups,
-// which build what changed and verify a share of the rest, and requests) and, beside it, change
-// builds of one organization (change-builds.ts), each recorded as a run and reported in the log
-// (recorded-build.ts). Build locks keep any two builds of one organization apart, in this process
-// and across builders; a build that failed for want of a backend is tried again once the backends
-// answer (backend-retries.ts).
+// which build what changed and verify a share of the rest, and requests), whose runs are divided
+// among the live builders through the work list (divided-run.ts), with this builder taking part
+// in the runs the others open; and, beside them, change builds of one organization
+// (change-builds.ts), each recorded as a run and reported in the log (recorded-build.ts). Build
+// locks keep any two builds of one organization apart, in this process and across builders; a
+// build that failed for want of a backend is tried again once the backends answer
+// (backend-retries.ts).
+import { hostname } from 'node:os';
+import { describeError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { BuildContext, OrganizationResult } from '../build.ts';
@@ -11,10 +15,12 @@ import { InProcessBuildLocks } from '../build-locks.ts';
 import { BackendRetries } from './backend-retries.ts';
 import { type BuildRun, BuildRuns, type RunScope } from './build-runs.ts';
 import { ChangeBuilds } from './change-builds.ts';
+import { type DividedRunParts, joinRun, openRun } from './divided-run.ts';
 import { FullRuns } from './full-runs.ts';
 import type { Verification } from '../platform/versions.ts';
 import { recordedBuild, reportUnbuilt } from './recorded-build.ts';
 import { SCHEDULE_CLAIM_MS, type ScheduleClaims } from './redis-schedule-claims.ts';
+import { DEFAULT_CLAIM_TIMEOUT_MS, InProcessWorkList, type OpenedRun, type RunResult, type WorkList } from './work-list.ts';
 
 export interface RunnerOptions {
   log: Log;
@@ -29,9 +35,22 @@ export interface RunnerOptions {
    * versions say, a share per scheduled run (builder/platform/versions.ts). Default 24 h.
    */
   fullBuildEveryMs?: number;
+  /** BUILDER_NAME: names this builder's share of each run. Default: host name and process id. */
+  builder?: string;
+  /**
+   * Where runs are divided among builders (Redis, shared by every builder; its claim timeout as
+   * `claimTimeoutMs`); without one, an in-process list: this builder takes every organization.
+   */
+  workList?: WorkList;
+  claimTimeoutMs?: number;
+  /** How often this builder looks for runs other builders opened, and at a run it waits on. */
+  pollMs?: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_POLL_MS = 1_000;
+/** A work list that cannot be reached is said once per this long, not at every attempt. */
+const UNREACHABLE_WARNING_EVERY_MS = 30_000;
 
 export class BuildRunner {
   /** Every build this runner ran or has queued, newest last (bounded). */
@@ -41,6 +60,11 @@ export class BuildRunner {
   private readonly changes: ChangeBuilds;
   /** Organizations whose last build failed for want of a backend, built again once the backends answer. */
   private readonly retries: BackendRetries;
+  private readonly runParts: DividedRunParts;
+  /** Runs this builder takes part in now, opened here or by another builder, and its shares of those. */
+  private readonly sharing = new Map<string, Promise<unknown>>();
+  private readonly joinTimer: NodeJS.Timeout;
+  private lastUnreachableWarning = 0;
   private stopped = false;
 
   constructor(context: BuildContext, options: RunnerOptions) {
@@ -54,16 +78,31 @@ export class BuildRunner {
       log: this.log,
     };
     const fullBuildEveryMs = options.fullBuildEveryMs ?? DAY_MS;
-    const build = async (trigger: BuildTrigger, scope: RunScope, runId: string) => {
+    const builder = options.builder ?? `${hostname()}:${process.pid}`;
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.runParts = {
+      ...parts,
+      workList: options.workList ?? new InProcessWorkList(),
+      builder,
+      claimTimeoutMs: options.claimTimeoutMs ?? DEFAULT_CLAIM_TIMEOUT_MS,
+      pollMs,
+      onBuilt: (result) => this.retryIfUnavailable(result),
+      onUnreachable: (error) => this.workListUnreachable(error),
+      stopping: () => this.stopped,
+    };
+    const runOver = (trigger: BuildTrigger, scope: RunScope, runId: string): Promise<RunResult[]> => {
       const verification = scope === 'changed' && trigger === 'schedule' ? this.verification(fullBuildEveryMs) : undefined;
-      const results = await recordedBuild(parts, trigger, scope, runId, verification);
+      return this.sharingIn(runId, () => openRun(this.runParts, trigger, scope, runId, verification));
+    };
+    const changeBuild = async (organizationId: string) => {
+      const results = await recordedBuild({ ...parts, builder }, 'change', [organizationId], this.runs.queued('change', [organizationId]).id);
       for (const result of results) this.retryIfUnavailable(result);
       return results;
     };
     this.retries = new BackendRetries({ rebuild: (organizationId) => this.organizationChanged(organizationId) });
-    this.fullRuns = new FullRuns(this.runs, build, (trigger, error) => reportUnbuilt(this.log, trigger, error));
+    this.fullRuns = new FullRuns(this.runs, runOver, (trigger, error) => reportUnbuilt(this.log, trigger, error));
     this.changes = new ChangeBuilds({
-      build: (organizationId) => build('change', [organizationId], this.runs.queued('change', [organizationId]).id),
+      build: changeBuild,
       onUnbuilt: (organizationId, error) => {
         reportUnbuilt(this.log, 'change', error);
         // Not even listed (the database could not be reached): nothing was built, and no
@@ -74,20 +113,22 @@ export class BuildRunner {
       debounceMs: options.debounceMs ?? 150,
       concurrency: options.changeConcurrency ?? 4,
     });
+    this.joinTimer = setInterval(() => void this.joinOpenedRuns(), pollMs);
+    this.joinTimer.unref();
   }
 
-  /** Queues a build of those named (every organization without) behind any running run; resolves with its results. */
-  build(trigger: BuildTrigger, organizationIds?: string[]): Promise<OrganizationResult[]> {
+  /** Queues a build of those named (every organization without) behind any running run; resolves with its results, whichever builder built them. */
+  build(trigger: BuildTrigger, organizationIds?: string[]): Promise<RunResult[]> {
     return this.queue(trigger, organizationIds).results;
   }
 
   /** As build(), and the run as queued at once (the admin API answers with it before the build starts). */
-  queue(trigger: BuildTrigger, organizationIds?: string[]): { run: BuildRun; results: Promise<OrganizationResult[]> } {
+  queue(trigger: BuildTrigger, organizationIds?: string[]): { run: BuildRun; results: Promise<RunResult[]> } {
     return this.fullRuns.queue(trigger, organizationIds ?? 'every');
   }
 
   /** Queues a run of the organizations changed since they were last built into the store (a process's first run). */
-  buildChanged(trigger: BuildTrigger): Promise<OrganizationResult[]> {
+  buildChanged(trigger: BuildTrigger): Promise<RunResult[]> {
     return this.fullRuns.queue(trigger, 'changed').results;
   }
 
@@ -130,8 +171,41 @@ export class BuildRunner {
   /** Stops scheduling and forgets changes not yet being built; resolves once running builds are done. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.joinTimer);
     this.retries.stop();
-    await Promise.all([this.fullRuns.stop(), this.changes.stop()]);
+    await Promise.all([this.fullRuns.stop(), this.changes.stop(), ...this.sharing.values()]);
+  }
+
+  /** Takes part in the runs other builders opened that this one is not in yet. */
+  private async joinOpenedRuns(): Promise<void> {
+    let opened: OpenedRun[];
+    try {
+      opened = await this.runParts.workList.unfinished();
+    } catch (error) {
+      this.workListUnreachable(error);
+      return;
+    }
+    for (const run of opened) {
+      if (this.stopped || this.sharing.has(run.id)) continue;
+      void this.sharingIn(run.id, () => joinRun(this.runParts, run)).catch((error: unknown) => this.workListUnreachable(error));
+    }
+  }
+
+  /** Runs `share` as this builder's part in run `runId`, which it is then not asked to join again. */
+  private sharingIn<T>(runId: string, share: () => Promise<T>): Promise<T> {
+    const running = share().finally(() => this.sharing.delete(runId));
+    this.sharing.set(
+      runId,
+      running.catch(() => undefined),
+    );
+    return running;
+  }
+
+  private workListUnreachable(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastUnreachableWarning < UNREACHABLE_WARNING_EVERY_MS) return;
+    this.lastUnreachableWarning = now;
+    this.log.warn(`the run work list could not be reached; this builder asks again: ${describeError(error)}`, { err: error });
   }
 
   /**

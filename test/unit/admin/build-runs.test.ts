@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { OrganizationResult } from '../../../builder/build.ts';
+import type { RunResult } from '../../../builder/runs/work-list.ts';
 import { BuildRuns } from '../../../builder/runs/build-runs.ts';
 
-const result = (id: string, outcome: OrganizationResult['result']): OrganizationResult => ({
+const result = (id: string, outcome: RunResult['result']): RunResult => ({
   id,
   slug: `org-${id}`,
   result: outcome,
-  objectsWritten: 3,
-  ...(outcome === 'failed' ? { error: `organization ${id}: read failed`, failure: { stage: 'read', resource: undefined, backend: true } } : { snapshotId: `snap-${id}` }),
+  ...(outcome === 'failed' ? { error: `organization ${id}: read failed` } : { snapshotId: `snap-${id}` }),
+  builder: 'builder-1',
 });
 
 describe('the registry of build runs', () => {
@@ -27,16 +27,16 @@ describe('the registry of build runs', () => {
     runs.started(changed.id);
     runs.listed(changed.id, 10, 990);
     expect(runs.get(changed.id)).toMatchObject({ state: 'running', done: 0, total: 10, skipped: 990 });
-    runs.progressed(queued.id, 1, 2, result('a', 'published'));
+    runs.progressed(queued.id, 1, [result('a', 'published')]);
     // A copy: what was handed out before does not change.
     expect(queued.state).toBe('queued');
     expect(runs.get(queued.id)).toMatchObject({ state: 'running', done: 1, total: 2, organizations: [{ id: 'a', slug: 'org-a', result: 'published', snapshotId: 'snap-a' }] });
     clock += 2500;
-    runs.progressed(queued.id, 2, 2, result('b', 'failed'));
-    runs.finished(queued.id, { results: [result('a', 'published'), result('b', 'failed')] });
+    runs.progressed(queued.id, 2, [result('b', 'failed')]);
+    runs.finished(queued.id);
     const run = runs.get(queued.id)!;
     expect(run).toMatchObject({ state: 'finished', done: 2, total: 2, startedAt: '2026-05-01T09:00:01.000Z', finishedAt: '2026-05-01T09:00:03.500Z' });
-    expect(run.organizations[1]).toEqual({ id: 'b', slug: 'org-b', result: 'failed', error: 'organization b: read failed' });
+    expect(run.organizations[1]).toEqual({ id: 'b', slug: 'org-b', result: 'failed', error: 'organization b: read failed', builder: 'builder-1' });
     expect(finished).toEqual([[queued.id, 2.5]]);
     expect(runs.lastBuildOf('b')).toEqual({ runId: queued.id, result: 'failed', finishedAt: '2026-05-01T09:00:03.500Z', error: 'organization b: read failed' });
     expect(runs.lastBuildOf('c')).toBeUndefined();

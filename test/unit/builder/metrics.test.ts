@@ -2,16 +2,16 @@
 // and verified (docs/operation.md "Metrics").
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { OrganizationResult } from '../../../builder/build.ts';
+import type { RunResult } from '../../../builder/runs/work-list.ts';
 import { registerBuilderMetrics } from '../../../builder/metrics.ts';
 import { BuildRuns } from '../../../builder/runs/build-runs.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 
-const result = (id: string, verified = false): OrganizationResult => ({
+const result = (id: string, verified = false): RunResult => ({
   id,
   slug: `org-${id}`,
   result: 'unchanged',
-  objectsWritten: 0,
+  builder: 'builder-1',
   ...(verified ? { verified: true as const } : {}),
 });
 
@@ -23,9 +23,11 @@ describe('builder metrics', () => {
     const scheduled = runs.queued('schedule', 'changed');
     runs.started(scheduled.id);
     runs.listed(scheduled.id, 3, 97);
-    runs.finished(scheduled.id, { results: [result('a'), result('b', true), result('c', true)] });
+    runs.progressed(scheduled.id, 3, [result('a'), result('b', true), result('c', true)]);
+    runs.finished(scheduled.id);
     const asked = runs.queued('manual', 'every');
-    runs.finished(asked.id, { results: [result('a'), result('b')] });
+    runs.progressed(asked.id, 2, [result('a'), result('b')]);
+    runs.finished(asked.id);
 
     const counted = (await registry.getSingleMetric('marquee_build_organizations_total')!.get()).values;
     const value = (selection: string, trigger: string) => counted.find((v) => v.labels.selection === selection && v.labels.trigger === trigger)?.value;

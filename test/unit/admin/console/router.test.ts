@@ -115,7 +115,8 @@ describe('forms', () => {
     expect(queued).toContain('0 of 1');
     expect(await (await get('/builds')).text()).toContain('<meta http-equiv="refresh" content="2">');
     services.runs.started(runId);
-    services.runs.finished(runId, { results: [{ id: ORGS[0]!.id, slug: 'nordic-dev', result: 'published', snapshotId: 'snap-3' } as never] });
+    services.runs.progressed(runId, 1, [{ id: ORGS[0]!.id, slug: 'nordic-dev', result: 'published', snapshotId: 'snap-3', builder: 'builder-1' }]);
+    services.runs.finished(runId);
     const finished = await (await get(location)).text();
     expect(finished).not.toContain('http-equiv="refresh"');
     expect(finished).toContain('1 of 1');

@@ -1,8 +1,10 @@
 // The runner of a builder process (builder/runs/): what its builds log, how change builds are
 // debounced, coalesced and kept apart from full builds, and what it does after a failure.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { BuildRunner } from '../../../../builder/runs/runner.ts';
+import { InProcessWorkList } from '../../../../builder/runs/work-list.ts';
 import { readPointer } from '../../../../snapshot/reader.ts';
 import { StoreUnavailableError } from '../../../../snapshot/store.ts';
 import { MemoryStore } from '../../../../snapshot/stores/memory.ts';
@@ -181,7 +183,7 @@ describe('BuildRunner after a failure', () => {
       store.down = true;
       const runner = new BuildRunner({ ...context, store }, { log: new RecordingLog(), debounceMs: 1 });
       const results = await runner.build('schedule');
-      expect(results.every((result) => result.result === 'failed' && result.failure?.backend)).toBe(true);
+      expect(results.every((result) => result.result === 'failed')).toBe(true);
       const notBuilt = results.filter((result) => result.error?.includes('not built, since the last 8 organizations built failed for want of a backend'));
       // Four at once: the eight that failed in a row, and those already started beside the last of them.
       expect(results.length - notBuilt.length).toBeLessThanOrEqual(8 + 3);
@@ -237,7 +239,7 @@ describe('BuildRunner after a failure', () => {
       fixture.teamMembers[0]!.sortOrder = 2 ** 31; // not an int32: fails the team schema
       source.data.set(orgId, fixture.data());
       const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
-      expect((await runner.build('manual')).map((r) => r.failure?.stage)).toEqual(['validate']);
+      expect((await runner.build('manual')).map((r) => r.error)).toEqual([expect.stringContaining('fails schema')]);
       await vi.advanceTimersByTimeAsync(120_000);
       expect(source.reads).toBe(1);
       await runner.stop();
@@ -255,3 +257,29 @@ function gate(): { wait: Promise<void>; open: () => void } {
   });
   return { wait, open };
 }
+
+describe('BuildRunner sharing a run with other builders', () => {
+  it('divides a run between two runners on one work list: each organization built once, the run recorded by both under one id', async () => {
+    const { source, context } = setup();
+    for (let index = 0; index < 11; index++) {
+      const fixture = new PlatformFixture({ id: randomUUID(), slug: `org-${index}` });
+      source.data.set(fixture.organization.id, fixture.data());
+    }
+    // Each read takes a moment, so the second runner finds the run with most of it left to take.
+    source.onRead = () => sleep(25);
+    const workList = new InProcessWorkList();
+    const options = { workList, pollMs: 20, claimTimeoutMs: 1_000 };
+    const first = new BuildRunner(context, { log: new RecordingLog(), builder: 'builder-a', ...options });
+    const second = new BuildRunner(context, { log: new RecordingLog(), builder: 'builder-b', ...options });
+    const { run, results } = first.queue('manual');
+    const built = await results;
+    expect(source.reads).toBe(12);
+    expect(built.map((result) => result.id).sort()).toEqual([...source.data.keys()].sort());
+    expect(new Set(built.map((result) => result.builder))).toEqual(new Set(['builder-a', 'builder-b']));
+    await expect.poll(() => second.runs.get(run.id)?.state).toBe('finished');
+    const seen = [first.runs.get(run.id)!, second.runs.get(run.id)!];
+    for (const record of seen) expect(record).toMatchObject({ id: run.id, trigger: 'manual', scope: 'every', state: 'finished', done: 12, total: 12 });
+    expect(seen[1]!.organizations).toEqual(seen[0]!.organizations);
+    await Promise.all([first.stop(), second.stop()]);
+  });
+});
