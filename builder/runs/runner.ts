@@ -48,7 +48,7 @@ export interface RunnerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const DEFAULT_POLL_MS = 1_000;
+const DEFAULT_POLL_MS = 250;
 /** A work list that cannot be reached is said once per this long, not at every attempt. */
 const UNREACHABLE_WARNING_EVERY_MS = 30_000;
 

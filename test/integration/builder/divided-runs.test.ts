@@ -1,0 +1,172 @@
+// Runs divided among builders (docs/design.md "Builders at platform scale"): `marquee builder`
+// processes on one PostgreSQL, one Redis and one store, and a run over 200 organizations asked of
+// one of them through its admin API. Every organization is built exactly once in the run, every
+// builder takes a share, and every builder's admin API shows the same run, with who built what.
+// A builder killed (SIGKILL) in the middle of its share leaves claims behind; the others take
+// them over within 30 s, and the run still builds every organization.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
+import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { migrate } from '../../../builder/platform/migrations.ts';
+import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { marqueeProcess } from '../../support/cli.ts';
+import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { startRedis, type TestRedis } from '../../support/redis.ts';
+
+const ORGANIZATIONS = 200;
+const TOKEN = 'test-admin-token-0123456789abcdef';
+
+let postgres: TestPostgres;
+let redis: TestRedis;
+let db: SqlClient;
+let home: string;
+beforeAll(async () => {
+  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+  home = await mkdtemp(join(tmpdir(), 'marquee-divided-runs-'));
+  db = await openPostgres(postgres.url);
+  await migrate(db);
+  await generateSyntheticPlatform(db, { organizations: ORGANIZATIONS, eventsPerOrganization: 2, sessionsPerEvent: 3, speakersPerOrganization: 4, registrationsPerEvent: 1 });
+}, 120_000);
+afterAll(async () => {
+  await db?.close();
+  await Promise.all([postgres?.stop(), redis?.stop()]);
+  await rm(home, { recursive: true, force: true });
+});
+
+interface Run {
+  id: string;
+  state: string;
+  trigger: string;
+  done: number;
+  total: number;
+  organizations: Array<{ id: string; result: string; builder: string }>;
+}
+
+interface Builder {
+  name: string;
+  admin: string;
+  output(): string;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+const bearer = { Authorization: `Bearer ${TOKEN}` };
+
+/** A builder of the fleet, ready once its first run is done; its admin port's address from the line that says so. */
+async function startBuilder(name: string): Promise<Builder> {
+  const env = {
+    MARQUEE_HOME: home,
+    DATABASE_URL: postgres.url,
+    REDIS_URL: redis.url,
+    SNAPSHOT_STORE: join(home, 'snapshots'),
+    LOG_FORMAT: 'json',
+    BUILD_SCHEDULE: '0 0 1 1 *',
+    BUILDER_NAME: name,
+    ADMIN_TOKEN: TOKEN,
+    ADMIN_PORT: '0',
+  };
+  const started = await marqueeProcess(['builder'], env, /"admin":"(http:\/\/[^"]+)"[^\n]*builder running/, { readyTimeoutMs: 120_000 });
+  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
+  return {
+    name,
+    admin: started.match[1]!,
+    output: started.output,
+    stop: started.stop,
+    kill: async () => {
+      started.child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+async function ask(builder: Builder): Promise<string> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{}' });
+  expect(answer.status).toBe(202);
+  return ((await answer.json()) as Run).id;
+}
+
+async function runAt(builder: Builder, id: string): Promise<Run | undefined> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds/${id}`, { headers: bearer });
+  return answer.status === 200 ? ((await answer.json()) as Run) : undefined;
+}
+
+/** The run as `builder` shows it once finished there. */
+async function finishedAt(builder: Builder, id: string, timeout: number): Promise<Run> {
+  await expect.poll(async () => (await runAt(builder, id))?.state, { timeout, interval: 100 }).toBe('finished');
+  return (await runAt(builder, id))!;
+}
+
+function expectEachOnce(run: Run): void {
+  expect(run).toMatchObject({ state: 'finished', done: ORGANIZATIONS, total: ORGANIZATIONS });
+  expect(run.organizations).toHaveLength(ORGANIZATIONS);
+  expect(new Set(run.organizations.map((organization) => organization.id)).size).toBe(ORGANIZATIONS);
+  expect(run.organizations.filter((organization) => organization.result === 'failed')).toEqual([]);
+}
+
+const shares = (run: Run) => {
+  const counts: Record<string, number> = {};
+  for (const organization of run.organizations) counts[organization.builder] = (counts[organization.builder] ?? 0) + 1;
+  return counts;
+};
+
+describe('a run divided among builders', () => {
+  const fleet: Builder[] = [];
+  afterAll(async () => {
+    await Promise.all(fleet.map((builder) => builder.stop()));
+  });
+
+  it('builds each organization once with two builders, each taking a share, one run seen alike from both', async () => {
+    fleet.push(await startBuilder('builder-a'), await startBuilder('builder-b'));
+    const [a, b] = fleet as [Builder, Builder];
+    const id = await ask(a);
+    const seenByA = await finishedAt(a, id, 60_000);
+    const seenByB = await finishedAt(b, id, 10_000);
+    expectEachOnce(seenByA);
+    console.info(`two builders, ${ORGANIZATIONS} organizations: ${JSON.stringify(shares(seenByA))}`);
+    expect(Object.keys(shares(seenByA)).sort()).toEqual(['builder-a', 'builder-b']);
+    expect({ ...seenByB, organizations: [...seenByB.organizations].sort((x, y) => x.id.localeCompare(y.id)) }).toEqual({
+      ...seenByA,
+      // Each records when it saw the run finish.
+      finishedAt: seenByB.finishedAt,
+      organizations: [...seenByA.organizations].sort((x, y) => x.id.localeCompare(y.id)),
+    });
+    // The builder it was asked of reports the run, with each builder's share.
+    expect(a.output()).toMatch(/"message":"manual run over 200 organizations in [\d.]+ s: 200 built \(200 unchanged\); by builder: builder-(a|b) \d+, builder-(a|b) \d+"/);
+  });
+
+  it('builds each organization once with three builders, and one killed in the middle of its share has its claims taken over within 30 s', async () => {
+    fleet.push(await startBuilder('builder-c'));
+    const [a, , c] = fleet as [Builder, Builder, Builder];
+    const id = await ask(a);
+    // Killed as soon as it has built some: its other workers hold claims then.
+    await expect
+      .poll(async () => shares((await runAt(a, id)) ?? ({ organizations: [] } as unknown as Run))['builder-c'] ?? 0, { timeout: 60_000, interval: 20 })
+      .toBeGreaterThan(0);
+    await c.kill();
+    const killedAt = performance.now();
+    fleet.splice(2, 1);
+    const watcher = new Redis(redis.url);
+    try {
+      const pending = async () => {
+        const consumers = (await watcher.xinfo('CONSUMERS', `marquee:run:${id}:work`, 'builders')) as Array<string[]>;
+        const dead = consumers.find((fields) => fields[fields.indexOf('name') + 1] === 'builder-c');
+        return dead ? Number(dead[dead.indexOf('pending') + 1]) : 0;
+      };
+      const left = await pending();
+      console.info(`builder-c killed holding ${left} claims`);
+      await expect.poll(pending, { timeout: 30_000, interval: 200 }).toBe(0);
+      console.info(`its claims taken over ${Math.round(performance.now() - killedAt)} ms after the kill`);
+    } finally {
+      watcher.disconnect();
+    }
+    const run = await finishedAt(a, id, 60_000);
+    expectEachOnce(run);
+    console.info(`three builders, one killed: ${JSON.stringify(shares(run))}`);
+    expect(Object.keys(shares(run)).sort()).toEqual(['builder-a', 'builder-b', 'builder-c']);
+    expect(await finishedAt(fleet[1]!, id, 10_000)).toMatchObject({ done: ORGANIZATIONS, total: ORGANIZATIONS });
+  });
+});
