@@ -13,10 +13,18 @@ function runView(run: BuildRun, now: Date) {
   return {
     ...run,
     shortId: run.id.slice(0, 8),
+    byBuilder: sharesOf(run),
     queuedAt: showInstant(run.queuedAt, now),
     startedAt: showInstant(run.startedAt, now),
     finishedAt: showInstant(run.finishedAt, now),
   };
+}
+
+/** How many organizations each builder has built in the run, most first: a divided run's progress by builder. */
+function sharesOf(run: BuildRun): Array<{ builder: string; done: number }> {
+  const counts = new Map<string, number>();
+  for (const result of run.organizations) counts.set(result.builder, (counts.get(result.builder) ?? 0) + 1);
+  return [...counts].map(([builder, done]) => ({ builder, done })).sort((a, b) => b.done - a.done || a.builder.localeCompare(b.builder));
 }
 
 const underWay = (run: BuildRun) => run.state !== 'finished';

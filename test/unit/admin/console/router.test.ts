@@ -121,6 +121,9 @@ describe('forms', () => {
     expect(finished).not.toContain('http-equiv="refresh"');
     expect(finished).toContain('1 of 1');
     expect(finished).toContain('snap-3');
+    // Progress by builder, and who built each organization.
+    expect(finished).toContain('<dt>By builder</dt><dd><ul class="plain"><li><code>builder-1</code>: 1</li></ul></dd>');
+    expect(finished).toContain('<td><code>builder-1</code></td>');
   });
 
   it('refuses a cross-site form, a form without the token and one with another credential token, changing nothing', async () => {
