@@ -43,6 +43,7 @@ interface Run {
   trigger: string;
   done: number;
   total: number;
+  finishedAt: string | null;
   organizations: Array<{ id: string; result: string; builder: string }>;
 }
 
