@@ -1,7 +1,10 @@
 // One measured build, in its own process so that its peak RSS is its own. Wired exactly as
 // `marquee build` is (bin/services.ts), recording the versions it built from, with the compiled
 // product from dist/. `scheduled` is a builder's scheduled run: the organizations changed since
-// they were last built, without the verification share. Prints one JSON line.
+// they were last built, without the verification share. `open NAME` and `join NAME` are builders
+// of a fleet on REDIS_URL, as `marquee builder` runs them: `open` asks its runner for a run over
+// every organization, divided among the builders; `join` takes part in the first run another one
+// opens, and exits once it is finished. Prints one JSON line.
 import { compiled } from './node-flags.ts';
 
 const { buildOrganizations } = (await import(compiled('builder/build.js'))) as typeof import('../builder/build.ts');
@@ -18,7 +21,38 @@ const started = performance.now();
 let objectsWritten = 0;
 let organizations = 0;
 let failed: string[] = [];
-if (mode === 'read') {
+/** Of a run divided among builders: its results, distinct organizations among them, and each builder's share. */
+const shared: { run?: number; distinct?: number; byBuilder?: Record<string, number> } = {};
+if (mode === 'open' || mode === 'join') {
+  const { BuildRunner } = (await import(compiled('builder/runs/runner.js'))) as typeof import('../builder/runs/runner.ts');
+  const { RedisWorkList } = (await import(compiled('builder/runs/redis-work-list.js'))) as typeof import('../builder/runs/redis-work-list.ts');
+  const log = await createLog({ format: 'json', destination: 2 });
+  const services = openBuildServices(config, log);
+  const workList = new RedisWorkList(config.redisUrl!, { log });
+  const builder = orgId!;
+  const runner = new BuildRunner(services.context(source, db), { log, builder, workList });
+  let results;
+  if (mode === 'open') {
+    results = await runner.build('manual');
+  } else {
+    for (;;) {
+      const finished = runner.runs.list().find((run) => run.state === 'finished' && run.trigger === 'manual');
+      if (finished) {
+        results = finished.organizations;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  await runner.stop();
+  await Promise.all([services.close(), workList.close()]);
+  const mine = results.filter((result) => result.builder === builder);
+  organizations = mine.length;
+  failed = mine.filter((r) => r.result === 'failed').map((r) => `${r.slug}: ${r.error}`);
+  const byBuilder: Record<string, number> = {};
+  for (const result of results) byBuilder[result.builder] = (byBuilder[result.builder] ?? 0) + 1;
+  Object.assign(shared, { run: results.length, distinct: new Set(results.map((result) => result.id)).size, byBuilder });
+} else if (mode === 'read') {
   // The reference: only read every organization's rows, as the build does, and drop them.
   for (const org of await source.listOrganizations()) {
     await source.readOrganization(org.id);
@@ -38,4 +72,4 @@ if (mode === 'read') {
 }
 const wallMs = performance.now() - started;
 await db.close();
-process.stdout.write(`${JSON.stringify({ mode, wallMs, organizations, objectsWritten, failed, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ mode, wallMs, organizations, objectsWritten, failed, maxRssMb: process.resourceUsage().maxRSS / 1024, ...shared })}\n`);

@@ -2,7 +2,9 @@
 // one organization ≤ 0.5 s, peak RSS ≤ 500 MB, on a synthetic platform of 1,000 organizations ×
 // 20 events × 10 sessions in a real PostgreSQL started here; and a scheduled run with nothing
 // changed ≤ 5 s and ≤ 0.05× the reference, one changed organization found and built by a
-// scheduled run ≤ 6 s (targets set at BENCH_ORGANIZATIONS=10000). Every build runs in a child
+// scheduled run ≤ 6 s (targets set at BENCH_ORGANIZATIONS=10000); and a run over every
+// organization divided between two builders on Redis beside the same run by one (each organization
+// once; wall times reported, no target: this machine has 2 cores). Every build runs in a child
 // process (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is
 // the in-run reference, because this machine is shared and noisy.
 import { machine } from './machine.ts';
@@ -12,12 +14,20 @@ import { join } from 'node:path';
 import { openPostgres } from '../builder/platform/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
-import { measuredBuild } from './measured-build.ts';
+import { startRedis } from '../test/support/redis.ts';
+import { type MeasuredBuild, measuredBuild } from './measured-build.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
 const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 1000);
 
-const postgres = await startPostgres();
+/** Every organization has one result in the divided run, none twice. */
+const eachOnce = (run: MeasuredBuild) => run.run === ORGANIZATIONS && run.distinct === ORGANIZATIONS;
+const shares = (run: MeasuredBuild) =>
+  Object.entries(run.byBuilder ?? {})
+    .map(([builder, count]) => `${builder} ${count}`)
+    .join(', ');
+
+const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
 try {
   const db = await openPostgres(postgres.url);
@@ -41,6 +51,13 @@ try {
   await renameOne();
   const oneChanged = await child('build', oneOrg);
   const oneUnchanged = await child('build', oneOrg);
+  // A run over every organization, by one builder of a fleet, then divided between two: the
+  // second is started first and waits for the run to join.
+  const fleet = { ...env, REDIS_URL: redis.url };
+  const oneBuilder = await measuredBuild(fleet, 'open', 'builder-a');
+  const joining = measuredBuild(fleet, 'join', 'builder-b');
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const [twoBuilders, joined] = await Promise.all([measuredBuild(fleet, 'open', 'builder-a'), joining]);
   await db.close();
 
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -70,6 +87,14 @@ try {
     ],
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
     ['one organization, unchanged', s(oneUnchanged.wallMs), String(oneUnchanged.objectsWritten), `${oneUnchanged.maxRssMb.toFixed(0)} MB`, ''],
+    ['a run over every organization, one builder (Redis work list)', s(oneBuilder.wallMs), '—', `${oneBuilder.maxRssMb.toFixed(0)} MB`, shares(oneBuilder)],
+    [
+      'the same run, two builders',
+      s(twoBuilders.wallMs),
+      '—',
+      `${Math.max(twoBuilders.maxRssMb, joined.maxRssMb).toFixed(0)} MB each at most`,
+      `${(twoBuilders.wallMs / oneBuilder.wallMs).toFixed(2)}× one builder; ${shares(twoBuilders)}`,
+    ],
   ];
   console.log('\n| phase | wall time | objects written | peak RSS | ratio |\n|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
@@ -91,11 +116,13 @@ try {
     ['scheduled run, nothing changed: reads and builds 0 organizations', scheduledNothing.organizations === 0],
     ['scheduled run, one changed: builds that one alone, ≤ 6 s', scheduledOne.organizations === 1 && scheduledOne.wallMs <= 6_000],
     ['peak RSS ≤ 500 MB', Math.max(full.maxRssMb, unchanged.maxRssMb) <= 500],
+    ['a run divided between two builders builds each organization once', eachOnce(twoBuilders) && eachOnce(oneBuilder)],
+    ['both builders take a share of it', Object.keys(twoBuilders.byBuilder ?? {}).length === 2 && joined.organizations > 0],
   ] as const;
   console.log('');
   for (const [name, ok] of checks) console.log(`${ok ? 'met ' : 'MISSED'}  ${name}`);
   process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
 } finally {
-  await postgres.stop();
+  await Promise.all([postgres.stop(), redis.stop()]);
   await rm(work, { recursive: true, force: true });
 }

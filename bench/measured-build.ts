@@ -16,9 +16,13 @@ export interface MeasuredBuild {
   objectsWritten: number;
   failed: string[];
   maxRssMb: number;
+  /** A run divided among builders (`open`, `join`): its results, the distinct organizations among them, each builder's share. */
+  run?: number;
+  distinct?: number;
+  byBuilder?: Record<string, number>;
 }
 
-/** `args`: build-child's (`read`, or `build` and an optional organization id). Rejects when an organization failed. */
+/** `args`: build-child's (`read`; `build` and an optional organization id; `scheduled`; `open` or `join` and a builder name). Rejects when an organization failed. */
 export async function measuredBuild(env: NodeJS.ProcessEnv, ...args: string[]): Promise<MeasuredBuild> {
   const { stdout } = await run(process.execPath, [...NODE_FLAGS, BUILD_CHILD, ...args], { env, maxBuffer: 64 << 20 });
   const measured = JSON.parse(stdout.trim().split('\n').pop()!) as MeasuredBuild;
