@@ -31,7 +31,7 @@ if (mode === 'open' || mode === 'join') {
   const workList = new RedisWorkList(config.redisUrl!, { log });
   const builder = orgId!;
   const runner = new BuildRunner(services.context(source, db), { log, builder, workList });
-  let results;
+  let results: Array<{ id: string; slug: string; result: string; error?: string; builder: string }>;
   if (mode === 'open') {
     results = await runner.build('manual');
   } else {
