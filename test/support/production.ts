@@ -39,7 +39,7 @@ export interface ProductionWorld {
   /** One statement against the platform database. */
   sql(text: string, params?: unknown[]): Promise<pg.QueryResult>;
   /** Resolves once it has built every organization and listens for changes; `env` adds to the world's. */
-  builder(env?: Record<string, string>): Promise<MarqueeProcess>;
+  builder(env?: Record<string, string>, options?: { readyTimeoutMs?: number }): Promise<MarqueeProcess>;
   /** Resolves once the gateway answers. */
   serve(): Promise<ServeProcess>;
   stop(): Promise<void>;
@@ -116,7 +116,7 @@ export async function startProductionWorld(options: { bucket?: ConditionalWrites
       env,
       cli,
       sql: (text, params = []) => pool.query(text, params),
-      builder: async (extra = {}) => keep(running(await marqueeProcess(['builder'], { ...env, ...extra }, /builder running/))),
+      builder: async (extra = {}, options = {}) => keep(running(await marqueeProcess(['builder'], { ...env, ...extra }, /builder running/, options))),
       serve: async () => {
         const started = await marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/);
         return keep({ ...running(started), url: started.match[1]! });
