@@ -7,6 +7,7 @@
 // once; wall times reported, no target: this machine has 2 cores). Every build runs in a child
 // process (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is
 // the in-run reference, because this machine is shared and noisy.
+import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,7 +101,7 @@ try {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   // The full-build targets were set for 1,000 organizations, the scheduled-run ratio for 10,000.
   const atThousand = ORGANIZATIONS <= 1_000;
-  const checks = [
+  reportChecks([
     ...(atThousand
       ? ([
           ['full build ≤ 60 s', full.wallMs <= 60_000],
@@ -118,10 +119,7 @@ try {
     ['peak RSS ≤ 500 MB', Math.max(full.maxRssMb, unchanged.maxRssMb) <= 500],
     ['a run divided between two builders builds each organization once', eachOnce(twoBuilders) && eachOnce(oneBuilder)],
     ['both builders take a share of it', Object.keys(twoBuilders.byBuilder ?? {}).length === 2 && joined.organizations > 0],
-  ] as const;
-  console.log('');
-  for (const [name, ok] of checks) console.log(`${ok ? 'met ' : 'MISSED'}  ${name}`);
-  process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+  ]);
 } finally {
   await Promise.all([postgres.stop(), redis.stop()]);
   await rm(work, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { openPostgres } from '../builder/platform/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
+import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
 import { measuredBuild } from './measured-build.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
@@ -51,14 +52,11 @@ try {
   ] as const) {
     console.log(`| ${phase} | ${s(measured.wallMs)} | ${measured.organizations} | ${measured.objectsWritten} | ${measured.maxRssMb.toFixed(0)} MB |`);
   }
-  const checks = [
+  reportChecks([
     ['scheduled run, nothing changed ≤ 30 s', nothing.wallMs <= 30_000 && nothing.organizations === 0],
     ['scheduled run, one changed: that one alone', one.organizations === 1],
     ['builder peak RSS ≤ 300 MB in every phase', Math.max(full.maxRssMb, nothing.maxRssMb, one.maxRssMb) <= 300],
-  ] as const;
-  console.log('');
-  for (const [name, ok] of checks) console.log(`${ok ? 'met ' : 'MISSED'}  ${name}`);
-  process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+  ]);
 } finally {
   await postgres.stop();
   await rm(work, { recursive: true, force: true });
