@@ -4,7 +4,6 @@
 // organization once; the rolling verification builds a share of the rest in full, oldest first,
 // and every organization about to outlive FULL_BUILD_EVERY; a database migrated from schema
 // version 1 treats every organization as changed once.
-import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BuildContext } from '../../../builder/build.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
@@ -14,12 +13,12 @@ import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { SqlBuiltVersions } from '../../../builder/platform/versions.ts';
 import { projectionVersion } from '../../../builder/projection-version.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';
-import { packagePath } from '../../../snapshot/package-root.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import type { SnapshotStore } from '../../../snapshot/store.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
+import { seedSchemaOne } from '../../support/schema-one.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 
 const { backends, close } = platformBackends();
@@ -179,11 +178,7 @@ describe.each(backends)('scheduled runs on $name', (backend) => {
 
   it('treat every organization as changed once after migrating a database of schema version 1', async () => {
     const db = await backend.open();
-    // Schema version 1 as an earlier release left it: the relations and triggers, and no versions.
-    await db.exec(`CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());`);
-    await db.exec(await readFile(packagePath('builder', 'platform', 'migrations', '001-platform-relations.sql'), 'utf8'));
-    await db.query('INSERT INTO marquee_schema_version (version) VALUES (1)');
-    await seedSample(db, { now: new Date() });
+    await seedSchemaOne(db);
     expect(await migrate(db)).toEqual({ applied: [2], version: 2 });
     const { runner } = runnerOn(db, new MemoryStore());
     expect(ids(await runner.buildChanged('schedule'))).toEqual(ALL);

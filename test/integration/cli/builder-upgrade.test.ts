@@ -5,14 +5,14 @@
 // while no builder ran is found by the next start alone. A role that may not create the relations
 // is refused with the fix.
 import { randomUUID } from 'node:crypto';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
-import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
+import { SAMPLE } from '../../../builder/platform/sample.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { packagePath } from '../../../snapshot/package-root.ts';
+import { seedSchemaOne } from '../../support/schema-one.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
@@ -31,10 +31,7 @@ afterAll(async () => {
 async function schemaOneDatabase(): Promise<{ url: string; db: SqlClient }> {
   const url = await createDatabase(postgres.url, `platform_${randomUUID().replaceAll('-', '')}`);
   const db = await openPostgres(url);
-  await db.exec('CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());');
-  await db.exec(await readFile(packagePath('builder', 'platform', 'migrations', '001-platform-relations.sql'), 'utf8'));
-  await db.query('INSERT INTO marquee_schema_version (version) VALUES (1)');
-  await seedSample(db, { now: new Date() });
+  await seedSchemaOne(db);
   return { url, db };
 }
 
