@@ -34,6 +34,7 @@ import type { Log } from '../snapshot/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
+import { memoryOf } from './process-memory.ts';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
 
 const API = '/api/integration/v1';
@@ -194,13 +195,6 @@ function startChild(kind: ServerKind, configPath: string, env: Record<string, st
       });
     });
   });
-}
-
-/** Resident and peak resident memory of a process, in MB (Linux /proc). */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
 // ---------------------------------------------------------------------------------------------
