@@ -83,7 +83,7 @@ export async function generateSyntheticPlatform(db: SqlClient, options: Syntheti
       SELECT ${id('org', 'org')}, 'Organization ' || org, $1 || '-org-' || org, ${prose('org')},
              ${id('file', 'org')}, 'https://org' || org || '.example.org', 'hello@org' || org || '.example.org',
              '+1 555 ' || lpad(org::text, 6, '0'), org || ' Main Street', 'City ' || (org % 97), 'Country ' || (org % 13),
-             -60 + (org * 7919 % 120000) / 1000.0, -170 + (org * 104729 % 340000) / 1000.0, 'active'
+             -60 + (org::bigint * 7919 % 120000) / 1000.0, -170 + (org::bigint * 104729 % 340000) / 1000.0, 'active'
       FROM generate_series(1, ${o.organizations}) org`);
     await run(`
       INSERT INTO team_members (id, organization_id, full_name, email, title, bio, show_on_website, sort_order)
