@@ -66,6 +66,50 @@ export function adminApiRouter(services: AdminServices): Router {
     res.status(201).location(`/admin/v1/keys/${created.id}`).json(created);
   });
 
+  router.get('/organizations/:org/webhooks', async (req, res) => {
+    res.json(await services.webhooks.list(req.params.org!));
+  });
+  router.post('/organizations/:org/webhooks', async (req, res) => {
+    const body = objectBody(req);
+    const url = body.url;
+    if (typeof url !== 'string' || url === '') throw badRequest('url (an https URL) is required');
+    const description = optionalText(body, 'description');
+    const created = await services.webhooks.add(req.params.org!, { url, ...(description !== undefined ? { description } : {}) });
+    res.status(201).location(`/admin/v1/webhooks/${created.id}`).json(created);
+  });
+  router.patch('/webhooks/:id', async (req, res) => {
+    const body = objectBody(req);
+    const url = body.url;
+    if (url !== undefined && typeof url !== 'string') throw badRequest('url must be a string');
+    const enabled = body.enabled;
+    if (enabled !== undefined && typeof enabled !== 'boolean') throw badRequest('enabled must be true or false');
+    const description = optionalText(body, 'description');
+    res.json(
+      await services.webhooks.update(req.params.id!, {
+        ...(url !== undefined ? { url } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(enabled !== undefined ? { enabled } : {}),
+      }),
+    );
+  });
+  router.delete('/webhooks/:id', async (req, res) => {
+    await services.webhooks.remove(req.params.id!);
+    res.status(204).end();
+  });
+  router.post('/webhooks/:id/rotate-secret', async (req, res) => {
+    res.json(await services.webhooks.rotate(req.params.id!));
+  });
+  router.post('/webhooks/:id/test', async (req, res) => {
+    res.status(202).json(await services.webhooks.test(req.params.id!));
+  });
+  router.get('/webhooks/:id/attempts', async (req, res) => {
+    res.json(await services.webhooks.attempts(req.params.id!));
+  });
+  router.post('/webhooks/:id/messages/:messageId/redeliver', async (req, res) => {
+    await services.webhooks.redeliver(req.params.id!, req.params.messageId!);
+    res.status(202).json({ messageId: req.params.messageId });
+  });
+
   router.get('/organizations/:org/snapshots', async (req, res) => {
     // As `history --json`: `current` is the console's, not part of the CLI's shape.
     res.json((await services.history(req.params.org!)).map(({ current: _current, ...entry }) => entry));

@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { SnapshotNotFoundError } from '../builder/audit/history.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
+import { WebhookMessageNotFoundError, WebhookNotFoundError } from '../builder/webhooks/webhook-admin.ts';
 import { PlatformDatabaseError } from '../builder/platform/sql.ts';
 import { OperatorError } from '../snapshot/errors.ts';
 import type { Log } from '../snapshot/log.ts';
@@ -34,6 +35,8 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   // Named without the database: the CLI's message says where it looked, an API answer need not.
   if (error instanceof OrganizationNotFoundError) return organizationNotFound(error.idOrSlug);
   if (error instanceof SnapshotNotFoundError) return new AdminError(404, 'SNAPSHOT_NOT_FOUND', 'Not found', error.message);
+  if (error instanceof WebhookNotFoundError) return new AdminError(404, 'WEBHOOK_NOT_FOUND', 'Webhook endpoint not found', error.message);
+  if (error instanceof WebhookMessageNotFoundError) return new AdminError(404, 'MESSAGE_NOT_FOUND', 'Webhook message not found', error.message);
   // The platform database is down or not set up: not the request's fault.
   if (error instanceof PlatformDatabaseError) return new AdminError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', error.message, RETRY_AFTER);
   if (error instanceof OperatorError) return new AdminError(400, 'BAD_REQUEST', 'Bad request', error.message);

@@ -6,6 +6,7 @@ import type { BuildRun, BuildRuns, LastBuild } from '../builder/runs/build-runs.
 import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/audit/history.ts';
 import { findOrganization, listNamedOrganizations, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
+import type { WebhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { type KeyRequests, keyRequests } from './keys/key-requests.ts';
@@ -40,6 +41,8 @@ export interface AdminServices {
     start(organizations?: readonly string[]): Promise<BuildRun>;
   };
   keys: KeyRequests;
+  /** Webhook endpoints, their attempts, test messages and redelivery (builder/webhooks/webhook-admin.ts). */
+  webhooks: WebhookOperations;
   /** Newest first, as `history --json` (plus `current`, which the console marks). */
   history(organization: string): Promise<HistoryEntry[]>;
   /** As `diff --json`; `from`/`to` are snapshot ids or `current`. */
@@ -57,6 +60,7 @@ export interface AdminServiceParts {
   db: SqlQueries;
   store: SnapshotStore;
   keys: KeyStore;
+  webhooks: WebhookOperations;
   runs: BuildRuns;
   builds: BuildQueue;
   /** Where a failed manual build's rejection goes (it has no caller waiting for it). */
@@ -98,6 +102,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
       },
     },
     keys,
+    webhooks: parts.webhooks,
     history: async (name) => snapshotHistory(store, (await organization(name)).id),
     diff: async (name, from, to) => diffSnapshots(store, (await organization(name)).id, from, to),
     asOf: async (name, at, path) => {

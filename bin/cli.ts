@@ -10,6 +10,7 @@ import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';
 import { registerSnapshotCommands } from './cli/snapshots.ts';
+import { registerWebhookCommands } from './cli/webhooks.ts';
 
 // Each registration loads its command's modules when it runs, not for `--help` or for another
 // command: the builder with PGlite, pg and ajv, or the gateway with Express, cost hundreds of
@@ -26,6 +27,7 @@ registerProcessCommands(program, config);
 registerPlatformCommands(program, config);
 registerKeyCommands(program, config);
 registerSnapshotCommands(program, config);
+registerWebhookCommands(program, config);
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

@@ -11,6 +11,7 @@ import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
 import { parseStoreSetting } from '../snapshot/stores/registry.ts';
 import { isHttpUrl } from '../snapshot/http-url.ts';
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 
 export interface Config {
   home: string;
@@ -45,6 +46,8 @@ export interface Config {
   logFormat: LogFormat;
   /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
   httpTimeouts: HttpTimeouts;
+  /** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
+  webhooks: WebhookPolicy;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -94,16 +97,38 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   };
 
   /** A length of time as a whole number and a unit, `90s`, `30m`, `24h`, `7d`: at least a second, at most 365 days. */
+  const durationMs = (value: string): number | undefined => {
+    const match = /^(\d+)(s|m|h|d)$/.exec(value);
+    const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : 0;
+    return ms < 1000 || ms > 365 * DAY_MS ? undefined : ms;
+  };
   const duration = (name: string, fallbackMs: number): number => {
     const value = text(name);
     if (value === undefined) return fallbackMs;
-    const match = /^(\d+)(s|m|h|d)$/.exec(value);
-    const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : 0;
-    if (ms < 1000 || ms > 365 * DAY_MS) {
+    const ms = durationMs(value);
+    if (ms === undefined) {
       problems.push(`${name} must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got ${JSON.stringify(value)}`);
       return fallbackMs;
     }
     return ms;
+  };
+  /** `1`: on; unset, empty or `0`: off. */
+  const flag = (name: string): boolean => {
+    const value = text(name);
+    if (value === undefined || value === '0') return false;
+    if (value !== '1') problems.push(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(value)}`);
+    return value === '1';
+  };
+  /** Durations separated by commas (WEBHOOK_RETRY_SCHEDULE): the delay before each retry. */
+  const durations = (name: string, fallback: readonly number[]): readonly number[] => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    const items = value.split(',').map((item) => durationMs(item.trim()));
+    if (items.length > 20 || items.some((ms) => ms === undefined)) {
+      problems.push(`${name} must be up to 20 durations separated by commas, each a whole number followed by s, m, h or d (e.g. 5s,5m,30m), got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return items as number[];
   };
 
   const home = resolve(cwd, text('MARQUEE_HOME') ?? 'var');
@@ -147,6 +172,13 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   }
 
   const fullBuildEveryMs = duration('FULL_BUILD_EVERY', DAY_MS);
+
+  const webhooks: WebhookPolicy = {
+    allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
+    allowInsecure: flag('WEBHOOK_ALLOW_INSECURE'),
+    retryDelaysMs: durations('WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_DELAYS_MS),
+    disableAfterMs: duration('WEBHOOK_DISABLE_AFTER', DEFAULT_DISABLE_AFTER_MS),
+  };
 
   const builderName = text('BUILDER_NAME') ?? `${hostname()}:${process.pid}`;
 
@@ -207,6 +239,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     trustProxy: trustProxy.ok ? trustProxy.value : false,
     httpTimeouts,
     logFormat,
+    webhooks,
   };
 }
 

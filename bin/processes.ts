@@ -21,6 +21,9 @@ import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
 import { ensureVersionRelations } from '../builder/platform/versions.ts';
+import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
+import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
+import { type RunningWebhooks, startWebhooks } from '../builder/webhooks/webhook-service.ts';
 import { BuildRunner, type RunnerOptions } from '../builder/runs/runner.ts';
 import type { WorkList } from '../builder/runs/work-list.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
@@ -57,12 +60,13 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
   const workList = openWorkList(config, builderLog);
-  const runner = new BuildRunner(build.context(platformSource(db), db), runnerOptions(config, builderLog, workList));
+  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log: builderLog, metrics: registerWebhookMetrics(registry) });
+  const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, builderLog, workList));
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
   const control = await openKeyKeeping(config, async () => db, builderLog);
-  const services = adminServices(db, build.store, control.keys, runner, builderLog);
+  const services = await adminServices(config, db, build.store, control.keys, runner, webhooks, builderLog);
   const admin = await listenAdmin(
     createAdminApp({ token, registry, health: () => gateway.health(), log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }),
     {
@@ -90,7 +94,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     await admin.close();
     await runner.stop();
     await gateway.close();
-    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close(), workList?.close()]);
+    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close(), workList?.close(), webhooks.close()]);
     await db.close();
   });
 }
@@ -128,10 +132,13 @@ export async function builderCommand(config: Config): Promise<void> {
   const build = openBuildServices(config, log);
   await build.store.prepare?.(log);
   const workList = openWorkList(config, log);
-  const runner = new BuildRunner(build.context(platformSource(db), db), runnerOptions(config, log, workList));
+  // Only with ADMIN_TOKEN is /metrics served; the deliverer reports to it then.
+  const registry = config.adminToken === undefined ? undefined : processRegistry();
+  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(registry ? { metrics: registerWebhookMetrics(registry) } : {}) });
+  const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, log, workList));
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
-  const admin = await builderAdmin(config, db, build.store, control.keys, runner, log);
+  const admin = await builderAdmin(config, registry, db, build.store, control.keys, runner, webhooks, log);
   const unlisten = await followChanges(db, runner);
   // What changed since any builder last built into this store: a restart of the fleet rebuilds nothing that is current.
   await runner.buildChanged('schedule');
@@ -148,7 +155,7 @@ export async function builderCommand(config: Config): Promise<void> {
     await unlisten();
     await admin?.close();
     await runner.stop();
-    await Promise.all([build.close(), control.close(), claims?.close(), workList?.close()]);
+    await Promise.all([build.close(), control.close(), claims?.close(), workList?.close(), webhooks.close()]);
     await db.close();
   });
 }
@@ -180,19 +187,20 @@ async function versionedSource(db: SqlClient, log: Log): Promise<void> {
  */
 async function builderAdmin(
   config: Config,
+  registry: Registry | undefined,
   db: SqlClient,
   store: SnapshotStore,
   keys: KeyStore,
   runner: BuildRunner,
+  webhooks: RunningWebhooks,
   log: Log,
 ): Promise<{ url: string; close(): Promise<void> } | undefined> {
-  if (config.adminToken === undefined) {
+  if (config.adminToken === undefined || registry === undefined) {
     log.info('ADMIN_TOKEN is not set: the admin API, the console and /metrics are not served (set ADMIN_TOKEN to serve them on ADMIN_PORT)');
     return undefined;
   }
-  const registry = processRegistry();
   registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
-  const services = adminServices(db, store, keys, runner, log);
+  const services = await adminServices(config, db, store, keys, runner, webhooks, log);
   const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => ({ status: 'ok' }), log, services, console: adminConsole(services, log) }), {
     host: config.adminHost,
     port: config.adminPort,
@@ -212,11 +220,20 @@ function builderMetricsSources(db: SqlClient, store: SnapshotStore, runner: Buil
   return { runs: runner.runs, store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) };
 }
 
-function adminServices(db: SqlClient, store: SnapshotStore, keys: KeyStore, runner: BuildRunner, log: Log): AdminServices {
+async function adminServices(
+  config: Config,
+  db: SqlClient,
+  store: SnapshotStore,
+  keys: KeyStore,
+  runner: BuildRunner,
+  webhooks: RunningWebhooks,
+  log: Log,
+): Promise<AdminServices> {
   return createAdminServices({
     db,
     store,
     keys,
+    webhooks: await webhookOperations(db, config.webhooks, webhooks.wake),
     runs: runner.runs,
     builds: runner,
     onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),

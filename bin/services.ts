@@ -20,6 +20,7 @@ import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
 import { CdnSource } from '../snapshot/stores/cdn-source.ts';
 import { packagePath } from '../snapshot/package-root.ts';
+import type { WebhookOutbox } from '../builder/webhooks/outbox.ts';
 import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
@@ -54,8 +55,11 @@ export interface BuildServices {
   store: SnapshotStore;
   channel: OpenPublishChannel;
   close(): Promise<void>;
-  /** With `versions`, the platform database where builds record what they built from (builder/platform/versions.ts). */
-  context(source: PlatformSource, versions?: SqlClient): BuildContext;
+  /**
+   * With `versions`, the platform database where builds record what they built from
+   * (builder/platform/versions.ts); with `webhooks`, where they queue their webhook messages.
+   */
+  context(source: PlatformSource, versions?: SqlClient, webhooks?: WebhookOutbox): BuildContext;
 }
 
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
@@ -69,9 +73,10 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   return {
     store,
     channel,
-    context: (source, versions) => ({
+    context: (source, versions, webhooks) => ({
       source,
       store,
+      ...(webhooks ? { webhooks } : {}),
       ...(versions ? { builtVersions: new SqlBuiltVersions(versions, store.description) } : {}),
       schemas: new SchemaSet(),
       publicBaseUrl: config.platformPublicUrl,

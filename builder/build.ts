@@ -18,6 +18,7 @@ import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
 import { retainOrganization, retentionMayDelete, retentionPolicy } from './retention.ts';
 import { serializeResources } from './serialize.ts';
 import { validateResources } from './validate.ts';
+import type { WebhookOutbox } from './webhooks/outbox.ts';
 
 export interface BuildContext {
   source: PlatformSource;
@@ -35,6 +36,8 @@ export interface BuildContext {
   builtVersions?: BuiltVersions;
   /** Told after every publish that changed what an organization serves. */
   channel?: PublishChannel;
+  /** Where each publish that changed what an organization serves queues its webhook messages. */
+  webhooks?: WebhookOutbox;
   /** Called with the ids of organizations whose pointer changed (CDN invalidation). */
   onPointersChanged?: (organizationIds: string[]) => Promise<void>;
   now?: () => Date;
@@ -201,7 +204,7 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   }
   if ('failure' in built) return built.failure;
   const { outcome } = built;
-  const warning = [outcome.warning, unrecorded].filter((text) => text !== undefined).join('; ');
+  let warning = [outcome.warning, unrecorded].filter((text) => text !== undefined).join('; ');
   try {
     // After the release: announcing can take a while when the channel's backend is down, and a
     // gateway re-reads the pointer whoever announces it.
@@ -210,8 +213,11 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   } catch (error) {
     return failedResult(target, error);
   }
+  // After the announce: a site told of a change and fetching at once gets the new snapshot.
+  const unqueued = await queueWebhooks(context, outcome);
   // After the announce, so that a new snapshot is never served later for it.
   if (outcome.result === 'published') await retainAfterPublish(context, target.id);
+  if (unqueued) warning = warning ? `${warning}; ${unqueued}` : unqueued;
   return {
     id: target.id,
     slug: target.slug,
@@ -237,6 +243,20 @@ async function recordBuilt(context: BuildContext, organizationId: string, source
     return undefined;
   } catch (error) {
     return `the versions it was built from could not be recorded (the next scheduled run builds it again): ${describeError(error)}`;
+  }
+}
+
+/**
+ * Queues the publish's webhook messages. The publish is done whatever happens here, so a failure
+ * is a warning on the result, not a failed build: its messages are lost, which the warning says.
+ */
+async function queueWebhooks(context: BuildContext, outcome: PublishOutcome): Promise<string | undefined> {
+  if (context.webhooks === undefined || outcome.change === undefined) return undefined;
+  try {
+    await context.webhooks.published(outcome.change);
+    return undefined;
+  } catch (error) {
+    return `its webhook messages could not be queued: ${describeError(error)}`;
   }
 }
 

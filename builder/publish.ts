@@ -25,6 +25,7 @@ import { describeError } from '../snapshot/errors.ts';
 import { mapConcurrently } from './concurrently.ts';
 import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';
+import type { PublishedChange } from './webhooks/messages.ts';
 
 export type PublishResult = 'published' | 'unchanged' | 'suspended';
 
@@ -34,6 +35,8 @@ export interface PublishOutcome {
   objectsWritten: number;
   /** Published, but the state change's history record could not be written (see recordStateChange). */
   warning?: string;
+  /** When the pointer changed: what the organization served before and serves now (webhooks). */
+  change?: PublishedChange;
 }
 
 export interface PublishInput {
@@ -83,7 +86,8 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
     // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
     await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
     const warning = await recordStateChange(store, input, current);
-    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, ...(warning ? { warning } : {}) };
+    const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
+    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
@@ -109,17 +113,32 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
   await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
   await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
   const warning = await recordStateChange(store, input, current);
-  return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten, ...(warning ? { warning } : {}) };
+  const change = changeOf(input, current, latest?.manifest, manifest.snapshotId, resources);
+  return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten, change, ...(warning ? { warning } : {}) };
+}
+
+/** What the organization served before this publish (nothing unless its pointer was active) and serves now. */
+function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest | undefined, snapshotId: string | null, after: Record<string, string>): PublishedChange {
+  const wasActive = current.pointer?.state === 'active' && latest !== undefined && current.pointer.snapshotId === latest.snapshotId;
+  return {
+    organizationId: input.organizationId,
+    organizationSlug: input.organizationSlug,
+    snapshotId,
+    publishedAt: input.now.toISOString(),
+    state: input.state,
+    previousState: current.pointer?.state ?? null,
+    before: wasActive ? latest.resources : {},
+    after,
+  };
 }
 
 /** Suspended and closed organizations publish a pointer in that state and no content. */
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
-  let warning: string | undefined;
-  if (current.pointer?.state !== input.state || current.pointer.snapshotId !== null) {
-    await writePointer(store, input, current, null, null);
-    warning = await recordStateChange(store, input, current);
-  }
-  return { result: 'suspended', snapshotId: null, objectsWritten: 0, ...(warning ? { warning } : {}) };
+  if (current.pointer?.state === input.state && current.pointer.snapshotId === null) return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
+  await writePointer(store, input, current, null, null);
+  const warning = await recordStateChange(store, input, current);
+  const change = changeOf(input, current, undefined, null, {});
+  return { result: 'suspended', snapshotId: null, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
 }
 
 /** A state record when the pointer just written is in another state than the one it replaced; none for a first active publish. */

@@ -2,6 +2,7 @@
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { ensureVersionRelations } from '../../builder/platform/versions.ts';
+import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
 import { ensureKeyRelation } from '../../admin/keys/postgres-key-store.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
@@ -20,7 +21,8 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     await ensureVersionRelations(db);
     const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
     try {
-      return await buildOrganizations(services.context(platformSource(db), db), {
+      // Its publishes queue their webhook messages; the builders (or start) deliver them.
+      return await buildOrganizations(services.context(platformSource(db), db, await webhookOutbox(db)), {
         trigger: 'manual',
         ...(ids.length > 0 ? { organizationIds: ids } : {}),
         onProgress: (done, total, last) => {

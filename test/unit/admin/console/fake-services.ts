@@ -82,6 +82,12 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         return mint(old.organizationId, old.origins, old.label);
       },
     },
+    // The console pages tested here do not reach webhooks (they are tested through the real program).
+    webhooks: new Proxy({} as AdminServices['webhooks'], {
+      get: (_target, name) => async () => {
+        throw new Error(`fake services: webhooks.${String(name)} is not faked`);
+      },
+    }),
     history: async () =>
       [
         { snapshotId: 'snap-2', publishedAt: '2026-11-22T09:57:00.000Z', trigger: 'change', resources: 9, current: true },

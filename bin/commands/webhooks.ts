@@ -1,0 +1,86 @@
+// The webhook commands (docs/design.md "Webhooks"): what they do is builder/webhooks/webhook-admin.ts,
+// which the admin API calls too; `--json` prints the admin API's shapes.
+import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
+import type { WebhookEndpoint } from '../../builder/webhooks/webhook-store.ts';
+import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
+import type { Config } from '../config.ts';
+import { line, printJson } from '../output.ts';
+import { withDatabase } from '../services.ts';
+
+function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
+  return withDatabase(config, async (db) => work(await webhookOperations(db, config.webhooks)));
+}
+
+export async function webhooksAddCommand(config: Config, options: { org: string; url: string; description?: string; json?: boolean }): Promise<void> {
+  const created = await withWebhooks(config, (webhooks) => webhooks.add(options.org, { url: options.url, description: options.description ?? null }));
+  if (options.json) return printJson(created);
+  line(describe(created));
+  line(`signing secret (shown once, store it now): ${created.secret}`);
+}
+
+export async function webhooksListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
+  const endpoints = await withWebhooks(config, (webhooks) => webhooks.list(options.org));
+  if (options.json) return printJson(endpoints);
+  if (endpoints.length === 0) line('no webhook endpoints');
+  for (const endpoint of endpoints) line(describe(endpoint));
+}
+
+export async function webhooksUpdateCommand(
+  config: Config,
+  id: string,
+  options: { url?: string; description?: string; enable?: boolean; disable?: boolean; json?: boolean },
+): Promise<void> {
+  if (options.enable && options.disable) throw new OperatorError('--enable and --disable contradict each other: give one or the other', { exitCode: EXIT_USAGE });
+  const enabled = options.enable ? true : options.disable ? false : undefined;
+  const changes = {
+    ...(options.url !== undefined ? { url: options.url } : {}),
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(enabled !== undefined ? { enabled } : {}),
+  };
+  if (Object.keys(changes).length === 0)
+    throw new OperatorError(`nothing to change for endpoint ${id}: give --url, --description, --enable or --disable`, { exitCode: EXIT_USAGE });
+  const updated = await withWebhooks(config, (webhooks) => webhooks.update(id, changes));
+  if (options.json) return printJson(updated);
+  line(describe(updated));
+}
+
+export async function webhooksRotateCommand(config: Config, id: string, options: { json?: boolean }): Promise<void> {
+  const rotated = await withWebhooks(config, (webhooks) => webhooks.rotate(id));
+  if (options.json) return printJson(rotated);
+  line(describe(rotated));
+  line(`new signing secret (shown once, store it now): ${rotated.secret}`);
+  line('the previous secret keeps signing beside it for 24 h');
+}
+
+export async function webhooksRemoveCommand(config: Config, id: string, options: { json?: boolean }): Promise<void> {
+  await withWebhooks(config, (webhooks) => webhooks.remove(id));
+  if (options.json) return printJson({ id, removed: true });
+  line(`endpoint ${id} removed`);
+}
+
+export async function webhooksTestCommand(config: Config, id: string, options: { json?: boolean }): Promise<void> {
+  const queued = await withWebhooks(config, (webhooks) => webhooks.test(id));
+  if (options.json) return printJson(queued);
+  line(`webhook.test message ${queued.messageId} queued for ${id}; a running builder (or start) sends it`);
+}
+
+export async function webhooksAttemptsCommand(config: Config, id: string, options: { json?: boolean }): Promise<void> {
+  const attempts = await withWebhooks(config, (webhooks) => webhooks.attempts(id));
+  if (options.json) return printJson(attempts);
+  if (attempts.length === 0) line(`no attempts for ${id} yet`);
+  for (const attempt of attempts) {
+    const outcome = attempt.status === null ? attempt.error : `${attempt.status}${attempt.error ? ` (${attempt.error})` : ''}`;
+    line(`${attempt.at} ${attempt.messageId} ${attempt.type}: ${outcome} in ${attempt.durationMs} ms`);
+  }
+}
+
+export async function webhooksRedeliverCommand(config: Config, id: string, messageId: string, options: { json?: boolean }): Promise<void> {
+  await withWebhooks(config, (webhooks) => webhooks.redeliver(id, messageId));
+  if (options.json) return printJson({ messageId });
+  line(`message ${messageId} queued again for ${id}; a running builder (or start) sends it`);
+}
+
+function describe(endpoint: WebhookEndpoint): string {
+  const state = endpoint.enabled ? 'enabled' : `disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
+  return `${endpoint.id} for organization ${endpoint.organizationId}: ${endpoint.url}${endpoint.description ? ` — ${endpoint.description}` : ''}; ${state}`;
+}

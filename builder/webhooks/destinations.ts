@@ -1,0 +1,97 @@
+// Where webhooks may be sent (docs/design.md "Webhooks", safety): an https URL (http only with
+// WEBHOOK_ALLOW_INSECURE=1) whose host is a public address. A registration naming a loopback,
+// private, link-local or otherwise non-public address, or a name resolving to one, is refused; so
+// is each delivery, since DNS can change after registration: the connection itself resolves
+// through `publicLookup`, so the address checked is the address connected to (no window for a
+// name to be rebound between check and connect). WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule,
+// for development and tests.
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { OperatorError } from '../../snapshot/errors.ts';
+
+export interface DestinationPolicy {
+  allowPrivate: boolean;
+  allowInsecure: boolean;
+}
+
+/** A destination refused, saying why in words an operator can act on. */
+class DestinationError extends OperatorError {
+  override name = 'DestinationError';
+}
+
+/** The URL, checked in form; throws DestinationError naming what is wrong. */
+export function parseDestination(text: string, policy: DestinationPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new DestinationError(`url must be an absolute https URL, got ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure)) {
+    throw new DestinationError(`url must be https (http only with WEBHOOK_ALLOW_INSECURE=1), got ${JSON.stringify(text)}`);
+  }
+  if (url.username !== '' || url.password !== '') throw new DestinationError('url must not carry credentials: the signature authenticates each message');
+  if (url.hash !== '') throw new DestinationError('url must not have a fragment');
+  return url;
+}
+
+/** The URL checked in form and by where its host resolves now (registration). */
+export async function checkDestination(text: string, policy: DestinationPolicy): Promise<URL> {
+  const url = parseDestination(text, policy);
+  if (policy.allowPrivate) return url;
+  const host = hostOf(url);
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
+  if (addresses.length === 0) throw new DestinationError(`url's host ${host} does not resolve`);
+  for (const { address } of addresses) {
+    const range = rangeOf(address);
+    if (range !== 'unicast') throw new DestinationError(refusal(host, address, range));
+  }
+  return url;
+}
+
+/** A `lookup` for the delivery's connection: resolves as usual and fails on any non-public address. */
+export function publicLookup(policy: DestinationPolicy) {
+  return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+    lookup(hostname, { ...options, all: true, verbatim: true }).then(
+      (addresses) => {
+        const refused = policy.allowPrivate ? undefined : addresses.find(({ address }) => rangeOf(address) !== 'unicast');
+        if (refused) return callback(new DestinationError(refusal(hostname, refused.address, rangeOf(refused.address))), []);
+        if (options.all) return callback(null, addresses);
+        const first = addresses[0];
+        if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), []);
+        callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+}
+
+/** A host given as an address is connected to without a lookup: checked here instead (delivery). */
+export function checkAddressHost(url: URL, policy: DestinationPolicy): void {
+  const host = hostOf(url);
+  if (policy.allowPrivate || !isIP(host)) return;
+  const range = rangeOf(host);
+  if (range !== 'unicast') throw new DestinationError(refusal(host, host, range));
+}
+
+function hostOf(url: URL): string {
+  // URL keeps the brackets of an IPv6 literal.
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** ipaddr.js's range of an address; an IPv4 address mapped into IPv6 is judged as the IPv4 one. */
+function rangeOf(address: string): string {
+  try {
+    const parsed = ipaddr.process(address);
+    return parsed.range();
+  } catch {
+    return 'invalid';
+  }
+}
+
+function refusal(host: string, address: string, range: string): string {
+  const where = host === address ? address : `${host} (${address})`;
+  return `url's host ${where} is not a public address (${range}); webhooks go to public addresses only, unless WEBHOOK_ALLOW_PRIVATE=1`;
+}

@@ -1,0 +1,36 @@
+// A long-running process's webhooks (builder, start): the relations made when missing, the outbox
+// its builds queue into, and the deliverer, started. `marquee build` queues only (an outbox with
+// no deliverer): the builders deliver what it queued.
+import type { Log } from '../../snapshot/log.ts';
+import type { SqlClient } from '../platform/sql.ts';
+import { WebhookDeliverer } from './deliverer.ts';
+import { WebhookOutbox } from './outbox.ts';
+import type { WebhookMetrics } from './webhook-metrics.ts';
+import type { WebhookPolicy } from './webhook-policy.ts';
+import { ensureWebhookRelations, WebhookStore } from './webhook-store.ts';
+
+export interface RunningWebhooks {
+  store: WebhookStore;
+  outbox: WebhookOutbox;
+  /** Look for due deliveries now (a test message was queued through the admin API). */
+  wake(): void;
+  close(): Promise<void>;
+}
+
+export async function startWebhooks(db: SqlClient, parts: { policy: WebhookPolicy; builder: string; log: Log; metrics?: WebhookMetrics }): Promise<RunningWebhooks> {
+  await ensureWebhookRelations(db);
+  const store = new WebhookStore(db);
+  const deliverer = new WebhookDeliverer({ store, policy: parts.policy, builder: parts.builder, log: parts.log, ...(parts.metrics ? { events: parts.metrics } : {}) });
+  const outbox = new WebhookOutbox(store, (deliveries) => {
+    parts.metrics?.queued(deliveries);
+    deliverer.wake();
+  });
+  deliverer.start();
+  return { store, outbox, wake: () => deliverer.wake(), close: () => deliverer.stop() };
+}
+
+/** For `marquee build`: queues what its publishes send; the builders deliver it. */
+export async function webhookOutbox(db: SqlClient): Promise<WebhookOutbox> {
+  await ensureWebhookRelations(db);
+  return new WebhookOutbox(new WebhookStore(db));
+}
