@@ -26,6 +26,12 @@ describe('parseConfig', () => {
       trustProxy: false,
       logFormat: 'json',
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
+      webhooks: {
+        allowPrivate: false,
+        allowInsecure: false,
+        retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        disableAfterMs: 432_000_000,
+      },
     });
   });
 
@@ -100,6 +106,18 @@ describe('parseConfig', () => {
         `FULL_BUILD_EVERY must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got ${JSON.stringify(bad)}`,
       );
     }
+  });
+
+  it('reads the webhook settings: flags, a retry schedule of durations, how long failing lasts before disabling', () => {
+    expect(parseConfig({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_INSECURE: '0', WEBHOOK_RETRY_SCHEDULE: '1s, 2m,3h', WEBHOOK_DISABLE_AFTER: '2d' }, '/srv').webhooks).toEqual({
+      allowPrivate: true,
+      allowInsecure: false,
+      retryDelaysMs: [1_000, 120_000, 10_800_000],
+      disableAfterMs: 172_800_000,
+    });
+    expect(() => parseConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes', WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, '/srv', false)).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE must be 1 \(on\) or 0 \(off\), got "yes"\n {2}- WEBHOOK_RETRY_SCHEDULE must be up to 20 durations separated by commas/,
+    );
   });
 
   it('reads TRUST_PROXY as a hop count', () => {

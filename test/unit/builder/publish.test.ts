@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PointerConflictError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { manifestPrefix, pointerKey } from '../../../snapshot/layout.ts';
-import { listSnapshotIds, readPointer } from '../../../snapshot/reader.ts';
+import { listSnapshotIds, readManifest, readPointer } from '../../../snapshot/reader.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { CrashingStore, SimulatedCrash } from '../../support/faulty-store.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
@@ -64,14 +64,22 @@ describe('publish', () => {
     const store = new MemoryStore();
     const a = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
     const suspended = await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:01:00Z') });
-    expect(suspended).toEqual({ result: 'suspended', snapshotId: null, objectsWritten: 0 });
+    expect(suspended).toMatchObject({ result: 'suspended', snapshotId: null, objectsWritten: 0 });
+    // What webhooks are told: the state changed, and nothing is served any more.
+    expect(suspended.change).toMatchObject({ state: 'suspended', previousState: 'active', snapshotId: null, before: {}, after: {} });
     expect(await readPointer(store, ORG)).toMatchObject({ state: 'suspended', snapshotId: null, manifestHash: null });
     const version = store.entries.get(pointerKey(ORG))!.version;
-    await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:02:00Z') });
+    const still = await publishSnapshot(store, { ...base, state: 'suspended', resources: [], slugs: {}, now: new Date('2026-11-21T10:02:00Z') });
     expect(store.entries.get(pointerKey(ORG))!.version).toBe(version);
+    expect(still.change).toBeUndefined();
     const back = await publishSnapshot(store, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:03:00Z') });
-    expect(back).toEqual({ result: 'published', snapshotId: a.snapshotId, objectsWritten: 0 });
+    expect(back).toMatchObject({ result: 'published', snapshotId: a.snapshotId, objectsWritten: 0 });
+    // Back: everything it serves again is new to a site, since nothing was served while suspended.
+    const manifest = (await readManifest(store, ORG, a.snapshotId!))!;
+    expect(back.change).toMatchObject({ state: 'active', previousState: 'suspended', before: {}, after: manifest.resources });
     expect(await listSnapshotIds(store, ORG)).toEqual([a.snapshotId]);
+    const again = await publishSnapshot(store, { ...base, state: 'active', resources: resources('B'), slugs: {}, now: new Date('2026-11-21T10:04:00Z') });
+    expect(again.change).toMatchObject({ state: 'active', previousState: 'active', before: manifest.resources });
   });
 
   it('a publish killed between any two writes leaves the previous snapshot whole, and the next one completes', async () => {
