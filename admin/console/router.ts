@@ -8,6 +8,7 @@ import type { AdminServices } from '../services.ts';
 import { buildPages } from './builds-pages.ts';
 import { createFormGuard } from './form-guard.ts';
 import { keyPages } from './keys-pages.ts';
+import { webhookPages } from './webhooks-pages.ts';
 import { organizationPages } from './organizations-pages.ts';
 import { createPages } from './pages.ts';
 import { consoleSecurityHeaders } from './security-headers.ts';
@@ -52,6 +53,7 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
   buildPages(router, { services, pages, now });
   organizationPages(router, { services, pages, now });
   keyPages(router, { services, pages, now });
+  webhookPages(router, { services, pages, now });
   router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
   router.use(pages.errorHandler());
   return router;

@@ -35,6 +35,8 @@ type EndpointWithSecret = WebhookEndpoint & { secret: string };
 
 export interface WebhookOperations {
   list(organization?: string): Promise<WebhookEndpoint[]>;
+  /** One endpoint; WebhookNotFoundError when no endpoint has the id. */
+  get(id: string): Promise<WebhookEndpoint>;
   add(organization: string, endpoint: { url: string; description?: string | null }): Promise<EndpointWithSecret>;
   update(id: string, changes: { url?: string; description?: string | null; enabled?: boolean }): Promise<WebhookEndpoint>;
   remove(id: string): Promise<void>;
@@ -56,6 +58,7 @@ export async function webhookOperations(db: SqlClient, policy: WebhookPolicy, on
   };
   return {
     list: async (organization) => store.list(organization === undefined ? undefined : (await findOrganization(db, organization)).id),
+    get: endpoint,
     add: async (organization, { url, description = null }) => {
       const { id } = await findOrganization(db, organization);
       const checked = await checkDestination(url, policy);

@@ -14,6 +14,7 @@ import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts'
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { launchChromium } from '../../support/chromium.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
@@ -383,4 +384,76 @@ describe('admin API and CLI', () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe('console', () => {
+  it('adds an endpoint (its secret shown once), sends a test, redelivers, rotates, disables and removes, in Chromium', async () => {
+    const org = orgs[1]!;
+    const receiver = await new Receiver().start('/console');
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ httpCredentials: { username: 'operator', password: TOKEN } });
+      const page = await context.newPage();
+      await page.goto(`${admin}/organizations`);
+      await page.getByRole('link', { name: `Webhooks of`, exact: false }).first().click();
+      await page.goto(`${admin}/webhooks?organization=${org.slug}`);
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toMatch(/^Webhooks of /);
+      await page.getByLabel('URL (https, a public address)').fill(receiver.url);
+      await page.getByLabel('Description').fill('console endpoint');
+      await page.getByRole('button', { name: 'Add the endpoint' }).click();
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Endpoint added');
+      const secret = await page.locator('#webhook-secret').innerText();
+      expect(secret).toMatch(/^whsec_/);
+      await page.reload();
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Secret no longer shown');
+
+      await page.goto(`${admin}/webhooks?organization=${org.slug}`);
+      const rowOf = () => page.getByRole('row').filter({ hasText: receiver.url });
+      expect(await rowOf().innerText()).toContain('console endpoint');
+      await rowOf()
+        .getByRole('button', { name: /Send a test/ })
+        .click();
+      expect(await page.getByRole('status').innerText()).toContain('A test message is queued');
+      const test = await waitFor('the test message', () => receiver.messages('webhook.test')[0]);
+      expect(() => new Webhook(secret).verify(test.raw.body, test.raw.headers as Record<string, string>)).not.toThrow();
+      await waitFor('the attempt on the page', async () => {
+        await page.reload();
+        return (await page.getByRole('row').filter({ hasText: test.id }).count()) > 0 ? true : undefined;
+      });
+      await page
+        .getByRole('row')
+        .filter({ hasText: test.id })
+        .first()
+        .getByRole('button', { name: /Redeliver/ })
+        .click();
+      await waitFor('the redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === test.id).length === 2 ? true : undefined));
+
+      await page.goto(`${admin}/webhooks?organization=${org.slug}`);
+      await rowOf()
+        .getByRole('button', { name: /Rotate secret/ })
+        .click();
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Signing secret rotated');
+      expect(await page.locator('#webhook-secret').innerText()).not.toBe(secret);
+
+      await page.goto(`${admin}/webhooks?organization=${org.slug}`);
+      await rowOf()
+        .getByRole('button', { name: /Disable/ })
+        .click();
+      expect(await rowOf().innerText()).toContain('disabled');
+      await rowOf()
+        .getByRole('link', { name: /Remove/ })
+        .click();
+      await page.getByRole('button', { name: 'Remove the endpoint' }).click();
+      expect(await page.getByRole('row').filter({ hasText: receiver.url }).count()).toBe(0);
+
+      // A refused destination is said on the form, nothing added.
+      await page.getByLabel('URL (https, a public address)').fill('ftp://example.com/');
+      await page.getByRole('button', { name: 'Add the endpoint' }).click();
+      expect(await page.getByRole('alert').innerText()).toContain('url must be https');
+      await context.close();
+    } finally {
+      await browser.close();
+      await receiver.close();
+    }
+  }, 90_000);
 });
