@@ -2,7 +2,8 @@
 // a few at a time, sends each (delivery.ts), logs the attempt and decides what comes next — done,
 // a retry on the policy's schedule, or failed after the last. It runs apart from building: a slow
 // or hostile receiver holds one of its slots for at most the delivery timeout, never a build.
-// Every builder runs one; the store hands each delivery to one of them at a time. It looks for
+// Every builder runs one; the store hands each delivery to one of them at a time, and at most one
+// delivery per endpoint is in flight, so a receiver that never answers holds one slot. It looks for
 // due deliveries every POLL_MS, and at once when this process queued some (wake).
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../snapshot/errors.ts';
@@ -34,7 +35,8 @@ export interface DelivererOptions {
 }
 
 const POLL_MS = 500;
-const CONCURRENCY = 8;
+/** Each in flight waits on one receiver (one per endpoint at a time): a socket and at most 64 KiB each. */
+const CONCURRENCY = 32;
 /** A claim outlives the longest attempt; a builder that died holding one loses it after this. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /** Messages are pruned about this often. */

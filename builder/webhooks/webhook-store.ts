@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS marquee_webhook_deliveries (
   PRIMARY KEY (message_id, endpoint_id)
 );
 CREATE INDEX IF NOT EXISTS marquee_webhook_deliveries_due ON marquee_webhook_deliveries (due_at) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS marquee_webhook_deliveries_endpoint ON marquee_webhook_deliveries (endpoint_id) WHERE state = 'pending';
 CREATE TABLE IF NOT EXISTS marquee_webhook_attempts (
   id bigserial PRIMARY KEY,
   endpoint_id text NOT NULL REFERENCES marquee_webhook_endpoints (id) ON DELETE CASCADE,
@@ -251,15 +252,23 @@ export class WebhookStore {
 
   /**
    * Up to `limit` deliveries due now, for `builder`, each held for `leaseMs` (a builder that dies
-   * holding one has it taken by another once the lease ends). Deliveries to disabled endpoints
-   * wait: enabling the endpoint sends them.
+   * holding one has it taken by another once the lease ends). At most one per endpoint is in
+   * flight in the whole fleet, the oldest due first: a receiver that never answers holds one
+   * delivery slot, not all of them, and a site gets its messages in the order they were queued.
+   * Deliveries to disabled endpoints wait: enabling the endpoint sends them.
    */
   async claim(builder: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.db.query<ClaimedDelivery>(
-      `WITH due AS (
-         SELECT d.message_id, d.endpoint_id FROM marquee_webhook_deliveries d JOIN marquee_webhook_endpoints e ON e.id = d.endpoint_id
+      `WITH candidates AS (
+         SELECT DISTINCT ON (d.endpoint_id) d.message_id, d.endpoint_id, d.due_at
+         FROM marquee_webhook_deliveries d JOIN marquee_webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.state = 'pending' AND d.due_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until < now()) AND e.enabled
-         ORDER BY d.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+           AND NOT EXISTS (SELECT 1 FROM marquee_webhook_deliveries busy
+                           WHERE busy.endpoint_id = d.endpoint_id AND busy.state = 'pending' AND busy.claimed_until >= now())
+         ORDER BY d.endpoint_id, d.due_at, d.queued_at),
+       due AS (
+         SELECT d.message_id, d.endpoint_id FROM marquee_webhook_deliveries d JOIN candidates c ON c.message_id = d.message_id AND c.endpoint_id = d.endpoint_id
+         ORDER BY c.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        UPDATE marquee_webhook_deliveries d SET claimed_by = $1, claimed_until = now() + $3 * interval '1 millisecond'
          FROM due, marquee_webhook_messages m, marquee_webhook_endpoints e
          WHERE d.message_id = due.message_id AND d.endpoint_id = due.endpoint_id AND m.id = d.message_id AND e.id = d.endpoint_id
