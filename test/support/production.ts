@@ -16,6 +16,8 @@ import { startRedis, type TestRedis } from './redis.ts';
 import { startS3, type TestS3 } from './s3.ts';
 
 export interface MarqueeProcess {
+  /** Its process id (benchmarks read its memory from /proc). */
+  pid: number;
   output(): string;
   stop(): Promise<void>;
   /** SIGKILL, as a crash or an OOM kill would: no shutdown, no lock released. */
@@ -51,6 +53,7 @@ const PREFIX = 'marquee/api';
 function running(started: Awaited<ReturnType<typeof marqueeProcess>>): MarqueeProcess {
   const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
   return {
+    pid: started.child.pid!,
     output: started.output,
     stop: started.stop,
     kill: async () => {
