@@ -66,7 +66,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
   const control = await openKeyKeeping(config, async () => db, builderLog);
-  const services = await adminServices(config, db, build.store, control.keys, runner, webhooks, builderLog);
+  const services = await adminServices(config, { db, store: build.store, keys: control.keys, runner, webhooks, log: builderLog });
   const admin = await listenAdmin(
     createAdminApp({ token, registry, health: () => gateway.health(), log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }),
     {
@@ -138,7 +138,7 @@ export async function builderCommand(config: Config): Promise<void> {
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, log, workList));
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
-  const admin = await builderAdmin(config, registry, db, build.store, control.keys, runner, webhooks, log);
+  const admin = await builderAdmin(config, registry, { db, store: build.store, keys: control.keys, runner, webhooks, log });
   const unlisten = await followChanges(db, runner);
   // What changed since any builder last built into this store: a restart of the fleet rebuilds nothing that is current.
   await runner.buildChanged('schedule');
@@ -185,22 +185,14 @@ async function versionedSource(db: SqlClient, log: Log): Promise<void> {
  * The builder's admin port: the admin API, the console and /metrics, with ADMIN_TOKEN only. Its
  * keys are the control plane's (admin/keys/key-backends.ts), so a key made here works on every gateway.
  */
-async function builderAdmin(
-  config: Config,
-  registry: Registry | undefined,
-  db: SqlClient,
-  store: SnapshotStore,
-  keys: KeyStore,
-  runner: BuildRunner,
-  webhooks: RunningWebhooks,
-  log: Log,
-): Promise<{ url: string; close(): Promise<void> } | undefined> {
+async function builderAdmin(config: Config, registry: Registry | undefined, parts: ControlParts): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  const { db, store, runner, log } = parts;
   if (config.adminToken === undefined || registry === undefined) {
     log.info('ADMIN_TOKEN is not set: the admin API, the console and /metrics are not served (set ADMIN_TOKEN to serve them on ADMIN_PORT)');
     return undefined;
   }
   registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
-  const services = await adminServices(config, db, store, keys, runner, webhooks, log);
+  const services = await adminServices(config, parts);
   const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => ({ status: 'ok' }), log, services, console: adminConsole(services, log) }), {
     host: config.adminHost,
     port: config.adminPort,
@@ -220,15 +212,17 @@ function builderMetricsSources(db: SqlClient, store: SnapshotStore, runner: Buil
   return { runs: runner.runs, store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) };
 }
 
-async function adminServices(
-  config: Config,
-  db: SqlClient,
-  store: SnapshotStore,
-  keys: KeyStore,
-  runner: BuildRunner,
-  webhooks: RunningWebhooks,
-  log: Log,
-): Promise<AdminServices> {
+/** What the admin API and the console of a builder (or start) work on. */
+interface ControlParts {
+  db: SqlClient;
+  store: SnapshotStore;
+  keys: KeyStore;
+  runner: BuildRunner;
+  webhooks: RunningWebhooks;
+  log: Log;
+}
+
+async function adminServices(config: Config, { db, store, keys, runner, webhooks, log }: ControlParts): Promise<AdminServices> {
   return createAdminServices({
     db,
     store,

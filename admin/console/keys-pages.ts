@@ -7,7 +7,7 @@ import { OperatorError } from '../../snapshot/errors.ts';
 import { AdminError } from '../errors.ts';
 import type { AdminServices } from '../services.ts';
 import { type KeyItem, keyRow, originLines } from './keys-view.ts';
-import type { Pages } from './pages.ts';
+import { formField, type Pages } from './pages.ts';
 import { ShownOnce } from './shown-once.ts';
 
 /** A key just made, with its secret (shown once). */
@@ -28,11 +28,6 @@ function formMistake(error: unknown): string | undefined {
   if (error instanceof OperatorError) return error.message;
   return undefined;
 }
-
-const field = (body: unknown, name: string): string => {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
 
 export function keyPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   const secrets = new ShownOnce<ShownKey>();
@@ -71,10 +66,10 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
 
   router.post('/keys', async (req, res) => {
     const values = {
-      organization: field(req.body, 'organization'),
-      label: field(req.body, 'label').trim(),
-      origins: field(req.body, 'origins'),
-      expiresAt: field(req.body, 'expiresAt').trim(),
+      organization: formField(req.body, 'organization'),
+      label: formField(req.body, 'label').trim(),
+      origins: formField(req.body, 'origins'),
+      expiresAt: formField(req.body, 'expiresAt').trim(),
     };
     if (values.organization === '') return showNew(req, res, values, 'choose the organization the key is for');
     if (values.expiresAt !== '' && Number.isNaN(Date.parse(values.expiresAt))) return showNew(req, res, values, `${values.expiresAt} is not an ISO 8601 instant`);
@@ -116,7 +111,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
   router.get('/keys/:keyId/edit', (req, res) => showEdit(req, res));
 
   router.post('/keys/:keyId', async (req, res) => {
-    const values = { label: field(req.body, 'label').trim(), origins: field(req.body, 'origins') };
+    const values = { label: formField(req.body, 'label').trim(), origins: formField(req.body, 'origins') };
     let updated: KeyItem;
     try {
       updated = await services.keys.update(req.params.keyId, { label: values.label || null, origins: originLines(values.origins) });
@@ -134,7 +129,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
   });
 
   router.post('/keys/:keyId/roll', async (req, res) => {
-    const minutes = Number(field(req.body, 'graceMinutes'));
+    const minutes = Number(formField(req.body, 'graceMinutes'));
     if (!Number.isInteger(minutes) || minutes < 0) {
       const key = await findKey(req.params.keyId);
       const error = 'the grace period is a whole number of minutes, 0 or more';
@@ -143,7 +138,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
         res,
         'key-roll.njk',
         `Roll key ${key.id}`,
-        { key, values: { graceMinutes: field(req.body, 'graceMinutes') }, error },
+        { key, values: { graceMinutes: formField(req.body, 'graceMinutes') }, error },
         { section: 'keys', status: 400 },
       );
     }

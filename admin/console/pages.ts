@@ -57,3 +57,9 @@ export function createPages({ views, stylesheet, guard, log, now }: { views: Vie
       },
   };
 }
+
+/** A text field of a posted form; '' when absent or not text. */
+export function formField(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}

@@ -5,17 +5,12 @@
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../snapshot/errors.ts';
 import type { AdminServices } from '../services.ts';
-import type { Pages } from './pages.ts';
+import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 import { ShownOnce } from './shown-once.ts';
 
 type Endpoint = Awaited<ReturnType<AdminServices['webhooks']['list']>>[number];
 type ShownSecret = Endpoint & { secret: string; organizationName: string; rotated: boolean };
-
-const field = (body: unknown, name: string): string => {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
 
 export function webhookPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   const secrets = new ShownOnce<ShownSecret>();
@@ -50,7 +45,7 @@ export function webhookPages(router: Router, { services, pages, now }: { service
   router.get('/webhooks', (req, res) => list(req, res));
 
   router.post('/webhooks', async (req, res) => {
-    const values = { organization: field(req.body, 'organization'), url: field(req.body, 'url').trim(), description: field(req.body, 'description').trim() };
+    const values = { organization: formField(req.body, 'organization'), url: formField(req.body, 'url').trim(), description: formField(req.body, 'description').trim() };
     if (values.organization === '') return list(req, res, values, 'choose the organization the endpoint is for');
     let created: Endpoint & { secret: string };
     try {
@@ -98,7 +93,7 @@ export function webhookPages(router: Router, { services, pages, now }: { service
   });
 
   router.post('/webhooks/:id/enabled', async (req, res) => {
-    back(req, res, await services.webhooks.update(req.params.id, { enabled: field(req.body, 'enabled') === 'true' }));
+    back(req, res, await services.webhooks.update(req.params.id, { enabled: formField(req.body, 'enabled') === 'true' }));
   });
 
   router.get('/webhooks/:id/remove', async (req, res) => {

@@ -373,6 +373,12 @@ describe('admin API and CLI', () => {
       const cliRotated = await cli(['webhooks', 'rotate', id]);
       expect(cliRotated.secret).toMatch(/^whsec_/);
 
+      // The builder's /metrics counts what its deliverer did.
+      const metrics = await (await fetch(`${admin}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
+      expect(Number(/marquee_webhook_deliveries_total\{event="delivered"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
+      expect(metrics).toMatch(/marquee_webhook_deliveries_total\{event="retried"\} \d+/);
+      expect(Number(/marquee_webhook_delivery_latency_seconds_count (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
+
       expect((await adminRequest('DELETE', `/admin/v1/webhooks/${id}`)).status).toBe(204);
       const gone = await adminRequest('GET', `/admin/v1/webhooks/${id}/attempts`);
       expect(gone.status).toBe(404);
