@@ -10,7 +10,8 @@
 //   endpoint each; 10 of them answer never (the deliverer's 10 s timeout). One UPDATE renames every
 //   one of them, so every one is rebuilt and publishes: every message to the answering endpoints
 //   must arrive; reported: from the UPDATE to the last, the delivery rate, the builder's RSS and
-//   peak, and when the silent endpoints' first attempts came (they must not hold the others).
+//   peak, and when the silent endpoints' first attempts came (they must not hold the others). Then
+//   delivery alone: a test message for each endpoint queued at once, the time to the last received.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,10 +63,9 @@ try {
   await generateSyntheticPlatform(db, { organizations: FAN_OUT, eventsPerOrganization: 2, sessionsPerEvent: 5, namespace: 'fan' });
   const fanOut = await db.query<{ id: string }>(`SELECT id FROM organizations WHERE slug LIKE '%fan%' AND status = 'active' ORDER BY id`);
   console.log(machine());
-  const builder = await world.builder(
-    { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_INSECURE: '1', ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef' },
-    { readyTimeoutMs: 30 * 60_000 },
-  );
+  // Receivers on loopback over plain http: for the builder and for `webhooks add` alike.
+  Object.assign(world.env, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_INSECURE: '1' });
+  const builder = await world.builder({ ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef' }, { readyTimeoutMs: 30 * 60_000 });
 
   // latency
   const nordic = SAMPLE.organizations.nordic;
@@ -129,6 +129,24 @@ try {
   console.log(`| UPDATE → the last of them | ${(last / 1000).toFixed(1)} s (${(answering / (last / 1000)).toFixed(1)} messages/s, publish included) |`);
   console.log(`| first attempts at the silent endpoints | ${silentFirst.length}, from ${ms(Math.min(...silentFirst))} to ${ms(Math.max(...silentFirst))} |`);
   console.log(`| builder RSS after, peak | ${memory.rss.toFixed(0)} MB, ${Math.max(peakRss, memory.peak).toFixed(0)} MB |`);
+
+  // Delivery alone: a webhook.test for every endpoint, queued at once; the builder builds nothing meanwhile.
+  const endpoints = await store.list();
+  const testSeen = receiver.receipts.length;
+  const testStarted = Date.now();
+  for (const endpoint of endpoints.filter((candidate) => candidate.description === 'bench')) {
+    await store.queueFor(endpoint, { type: 'webhook.test', timestamp: new Date().toISOString(), data: { endpointId: endpoint.id } });
+  }
+  const queuedMs = Date.now() - testStarted;
+  const tests = () => receiver.receipts.slice(testSeen).filter((receipt) => receipt.path.startsWith('/fan/') && receipt.body.type === 'webhook.test');
+  while (tests().length < answering) {
+    if (Date.now() - testStarted > FAN_OUT_TIMEOUT_MS) throw new Error(`delivery alone: ${tests().length} of ${answering} within ${FAN_OUT_TIMEOUT_MS / 1000} s`);
+    await sleep(20);
+  }
+  const testLast = Math.max(...tests().map((receipt) => receipt.at)) - testStarted;
+  console.log(
+    `| delivery alone: a test message to each endpoint, queued at once (in ${(queuedMs / 1000).toFixed(1)} s) → the last of ${answering} received | ${(testLast / 1000).toFixed(1)} s (${(answering / (testLast / 1000)).toFixed(0)} messages/s) |`,
+  );
   console.log('');
   reportChecks([
     ['SQL change → webhook received p95 ≤ 1.5 s', percentile(fromChange, 95) <= 1_500],
