@@ -66,7 +66,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
   const control = await openKeyKeeping(config, async () => db, builderLog);
-  const services = await adminServices(config, { db, store: build.store, keys: control.keys, runner, webhooks, log: builderLog });
+  const services = adminServices(config, { db, store: build.store, keys: control.keys, runner, webhooks, log: builderLog });
   const admin = await listenAdmin(
     createAdminApp({ token, registry, health: () => gateway.health(), log: log.child({ component: 'admin' }), services, console: adminConsole(services, log) }),
     {
@@ -192,7 +192,7 @@ async function builderAdmin(config: Config, registry: Registry | undefined, part
     return undefined;
   }
   registerBuilderMetrics(registry, builderMetricsSources(db, store, runner));
-  const services = await adminServices(config, parts);
+  const services = adminServices(config, parts);
   const admin = await listenAdmin(createAdminApp({ token: config.adminToken, registry, health: () => ({ status: 'ok' }), log, services, console: adminConsole(services, log) }), {
     host: config.adminHost,
     port: config.adminPort,
@@ -222,12 +222,12 @@ interface ControlParts {
   log: Log;
 }
 
-async function adminServices(config: Config, { db, store, keys, runner, webhooks, log }: ControlParts): Promise<AdminServices> {
+function adminServices(config: Config, { db, store, keys, runner, webhooks, log }: ControlParts): AdminServices {
   return createAdminServices({
     db,
     store,
     keys,
-    webhooks: await webhookOperations(db, config.webhooks, webhooks.wake),
+    webhooks: webhookOperations(db, webhooks.store, config.webhooks, webhooks.wake),
     runs: runner.runs,
     builds: runner,
     onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),

@@ -204,7 +204,6 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   }
   if ('failure' in built) return built.failure;
   const { outcome } = built;
-  let warning = [outcome.warning, unrecorded].filter((text) => text !== undefined).join('; ');
   try {
     // After the release: announcing can take a while when the channel's backend is down, and a
     // gateway re-reads the pointer whoever announces it.
@@ -217,7 +216,7 @@ async function buildOrganization(context: BuildContext, target: Target, trigger:
   const unqueued = await queueWebhooks(context, outcome);
   // After the announce, so that a new snapshot is never served later for it.
   if (outcome.result === 'published') await retainAfterPublish(context, target.id);
-  if (unqueued) warning = warning ? `${warning}; ${unqueued}` : unqueued;
+  const warning = [outcome.warning, unrecorded, unqueued].filter((text) => text !== undefined).join('; ');
   return {
     id: target.id,
     slug: target.slug,

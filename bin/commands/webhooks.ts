@@ -1,14 +1,17 @@
 // The webhook commands (docs/design.md "Webhooks"): what they do is builder/webhooks/webhook-admin.ts,
 // which the admin API calls too; `--json` prints the admin API's shapes.
 import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
-import type { WebhookEndpoint } from '../../builder/webhooks/webhook-store.ts';
+import { ensureWebhookRelations, type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
 
 function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
-  return withDatabase(config, async (db) => work(await webhookOperations(db, config.webhooks)));
+  return withDatabase(config, async (db) => {
+    await ensureWebhookRelations(db);
+    return work(webhookOperations(db, new WebhookStore(db), config.webhooks));
+  });
 }
 
 export async function webhooksAddCommand(config: Config, options: { org: string; url: string; description?: string; json?: boolean }): Promise<void> {

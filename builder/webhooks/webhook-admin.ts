@@ -4,11 +4,11 @@
 // is checked (destinations.ts) when registered and when its URL changes.
 import { OperatorError } from '../../snapshot/errors.ts';
 import { findOrganization, organizationSlugs } from '../platform/organizations.ts';
-import type { SqlClient } from '../platform/sql.ts';
+import type { SqlQueries } from '../platform/sql.ts';
 import { checkDestination } from './destinations.ts';
 import { testMessage } from './messages.ts';
 import type { WebhookPolicy } from './webhook-policy.ts';
-import { ensureWebhookRelations, type WebhookAttempt, type WebhookEndpoint, WebhookStore } from './webhook-store.ts';
+import type { WebhookAttempt, WebhookEndpoint, WebhookStore } from './webhook-store.ts';
 
 /** How long a rotated secret keeps signing beside the new one. */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -47,10 +47,11 @@ export interface WebhookOperations {
   redeliver(id: string, messageId: string): Promise<void>;
 }
 
-/** `onQueued`: told when a message was queued here (the process's deliverer looks at once). */
-export async function webhookOperations(db: SqlClient, policy: WebhookPolicy, onQueued: () => void = () => {}): Promise<WebhookOperations> {
-  await ensureWebhookRelations(db);
-  const store = new WebhookStore(db);
+/**
+ * Over `store` (its relations made: ensureWebhookRelations), with `db` for the organizations it
+ * names. `onQueued`: told when a message was queued here (the process's deliverer looks at once).
+ */
+export function webhookOperations(db: SqlQueries, store: WebhookStore, policy: WebhookPolicy, onQueued: () => void = () => {}): WebhookOperations {
   const endpoint = async (id: string): Promise<WebhookEndpoint> => {
     const found = await store.get(id);
     if (found === undefined) throw new WebhookNotFoundError(id);
