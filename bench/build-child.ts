@@ -2,7 +2,7 @@
 // `marquee build` is (bin/services.ts), recording the versions it built from, with the compiled
 // product from dist/. `scheduled` is a builder's scheduled run: the organizations changed since
 // they were last built, without the verification share. `open NAME` and `join NAME` are builders
-// of a fleet on REDIS_URL, as `marquee builder` runs them: `open` asks its runner for a run over
+// of a fleet (REDIS_URL for their locks, the work list in the platform database), as `marquee builder` runs them: `open` asks its runner for a run over
 // every organization, divided among the builders; `join` takes part in the first run another one
 // opens, and exits once it is finished. Prints one JSON line.
 import { compiled } from './node-flags.ts';
@@ -25,10 +25,10 @@ let failed: string[] = [];
 const shared: { run?: number; distinct?: number; byBuilder?: Record<string, number> } = {};
 if (mode === 'open' || mode === 'join') {
   const { BuildRunner } = (await import(compiled('builder/runs/runner.js'))) as typeof import('../builder/runs/runner.ts');
-  const { RedisWorkList } = (await import(compiled('builder/runs/redis-work-list.js'))) as typeof import('../builder/runs/redis-work-list.ts');
+  const { DatabaseWorkList } = (await import(compiled('builder/runs/database-work-list.js'))) as typeof import('../builder/runs/database-work-list.ts');
   const log = await createLog({ format: 'json', destination: 2 });
   const services = openBuildServices(config, log);
-  const workList = new RedisWorkList(config.redisUrl!, { log });
+  const workList = new DatabaseWorkList(db);
   const builder = orgId!;
   const runner = new BuildRunner(services.context(source, db), { log, builder, workList });
   let results: Array<{ id: string; slug: string; result: string; error?: string; builder: string }>;

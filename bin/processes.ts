@@ -59,7 +59,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   await build.store.prepare?.(builderLog);
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
-  const workList = openWorkList(config, builderLog);
+  const workList = openWorkList(config, db);
   const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log: builderLog, metrics: registerWebhookMetrics(registry) });
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, builderLog, workList));
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
@@ -78,7 +78,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   const unlisten = await followChanges(db, runner);
   // What changed since the last start, which is everything on the first.
   const results = await runner.buildChanged('start');
-  const claims = openScheduleClaims(config, builderLog, config.builderName);
+  const claims = openScheduleClaims(config, db, builderLog, config.builderName);
   runner.schedule(config.buildSchedule, claims);
 
   // A demo key only for the sample data: never one nobody asked for on a real platform's database.
@@ -94,7 +94,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     await admin.close();
     await runner.stop();
     await gateway.close();
-    await Promise.all([access.close(), control.close(), source.close(), build.close(), claims?.close(), workList?.close(), webhooks.close()]);
+    await Promise.all([access.close(), control.close(), source.close(), build.close(), workList?.close(), webhooks.close()]);
     await db.close();
   });
 }
@@ -131,7 +131,7 @@ export async function builderCommand(config: Config): Promise<void> {
   await versionedSource(db, log);
   const build = openBuildServices(config, log);
   await build.store.prepare?.(log);
-  const workList = openWorkList(config, log);
+  const workList = openWorkList(config, db);
   // Only with ADMIN_TOKEN is /metrics served; the deliverer reports to it then.
   const registry = config.adminToken === undefined ? undefined : processRegistry();
   const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(registry ? { metrics: registerWebhookMetrics(registry) } : {}) });
@@ -143,7 +143,7 @@ export async function builderCommand(config: Config): Promise<void> {
   // What changed since any builder last built into this store: a restart of the fleet rebuilds nothing that is current.
   await runner.buildChanged('schedule');
   // With Redis, each period's scheduled build is run by one builder of the fleet, not by each.
-  const claims = openScheduleClaims(config, log, config.builderName);
+  const claims = openScheduleClaims(config, db, log, config.builderName);
   runner.schedule(config.buildSchedule, claims);
   log.info(`builder running: schedule "${config.buildSchedule}", listening for platform changes on ${db.description}, building into ${build.store.description}`, {
     schedule: config.buildSchedule,
@@ -155,7 +155,7 @@ export async function builderCommand(config: Config): Promise<void> {
     await unlisten();
     await admin?.close();
     await runner.stop();
-    await Promise.all([build.close(), control.close(), claims?.close(), workList?.close(), webhooks.close()]);
+    await Promise.all([build.close(), control.close(), workList?.close(), webhooks.close()]);
     await db.close();
   });
 }

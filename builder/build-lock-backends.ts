@@ -1,14 +1,19 @@
 // How builders keep out of one another's way, the one place that chooses: which build locks a
 // builder takes (in Redis, shared by every builder of the platform; without Redis, a table in this
-// process: one builder), who runs a scheduled full build (with Redis, the first builder to claim
-// the period; without, this one, always), and where runs are divided among builders (a Redis
-// Stream; without Redis, the runner's in-process list).
+// process: one builder), who runs a scheduled run (with several builders, the first to claim the
+// period in the platform database; with one, this one, always), and where runs are divided among
+// builders (with several builders, the platform database; with one, the runner's in-process list).
+// REDIS_URL is what makes several builders possible, since their build locks are kept there; the
+// runs themselves are never kept in Redis, whose data may be lost at any moment (docs/design.md
+// "A run never lies").
+import type { RunCoordinator } from 'node-cron';
 import type { Log } from '../snapshot/log.ts';
 import type { SharedState } from '../snapshot/shared-state.ts';
 import { type BuildLocks, InProcessBuildLocks } from './build-locks.ts';
+import type { SqlClient } from './platform/sql.ts';
 import { RedisBuildLocks } from './redis-build-locks.ts';
-import { RedisScheduleClaims, type ScheduleClaims } from './runs/redis-schedule-claims.ts';
-import { RedisWorkList } from './runs/redis-work-list.ts';
+import { DatabaseScheduleClaims } from './runs/database-schedule-claims.ts';
+import { DatabaseWorkList } from './runs/database-work-list.ts';
 import type { WorkList } from './runs/work-list.ts';
 
 export function openBuildLocks(shared: SharedState, log: Log): BuildLocks {
@@ -16,11 +21,11 @@ export function openBuildLocks(shared: SharedState, log: Log): BuildLocks {
 }
 
 /** Undefined: this process is the only builder, and runs every period. */
-export function openScheduleClaims(shared: SharedState, log: Log, builder: string): ScheduleClaims | undefined {
-  return shared.redisUrl === undefined ? undefined : new RedisScheduleClaims(shared.redisUrl, { log, builder });
+export function openScheduleClaims(shared: SharedState, db: SqlClient, log: Log, builder: string): RunCoordinator | undefined {
+  return shared.redisUrl === undefined ? undefined : new DatabaseScheduleClaims(db, { log, builder });
 }
 
 /** Undefined: this process is the only builder, and its runner keeps the list in process. */
-export function openWorkList(shared: SharedState, log: Log): WorkList | undefined {
-  return shared.redisUrl === undefined ? undefined : new RedisWorkList(shared.redisUrl, { log });
+export function openWorkList(shared: SharedState, db: SqlClient): WorkList | undefined {
+  return shared.redisUrl === undefined ? undefined : new DatabaseWorkList(db);
 }

@@ -32,7 +32,7 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
   });
   const failedRuns = new Counter({
     name: 'marquee_build_runs_failed_total',
-    help: 'Build runs that could not build at all (the organizations could not be listed), by trigger',
+    help: 'Build runs that ended failed, without a result for every organization (they could not list them, or lost their work list), by trigger',
     labelNames: ['trigger'] as const,
     registers: [registry],
   });
@@ -44,7 +44,7 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
     registers: [registry],
   });
   sources.runs.onFinished((run, seconds) => {
-    if (run.error !== undefined) failedRuns.inc({ trigger: run.trigger });
+    if (run.state === 'failed') failedRuns.inc({ trigger: run.trigger });
     let verified = 0;
     for (const organization of run.organizations) {
       builds.inc({ result: organization.result, trigger: run.trigger });

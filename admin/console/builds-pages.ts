@@ -27,7 +27,7 @@ function sharesOf(run: BuildRun): Array<{ builder: string; done: number }> {
   return [...counts].map(([builder, done]) => ({ builder, done })).sort((a, b) => b.done - a.done || a.builder.localeCompare(b.builder));
 }
 
-const underWay = (run: BuildRun) => run.state !== 'finished';
+const underWay = (run: BuildRun) => run.state === 'queued' || run.state === 'running';
 
 export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   router.get('/builds', async (req, res) => {

@@ -1,12 +1,13 @@
 // The build runs an operator watches (docs/design.md "Admin API and console"): every build the
 // runner starts, whatever asked for it, from queued through running (done of total) to finished
-// with each organization's result. Kept in memory and bounded: the newest runs only, since the
-// store's manifests are the lasting record of what was published.
+// with each organization's result, or failed, saying why and how many were left without one (a run
+// is never finished short: docs/design.md "A run never lies"). Kept in memory and bounded: the
+// newest runs only, since the store's manifests are the lasting record of what was published.
 import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { OpenedRun, RunResult } from './work-list.ts';
 
-type BuildRunState = 'queued' | 'running' | 'finished';
+type BuildRunState = 'queued' | 'running' | 'finished' | 'failed';
 
 /** What a run builds: the organizations named, every organization, or those changed since they were last built. */
 export type RunScope = readonly string[] | 'every' | 'changed';
@@ -28,7 +29,7 @@ export interface BuildRun {
   finishedAt: string | null;
   /** In the order they finished, each naming the builder that built it. */
   organizations: RunResult[];
-  /** A run that could not build at all (the organizations could not be listed). */
+  /** Why a failed run ended without a result for every organization (it could not list them, or lost its work list). */
   error?: string;
 }
 
@@ -124,14 +125,19 @@ export class BuildRuns {
     run.done = Math.max(done, run.organizations.length);
   }
 
-  /** The run is over: every organization has its result (recorded by progressed), or it could not build at all, saying why. */
+  /**
+   * The run is over: finished when every organization it listed has its result (recorded by
+   * progressed); failed, saying why, when it ends without (it could not list them, or its work
+   * list was lost). A run whose results fall short is failed whatever its caller says.
+   */
   finished(runId: string, outcome: { error?: string } = {}): void {
     const run = this.byId.get(runId);
     if (!run) return;
-    run.state = 'finished';
     run.finishedAt = this.now();
-    if (outcome.error !== undefined) run.error = outcome.error;
-    else run.total = run.done;
+    const short = run.done < run.total ? `${run.total - run.done} of ${run.total} organizations have no result` : undefined;
+    const error = [outcome.error, short].filter((text) => text !== undefined).join('; ');
+    run.state = error ? 'failed' : 'finished';
+    if (error) run.error = error;
     if (this.joinedIds.has(runId)) return;
     const startedMs = Date.parse(run.startedAt ?? run.queuedAt);
     const durationSeconds = Math.max(0, (Date.parse(run.finishedAt) - startedMs) / 1000);

@@ -25,11 +25,15 @@ export interface DividedRunParts {
   /** Each organization this builder built, whatever run (retries of those that failed for want of a backend). */
   onBuilt(result: OrganizationResult): void;
   onUnreachable(error: unknown): void;
+  /** A run the work list no longer knows, with organizations left without a result: the caller opens a run for them. */
+  onLost(run: OpenedRun): void;
   stopping(): boolean;
 }
 
 /** What this builder tells the run's record when it stops before the run is finished. */
 const STOPPED = 'this builder stopped before the run finished; the other builders finish it';
+/** What it tells when the run is gone from the work list before it finished. */
+const LOST = 'its work list no longer knows it';
 
 /** Opens the run `runId` (queued by the caller) over what `scope` says, takes part in it, and resolves with every organization's result once all are built. */
 export async function openRun(parts: DividedRunParts, trigger: BuildTrigger, scope: RunScope, runId: string, verification?: Verification): Promise<RunResult[]> {
@@ -96,6 +100,21 @@ async function share(parts: DividedRunParts, opened: OpenedRun): Promise<boolean
   };
   const { progress, built } = await takeShare(shareParts, opened.id);
   await pointersChanged(context, built);
-  runs.finished(opened.id, progress ? {} : { error: STOPPED });
-  return progress !== undefined;
+  if (progress) {
+    runs.finished(opened.id);
+    return true;
+  }
+  if (parts.stopping()) {
+    runs.finished(opened.id, { error: STOPPED });
+    return false;
+  }
+  // Gone from the work list before every organization had its result: failed, never finished
+  // short, and what it left is built by a new run (docs/design.md "A run never lies").
+  runs.finished(opened.id, { error: LOST });
+  log.error(`${opened.trigger} run ${opened.id} failed: ${LOST}; a run of the organizations changed since they were last built replaces it`, {
+    trigger: opened.trigger,
+    runId: opened.id,
+  });
+  parts.onLost(opened);
+  return false;
 }

@@ -7,6 +7,7 @@
 // build that failed for want of a backend is tried again once the backends answer
 // (backend-retries.ts).
 import { hostname } from 'node:os';
+import type { RunCoordinator } from 'node-cron';
 import { describeError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
@@ -18,8 +19,8 @@ import { ChangeBuilds } from './change-builds.ts';
 import { type DividedRunParts, joinRun, openRun } from './divided-run.ts';
 import { FullRuns } from './full-runs.ts';
 import type { Verification } from '../platform/versions.ts';
+import { SCHEDULE_CLAIM_MS } from './database-schedule-claims.ts';
 import { recordedBuild, reportUnbuilt } from './recorded-build.ts';
-import { SCHEDULE_CLAIM_MS, type ScheduleClaims } from './redis-schedule-claims.ts';
 import { DEFAULT_CLAIM_TIMEOUT_MS, InProcessWorkList, type OpenedRun, type RunResult, type WorkList } from './work-list.ts';
 
 export interface RunnerOptions {
@@ -88,6 +89,8 @@ export class BuildRunner {
       pollMs,
       onBuilt: (result) => this.retryIfUnavailable(result),
       onUnreachable: (error) => this.workListUnreachable(error),
+      // Those it left are exactly those changed since they were last built, whichever run lost them.
+      onLost: () => this.fullRuns.soon('change'),
       stopping: () => this.stopped,
     };
     const runOver = (trigger: BuildTrigger, scope: RunScope, runId: string): Promise<RunResult[]> => {
@@ -150,7 +153,7 @@ export class BuildRunner {
   }
 
   /** Runs at each time `expression` matches; with `claims` (several builders), only those this builder claims. */
-  schedule(expression: string, claims?: ScheduleClaims): void {
+  schedule(expression: string, claims?: RunCoordinator): void {
     if (claims === undefined) {
       this.fullRuns.schedule(expression, this.log);
       return;
@@ -158,13 +161,8 @@ export class BuildRunner {
     this.fullRuns.schedule(expression, this.log, {
       claims,
       claimMs: SCHEDULE_CLAIM_MS,
-      onSkipped: (slot, reason) =>
-        reason === 'not-elected'
-          ? this.log.info(`scheduled build of ${slot.toISOString()}: another builder runs it`, { trigger: 'schedule', slot: slot.toISOString() })
-          : this.log.warn(`scheduled build of ${slot.toISOString()} skipped: Redis could not say which builder runs it; the next period is tried`, {
-              trigger: 'schedule',
-              slot: slot.toISOString(),
-            }),
+      // The claims answer yes when they cannot ask (database-schedule-claims.ts): a period skipped is run by another builder.
+      onSkipped: (slot) => this.log.info(`scheduled build of ${slot.toISOString()}: another builder runs it`, { trigger: 'schedule', slot: slot.toISOString() }),
     });
   }
 

@@ -42,13 +42,26 @@ describe('the registry of build runs', () => {
     expect(runs.lastBuildOf('c')).toBeUndefined();
   });
 
-  it('records a run that could not build at all, lists newest first, and keeps only the newest runs', () => {
+  it('records a run that could not build at all as failed, lists newest first, and keeps only the newest runs', () => {
     const runs = new BuildRuns({ kept: 3 });
     const ids = ['schedule', 'change', 'manual', 'start'].map((trigger) => runs.queued(trigger as 'manual', 'every').id);
     runs.started(ids[3]!);
     runs.finished(ids[3]!, { error: 'the database could not be reached' });
     expect(runs.list().map((run) => run.id)).toEqual([ids[3], ids[2], ids[1]]);
     expect(runs.get(ids[0]!)).toBeUndefined();
-    expect(runs.get(ids[3]!)).toMatchObject({ state: 'finished', error: 'the database could not be reached', organizations: [] });
+    expect(runs.get(ids[3]!)).toMatchObject({ state: 'failed', error: 'the database could not be reached', organizations: [] });
+  });
+
+  it('never calls a run finished while an organization it listed has no result: it is failed, saying how many, and counted as failed', () => {
+    const runs = new BuildRuns();
+    const ended: string[] = [];
+    runs.onFinished((run) => ended.push(run.state));
+    const run = runs.queued('manual', 'every');
+    runs.started(run.id);
+    runs.listed(run.id, 3000);
+    runs.progressed(run.id, 304, [result('a', 'published')]);
+    runs.finished(run.id);
+    expect(runs.get(run.id)).toMatchObject({ state: 'failed', done: 304, total: 3000, error: '2696 of 3000 organizations have no result' });
+    expect(ended).toEqual(['failed']);
   });
 });

@@ -282,4 +282,38 @@ describe('BuildRunner sharing a run with other builders', () => {
     expect(seen[1]!.organizations).toEqual(seen[0]!.organizations);
     await Promise.all([first.stop(), second.stop()]);
   });
+
+  it('fails a run its work list no longer knows, saying how many have no result, and opens a run for them at once', async () => {
+    const { source, context } = setup();
+    for (let index = 0; index < 5; index++) {
+      const fixture = new PlatformFixture({ id: randomUUID(), slug: `org-${index}` });
+      source.data.set(fixture.organization.id, fixture.data());
+    }
+    source.onRead = () => sleep(10);
+    // A list that forgets the first run once two of its organizations are done, as a lost database table would.
+    const workList = new InProcessWorkList();
+    let lostRun: string | undefined;
+    const forgetting = Object.assign(Object.create(workList) as InProcessWorkList, {
+      progress: async (runId: string, from?: number) => {
+        const progress = await workList.progress(runId, from);
+        if (lostRun === undefined && progress && progress.done >= 2) lostRun = runId;
+        return runId === lostRun ? undefined : progress;
+      },
+      take: async (runId: string, builder: string, count: number) => (runId === lostRun ? [] : workList.take(runId, builder, count)),
+    });
+    const log = new RecordingLog();
+    const runner = new BuildRunner(context, { log, workList: forgetting, pollMs: 20 });
+    const { run } = runner.queue('manual');
+    await expect.poll(() => runner.runs.get(run.id)?.state).toBe('failed');
+    const failed = runner.runs.get(run.id)!;
+    expect(failed.error).toMatch(/^its work list no longer knows it; \d of 6 organizations have no result$/);
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 'error', message: expect.stringContaining(`manual run ${run.id} failed: its work list no longer knows it`) }),
+    );
+    // The run opened in its place builds what is left, and finishes with every one it listed.
+    await expect.poll(() => runner.runs.list().find((other) => other.trigger === 'change')?.state, { timeout: 5_000 }).toBe('finished');
+    const replacement = runner.runs.list().find((other) => other.trigger === 'change')!;
+    expect(replacement.done).toBe(replacement.total);
+    await runner.stop();
+  });
 });
