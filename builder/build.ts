@@ -14,7 +14,7 @@ import type { ListedOrganization, PlatformSource } from './platform/rows.ts';
 import type { BuiltVersions, Verification } from './platform/versions.ts';
 import { projectionVersion } from './projection-version.ts';
 import { projectOrganization, resourcesOf } from './projection/index.ts';
-import { publish, type PublishOutcome, type PublishResult } from './publish.ts';
+import { type CurrentPointer, publish, type PublishOutcome, type PublishResult, readCurrentPointer } from './publish.ts';
 import { retainOrganization, retentionMayDelete, retentionPolicy } from './retention.ts';
 import { serializeResources } from './serialize.ts';
 import { validateResources } from './validate.ts';
@@ -312,8 +312,12 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     builderVersion: context.builderVersion,
     projectionVersion: projectionVersionOf(context),
   };
+  // The pointer before the rows: its version is what this publish's pointer write expects, so a
+  // publish by another builder after this read — of rows read after ours — is never replaced by
+  // ours, even when the build lock that should have kept us apart was lost (its Redis flushed).
+  const current = await step('read', target.id, () => readCurrentPointer(context.store, target.id));
   const publishState = async (state: OrganizationState, sourceVersion: string | undefined) => ({
-    outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }),
+    outcome: await publishStep(context, { ...common, state, objects: [], slugs: {}, durationMs: 0 }, current),
     sourceVersion,
   });
   if (target.status !== 'active') return publishState(target.status, target.sourceVersion);
@@ -336,14 +340,18 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     };
   }
   const objects = serializeResources(resources);
-  const outcome = await publishStep(context, {
-    ...common,
-    state: 'active',
-    objects,
-    slugs: projection.slugs,
-    durationMs: performance.now() - started,
-    ...(data.sourceVersion === undefined ? {} : { sourceVersion: data.sourceVersion }),
-  });
+  const outcome = await publishStep(
+    context,
+    {
+      ...common,
+      state: 'active',
+      objects,
+      slugs: projection.slugs,
+      durationMs: performance.now() - started,
+      ...(data.sourceVersion === undefined ? {} : { sourceVersion: data.sourceVersion }),
+    },
+    current,
+  );
   return { outcome, sourceVersion: data.sourceVersion };
 }
 
@@ -359,8 +367,8 @@ function failedResult(target: Target, error: unknown): OrganizationResult {
   return failed(target, `organization ${target.id}: ${describeError(error)}`, undefined);
 }
 
-function publishStep(context: BuildContext, input: Parameters<typeof publish>[1]) {
-  return step('publish', input.organizationId, () => publish(context.store, input));
+function publishStep(context: BuildContext, input: Parameters<typeof publish>[1], current: CurrentPointer) {
+  return step('publish', input.organizationId, () => publish(context.store, input, current));
 }
 
 /** Runs one stage, wrapping a failure with the organization and the stage (and keeping it as the cause). */

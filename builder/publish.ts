@@ -59,7 +59,7 @@ export interface PublishInput {
 const WRITE_CONCURRENCY = 16;
 
 /** The pointer as this publish found it, and the version its own pointer write expects. */
-interface CurrentPointer {
+export interface CurrentPointer {
   pointer: Pointer | undefined;
   /** null: there was no pointer. */
   version: Version | null;
@@ -69,9 +69,11 @@ interface CurrentPointer {
  * Throws PointerConflictError when another publish replaced the organization's pointer after
  * this one read it: nothing of this publish is then current (its objects and manifest, if any,
  * are unreferenced and retention removes them), and the caller builds the organization again.
+ * `current`: the pointer as read before the platform's rows (build.ts), so that a publish of rows
+ * read before another builder's publish can never replace it; read here when not given.
  */
-export async function publish(store: SnapshotStore, input: PublishInput): Promise<PublishOutcome> {
-  const current = await readCurrentPointer(store, input.organizationId);
+export async function publish(store: SnapshotStore, input: PublishInput, current?: CurrentPointer): Promise<PublishOutcome> {
+  current ??= await readCurrentPointer(store, input.organizationId);
   if (input.state !== 'active') return publishClosedState(store, input, current);
 
   const resources: Record<string, string> = {};
@@ -110,7 +112,7 @@ export async function publish(store: SnapshotStore, input: PublishInput): Promis
     },
   };
   const serialized = serializeManifest(manifest);
-  await store.put(manifestKey(input.organizationId, manifest.snapshotId), serialized.bytes);
+  await writeManifest(store, input.organizationId, manifest.snapshotId, serialized.bytes);
   await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
   const warning = await recordStateChange(store, input, current);
   const change = changeOf(input, current, latest?.manifest, manifest.snapshotId, resources);
@@ -164,7 +166,7 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
   }
 }
 
-async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {
+export async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {
   const read = await store.getIfChanged(pointerKey(orgId), undefined);
   if (read === undefined) return { pointer: undefined, version: null };
   // No version was given, so there is none to be unchanged from.
@@ -197,6 +199,19 @@ async function writeNewObjects(store: SnapshotStore, orgId: string, objects: rea
   for (const object of objects) if (!present.has(object.hash)) pending.set(object.hash, object);
   await mapConcurrently([...pending.values()], WRITE_CONCURRENCY, (object) => store.put(objectKey(orgId, object.hash), object.bytes));
   return pending.size;
+}
+
+/**
+ * Written only where no other manifest is: two builders that publish the same content in the same
+ * millisecond (their locks lost, as when Redis is flushed) name the same snapshot, and the second
+ * manifest would replace the one the first pointer vouches for by hash. The second is refused
+ * instead, as its pointer write would be, and builds again. The same bytes (this publish's own,
+ * left by an attempt that stopped before its pointer) are no rival.
+ */
+async function writeManifest(store: SnapshotStore, orgId: string, snapshotId: string, bytes: Uint8Array): Promise<void> {
+  const key = manifestKey(orgId, snapshotId);
+  if ((await store.putIfVersion(key, bytes, null)) === 'written') return;
+  if (!(await store.get(key))?.equals(bytes)) throw new PointerConflictError(orgId);
 }
 
 async function writePointer(store: SnapshotStore, input: PublishInput, current: CurrentPointer, snapshotId: string | null, manifestHash: string | null): Promise<void> {

@@ -118,7 +118,7 @@ describe('buildOrganizations with build locks', () => {
     source.onRead = () => whileBuilding('read');
     const watched = new (class extends MemoryStore {
       override async putIfVersion(key: string, bytes: Uint8Array, expected: string | null) {
-        await whileBuilding('pointer');
+        if (key.endsWith('current.json')) await whileBuilding('pointer');
         return super.putIfVersion(key, bytes, expected);
       }
     })();
@@ -212,9 +212,9 @@ class ContestedStore extends MemoryStore {
   ) {
     super();
   }
-  override async put(key: string, bytes: Uint8Array): Promise<void> {
-    await super.put(key, bytes);
-    if (this.inside || this.times === 0 || !key.includes('/snapshots/')) return;
+  override async putIfVersion(key: string, bytes: Uint8Array, expected: string | null): Promise<'written' | 'conflict'> {
+    const written = await super.putIfVersion(key, bytes, expected);
+    if (this.inside || this.times === 0 || !key.includes('/snapshots/')) return written;
     this.times--;
     this.inside = true;
     try {
@@ -222,6 +222,7 @@ class ContestedStore extends MemoryStore {
     } finally {
       this.inside = false;
     }
+    return written;
   }
 }
 

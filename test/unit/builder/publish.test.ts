@@ -36,8 +36,8 @@ describe('publish', () => {
     expect(outcome.result).toBe('published');
     // `[]` twice is one object: content addressing deduplicates.
     expect(outcome.objectsWritten).toBe(2);
-    // The first pointer of the organization: written only if there is still none.
-    expect(order).toEqual(['objects', 'objects', 'snapshots', 'current.json if null']);
+    // The manifest, and the first pointer of the organization: each written only if there is still none.
+    expect(order).toEqual(['objects', 'objects', 'snapshots if null', 'current.json if null']);
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'A' });
   });
 
@@ -108,7 +108,7 @@ describe('publish when another builder publishes the same organization meanwhile
   const at = (second: number) => new Date(`2026-11-21T10:00:${String(second).padStart(2, '0')}Z`);
   const active = (name: string, second: number) => ({ ...base, state: 'active' as const, resources: resources(name), slugs: {}, now: at(second) });
 
-  /** A store in which `rival` publishes just before this builder's first pointer write: after its read, before its swap. */
+  /** A store in which `rival` publishes just before this builder's first conditional write (its manifest's): after its read, before its swap. */
   function raceBeforePointerWrite(store: MemoryStore, rival: () => Promise<unknown>): MemoryStore {
     const putIfVersion = store.putIfVersion.bind(store);
     let raced = false;
@@ -154,6 +154,22 @@ describe('publish when another builder publishes the same organization meanwhile
     raceBeforePointerWrite(store, () => publishSnapshot(store, { ...base, state: 'closed', resources: [], slugs: {}, now: at(5) }));
     await expect(publishSnapshot(store, active('B', 4))).rejects.toBeInstanceOf(PointerConflictError);
     expect(await readPointer(store, ORG)).toMatchObject({ state: 'closed', snapshotId: null });
+  });
+
+  it('never replaces a manifest: a rival publishing the same content in the same millisecond is refused, and the first stays whole', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, active('A', 0));
+    let rival: string | null = null;
+    // Both read the same pointer and name the same snapshot; the rival's build took a moment longer.
+    raceBeforePointerWrite(store, async () => {
+      rival = (await publishSnapshot(store, { ...active('B', 1), durationMs: 5 })).snapshotId;
+    });
+    await expect(publishSnapshot(store, active('B', 1))).rejects.toBeInstanceOf(PointerConflictError);
+    const whole = await readWholeSnapshot(store, ORG);
+    expect(whole.snapshotId).toBe(rival);
+    expect(whole.resources['/organization']).toEqual({ id: ORG, name: 'B' });
+    // Built again, it finds the content current.
+    expect(await publishSnapshot(store, active('B', 1))).toMatchObject({ result: 'unchanged', snapshotId: rival });
   });
 
   it('publishes on the next attempt, after the snapshot that won', async () => {
