@@ -97,6 +97,16 @@ export class DatabaseWorkList implements WorkList {
     return rows.map((row) => row.run);
   }
 
+  async waiting(): Promise<Set<string>> {
+    await this.ready();
+    const rows = await this.db.query<{ id: string }>(
+      `SELECT DISTINCT o.organization->>'id' AS id
+       FROM marquee_runs r JOIN marquee_run_organizations o ON o.run_id = r.id AND NOT o.done
+       WHERE r.finished_at IS NULL AND r.opened_at >= now() - interval '${UNFINISHED_KEPT}'`,
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   async take(runId: string, builder: string, count: number): Promise<Claim[]> {
     await this.ready();
     const rows = await this.db.query<{ position: number; organization: Target }>(TAKE, [runId, builder, count, this.claimTimeoutMs]);

@@ -7,7 +7,7 @@
 import { describeError } from '../../snapshot/errors.ts';
 import type { Log } from '../../snapshot/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
-import { type BuildContext, type OrganizationResult, organizationBuilder, pointersChanged, selectTargets } from '../build.ts';
+import { type BuildContext, type OrganizationResult, organizationBuilder, pointersChanged, selectTargets, type Target } from '../build.ts';
 import type { Verification } from '../platform/versions.ts';
 import type { BuildRuns, RunScope } from './build-runs.ts';
 import { reportResult, reportRun } from './recorded-build.ts';
@@ -47,10 +47,11 @@ export async function openRun(parts: DividedRunParts, trigger: BuildTrigger, sco
   }
   let opened: OpenedRun;
   try {
-    const { targets, skipped } = await selectTargets(context, {
+    const selection = await selectTargets(context, {
       ...(typeof scope === 'string' ? {} : { organizationIds: scope }),
       ...(scope === 'changed' ? { changed: verification ? { verification } : {} } : {}),
     });
+    const { targets, skipped } = scope === 'changed' ? await leaveToOtherRuns(workList, selection) : selection;
     const queued = runs.get(runId);
     opened = {
       id: runId,
@@ -72,6 +73,20 @@ export async function openRun(parts: DividedRunParts, trigger: BuildTrigger, sco
   const results = runs.get(runId)?.organizations ?? [];
   if (finished && typeof scope === 'string') reportRun(log, trigger, results, opened.skipped, performance.now() - started);
   return results;
+}
+
+/**
+ * A run of the changed organizations leaves out those another unfinished run still has to build:
+ * that run reads them when it builds them, after whatever changed them. Without this, builders
+ * starting together each listed every changed organization, and each was built once per builder.
+ * Those left out count as skipped. Two runs listed at the same instant may still both list one:
+ * built twice, never not at all.
+ */
+async function leaveToOtherRuns(workList: WorkList, selection: { targets: Target[]; skipped: number }): Promise<{ targets: Target[]; skipped: number }> {
+  const waiting = await workList.waiting();
+  if (waiting.size === 0) return selection;
+  const targets = selection.targets.filter((target) => !waiting.has(target.id));
+  return { targets, skipped: selection.skipped + selection.targets.length - targets.length };
 }
 
 /** Takes part in a run another builder opened, recording it here under the same id. */

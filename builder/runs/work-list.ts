@@ -59,6 +59,8 @@ export interface WorkList {
   open(run: OpenedRun, organizations: readonly Target[]): Promise<void>;
   /** Runs opened and not finished: every builder takes part in each. */
   unfinished(): Promise<OpenedRun[]>;
+  /** The organizations an unfinished run lists and has no result for yet: each will be built, and read then. */
+  waiting(): Promise<Set<string>>;
   /**
    * Up to `count` organizations of the run for `builder`: those nobody has taken, then those whose
    * claim has gone unkept longer than the claim timeout (their builder died). Empty when there
@@ -114,6 +116,16 @@ export class InProcessWorkList implements WorkList {
 
   async unfinished(): Promise<OpenedRun[]> {
     return [...this.runs.values()].filter((state) => state.finishedAt === null).map((state) => ({ ...state.run }));
+  }
+
+  async waiting(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const state of this.runs.values()) {
+      if (state.finishedAt !== null) continue;
+      for (const claim of state.waiting) ids.add(claim.organization.id);
+      for (const { claim } of state.claimed.values()) ids.add(claim.organization.id);
+    }
+    return ids;
   }
 
   async take(runId: string, builder: string, count: number): Promise<Claim[]> {

@@ -11,6 +11,7 @@
 // - progress gives the results from an index on, in the order recorded, with who built each;
 // - a claim its builder keeps is never taken over; one it stops keeping (a builder that died) is
 //   taken over by another builder after the claim timeout, with its organization;
+// - the organizations unfinished runs have no result for yet are known to every builder;
 // - a run the list does not know has no progress and nothing to take.
 //
 // Takeover takes a claim timeout of real time, so the harness's is short (about half a second).
@@ -159,6 +160,21 @@ export function workListContract<H extends WorkListHarness>(name: string, hooks:
       expect(stolen.organization).toEqual(abandoned[0]!.organization);
       await other.complete(run.id, stolen.entry, resultOf(stolen.organization, 'builder-b'));
       expect((await list().progress(run.id))?.results).toEqual([resultOf(stolen.organization, 'builder-b')]);
+    });
+
+    it('says which organizations unfinished runs still have to build: those waiting or taken, not those with a result, none of a finished run', async () => {
+      const other = harness().view();
+      const run = opened(3);
+      const targets = organizations(3);
+      await list().open(run, targets);
+      const [first] = await list().take(run.id, 'builder-a', 1);
+      const waiting = await other.waiting();
+      for (const target of targets) expect(waiting.has(target.id)).toBe(true);
+      await list().complete(run.id, first!.entry, resultOf(first!.organization, 'builder-a'));
+      expect((await other.waiting()).has(first!.organization.id)).toBe(false);
+      for (const claim of await takeAll(list(), run.id, 'builder-a')) await list().complete(run.id, claim.entry, resultOf(claim.organization, 'builder-a'));
+      const after = await other.waiting();
+      for (const target of targets) expect(after.has(target.id)).toBe(false);
     });
 
     it('knows nothing of a run never opened', async () => {

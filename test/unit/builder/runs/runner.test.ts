@@ -283,6 +283,30 @@ describe('BuildRunner sharing a run with other builders', () => {
     await Promise.all([first.stop(), second.stop()]);
   });
 
+  it('leaves out of a run of changed organizations those another unfinished run has yet to build: builders starting together build each once', async () => {
+    const { source, context } = setup();
+    for (let index = 0; index < 11; index++) {
+      const fixture = new PlatformFixture({ id: randomUUID(), slug: `org-${index}` });
+      source.data.set(fixture.organization.id, fixture.data());
+    }
+    // No organization is built until the second builder has listed its run.
+    const listed = gate();
+    source.onRead = () => listed.wait;
+    const workList = new InProcessWorkList();
+    const options = { workList, pollMs: 20, claimTimeoutMs: 1_000 };
+    const first = new BuildRunner(context, { log: new RecordingLog(), builder: 'builder-a', ...options });
+    const second = new BuildRunner(context, { log: new RecordingLog(), builder: 'builder-b', ...options });
+    const firstRun = first.buildChanged('start');
+    await expect.poll(() => first.runs.list()[0]?.total).toBe(12);
+    // Listed while the first run has every organization still to build: it lists none, and helps with the first.
+    expect(await second.buildChanged('start')).toEqual([]);
+    listed.open();
+    expect(second.runs.list().find((run) => run.trigger === 'start' && run.state === 'finished' && run.total === 0)).toMatchObject({ skipped: 12 });
+    expect(await firstRun).toHaveLength(12);
+    expect(source.reads).toBe(12);
+    await Promise.all([first.stop(), second.stop()]);
+  });
+
   it('fails a run its work list no longer knows, saying how many have no result, and opens a run for them at once', async () => {
     const { source, context } = setup();
     for (let index = 0; index < 5; index++) {
