@@ -5,8 +5,8 @@
 // builder once it has been idle for the claim timeout. Results are recorded in the list, so every
 // builder follows the same run: its progress and each organization's result, naming who built it.
 //
-// Here the seam and the in-process list (one builder, no Redis); Redis Streams in
-// redis-work-list.ts. Every implementation passes test/contracts/work-list.ts.
+// Here the seam and the in-process list (one builder, no Redis); several builders share the one in
+// the platform database (database-work-list.ts). Every implementation passes test/contracts/work-list.ts.
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { Target } from '../build.ts';
 

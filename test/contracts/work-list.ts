@@ -1,6 +1,6 @@
 // The promises of WorkList (builder/runs/work-list.ts), as one suite every implementation runs:
-// the in-process list and Redis Streams. Builders are names; in Redis each is also a connection of
-// its own (`view`), as each builder process has. What an implementation must do:
+// the in-process list and the platform database's. Builders are names; on PostgreSQL each is also a
+// pool of connections of its own (`view`), as each builder process has. What an implementation must do:
 //
 // - an opened run is listed as unfinished for every builder, with what it was opened with; a run
 //   of no organization is finished at once and not listed;
