@@ -40,9 +40,11 @@ suites() {
   report=$1
   shift
   rm -f "$report"
+  MARQUEE_FILE_TIMES=$(echo "$report" | sed 's/vitest/file-times/')
+  export MARQUEE_FILE_TIMES
   echo "suites on node $(node --version)${MARQUEE_TEST_SCOPE:+ ($MARQUEE_TEST_SCOPE scope)}" >&2
   started=$(date +%s)
-  node_modules/.bin/vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || true
+  node_modules/.bin/vitest run --reporter=default --reporter=json --reporter=./test/support/file-times.ts --outputFile.json="$report" "$@" || true
   echo "suites on node $(node --version): $(($(date +%s) - started)) s" >&2
 }
 status=0
