@@ -1,14 +1,14 @@
-// Four projects in three groups, one group after the other (docs/development.md, "The test suite"):
+// Five projects in three groups, one group after the other (docs/development.md, "The test suite"):
 //   1. `unit`: pure logic, in-process, two files at a time (worker threads: they start faster).
-//   2. `integration`: every file under test/integration/ not listed in ALONE, two files at a time.
-//      Each file starts the real servers it needs itself, on free loopback ports and in its own
-//      temporary directories, so two files never share a server.
-//   3. `integration-alone`, the files in ALONE, which bound a latency (a change served within a
-//      second, a verdict within 100 ms) that a second test busy on this machine's two cores could
-//      stretch, and `integration-production`, the gateway suites once more on the production
-//      backends (one global setup starts them for the whole project:
-//      test/support/production-backends.ts; freshness among them bounds a latency too): one file at
-//      a time, nothing beside it.
+//   2. `integration`, every file under test/integration/ not listed in ALONE, and
+//      `integration-production`, the gateway suites once more on the production backends (one
+//      global setup starts them for the project: test/support/production-backends.ts; each suite
+//      on its own key prefix and Redis namespace): two files at a time. Each integration file starts
+//      the real servers it needs itself, on free loopback ports and in its own temporary
+//      directories, so two files never share a server.
+//   3. `integration-alone` and `integration-production-alone`, the files in ALONE, which bound a
+//      latency (a change served within a second, a verdict within 100 ms) that a second test busy
+//      on this machine's two cores could stretch: one file at a time, nothing beside it.
 // A new integration file needs nothing: it runs in group 2. One that bounds a latency goes in ALONE.
 //
 // MARQUEE_TEST_SCOPE=compatibility narrows every project to what a Node line other than the current
@@ -89,9 +89,21 @@ export default defineConfig({
       {
         test: {
           name: 'integration-production',
-          include: scope.production,
+          include: scope.production.filter((file) => !ALONE.includes(file)),
           globalSetup: ['test/support/build-product.ts', 'test/support/production-backends.ts'],
           // The S3 store takes its credentials from the AWS SDK's chain, as in production: these are s3rver's.
+          env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'integration-production-alone',
+          include: scope.production.filter((file) => ALONE.includes(file)),
+          globalSetup: ['test/support/build-product.ts', 'test/support/production-backends.ts'],
           env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
           testTimeout: 120_000,
           hookTimeout: 180_000,
