@@ -45,10 +45,10 @@ const ALONE = [
 /**
  * A smoke test of each process, for another Node line than the current LTS: the CLI's first run
  * (version, a wrong command line, a MARQUEE_HOME it cannot create), `marquee start` from nothing
- * with the commands beside it, the CLI on PostgreSQL, and `marquee builder` with two `marquee serve`
- * on PostgreSQL, Redis, S3 (s3rver) and the CDN (nginx).
+ * with the commands beside it (PGlite), and `marquee db migrate` and `db seed` on PostgreSQL, then
+ * `marquee builder` with two `marquee serve` on PostgreSQL, Redis, S3 (s3rver) and the CDN (nginx).
  */
-const SMOKE = ['cli/first-run', 'cli/start', 'cli/cli-postgres', 'production/many-gateways'].map((name) => `test/integration/${name}.test.ts`);
+const SMOKE = ['cli/first-run', 'cli/start', 'production/many-gateways'].map((name) => `test/integration/${name}.test.ts`);
 
 /**
  * MARQUEE_TEST_SCOPE=compatibility: what another Node line than the current LTS runs — every unit
