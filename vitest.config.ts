@@ -1,44 +1,128 @@
-// Three projects: unit tests of pure logic run in parallel in milliseconds; integration tests run
-// against real servers that they start themselves, one file at a time; and the gateway suites run
-// once more on the production backends (S3 through an HTTP cache, Redis), which one global setup
-// starts for the whole project (test/support/production-backends.ts).
+// Five projects in three groups, one group after the other (docs/development.md, "The test suite"):
+//   1. `unit`: pure logic, in-process, two files at a time (worker threads: they start faster).
+//   2. `integration`, every file under test/integration/ not listed in ALONE, and
+//      `integration-production`, the gateway suites once more on the production backends (one
+//      global setup starts them for the project: test/support/production-backends.ts; each suite
+//      on its own key prefix and Redis namespace): two files at a time. Each integration file starts
+//      the real servers it needs itself, on free loopback ports and in its own temporary
+//      directories, so two files never share a server.
+//   3. `integration-alone` and `integration-production-alone`, the files in ALONE, which bound a
+//      latency (a change served within a second, a verdict within 100 ms) that a second test busy
+//      on this machine's two cores could stretch: one file at a time, nothing beside it.
+// A new integration file needs nothing: it runs in group 2. One that bounds a latency goes in ALONE.
+//
+// MARQUEE_TEST_SCOPE=compatibility narrows every project to what a Node line other than the current
+// LTS runs (scripts/test.sh): the unit tests, the contract suites against the real servers and a
+// smoke test of each process (SMOKE). The current LTS runs everything.
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/sequencer.ts';
 
 /** The gateway suites that run on both: routes, authentication, security properties, freshness, conditional requests. */
 const GATEWAY_SUITES = ['auth-suite', 'routes-happy', 'routes-errors', 'security.property', 'freshness', 'conditional', 'paging'].map(
   (name) => `test/integration/gateway/${name}.test.ts`,
 );
 
+/**
+ * Integration files that bound a latency tightly enough (a change served within 1 or 2 s, a verdict
+ * within 100 ms, a median under a second) that they run with nothing beside them.
+ */
+const ALONE = [
+  'builder/change-during-run',
+  'builder/pipeline',
+  'cli/cli',
+  'cli/start',
+  // A 64 MiB object written through the S3 proxy in the test's own process within the store's 5 s
+  // request timeout; a store that fails within 2 s, and one that gives up between 15 and 17 s.
+  'contracts/s3-store',
+  'gateway/cdn',
+  'gateway/freshness',
+  'gateway/hostile-http',
+  'gateway/redis-access',
+  'production/many-gateways',
+  'snapshot/files',
+].map((name) => `test/integration/${name}.test.ts`);
+
+/**
+ * A smoke test of each process, for another Node line than the current LTS: the CLI's first run
+ * (version, a wrong command line, a MARQUEE_HOME it cannot create), `marquee start` from nothing
+ * with the commands beside it (PGlite), and `marquee db migrate` and `db seed` on PostgreSQL, then
+ * `marquee builder` with two `marquee serve` on PostgreSQL, Redis, S3 (s3rver) and the CDN (nginx).
+ */
+const SMOKE = ['cli/first-run', 'cli/start', 'production/many-gateways'].map((name) => `test/integration/${name}.test.ts`);
+
+/**
+ * MARQUEE_TEST_SCOPE=compatibility: what another Node line than the current LTS runs — every unit
+ * test, the contract suites against the real servers (test/integration/contracts/), and SMOKE.
+ */
+const compatibility = process.env.MARQUEE_TEST_SCOPE === 'compatibility';
+const CONTRACTS = 'test/integration/contracts/**/*.test.ts';
+const inScope = (file: string) => file.startsWith('test/integration/contracts/') || SMOKE.includes(file);
+const scope = {
+  integration: compatibility ? [CONTRACTS, ...SMOKE] : ['test/integration/**/*.test.ts'],
+  production: compatibility ? GATEWAY_SUITES.filter(inScope) : GATEWAY_SUITES,
+  alone: compatibility ? ALONE.filter(inScope) : ALONE,
+};
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           testTimeout: 20_000,
+          pool: 'threads',
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: scope.integration,
+          exclude: ALONE,
           globalSetup: ['test/support/build-product.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
       {
         test: {
           name: 'integration-production',
-          include: GATEWAY_SUITES,
+          include: scope.production.filter((file) => !ALONE.includes(file)),
           globalSetup: ['test/support/build-product.ts', 'test/support/production-backends.ts'],
           // The S3 store takes its credentials from the AWS SDK's chain, as in production: these are s3rver's.
           env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'integration-production-alone',
+          include: scope.production.filter((file) => ALONE.includes(file)),
+          globalSetup: ['test/support/build-product.ts', 'test/support/production-backends.ts'],
+          env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        test: {
+          name: 'integration-alone',
+          include: scope.alone,
+          globalSetup: ['test/support/build-product.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

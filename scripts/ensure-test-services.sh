@@ -1,20 +1,34 @@
 #!/bin/sh
-# Installs what the integration tests start by themselves (Debian packages): PostgreSQL 15 server
-# binaries, Redis, nginx (the HTTP cache standing in for a CDN), Chromium and systemd-analyze. Needs root with apt when something is missing.
+# Installs the programs the integration tests, benchmarks, soak and fuzz runs start by themselves
+# (Debian packages): PostgreSQL 15 server binaries, Redis, nginx (the HTTP cache standing in for a
+# CDN), Chromium and systemd-analyze. Needs root with apt when something is missing; otherwise it
+# stops with one line naming the command that installs it.
+#
+#   sh scripts/ensure-test-services.sh                      # everything `npm test` needs
+#   sh scripts/ensure-test-services.sh postgres redis nginx # only these (the benchmarks' scripts)
 set -eu
+[ "$#" -gt 0 ] || set -- postgres redis nginx chromium systemd
 missing=""
-[ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$missing postgresql-15"
-[ -x /usr/bin/redis-server ] || missing="$missing redis-server"
-[ -x /usr/sbin/nginx ] || missing="$missing nginx-light"
-[ -x /usr/bin/chromium ] || missing="$missing chromium"
-# The release test checks the systemd units of deploy/ with systemd-analyze verify.
-command -v systemd-analyze >/dev/null 2>&1 || missing="$missing systemd"
+for service in "$@"; do
+  case $service in
+  postgres) [ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$missing postgresql-15" ;;
+  redis) [ -x /usr/bin/redis-server ] || missing="$missing redis-server" ;;
+  nginx) [ -x /usr/sbin/nginx ] || missing="$missing nginx-light" ;;
+  chromium) [ -x /usr/bin/chromium ] || missing="$missing chromium" ;;
+  # The release test checks the systemd units of deploy/ with systemd-analyze verify.
+  systemd) command -v systemd-analyze >/dev/null 2>&1 || missing="$missing systemd" ;;
+  *)
+    echo "ensure-test-services.sh: unknown service $service (postgres, redis, nginx, chromium, systemd)" >&2
+    exit 2
+    ;;
+  esac
+done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "marquee: the tests need:$missing — install them (Debian: apt-get install$missing) and run again" >&2
+  echo "marquee: this needs:$missing — install them with: sudo apt-get install$missing" >&2
   exit 1
 fi
-echo "marquee: installing test services:$missing" >&2
+echo "marquee: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
 # shellcheck disable=SC2086

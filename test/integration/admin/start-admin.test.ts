@@ -156,10 +156,12 @@ it("rolls a key through the API with the CLI's default grace, or none; expiry gi
   expect((await events(now.key)).status).toBe(401);
   expect((await events(next.key)).status).toBe(200);
 
-  // An expiry in two seconds: served until then, 401 API_KEY_INVALID after.
-  const expiring = await create({ expiresAt: new Date(Date.now() + 2_000).toISOString() });
+  // An expiry in two seconds: served until then, 401 API_KEY_INVALID after — and not before.
+  const expiresAt = Date.now() + 2_000;
+  const expiring = await create({ expiresAt: new Date(expiresAt).toISOString() });
   expect((await events(expiring.key)).status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  await expect.poll(async () => (await events(expiring.key)).status, { timeout: 2_000 + 5_000, interval: 100 }).toBe(401);
+  expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   const expired = await events(expiring.key);
   expect({ status: expired.status, errorCode: ((await expired.json()) as { errorCode: string }).errorCode }).toEqual({ status: 401, errorCode: 'API_KEY_INVALID' });
 });

@@ -361,7 +361,12 @@ describe('admin API and CLI', () => {
       const cliRedelivered = await cli(['webhooks', 'redeliver', id, tested.body.messageId]);
       expect(cliRedelivered).toEqual({ messageId: tested.body.messageId });
       await waitFor('the CLI redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === tested.body.messageId).length === 3 ? true : undefined));
-      const attempts = await adminRequest('GET', `/admin/v1/webhooks/${id}/attempts`);
+      // The deliverer records an attempt once the receiver has answered: the third is written just
+      // after the receiver saw the message, not before.
+      const attempts = await waitFor('the third attempt recorded', async () => {
+        const listed = await adminRequest('GET', `/admin/v1/webhooks/${id}/attempts`);
+        return listed.body.length >= 3 ? listed : undefined;
+      });
       expect(attempts.body).toHaveLength(3);
       expect(await cli(['webhooks', 'attempts', id])).toEqual(attempts.body);
       expect((await adminRequest('POST', `/admin/v1/webhooks/${id}/messages/msg_unknown/redeliver`)).body.errorCode).toBe('MESSAGE_NOT_FOUND');
