@@ -8,6 +8,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const LONGEST_SECONDS: Record<string, number> = {
+  'test/integration/production/redis-lost-mid-run.test.ts': 150,
   'test/integration/production/fault-matrix.test.ts': 122,
   'test/integration/cli/audit-history.test.ts': 108,
   'test/integration/cli/cli.test.ts': 83,
