@@ -52,10 +52,17 @@ export async function takeShare(parts: ShareParts, runId: string): Promise<{ pro
     refreshing = next.catch(() => undefined);
     return next;
   };
+  // One look at a time: a tick while the last one still waits for the work list is skipped, so
+  // a slow database is not handed a queue of looks that would hold the connections builds need.
+  let looking = false;
   const keeper = setInterval(
     () => {
-      if (building.size > 0) workList.keep(runId, builder, [...building]).catch((error: unknown) => parts.onUnreachable(error));
-      refresh().catch(() => undefined);
+      if (looking) return;
+      looking = true;
+      const keeping = building.size > 0 ? workList.keep(runId, builder, [...building]).catch((error: unknown) => parts.onUnreachable(error)) : undefined;
+      void Promise.all([keeping, refresh().catch(() => undefined)]).finally(() => {
+        looking = false;
+      });
     },
     Math.min(parts.pollMs, parts.claimTimeoutMs / 3),
   );

@@ -116,7 +116,15 @@ export class BuildRunner {
       debounceMs: options.debounceMs ?? 150,
       concurrency: options.changeConcurrency ?? 4,
     });
-    this.joinTimer = setInterval(() => void this.joinOpenedRuns(), pollMs);
+    // One look at a time, as a share keeps its claims (run-share.ts): never a queue of them behind a slow work list.
+    let looking = false;
+    this.joinTimer = setInterval(() => {
+      if (looking) return;
+      looking = true;
+      void this.joinOpenedRuns().finally(() => {
+        looking = false;
+      });
+    }, pollMs);
     this.joinTimer.unref();
   }
 
