@@ -6,7 +6,8 @@
 // A change of the organization's state (suspended, closed, reactivated) also writes a state record
 // (snapshot/state-records.ts) after the pointer: history's evidence of it. After, so that a record
 // only ever reports a change that happened; a crash between the two loses that one record.
-import type { ContentObject } from '../snapshot/hash.ts';
+import { canonicalJson } from '../snapshot/canonical.ts';
+import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, newSnapshotId, objectKey, pointerKey, type ResourceKind, stateRecordKey } from '../snapshot/layout.ts';
 import {
   contentHashOf,
@@ -111,9 +112,8 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       ...(input.projectionVersion === undefined ? {} : { projectionVersion: input.projectionVersion }),
     },
   };
-  const serialized = serializeManifest(manifest);
-  await writeManifest(store, input.organizationId, manifest.snapshotId, serialized.bytes);
-  await writePointer(store, input, current, manifest.snapshotId, serialized.hash);
+  const manifestHash = await writeManifest(store, manifest);
+  await writePointer(store, input, current, manifest.snapshotId, manifestHash);
   const warning = await recordStateChange(store, input, current);
   const change = changeOf(input, current, latest?.manifest, manifest.snapshotId, resources);
   return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten, change, ...(warning ? { warning } : {}) };
@@ -204,14 +204,25 @@ async function writeNewObjects(store: SnapshotStore, orgId: string, objects: rea
 /**
  * Written only where no other manifest is: two builders that publish the same content in the same
  * millisecond (their locks lost, as when Redis is flushed) name the same snapshot, and the second
- * manifest would replace the one the first pointer vouches for by hash. The second is refused
- * instead, as its pointer write would be, and builds again. The same bytes (this publish's own,
- * left by an attempt that stopped before its pointer) are no rival.
+ * manifest would replace the one the first pointer vouches for by hash. A manifest already there
+ * that says everything this one says but how it was built (its duration, its trigger) is the same
+ * snapshot — left by an attempt that stopped before its pointer, or by a twin — and is pointed at
+ * as it is: its hash is returned. Any other is a rival: this publish is refused, as its pointer
+ * write would be, and builds again.
  */
-async function writeManifest(store: SnapshotStore, orgId: string, snapshotId: string, bytes: Uint8Array): Promise<void> {
-  const key = manifestKey(orgId, snapshotId);
-  if ((await store.putIfVersion(key, bytes, null)) === 'written') return;
-  if (!(await store.get(key))?.equals(bytes)) throw new PointerConflictError(orgId);
+async function writeManifest(store: SnapshotStore, manifest: Manifest): Promise<string> {
+  const serialized = serializeManifest(manifest);
+  const key = manifestKey(manifest.organizationId, manifest.snapshotId);
+  if ((await store.putIfVersion(key, serialized.bytes, null)) === 'written') return serialized.hash;
+  const present = await store.get(key);
+  if (present && sameSnapshot(JSON.parse(present.toString('utf8')) as Manifest, manifest)) return sha256Hex(present);
+  throw new PointerConflictError(manifest.organizationId);
+}
+
+function sameSnapshot(a: Manifest, b: Manifest): boolean {
+  const { build: _a, trigger: _ta, ...restA } = a;
+  const { build: _b, trigger: _tb, ...restB } = b;
+  return canonicalJson(restA) === canonicalJson(restB);
 }
 
 async function writePointer(store: SnapshotStore, input: PublishInput, current: CurrentPointer, snapshotId: string | null, manifestHash: string | null): Promise<void> {
