@@ -5,7 +5,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import type { HealthReport } from '../gateway/readiness.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminToken } from './auth.ts';
 import { AdminError, notFound } from './errors.ts';

@@ -10,7 +10,7 @@ import type { WebhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import { type KeyRequests, keyRequests } from './keys/key-requests.ts';
-import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../snapshot/instant.ts';
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../runtime/instant.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../gateway/keys/file-store.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';

@@ -3,9 +3,9 @@
 import './runtime-floor.ts';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { packagePath } from '../snapshot/package-root.ts';
+import { packagePath } from '../runtime/package-root.ts';
 import { parseConfig } from './config.ts';
-import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
+import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';

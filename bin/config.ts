@@ -7,10 +7,10 @@ import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/def
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
-import { EXIT_USAGE, OperatorError } from '../snapshot/errors.ts';
+import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
 import { parseStoreSetting } from '../snapshot/stores/registry.ts';
-import { isHttpUrl } from '../snapshot/http-url.ts';
+import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 
 export interface Config {

@@ -1,4 +1,4 @@
-// The log of a long-running marquee process (start, serve, builder): snapshot/log.ts implemented
+// The log of a long-running marquee process (start, serve, builder): runtime/log.ts implemented
 // once, with pino, and injected into the gateway and the builder's runner, so one process writes
 // one kind of line. JSON lines by default, for log pipelines:
 //
@@ -11,7 +11,7 @@
 // Lines go to stdout, written synchronously: none is lost when the process exits, and they keep
 // their order with the plain lines a command prints on purpose (start's demo key and curl line).
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import type { Log, LogFields } from '../snapshot/log.ts';
+import type { Log, LogFields } from '../runtime/log.ts';
 import type { LogFormat } from './config.ts';
 
 /** A log whose lines can carry fields of their own, e.g. `{ component: 'gateway' }`. */

@@ -11,10 +11,10 @@ import type { SqlClient } from '../builder/platform/sql.ts';
 import { parseKey } from '../gateway/keys/format.ts';
 import { createKey } from '../admin/keys/key-admin.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
-import { writeFileAtomically } from '../snapshot/files.ts';
-import type { Log } from '../snapshot/log.ts';
+import { writeFileAtomically } from '../runtime/files.ts';
+import type { Log } from '../runtime/log.ts';
 import type { Config } from './config.ts';
-import { ensureHome } from '../snapshot/shared-state.ts';
+import { ensureHome } from '../runtime/shared-state.ts';
 
 export async function openStartDatabase(config: Config, log: Log, options: { sample?: boolean }): Promise<{ db: SqlClient; sampleLoaded: boolean }> {
   await ensureHome(config.home);

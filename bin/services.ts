@@ -14,12 +14,12 @@ import type { SqlClient } from '../builder/platform/sql.ts';
 import { findOrganization } from '../builder/platform/organizations.ts';
 import { SqlPlatformSource } from '../builder/platform/source.ts';
 import { SqlBuiltVersions } from '../builder/platform/versions.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channels.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
 import { CdnSource } from '../snapshot/stores/cdn-source.ts';
-import { packagePath } from '../snapshot/package-root.ts';
+import { packagePath } from '../runtime/package-root.ts';
 import type { WebhookOutbox } from '../builder/webhooks/outbox.ts';
 import type { Config } from './config.ts';
 

@@ -7,8 +7,8 @@
 // runs themselves are never kept in Redis, whose data may be lost at any moment (docs/design.md
 // "A run never lies").
 import type { RunCoordinator } from 'node-cron';
-import type { Log } from '../snapshot/log.ts';
-import type { SharedState } from '../snapshot/shared-state.ts';
+import type { Log } from '../runtime/log.ts';
+import type { SharedState } from '../runtime/shared-state.ts';
 import { type BuildLocks, InProcessBuildLocks } from './build-locks.ts';
 import type { SqlClient } from './platform/sql.ts';
 import { RedisBuildLocks } from './redis-build-locks.ts';

@@ -6,7 +6,7 @@ import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import { describeError } from '../snapshot/errors.ts';
+import { describeError } from '../runtime/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
 import { mapConcurrently } from './concurrently.ts';
 import { BuildError, type BuildStage, PointerConflictError } from './errors.ts';

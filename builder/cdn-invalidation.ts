@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { pointerKey } from '../snapshot/layout.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import { HTTP_HANDLER_OPTIONS, quietNodeVersionWarning } from '../snapshot/stores/aws-sdk.ts';
 
 export interface CloudFrontInvalidatorOptions {

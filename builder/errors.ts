@@ -2,7 +2,7 @@
 // platform data it cannot represent (an unknown time zone), the store refused a write. A resource
 // that fails its schema is not one of these: validation returns an outcome (builder/validate.ts).
 // Either way the organization keeps its previous snapshot and its result says why.
-import { describeError } from '../snapshot/errors.ts';
+import { describeError } from '../runtime/errors.ts';
 
 export type BuildStage = 'read' | 'project' | 'validate' | 'publish' | 'announce';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packagePath } from '../snapshot/package-root.ts';
+import { packagePath } from '../runtime/package-root.ts';
 
 const HERE = fileURLToPath(import.meta.url);
 /** `<checkout>` or `<checkout>/dist`: where this module's siblings are, in the language it runs in. */

@@ -22,7 +22,7 @@ import {
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
 import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
-import { describeError } from '../snapshot/errors.ts';
+import { describeError } from '../runtime/errors.ts';
 import { mapConcurrently } from './concurrently.ts';
 import { PointerConflictError } from './errors.ts';
 import { serializeResources, type SerializedResource } from './serialize.ts';

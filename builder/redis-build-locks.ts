@@ -4,8 +4,8 @@
 // another builder took meanwhile. Passes test/contracts/build-locks.ts.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Log } from '../snapshot/log.ts';
-import { openRedis, whenReady } from '../snapshot/redis-connection.ts';
+import type { Log } from '../runtime/log.ts';
+import { openRedis, whenReady } from '../runtime/redis-connection.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, type LockTiming } from './build-locks.ts';
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;

@@ -1,7 +1,7 @@
 // The gateway as an Express app, apart from listen(): wires the snapshot reader,
 // access control, routes and the one error handler. Tests drive it in-process; server.ts binds it.
 import express, { type Express } from 'express';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotSource } from '../snapshot/store.ts';
 import { accessControl } from './access/access-control.ts';
@@ -71,7 +71,7 @@ export interface GatewayDeps {
   clock?: () => number;
   /** Publish notifications: the changed organization's pointer is re-read at once. */
   channel?: PublishChannel;
-  /** Where warnings and failed requests go (snapshot/log.ts); bin/ injects the process's log. */
+  /** Where warnings and failed requests go (runtime/log.ts); bin/ injects the process's log. */
   log: Log;
   /** Prometheus metrics (gateway/metrics.ts), in a registry the caller serves; none by default. */
   metrics?: GatewayMetrics;

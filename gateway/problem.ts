@@ -12,7 +12,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
 import { ApiError, serviceUnavailable } from './errors.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { countApiResponse, elapsedMs, observationOf } from './observed-request.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';

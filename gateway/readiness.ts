@@ -17,9 +17,9 @@
 // store, one storage outage would take every gateway out of the balancer at once, and what they
 // hold would be served by none of them.
 import type { RequestHandler } from 'express';
-import { describeError } from '../snapshot/errors.ts';
+import { describeError } from '../runtime/errors.ts';
 import { ORGS_PREFIX } from '../snapshot/layout.ts';
-import type { Log } from '../snapshot/log.ts';
+import type { Log } from '../runtime/log.ts';
 import { type SnapshotSource, StoreUnavailableError } from '../snapshot/store.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';

@@ -2,9 +2,9 @@
 // announcement is one PUBLISH on a Redis pub/sub channel, heard by every process subscribed to it,
 // so every gateway re-reads a changed pointer at once. Passes test/contracts/publish-channel.ts.
 import type { Redis } from 'ioredis';
-import type { Log } from './log.ts';
+import type { Log } from '../runtime/log.ts';
 import type { PublishChannel, PublishListener } from './notifications.ts';
-import { openRedis, whenReady } from './redis-connection.ts';
+import { openRedis, whenReady } from '../runtime/redis-connection.ts';
 
 /**
  * How long announce may take. Past it the announcement is dropped with a warning and the build goes

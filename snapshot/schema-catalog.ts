@@ -4,7 +4,7 @@
 // body lists its members is written in exactly one place: each schema's `properties`.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ResourceKind } from './layout.ts';
-import { packagePath } from './package-root.ts';
+import { packagePath } from '../runtime/package-root.ts';
 
 export const SCHEMA_DIR = packagePath('schemas');
 export const SCHEMA_SUFFIX = '.schema.json';

@@ -2,7 +2,7 @@
 // S3 (production). Keys are '/'-separated relative paths from snapshot/layout.ts (see
 // assertStoreKey). Every backend passes the contract suite in test/contracts/snapshot-store.ts;
 // which one a process uses is chosen in one place, snapshot/stores/registry.ts.
-import type { Log } from './log.ts';
+import type { Log } from '../runtime/log.ts';
 
 export type Version = string;
 

@@ -3,7 +3,7 @@
 // (shown-once.ts), so it is never in an address, a log line or a page that can be reloaded.
 import { DEFAULT_ROLL_GRACE_MS } from '../keys/key-admin.ts';
 import type { Request, Response, Router } from 'express';
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import { AdminError } from '../errors.ts';
 import type { AdminServices } from '../services.ts';
 import { type KeyItem, keyRow, originLines } from './keys-view.ts';

@@ -1,7 +1,7 @@
 // How a console page is answered: its template rendered inside the layout with what every page
 // needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
 import type { NextFunction, Request, Response } from 'express';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';

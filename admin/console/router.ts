@@ -3,7 +3,7 @@
 // router is made, so a broken template stops start-up; every page is uncached, unframed and
 // script-free; every form POST must be the console's own (form-guard.ts) and answers with a 303.
 import express, { type Router } from 'express';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
 import { buildPages } from './builds-pages.ts';
 import { createFormGuard } from './form-guard.ts';

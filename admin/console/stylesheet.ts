@@ -2,7 +2,7 @@
 // carries its content hash, so browsers may keep it for a year and a new release is fetched anew.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { packagePath } from '../../snapshot/package-root.ts';
+import { packagePath } from '../../runtime/package-root.ts';
 
 export interface Stylesheet {
   /** Absolute path under the console, e.g. /console.3f2a9c1b.css. */

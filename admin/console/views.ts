@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import nunjucks from 'nunjucks';
-import { packagePath } from '../../snapshot/package-root.ts';
+import { packagePath } from '../../runtime/package-root.ts';
 
 export interface Views {
   /** The HTML of one page; `context` is escaped wherever a template prints it. */

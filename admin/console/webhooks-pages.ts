@@ -3,7 +3,7 @@
 // new signing secret travels to the page that shows it through a one-view ticket (shown-once.ts),
 // as a key's does.
 import type { Request, Response, Router } from 'express';
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import type { AdminServices } from '../services.ts';
 import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';

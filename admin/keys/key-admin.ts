@@ -1,7 +1,7 @@
 // What `marquee keys …` and the admin API's key routes do (docs/design.md "Command line", "Admin
 // API and console"): both call these functions, and print or answer the one shape, KeyView.
 // bin/ and admin/ only parse what they are given and print or serialize the result.
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import { normalizeAllowedOrigin } from '../../gateway/access/origin.ts';
 import { hashSecret } from '../../gateway/keys/format.ts';
 import type { KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';

@@ -11,10 +11,10 @@ import type { SqlClient } from '../../builder/platform/sql.ts';
 import { openKeyFile } from '../../gateway/access/access-backends.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import { RedisKeyStore } from '../../gateway/keys/redis-key-store.ts';
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
-import { closeRedis, connectRedis, openRedis, whenReady } from '../../snapshot/redis-connection.ts';
-import type { SharedState } from '../../snapshot/shared-state.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
+import { closeRedis, connectRedis, openRedis, whenReady } from '../../runtime/redis-connection.ts';
+import type { SharedState } from '../../runtime/shared-state.ts';
 import { KeyKeeper } from './key-keeper.ts';
 import { ensureKeyRelation, type KeptKey, PostgresKeyStore } from './postgres-key-store.ts';
 

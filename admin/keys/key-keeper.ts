@@ -15,7 +15,7 @@
 // written, and a record in Redis is only ever replaced by a later change of it. Keepers on several
 // builders do the same idempotent writes; the marker's claim keeps two from refilling at once.
 import { randomUUID } from 'node:crypto';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { RedisKeyStore } from '../../gateway/keys/redis-key-store.ts';
 import type { PostgresKeyStore } from './postgres-key-store.ts';
 

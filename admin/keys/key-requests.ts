@@ -2,7 +2,7 @@
 // commands do; here an organization is named by id or slug, and a missing key is a 404.
 import type { OrganizationRef } from '../../builder/platform/organizations.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
-import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../runtime/instant.ts';
 import { badRequest, keyNotFound } from '../errors.ts';
 import { createKey, DEFAULT_ROLL_GRACE_MS, findKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
 

@@ -1,6 +1,6 @@
 // The operator's way of writing a key's times: `keys roll --grace 24h`, `keys create --expires 90d`
 // or an ISO instant. Shared by the CLI and the admin API, so both accept the same texts.
-import { parseZonedInstant } from '../../snapshot/instant.ts';
+import { parseZonedInstant } from '../../runtime/instant.ts';
 import { KeyCommandError } from './key-admin.ts';
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -1,5 +1,5 @@
 // history, diff, show, gc, audit: the auditors' and the store's commands (bin/commands/snapshots.ts).
-import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../snapshot/instant.ts';
+import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../runtime/instant.ts';
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
 import { InvalidArgumentError } from 'commander';

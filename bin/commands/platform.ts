@@ -5,7 +5,7 @@ import { ensureVersionRelations } from '../../builder/platform/versions.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
 import { ensureKeyRelation } from '../../admin/keys/postgres-key-store.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
-import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
+import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';

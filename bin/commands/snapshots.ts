@@ -3,7 +3,7 @@ import { auditStore } from '../../builder/audit/audit.ts';
 import { diffLines } from '../../builder/audit/diff-text.ts';
 import { diffSnapshots, snapshotHistory } from '../../builder/audit/history.ts';
 import { answerAsOf } from '../../gateway/as-of.ts';
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
 import type { Config } from '../config.ts';

@@ -2,7 +2,7 @@
 // which the admin API calls too; `--json` prints the admin API's shapes.
 import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
 import { ensureWebhookRelations, type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
-import { EXIT_USAGE, OperatorError } from '../../snapshot/errors.ts';
+import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';

@@ -11,7 +11,7 @@
 //   one (array elements matched by id: builder/audit/diff.ts) and the same as `changes`, FieldChange[]
 //   for display. `current` names the snapshot the pointer names.
 import type { Operation } from 'fast-json-patch';
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import type { BuildTrigger, Manifest, OrganizationState } from '../../snapshot/manifest.ts';
 import { listSnapshotIds, readManifest, readObjectBytes, readPointer } from '../../snapshot/reader.ts';
 import { listStateMarks, parseStateRecord } from '../../snapshot/state-records.ts';

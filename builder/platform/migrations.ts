@@ -3,7 +3,7 @@
 // marquee_schema_version, so running migrate again is a no-op.
 import { readFile } from 'node:fs/promises';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from './sql.ts';
-import { packagePath } from '../../snapshot/package-root.ts';
+import { packagePath } from '../../runtime/package-root.ts';
 import { VERSION_RELATIONS } from './versions.ts';
 
 interface Migration {

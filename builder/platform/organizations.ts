@@ -1,7 +1,7 @@
 // The organizations of the platform as the builder, the CLI and the admin port look them up: every
 // one (a build's targets, the console's list), one named the way operators name them (`--org
 // ID|SLUG`, the admin API's `{org}`), and the slugs of a few (key views).
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import { isUuid } from '../../snapshot/layout.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import type { SqlQueries } from './sql.ts';

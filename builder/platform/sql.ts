@@ -2,7 +2,7 @@
 // (SqlClient) whose backends live in database/ — PostgreSQL (DATABASE_URL, production) and PGlite
 // (the embedded default under MARQUEE_HOME), chosen by database/open.ts (docs/design.md "Process
 // model and configuration"). Everything else in builder/platform talks to SqlClient only.
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
 export interface SqlQueries {

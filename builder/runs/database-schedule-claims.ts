@@ -8,8 +8,8 @@
 // anyway (node-cron would skip it): at worst a period is run twice, never not at all
 // (docs/design.md "A run never lies"). Without several builders there is no coordinator.
 import type { RunCoordinator } from 'node-cron';
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { SqlClient } from '../platform/sql.ts';
 import { RunRelations } from './run-relations.ts';
 

@@ -4,8 +4,8 @@
 // list; every builder, this one included, takes its share (run-share.ts) until every organization
 // has its result. Each records the run under the same id, so any builder's admin API and console
 // show its progress and who built what; the one that opened it reports it in the log and metrics.
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import { type BuildContext, type OrganizationResult, organizationBuilder, pointersChanged, selectTargets, type Target } from '../build.ts';
 import type { Verification } from '../platform/versions.ts';

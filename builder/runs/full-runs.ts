@@ -5,7 +5,7 @@
 // already waiting to start is that one: it will read after anything that happened until it starts.
 // A run that could not even list the organizations is tried again with a growing pause.
 import cron, { type RunCoordinator, type ScheduledTask, type SkipReason } from 'node-cron';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { RunResult } from './work-list.ts';
 import type { BuildRun, BuildRuns, RunScope } from './build-runs.ts';

@@ -3,8 +3,8 @@
 // organization that changed or failed, and one summary for a run over the fleet (how many it
 // skipped as unchanged, built, and verified). Here change builds, which one builder runs alone;
 // runs over the fleet are divided among builders (divided-run.ts) and report the same way.
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import { type BuildContext, buildOrganizations, type OrganizationResult } from '../build.ts';
 import type { BuildRuns } from './build-runs.ts';

@@ -8,8 +8,8 @@
 // (backend-retries.ts).
 import { hostname } from 'node:os';
 import type { RunCoordinator } from 'node-cron';
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
 import type { BuildContext, OrganizationResult } from '../build.ts';
 import { InProcessBuildLocks } from '../build-locks.ts';

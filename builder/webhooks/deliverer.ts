@@ -6,8 +6,8 @@
 // delivery per endpoint is in flight, so a receiver that never answers holds one slot. It looks for
 // due deliveries every POLL_MS, and at once when this process queued some (wake).
 import type { Dispatcher } from 'undici';
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS, deliveryAgent } from './delivery.ts';
 import { retryDelay, type WebhookPolicy } from './webhook-policy.ts';
 import type { AttemptEnd, ClaimedDelivery, WebhookStore } from './webhook-store.ts';

@@ -5,7 +5,7 @@
 // RESPONSE_READ_BYTES of the answer are read before the connection is cut, so a hostile receiver
 // can cost a builder neither time nor memory.
 import { Agent, type Dispatcher } from 'undici';
-import { describeError } from '../../snapshot/errors.ts';
+import { describeError } from '../../runtime/errors.ts';
 import { checkAddressHost, type DestinationPolicy, parseDestination, publicLookup } from './destinations.ts';
 import { signatureHeader } from './signatures.ts';
 import type { AttemptRecord, ClaimedDelivery } from './webhook-store.ts';

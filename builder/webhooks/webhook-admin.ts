@@ -2,7 +2,7 @@
 // (docs/design.md "Webhooks"): endpoints registered per organization (by id or slug), their
 // secrets shown once at creation and rotation, test messages, attempts, redelivery. A destination
 // is checked (destinations.ts) when registered and when its URL changes.
-import { OperatorError } from '../../snapshot/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import { findOrganization, organizationSlugs } from '../platform/organizations.ts';
 import type { SqlQueries } from '../platform/sql.ts';
 import { checkDestination } from './destinations.ts';

@@ -1,7 +1,7 @@
 // A long-running process's webhooks (builder, start): the relations made when missing, the outbox
 // its builds queue into, and the deliverer, started. `marquee build` queues only (an outbox with
 // no deliverer): the builders deliver what it queued.
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { SqlClient } from '../platform/sql.ts';
 import { WebhookDeliverer } from './deliverer.ts';
 import { WebhookOutbox } from './outbox.ts';

@@ -4,9 +4,9 @@
 // (admin/keys/key-backends.ts); embedded, the key file in MARQUEE_HOME, which the CLI can change
 // while a gateway runs, and an in-process limiter (the gateway's default).
 import { join } from 'node:path';
-import { describeError, OperatorError } from '../../snapshot/errors.ts';
-import type { Log } from '../../snapshot/log.ts';
-import { ensureHome, type SharedState } from '../../snapshot/shared-state.ts';
+import { describeError, OperatorError } from '../../runtime/errors.ts';
+import type { Log } from '../../runtime/log.ts';
+import { ensureHome, type SharedState } from '../../runtime/shared-state.ts';
 import { FileKeyStore } from '../keys/file-store.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';

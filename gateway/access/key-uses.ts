@@ -2,7 +2,7 @@
 // notes each accepted request's key id in memory (a Map set), and the noted minutes go to the key
 // store at most once per `intervalMs` (default a minute) and at close, in one KeyStore.recordUse.
 // Minute granularity is all it promises: "used within the last minutes", not an audit log.
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyUses } from './access-control.ts';
 

@@ -9,8 +9,8 @@
 // command to a Redis that stopped answering fails after `commandTimeoutMs`; the verdicts then
 // answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the background
 // with a capped backoff. Auto-pipelining writes the commands of one event-loop turn together.
-import { closeRedis, connectRedis } from '../../snapshot/redis-connection.ts';
-import type { Log } from '../../snapshot/log.ts';
+import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { RedisKeyStore } from '../keys/redis-key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';

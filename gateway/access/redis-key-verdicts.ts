@@ -12,7 +12,7 @@
 // Redis: one PING at a time probes it in the background, and the first that succeeds sends
 // requests back to Redis, without a restart.
 import type { Redis } from 'ioredis';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { RECORD_FIELDS, recordKey, recordOf } from '../keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';

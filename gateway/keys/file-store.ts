@@ -11,7 +11,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../snapshot/files.ts';
+import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../runtime/files.ts';
 import { changedRecord, revokedState, type KeyChanges, type KeyRecord, type KeyStore, mintKey, type NewKey } from './key-store.ts';
 
 const FILE_FORMAT = 1;

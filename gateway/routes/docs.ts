@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
-import { packagePath } from '../../snapshot/package-root.ts';
+import { packagePath } from '../../runtime/package-root.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
 
 const OPENAPI_PATH = '/openapi.json';

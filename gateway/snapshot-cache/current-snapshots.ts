@@ -16,7 +16,7 @@
 import { pointerKey } from '../../snapshot/layout.ts';
 import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import { type SnapshotSource, StoreUnavailableError, type Version } from '../../snapshot/store.ts';
 import { LruCache } from './lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';

@@ -3,8 +3,8 @@
 // each would bury everything else. The first failure is logged at once, then at most one line
 // per interval, saying how many failures it stands for. No stack: an outage is not a bug in the
 // gateway, and the reason (StoreUnavailableError's message and causes) says what happened.
-import { describeError } from '../../snapshot/errors.ts';
-import type { Log, LogFields } from '../../snapshot/log.ts';
+import { describeError } from '../../runtime/errors.ts';
+import type { Log, LogFields } from '../../runtime/log.ts';
 
 export class OutageWarning {
   private lastAt = -Infinity;

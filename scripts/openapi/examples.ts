@@ -17,7 +17,7 @@ import { openPglite } from '../../builder/platform/database/pglite.ts';
 import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter.ts';
 import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import { API_BASE } from '../../gateway/api-routes.ts';
 import { manifestPrefix, objectKey, objectPrefix, pointerKey, resourcePath } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';

@@ -16,7 +16,7 @@ import { generateSyntheticPlatform } from '../../bench/synthetic-platform.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPostgres } from '../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
-import type { Log } from '../../snapshot/log.ts';
+import type { Log } from '../../runtime/log.ts';
 import { type CliRun, marquee, marqueeProcess } from '../../test/support/cli.ts';
 import { startHttpCache } from '../../test/support/http-cache.ts';
 import { startPostgres } from '../../test/support/postgres.ts';

@@ -5,7 +5,7 @@
 // can never hide a publish. `${cdn}/${key}` is the object under store key `key`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, errors, Pool } from 'undici';
-import { describeError } from '../errors.ts';
+import { describeError } from '../../runtime/errors.ts';
 import { isPointerKey } from '../layout.ts';
 import { assertStoreKey, type SnapshotSource, StoreUnavailableError, type Version, type VersionedBytes } from '../store.ts';
 import { RetryBudget } from './retry-budget.ts';

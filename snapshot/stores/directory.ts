@@ -3,8 +3,8 @@
 import type { BigIntStats, Dirent } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { describeError, OperatorError } from '../errors.ts';
-import { acquireLockFile, writeFileAtomically } from '../files.ts';
+import { describeError, OperatorError } from '../../runtime/errors.ts';
+import { acquireLockFile, writeFileAtomically } from '../../runtime/files.ts';
 import { isPointerKey } from '../layout.ts';
 import { assertStoreKey, assertStorePrefix, IN_PROGRESS_SUFFIX, type SnapshotStore, type StoreBackend, type StoreLocation, type Version, type VersionedBytes } from '../store.ts';
 

@@ -13,7 +13,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { isPointerKey } from '../layout.ts';
-import type { Log } from '../log.ts';
+import type { Log } from '../../runtime/log.ts';
 import {
   assertStoreKey,
   assertStorePrefix,
@@ -26,7 +26,7 @@ import {
   type VersionedBytes,
 } from '../store.ts';
 import { HTTP_HANDLER_OPTIONS, quietNodeVersionWarning, RETRY_OPTIONS } from './aws-sdk.ts';
-import { isHttpUrl } from '../http-url.ts';
+import { isHttpUrl } from '../../runtime/http-url.ts';
 
 // S3's bucket naming rules (virtual-host safe): 3-63 lower-case letters, digits, dots and hyphens.
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;

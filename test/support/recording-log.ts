@@ -1,5 +1,5 @@
-// A log (snapshot/log.ts) that remembers its lines, so tests can assert what was (and was not) logged.
-import type { Log, LogFields } from '../../snapshot/log.ts';
+// A log (runtime/log.ts) that remembers its lines, so tests can assert what was (and was not) logged.
+import type { Log, LogFields } from '../../runtime/log.ts';
 
 export class RecordingLog implements Log {
   readonly lines: Array<{ level: 'info' | 'warn' | 'error'; message: string; fields: LogFields }> = [];

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { seedSample } from '../../builder/platform/sample.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
-import { packagePath } from '../../snapshot/package-root.ts';
+import { packagePath } from '../../runtime/package-root.ts';
 
 export async function seedSchemaOne(db: SqlClient): Promise<void> {
   await db.exec('CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());');

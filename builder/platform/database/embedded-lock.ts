@@ -3,8 +3,8 @@
 // running and `marquee build` typed in another terminal). The owner's pid goes into a lock file
 // created exclusively; a lock whose process is gone (killed, crashed) is taken over.
 import { join } from 'node:path';
-import { OperatorError } from '../../../snapshot/errors.ts';
-import { acquireLockFile, LockFileBusyError } from '../../../snapshot/files.ts';
+import { OperatorError } from '../../../runtime/errors.ts';
+import { acquireLockFile, LockFileBusyError } from '../../../runtime/files.ts';
 
 export class EmbeddedDatabaseBusyError extends OperatorError {
   override name = 'EmbeddedDatabaseBusyError';

@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { writeFileAtomically } from '../../../snapshot/files.ts';
+import { writeFileAtomically } from '../../../runtime/files.ts';
 
 /** Clients of the port at once (the CLI opens a pool of up to 4). */
 const MAX_CLIENTS = 16;

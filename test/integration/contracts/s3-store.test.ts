@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { describeError } from '../../../snapshot/errors.ts';
+import { describeError } from '../../../runtime/errors.ts';
 import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
 import { StoreUnavailableError } from '../../../snapshot/store.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';

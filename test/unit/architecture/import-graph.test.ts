@@ -1,7 +1,8 @@
 // Dependencies point one way (docs/design.md "Layout"): bin → admin → builder | gateway → snapshot →
-// schemas. The gateway never imports the builder nor the builder the gateway; snapshot/ imports
-// neither, nor bin/; admin/ (the control plane) may use builder, gateway and snapshot, and only
-// bin/ imports admin/; only bin/ wires the parts. This walks every import of the product folders
+// runtime, schemas. The gateway never imports the builder nor the builder the gateway; snapshot/
+// imports neither, nor bin/; admin/ (the control plane) may use builder, gateway and snapshot, and
+// only bin/ imports admin/; only bin/ wires the parts. runtime/, the ground floor every process
+// stands on (log, operator errors, shared files, the Redis connection), imports no other folder. This walks every import of the product folders
 // (import and export-from statements, type-only ones included, and dynamic import() of a
 // literal), as TypeScript's own scanner reads them, and names each arrow the design forbids.
 //
@@ -21,7 +22,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PRODUCT = ['bin', 'admin', 'builder', 'gateway', 'snapshot'] as const;
+const PRODUCT = ['bin', 'admin', 'builder', 'gateway', 'snapshot', 'runtime'] as const;
 type Area = (typeof PRODUCT)[number];
 
 const NOT_PRODUCT = ['test', 'bench', 'scripts', 'examples'];
@@ -39,8 +40,15 @@ const FORBIDDEN_FOLDERS: Record<Area, Record<string, string>> = {
     admin: 'only bin/ imports the control plane',
     bin: 'only bin/ wires the parts',
   },
+  runtime: {
+    snapshot: 'runtime/ is the ground floor: it imports no other folder',
+    builder: 'runtime/ is the ground floor: it imports no other folder',
+    gateway: 'runtime/ is the ground floor: it imports no other folder',
+    admin: 'runtime/ is the ground floor: it imports no other folder',
+    bin: 'runtime/ is the ground floor: it imports no other folder',
+  },
 };
-const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], admin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS };
+const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], admin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS, runtime: DATABASE_DRIVERS };
 
 interface ImportEdge {
   /** Repository-relative, '/'-separated. */
@@ -108,7 +116,17 @@ describe('import graph of the product folders', () => {
     // The walk saw the product: its files and the arrows the design allows.
     expect(new Set(edges.map((edge) => edge.file.split('/')[0]))).toEqual(new Set(PRODUCT));
     const arrows = new Set(edges.filter((edge) => edge.target).map((edge) => `${edge.file.split('/')[0]} → ${edge.target!.split('/')[0]}`));
-    for (const allowed of ['bin → admin', 'bin → builder', 'bin → gateway', 'admin → builder', 'admin → gateway', 'builder → snapshot', 'gateway → snapshot']) {
+    for (const allowed of [
+      'bin → admin',
+      'bin → builder',
+      'bin → gateway',
+      'admin → builder',
+      'admin → gateway',
+      'builder → snapshot',
+      'gateway → snapshot',
+      'snapshot → runtime',
+      'builder → runtime',
+    ]) {
       expect(arrows).toContain(allowed);
     }
     expect(violations, violations.join('\n')).toEqual([]);
@@ -220,6 +238,12 @@ describe('import graph of the product folders', () => {
       ],
       ['gateway/x.ts', "import { adminApp } from '../admin/app.ts';", "gateway/x.ts:1 imports '../admin/app.ts' (gateway → admin: only bin/ imports the control plane)"],
       ['snapshot/x.ts', "import { adminApp } from '../admin/app.ts';", "snapshot/x.ts:1 imports '../admin/app.ts' (snapshot → admin: only bin/ imports the control plane)"],
+      [
+        'runtime/x.ts',
+        "import { sha256Hex } from '../snapshot/hash.ts';",
+        "runtime/x.ts:1 imports '../snapshot/hash.ts' (runtime → snapshot: runtime/ is the ground floor: it imports no other folder)",
+      ],
+      ['runtime/x.ts', "import { Pool } from 'pg';", "runtime/x.ts:1 imports 'pg' (runtime → pg: no database code outside the builder)"],
       // Allowed arrows.
       ['bin/x.ts', "import { build } from '../builder/build.ts';", undefined],
       ['bin/x.ts', "import { createApp } from '../gateway/app.ts';", undefined],
@@ -228,6 +252,8 @@ describe('import graph of the product folders', () => {
       ['admin/x.ts', "import { normalizeAllowedOrigin } from '../gateway/access/origin.ts';", undefined],
       ['builder/x.ts', "import { Pool } from 'pg';", undefined],
       ['gateway/x.ts', "import { sha256Hex } from '../snapshot/hash.ts';", undefined],
+      ['snapshot/x.ts', "import type { Log } from '../runtime/log.ts';", undefined],
+      ['gateway/x.ts', "import { OperatorError } from '../runtime/errors.ts';", undefined],
       ['gateway/keys/x.ts', "import { after } from '../awaitable.ts';", undefined],
       ['snapshot/x.ts', "import openapi from '../schemas/openapi.json' with { type: 'json' };", undefined],
     ];

@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OperatorError } from '../../../../snapshot/errors.ts';
+import { OperatorError } from '../../../../runtime/errors.ts';
 import { DirectoryStore } from '../../../../snapshot/stores/directory.ts';
 import { parseStoreSetting } from '../../../../snapshot/stores/registry.ts';
 import { S3Store } from '../../../../snapshot/stores/s3.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseZonedInstant } from '../../../snapshot/instant.ts';
+import { parseZonedInstant } from '../../../runtime/instant.ts';
 
 describe('parseZonedInstant', () => {
   it('reads an ISO 8601 instant with a zone: Z or an offset, with or without seconds and fractions', () => {

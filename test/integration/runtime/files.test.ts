@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../../snapshot/files.ts';
+import { acquireLockFile, LockFileBusyError, writeFileAtomically } from '../../../runtime/files.ts';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError, EXIT_USAGE, OperatorError } from '../../../snapshot/errors.ts';
+import { describeError, EXIT_USAGE, OperatorError } from '../../../runtime/errors.ts';
 
 describe('describeError', () => {
   it('prints every cause below the error on one line', () => {
