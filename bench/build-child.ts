@@ -35,10 +35,13 @@ if (mode === 'open' || mode === 'join') {
   if (mode === 'open') {
     results = await runner.build('manual');
   } else {
+    // Until the run this builder joined has ended, either way: a failed run (one that lost
+    // organizations, docs/design.md "A run never lies") is a result to report, not one to wait past.
     for (;;) {
-      const finished = runner.runs.list().find((run) => run.state === 'finished' && run.trigger === 'manual');
-      if (finished) {
-        results = finished.organizations;
+      const ended = runner.runs.list().find((run) => (run.state === 'finished' || run.state === 'failed') && run.trigger === 'manual');
+      if (ended) {
+        results = ended.organizations;
+        if (ended.state === 'failed') failed.push(`the run failed: ${ended.error ?? 'no reason given'}`);
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -48,7 +51,7 @@ if (mode === 'open' || mode === 'join') {
   await Promise.all([services.close(), workList.close()]);
   const mine = results.filter((result) => result.builder === builder);
   organizations = mine.length;
-  failed = mine.filter((r) => r.result === 'failed').map((r) => `${r.slug}: ${r.error}`);
+  failed.push(...mine.filter((r) => r.result === 'failed').map((r) => `${r.slug}: ${r.error}`));
   const byBuilder: Record<string, number> = {};
   for (const result of results) byBuilder[result.builder] = (byBuilder[result.builder] ?? 0) + 1;
   Object.assign(shared, { run: results.length, distinct: new Set(results.map((result) => result.id)).size, byBuilder });
