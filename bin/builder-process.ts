@@ -6,7 +6,6 @@ import type { Registry } from 'prom-client';
 import { createAdminApp } from '../admin/app.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
-import type { RunningAdmin } from '../admin/server.ts';
 import { createAdminServices } from '../admin/services.ts';
 import { openScheduleClaims, openWorkList } from '../builder/build-lock-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
@@ -20,6 +19,7 @@ import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { startWebhooks } from '../builder/webhooks/webhook-service.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { RunningGateway } from '../gateway/server.ts';
+import type { ListeningServer } from '../runtime/http-server.ts';
 import type { Log } from '../runtime/log.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -51,7 +51,7 @@ export interface BuilderProcess {
   store: SnapshotStore;
   /** The keys operators write (admin/keys/key-backends.ts): start's demo key is made here. */
   keys: KeyStore;
-  admin: RunningAdmin | undefined;
+  admin: ListeningServer | undefined;
   gateway: RunningGateway | undefined;
   /**
    * Listens for platform changes, runs a build of what changed since any builder last built into
@@ -81,7 +81,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
 
-  let admin: RunningAdmin | undefined;
+  let admin: ListeningServer | undefined;
   if (options.admin) {
     const { token, registry, log: adminLog } = options.admin;
     registerBuilderMetrics(registry, { runs: runner.runs, store: build.store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) });
