@@ -7,6 +7,7 @@ import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/def
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
+import { parseDurationMs } from '../runtime/duration.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
 import { parseStoreSetting } from '../snapshot/stores/registry.ts';
@@ -51,7 +52,6 @@ export interface Config {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const DURATION_UNITS_MS = { s: 1000, m: 60 * 1000, h: 60 * 60 * 1000, d: DAY_MS };
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
 export type LogFormat = 'json' | 'pretty';
@@ -96,11 +96,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     return Math.round(Number(value) * 1000);
   };
 
-  /** A length of time as a whole number and a unit, `90s`, `30m`, `24h`, `7d`: at least a second, at most 365 days. */
+  /** A duration (runtime/duration.ts) of at least a second and at most 365 days. */
   const durationMs = (value: string): number | undefined => {
-    const match = /^(\d+)(s|m|h|d)$/.exec(value);
-    const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : 0;
-    return ms < 1000 || ms > 365 * DAY_MS ? undefined : ms;
+    const ms = parseDurationMs(value);
+    return ms === undefined || ms < 1000 || ms > 365 * DAY_MS ? undefined : ms;
   };
   const duration = (name: string, fallbackMs: number): number => {
     const value = text(name);
