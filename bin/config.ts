@@ -10,7 +10,7 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeou
 import { parseDurationMs } from '../runtime/duration.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
-import { parseStoreSetting } from '../snapshot/stores/registry.ts';
+import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
 import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 
@@ -18,7 +18,7 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
-  /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/registry.ts). */
+  /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/store-backends.ts). */
   snapshotStore: StoreLocation;
   /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
   snapshotCdnUrl: string | undefined;

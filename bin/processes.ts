@@ -21,7 +21,7 @@ import { type RunningGateway, startGateway } from '../gateway/server.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import { writeFileAtomically } from '../runtime/files.ts';
 import type { Log } from '../runtime/log.ts';
-import { openPublishChannel } from '../snapshot/publish-channels.ts';
+import { openPublishChannel } from '../snapshot/publish-channel-backends.ts';
 import { listenAdminPort, processRegistry } from './admin-port.ts';
 import { openBuilderProcess } from './builder-process.ts';
 import type { Config } from './config.ts';
