@@ -106,7 +106,7 @@ async function productionGateway(): Promise<number> {
   const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
   const { parseConfig } = (await import(compiled('bin/config.js'))) as typeof import('../bin/config.ts');
   const { openSnapshotSource } = (await import(compiled('bin/services.js'))) as typeof import('../bin/services.ts');
-  const { openPublishChannel } = (await import(compiled('snapshot/publish-channels.js'))) as typeof import('../snapshot/publish-channels.ts');
+  const { openPublishChannel } = (await import(compiled('snapshot/publish-channel-backends.js'))) as typeof import('../snapshot/publish-channel-backends.ts');
   const config = parseConfig(process.env);
   if (config.redisUrl === undefined || config.snapshotCdnUrl === undefined) throw new Error('the production gateway needs REDIS_URL and SNAPSHOT_CDN_URL');
   const access = await openRedisAccess({ url: config.redisUrl, log: quiet, limit: UNREACHABLE_LIMIT });

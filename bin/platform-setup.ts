@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../builder/runs/work-list.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { seedSample } from '../builder/platform/sample.ts';
-import { openPlatformDatabase } from '../builder/platform/database/open.ts';
+import { openPlatformDatabase } from '../builder/platform/database/database-backends.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { parseKey } from '../gateway/keys/format.ts';
 import { createKey } from '../admin/keys/key-admin.ts';

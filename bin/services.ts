@@ -1,7 +1,6 @@
 // Wiring: the one place where configuration becomes real parts. Which backend each seam uses is
-// chosen by the seam itself (snapshot/stores/registry.ts, snapshot/publish-channels.ts,
-// builder/build-lock-backends.ts, gateway/access/access-backends.ts, admin/keys/key-backends.ts); this only hands them the
-// configuration and puts the parts together.
+// chosen by the seam itself, in its *-backends.ts (docs/design.md "Backends: one place chooses
+// each"); this only hands them the configuration and puts the parts together.
 import { readFileSync } from 'node:fs';
 import { isUuid } from '../snapshot/layout.ts';
 import type { BuildContext } from '../builder/build.ts';
@@ -9,13 +8,13 @@ import { openBuildLocks } from '../builder/build-lock-backends.ts';
 import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { assertPlatformRelations } from '../builder/platform/migrations.ts';
-import { openPlatformDatabase } from '../builder/platform/database/open.ts';
+import { openPlatformDatabase } from '../builder/platform/database/database-backends.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { findOrganization } from '../builder/platform/organizations.ts';
 import { SqlPlatformSource } from '../builder/platform/source.ts';
 import { SqlBuiltVersions } from '../builder/platform/versions.ts';
 import type { Log } from '../runtime/log.ts';
-import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channels.ts';
+import { type OpenPublishChannel, openPublishChannel } from '../snapshot/publish-channel-backends.ts';
 import { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotSource, SnapshotStore } from '../snapshot/store.ts';
 import { CdnSource } from '../snapshot/stores/cdn-source.ts';

@@ -1,7 +1,8 @@
-// Binding the gateway to a port, apart from createGateway. Configuration is read
-// by the caller (bin/); this only listens and waits for readiness.
+// Binding the gateway to a port, apart from createGateway: its HTTP server's timeouts and protocol
+// errors; listening and closing are runtime/http-server.ts's. Configuration is read by the caller
+// (bin/); this only listens and waits for readiness.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from '../runtime/http-server.ts';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
 import type { HealthReport } from './readiness.ts';
@@ -44,24 +45,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     },
   );
   answerProtocolErrors(server, options.metrics);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const listening = await listenHttp(server, { host: options.host, port: options.port });
   await gateway.ready;
   return {
-    url,
-    port,
+    url: listening.url,
+    port: listening.port,
     health: () => gateway.health(),
     close: async () => {
-      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-      server.closeIdleConnections();
-      await closed;
+      await listening.close();
       await gateway.close();
     },
   };

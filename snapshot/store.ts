@@ -1,7 +1,7 @@
 // The object-storage interface both sides use. Backends: a directory (default), memory (tests),
 // S3 (production). Keys are '/'-separated relative paths from snapshot/layout.ts (see
 // assertStoreKey). Every backend passes the contract suite in test/contracts/snapshot-store.ts;
-// which one a process uses is chosen in one place, snapshot/stores/registry.ts.
+// which one a process uses is chosen in one place, snapshot/stores/store-backends.ts.
 import type { Log } from '../runtime/log.ts';
 
 export type Version = string;

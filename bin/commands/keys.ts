@@ -1,4 +1,4 @@
-// The key commands of docs/design.md's command table; what they do is gateway/keys/key-admin.ts,
+// The key commands of docs/design.md's command table; what they do is admin/keys/key-admin.ts,
 // which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
 import { text } from 'node:stream/consumers';
 import { findOrganization, organizationSlugs } from '../../builder/platform/organizations.ts';

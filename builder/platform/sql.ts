@@ -1,7 +1,8 @@
 // The one door to the platform database, as the rest of the builder sees it: a small SQL client
 // (SqlClient) whose backends live in database/ — PostgreSQL (DATABASE_URL, production) and PGlite
-// (the embedded default under MARQUEE_HOME), chosen by database/open.ts (docs/design.md "Process
-// model and configuration"). Everything else in builder/platform talks to SqlClient only.
+// (the embedded default under MARQUEE_HOME), chosen by database/database-backends.ts
+// (docs/design.md "Process model and configuration"). Everything else in builder/platform talks
+// to SqlClient only.
 import { OperatorError } from '../../runtime/errors.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
@@ -47,7 +48,7 @@ export class PlatformDatabaseError extends OperatorError {
 
 export interface OpenOptions {
   schema?: string;
-  /** PGlite in a directory: serve it on a loopback port while open (database/open.ts). */
+  /** PGlite in a directory: serve it on a loopback port while open (database/database-backends.ts). */
   serve?: boolean;
 }
 

@@ -61,7 +61,7 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-/** Where a served embedded database can be reached, next to its lock file; read by other commands (open.ts). */
+/** Where a served embedded database can be reached, next to its lock file; read by other commands (database-backends.ts). */
 interface ServedDatabase {
   url: string;
   pid: number;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openPlatformDatabase } from '../../../builder/platform/database/open.ts';
+import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 
 let home: string;

@@ -4,7 +4,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPlatformDatabase } from '../../../builder/platform/database/open.ts';
+import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { PlatformDatabaseError, type SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';

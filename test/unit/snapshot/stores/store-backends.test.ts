@@ -1,4 +1,4 @@
-// snapshot/stores/registry.ts: SNAPSHOT_STORE names one backend; each backend parses its own form
+// snapshot/stores/store-backends.ts: SNAPSHOT_STORE names one backend; each backend parses its own form
 // and variables; another backend's variables set beside it are named; and the directory backend
 // makes its store ready (prepare) for a builder.
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OperatorError } from '../../../../runtime/errors.ts';
 import { DirectoryStore } from '../../../../snapshot/stores/directory.ts';
-import { parseStoreSetting } from '../../../../snapshot/stores/registry.ts';
+import { parseStoreSetting } from '../../../../snapshot/stores/store-backends.ts';
 import { S3Store } from '../../../../snapshot/stores/s3.ts';
 
 const context = (env: Record<string, string> = {}) => ({ env, cwd: '/srv' });

@@ -1,0 +1,132 @@
+// A builder process, as `start` and `builder` each run one: its parts opened in one order and
+// closed in one order, so the two commands cannot drift apart. What differs is the caller's: the
+// database it hands over (start's migrated and seeded, builder's checked), start's gateway, and
+// what each tells the operator (start's banner, builder's log lines).
+import type { Registry } from 'prom-client';
+import { createAdminApp } from '../admin/app.ts';
+import { consoleRouter } from '../admin/console/router.ts';
+import { openKeyKeeping } from '../admin/keys/key-backends.ts';
+import { createAdminServices } from '../admin/services.ts';
+import { openScheduleClaims, openWorkList } from '../builder/build-lock-backends.ts';
+import { registerBuilderMetrics } from '../builder/metrics.ts';
+import { listenForChanges } from '../builder/platform/changes.ts';
+import { listOrganizations } from '../builder/platform/organizations.ts';
+import type { SqlClient } from '../builder/platform/sql.ts';
+import { BuildRunner } from '../builder/runs/runner.ts';
+import type { RunResult } from '../builder/runs/work-list.ts';
+import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
+import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
+import { startWebhooks } from '../builder/webhooks/webhook-service.ts';
+import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { RunningGateway } from '../gateway/server.ts';
+import type { ListeningServer } from '../runtime/http-server.ts';
+import type { Log } from '../runtime/log.ts';
+import type { BuildTrigger } from '../snapshot/manifest.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { listenAdminPort } from './admin-port.ts';
+import type { Config } from './config.ts';
+import { type BuildServices, openBuildServices, platformSource } from './services.ts';
+
+export interface BuilderProcessOptions {
+  /** The builder's log. */
+  log: Log;
+  /** The admin port: the admin API, the console and /metrics on `registry`. Absent: not served (builder without ADMIN_TOKEN). */
+  admin?: { token: string; registry: Registry; log: Log };
+  /**
+   * start's gateway, over the store this process builds into and hearing its publishes on its
+   * channel. Bound before anything is built, so a port in use is known at once, not after a full
+   * build; the admin port's /healthz then answers what the gateway's does.
+   */
+  gateway?: (build: BuildServices) => Promise<ServedGateway>;
+}
+
+/** A gateway run inside a builder process, and what it holds beside its server (its key access, its snapshot source). */
+interface ServedGateway {
+  running: RunningGateway;
+  /** Called once `running` has closed. */
+  close(): Promise<void>;
+}
+
+export interface BuilderProcess {
+  store: SnapshotStore;
+  /** The keys operators write (admin/keys/key-backends.ts): start's demo key is made here. */
+  keys: KeyStore;
+  admin: ListeningServer | undefined;
+  gateway: RunningGateway | undefined;
+  /**
+   * Listens for platform changes, runs a build of what changed since any builder last built into
+   * this store (`trigger` names that run), then schedules runs; resolves with that run's results.
+   */
+  run(trigger: BuildTrigger): Promise<RunResult[]>;
+  /** Stops and closes everything, the database last. */
+  close(): Promise<void>;
+}
+
+/** Opens a builder process's parts on `db`, which it closes on `close()`; nothing is built before `run`. */
+export async function openBuilderProcess(config: Config, db: SqlClient, options: BuilderProcessOptions): Promise<BuilderProcess> {
+  const { log } = options;
+  const build = openBuildServices(config, log);
+  await build.store.prepare?.(log);
+  const gateway = await options.gateway?.(build);
+  // With Redis, runs are divided among the builders through the platform database.
+  const workList = openWorkList(config, db);
+  const metrics = options.admin?.registry;
+  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(metrics ? { metrics: registerWebhookMetrics(metrics) } : {}) });
+  const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), {
+    log,
+    fullBuildEveryMs: config.fullBuildEveryMs,
+    builder: config.builderName,
+    ...(workList ? { workList } : {}),
+  });
+  // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
+  const control = await openKeyKeeping(config, async () => db, log);
+
+  let admin: ListeningServer | undefined;
+  if (options.admin) {
+    const { token, registry, log: adminLog } = options.admin;
+    registerBuilderMetrics(registry, { runs: runner.runs, store: build.store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) });
+    // The admin API and the console work on the same parts as this process's builds, keys and webhook deliveries.
+    const services = createAdminServices({
+      db,
+      store: build.store,
+      keys: control.keys,
+      webhooks: webhookOperations(db, webhooks.store, config.webhooks, webhooks.wake),
+      runs: runner.runs,
+      builds: runner,
+      onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
+    });
+    const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
+    admin = await listenAdminPort(config, createAdminApp({ token, registry, health, log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }));
+  }
+
+  let unlisten: (() => Promise<void>) | undefined;
+  return {
+    store: build.store,
+    keys: control.keys,
+    admin,
+    gateway: gateway?.running,
+    run: async (trigger) => {
+      // Listening first: a change made while the first run builds is built after it, not at the next schedule.
+      // Each changed organization is rebuilt; after the listener lost the database, everything is (what it missed is unknown).
+      unlisten = await listenForChanges(db, (organizationId) => runner.organizationChanged(organizationId), { onReconnect: () => runner.catchUp() });
+      const results = await runner.buildChanged(trigger);
+      // With Redis, each period's scheduled build is run by one builder of the fleet, not by each.
+      runner.schedule(config.buildSchedule, openScheduleClaims(config, db, log, config.builderName));
+      return results;
+    },
+    // From the outside in: first what brings work stops bringing it (the listener: change builds;
+    // the admin port: manual builds and key writes); then the runner stops, waiting for the build
+    // under way, so that no publish is cut off; the gateway serves until then and answers the
+    // requests in flight; then what builds and deliveries used (locks, the publish channel, the
+    // work list, the key keeper, the webhook deliverer, the gateway's key access and source), all
+    // at once, since none needs another; and last the database, which all of them read or write.
+    close: async () => {
+      await unlisten?.();
+      await admin?.close();
+      await runner.stop();
+      await gateway?.running.close();
+      await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close()]);
+      await db.close();
+    },
+  };
+}
