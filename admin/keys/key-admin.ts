@@ -4,7 +4,7 @@
 import { OperatorError } from '../../runtime/errors.ts';
 import { normalizeAllowedOrigin } from '../../gateway/access/origin.ts';
 import { hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyChanges, KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
 import { standingAt } from '../../gateway/keys/key-validity.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
@@ -12,23 +12,12 @@ export class KeyCommandError extends OperatorError {
   override name = 'KeyCommandError';
 }
 
-/** A key as every command and the admin API show it: never its secret or the secret's hash. */
-export interface KeyView {
-  id: string;
-  organizationId: string;
-  /** From the platform database; null when it does not know the organization (or was not asked). */
-  organizationSlug: string | null;
-  /** The secret's first characters (gateway/keys/format.ts), to recognise it; null for keys made before prefixes were stored. */
-  prefix: string | null;
-  label: string | null;
-  origins: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  /** Revoked from this instant on; a future instant is a scheduled revocation (`keys roll`). */
-  revokedAt: string | null;
-  /** The minute of the latest accepted request gateways have reported (they report at most once a minute). */
-  lastUsedAt: string | null;
-}
+/**
+ * A key as every command and the admin API show it: its record without the secret's hash or how
+ * its revocation was made, and with its organization's slug (from the platform database; null
+ * when it does not know the organization, or was not asked).
+ */
+export type KeyView = Omit<KeyRecord, 'secretHash' | 'revocationScheduled'> & { organizationSlug: string | null };
 
 /** A key just made (`keys create`, `keys roll`): the view and the secret, which is shown this once. */
 export type NewKeyView = { key: string } & KeyView;
@@ -83,7 +72,7 @@ export async function findKey(store: KeyStore, id: string, slugs: OrganizationSl
 export async function updateKey(
   store: KeyStore,
   id: string,
-  changes: { origins?: readonly string[]; label?: string | null },
+  changes: KeyChanges,
   slugs: OrganizationSlugs,
   now: Date = new Date(),
 ): Promise<KeyView> {

@@ -1,7 +1,7 @@
 // Key operations for the admin API and console, through key-admin.ts as the CLI's `keys`
 // commands do; here an organization is named by id or slug, and a missing key is a 404.
 import type { OrganizationRef } from '../../builder/platform/organizations.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyChanges, KeyStore } from '../../gateway/keys/key-store.ts';
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../runtime/instant.ts';
 import { badRequest, keyNotFound } from '../errors.ts';
 import { createKey, DEFAULT_ROLL_GRACE_MS, findKey, type KeyView, listKeys, type NewKeyView, type OrganizationSlugs, revokeKey, rollKey, updateKey } from './key-admin.ts';
@@ -14,11 +14,6 @@ interface KeyCreation {
   label?: string | null;
   /** ISO instant after which the key is refused. */
   expiresAt?: string | null;
-}
-
-interface KeyChanges {
-  origins?: readonly string[];
-  label?: string | null;
 }
 
 /** What the admin API and the console do with keys (AdminServices.keys). */
