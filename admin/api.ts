@@ -3,6 +3,8 @@
 // and answered by admin/problem.ts; no route writes an error body.
 import express, { type Request, type RequestHandler, Router } from 'express';
 import { AdminError, badRequest, buildNotFound } from './errors.ts';
+import { requestInstant } from './request-instant.ts';
+import { diffJson, historyJson } from './snapshot-admin.ts';
 import type { AdminServices } from './services.ts';
 
 /** Bodies here are a few fields; anything larger is not an admin request. */
@@ -13,7 +15,7 @@ export function adminApiRouter(services: AdminServices): Router {
   router.use(requireJsonBody(), express.json({ limit: BODY_LIMIT, strict: true }));
 
   router.get('/organizations', async (_req, res) => {
-    res.json(await services.organizations());
+    res.json(await services.organizations.list());
   });
 
   router.post('/builds', async (req, res) => {
@@ -45,7 +47,7 @@ export function adminApiRouter(services: AdminServices): Router {
       organization,
       ...(origins !== undefined ? { origins } : {}),
       ...(label !== undefined ? { label } : {}),
-      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      ...(expiresAt !== undefined ? { expiresAt: expiresAt === null ? null : requestInstant('expiresAt', expiresAt) } : {}),
     });
     res.status(201).location(`/admin/v1/keys/${created.id}`).json(created);
   });
@@ -62,7 +64,7 @@ export function adminApiRouter(services: AdminServices): Router {
     const body = objectBody(req);
     const grace = body.graceSeconds;
     if (grace !== undefined && (typeof grace !== 'number' || !Number.isFinite(grace) || grace < 0)) throw badRequest('graceSeconds must be a number of seconds, 0 or more');
-    const created = await services.keys.roll(req.params.id!, grace === undefined ? {} : { graceSeconds: grace });
+    const created = (await services.keys.roll(req.params.id!, grace === undefined ? {} : { graceSeconds: grace })).replacement;
     res.status(201).location(`/admin/v1/keys/${created.id}`).json(created);
   });
 
@@ -111,16 +113,13 @@ export function adminApiRouter(services: AdminServices): Router {
   });
 
   router.get('/organizations/:org/snapshots', async (req, res) => {
-    // As `history --json`: `current` is the console's, not part of the CLI's shape.
-    res.json((await services.history(req.params.org!)).map(({ current: _current, ...entry }) => entry));
+    res.json(historyJson(await services.snapshots.history(req.params.org!)));
   });
   router.get('/organizations/:org/diff', async (req, res) => {
-    const diff = await services.diff(req.params.org!, requiredQuery(req, 'from'), requiredQuery(req, 'to'));
-    // As `diff --json`: the labelled field changes are the console's, not part of the CLI's shape.
-    res.json({ ...diff, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
+    res.json(diffJson(await services.snapshots.diff(req.params.org!, requiredQuery(req, 'from'), requiredQuery(req, 'to'))));
   });
   router.get('/organizations/:org/as-of', async (req, res) => {
-    const answer = await services.asOf(req.params.org!, requiredQuery(req, 'at'), requiredQuery(req, 'path'));
+    const answer = await services.snapshots.asOf(req.params.org!, requestInstant('at', requiredQuery(req, 'at')), requiredQuery(req, 'path'));
     // The body as the gateway answered then: the resource, or its problem+json.
     res
       .status(answer.status)

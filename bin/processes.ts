@@ -21,7 +21,6 @@ import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
 import { ensureVersionRelations } from '../builder/platform/versions.ts';
-import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { type RunningWebhooks, startWebhooks } from '../builder/webhooks/webhook-service.ts';
 import { BuildRunner, type RunnerOptions } from '../builder/runs/runner.ts';
@@ -227,7 +226,7 @@ function adminServices(config: Config, { db, store, keys, runner, webhooks, log 
     db,
     store,
     keys,
-    webhooks: webhookOperations(db, webhooks.store, config.webhooks, webhooks.wake),
+    webhooks: { store: webhooks.store, policy: config.webhooks, onQueued: webhooks.wake },
     runs: runner.runs,
     builds: runner,
     onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
