@@ -1,9 +1,10 @@
 // The admin JSON API (docs/design.md "Admin API and console", /admin/v1): the routes of
 // api-routes.ts, each request's query and body checked against the route's schemas
 // (request-validation.ts), answered with what the route's call into AdminServices gives, the shape
-// the CLI's --json prints. Errors are thrown and answered by admin/problem.ts; no route writes an
-// error body.
+// the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json.
+// Errors are thrown and answered by admin/problem.ts; no route writes an error body.
 import express, { type Request, type RequestHandler, Router } from 'express';
+import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
 import { AdminError } from './errors.ts';
 import { requestValidator } from './request-validation.ts';
@@ -15,6 +16,11 @@ const BODY_LIMIT = '64kb';
 export function adminApiRouter(services: AdminServices): Router {
   const router = Router();
   router.use(requireJsonBody(), express.json({ limit: BODY_LIMIT, strict: true }));
+  // Made once: the table does not change while the process runs.
+  const document = adminApiDocument();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
   for (const route of ADMIN_ROUTES) router[route.method](expressPath(route.path), handler(route, services));
   return router;
 }
