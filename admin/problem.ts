@@ -6,13 +6,14 @@
 import type { ErrorRequestHandler } from 'express';
 import { SnapshotNotFoundError } from '../builder/audit/history.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
-import { WebhookMessageNotFoundError, WebhookNotFoundError } from '../builder/webhooks/webhook-admin.ts';
 import { PlatformDatabaseError } from '../builder/platform/sql.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
-import { AdminError, organizationNotFound } from './errors.ts';
+import { AdminError, keyNotFound, organizationNotFound } from './errors.ts';
+import { KeyNotFoundError } from './keys/key-admin.ts';
+import { WebhookMessageNotFoundError, WebhookNotFoundError } from './webhook-admin.ts';
 
 const RETRY_AFTER = { 'Retry-After': '5' };
 
@@ -34,6 +35,7 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   if (error instanceof AdminError) return error;
   // Named without the database: the CLI's message says where it looked, an API answer need not.
   if (error instanceof OrganizationNotFoundError) return organizationNotFound(error.idOrSlug);
+  if (error instanceof KeyNotFoundError) return keyNotFound(error.keyId);
   if (error instanceof SnapshotNotFoundError) return new AdminError(404, 'SNAPSHOT_NOT_FOUND', 'Not found', error.message);
   if (error instanceof WebhookNotFoundError) return new AdminError(404, 'WEBHOOK_NOT_FOUND', 'Webhook endpoint not found', error.message);
   if (error instanceof WebhookMessageNotFoundError) return new AdminError(404, 'MESSAGE_NOT_FOUND', 'Webhook message not found', error.message);

@@ -14,7 +14,6 @@ import { listOrganizations } from '../builder/platform/organizations.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
 import type { RunResult } from '../builder/runs/work-list.ts';
-import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { startWebhooks } from '../builder/webhooks/webhook-service.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
@@ -90,7 +89,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       db,
       store: build.store,
       keys: control.keys,
-      webhooks: webhookOperations(db, webhooks.store, config.webhooks, webhooks.wake),
+      webhooks: { store: webhooks.store, policy: config.webhooks, onQueued: webhooks.wake },
       runs: runner.runs,
       builds: runner,
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),

@@ -32,7 +32,7 @@ const underWay = (run: BuildRun) => run.state === 'queued' || run.state === 'run
 export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   router.get('/builds', async (req, res) => {
     const runs = services.builds.list();
-    const organizations = await services.organizations();
+    const organizations = await services.organizations.list();
     const at = now();
     pages.show(
       req,

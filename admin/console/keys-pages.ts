@@ -31,7 +31,7 @@ function formMistake(error: unknown): string | undefined {
 
 export function keyPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   const secrets = new ShownOnce<ShownKey>();
-  const names = async () => new Map((await services.organizations()).map((org) => [org.id, org.name]));
+  const names = async () => new Map((await services.organizations.list()).map((org) => [org.id, org.name]));
   const findKey = async (keyId: string) => {
     const key = (await services.keys.get(keyId)) as KeyItem;
     return keyRow(key, await names(), now());
@@ -44,8 +44,8 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
 
   router.get('/keys', async (req, res) => {
     const selected = typeof req.query.organization === 'string' && req.query.organization !== '' ? req.query.organization : undefined;
-    const organizations = await services.organizations();
-    const organization = selected === undefined ? undefined : await services.organization(selected);
+    const organizations = await services.organizations.list();
+    const organization = selected === undefined ? undefined : await services.organizations.find(selected);
     const keys = (await services.keys.list(organization?.id)) as KeyItem[];
     const organizationNames = new Map(organizations.map((org) => [org.id, org.name]));
     const at = now();
@@ -60,7 +60,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
   });
 
   const showNew = async (req: Request, res: Response, values: Record<string, string>, error?: string) =>
-    pages.show(req, res, 'key-new.njk', 'Create a key', { organizations: await services.organizations(), values, error }, { section: 'keys', status: error ? 400 : 200 });
+    pages.show(req, res, 'key-new.njk', 'Create a key', { organizations: await services.organizations.list(), values, error }, { section: 'keys', status: error ? 400 : 200 });
 
   router.get('/keys/new', (req, res) => showNew(req, res, { organization: typeof req.query.organization === 'string' ? req.query.organization : '' }));
 
@@ -73,7 +73,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     };
     if (values.organization === '') return showNew(req, res, values, 'choose the organization the key is for');
     if (values.expiresAt !== '' && Number.isNaN(Date.parse(values.expiresAt))) return showNew(req, res, values, `${values.expiresAt} is not an ISO 8601 instant`);
-    const expiresAt = values.expiresAt === '' ? null : new Date(values.expiresAt).toISOString();
+    const expiresAt = values.expiresAt === '' ? null : new Date(values.expiresAt);
     let created: CreatedKey;
     try {
       created = await services.keys.create({
@@ -142,7 +142,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
         { section: 'keys', status: 400 },
       );
     }
-    const created = await services.keys.roll(req.params.keyId, { graceSeconds: minutes * 60 });
+    const { replacement: created } = await services.keys.roll(req.params.keyId, { graceSeconds: minutes * 60 });
     await showSecret(res, req, created, true);
   });
 

@@ -1,7 +1,9 @@
 // The auditors' pages of organizations: the list with each one's current snapshot and last
 // build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
 import type { Router } from 'express';
-import type { AdminServices, OrganizationOverview } from '../services.ts';
+import { parseZonedInstant } from '../../runtime/instant.ts';
+import type { OrganizationOverview } from '../organization-admin.ts';
+import type { AdminServices } from '../services.ts';
 import { diffView } from './diff-view.ts';
 import { historyRows } from './history-view.ts';
 import type { Pages } from './pages.ts';
@@ -10,8 +12,8 @@ import { showInstant } from './relative-time.ts';
 export function organizationPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   /** The organization's overview row (for its name); the lookup names an unknown one as a 404. */
   const overview = async (name: string): Promise<OrganizationOverview> => {
-    const { id } = await services.organization(name);
-    const found = (await services.organizations()).find((org) => org.id === id);
+    const { id } = await services.organizations.find(name);
+    const found = (await services.organizations.list()).find((org) => org.id === id);
     if (!found) throw new Error(`organization ${id} was found but is not listed`);
     return found;
   };
@@ -20,7 +22,7 @@ export function organizationPages(router: Router, { services, pages, now }: { se
 
   router.get('/organizations', async (req, res) => {
     const at = now();
-    const organizations = (await services.organizations()).map((org) => ({
+    const organizations = (await services.organizations.list()).map((org) => ({
       ...org,
       publishedAt: showInstant(org.publishedAt, at),
       lastBuild: org.lastBuild ? { ...org.lastBuild, finishedAt: showInstant(org.lastBuild.finishedAt, at) } : null,
@@ -31,7 +33,7 @@ export function organizationPages(router: Router, { services, pages, now }: { se
   router.get('/organizations/:organization/history', async (req, res) => {
     const organization = await overview(req.params.organization);
     const at = now();
-    const { rows, currentId } = historyRows(await services.history(organization.id), at);
+    const { rows, currentId } = historyRows(await services.snapshots.history(organization.id), at);
     pages.show(
       req,
       res,
@@ -47,19 +49,20 @@ export function organizationPages(router: Router, { services, pages, now }: { se
   router.get('/organizations/:organization/diff', async (req, res) => {
     const organization = await overview(req.params.organization);
     const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
-    const diff = await services.diff(organization.id, from, to);
+    const diff = await services.snapshots.diff(organization.id, from, to);
     const view = diffView(diff);
     pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
   });
 
   router.get('/as-of', async (req, res) => {
     const values = { organization: queryText(req.query.organization), at: queryText(req.query.at), path: queryText(req.query.path) || '/organization' };
-    const organizations = await services.organizations();
+    const organizations = await services.organizations.list();
     const show = (context: Record<string, unknown>, status = 200) =>
       pages.show(req, res, 'as-of.njk', 'As of an instant', { organizations, values, ...context }, { section: 'as-of', status });
     if (values.organization === '' || values.at === '') return show({});
-    if (Number.isNaN(Date.parse(values.at))) return show({ error: `${values.at} is not an ISO 8601 instant` }, 400);
-    const answer = await services.asOf(values.organization, values.at, values.path);
+    const at = parseZonedInstant(values.at);
+    if (at === undefined) return show({ error: `${values.at} is not an ISO 8601 instant with a zone` }, 400);
+    const answer = await services.snapshots.asOf(values.organization, at, values.path);
     show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2) } });
   });
 }

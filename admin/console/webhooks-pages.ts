@@ -14,7 +14,7 @@ type ShownSecret = Endpoint & { secret: string; organizationName: string; rotate
 
 export function webhookPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   const secrets = new ShownOnce<ShownSecret>();
-  const names = async () => new Map((await services.organizations()).map((org) => [org.id, org.name]));
+  const names = async () => new Map((await services.organizations.list()).map((org) => [org.id, org.name]));
   const row = (endpoint: Endpoint, organizationNames: ReadonlyMap<string, string>) => ({
     ...endpoint,
     organizationName: organizationNames.get(endpoint.organizationId) ?? endpoint.organizationId,
@@ -26,8 +26,8 @@ export function webhookPages(router: Router, { services, pages, now }: { service
   };
   const list = async (req: Request, res: Response, values: Record<string, string> = {}, error?: string) => {
     const chosen = typeof req.query.organization === 'string' && req.query.organization !== '' ? req.query.organization : values.organization || undefined;
-    const organizations = await services.organizations();
-    const organization = chosen === undefined ? undefined : await services.organization(chosen);
+    const organizations = await services.organizations.list();
+    const organization = chosen === undefined ? undefined : await services.organizations.find(chosen);
     const organizationNames = new Map(organizations.map((org) => [org.id, org.name]));
     const endpoints = (await services.webhooks.list(organization?.id)).map((endpoint) => row(endpoint, organizationNames));
     const shown = organizations.find((org) => org.id === organization?.id);

@@ -1,34 +1,32 @@
-// What `marquee keys …` and the admin API's key routes do (docs/design.md "Command line", "Admin
-// API and console"): both call these functions, and print or answer the one shape, KeyView.
-// bin/ and admin/ only parse what they are given and print or serialize the result.
+// What `marquee keys …`, the admin API's key routes and the console's key pages do (docs/design.md
+// "Command line", "Admin API and console"): all three call keyOperations, and print, answer or show
+// the one shape, KeyView. The doors only parse what they are given and present the result.
 import { OperatorError } from '../../runtime/errors.ts';
 import { normalizeAllowedOrigin } from '../../gateway/access/origin.ts';
 import { hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyChanges, KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
 import { standingAt } from '../../gateway/keys/key-validity.ts';
+import type { OrganizationDirectory } from '../organization-admin.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */
 export class KeyCommandError extends OperatorError {
   override name = 'KeyCommandError';
 }
 
-/** A key as every command and the admin API show it: never its secret or the secret's hash. */
-export interface KeyView {
-  id: string;
-  organizationId: string;
-  /** From the platform database; null when it does not know the organization (or was not asked). */
-  organizationSlug: string | null;
-  /** The secret's first characters (gateway/keys/format.ts), to recognise it; null for keys made before prefixes were stored. */
-  prefix: string | null;
-  label: string | null;
-  origins: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  /** Revoked from this instant on; a future instant is a scheduled revocation (`keys roll`). */
-  revokedAt: string | null;
-  /** The minute of the latest accepted request gateways have reported (they report at most once a minute). */
-  lastUsedAt: string | null;
+/** No key has the id: the CLI prints the message, the admin API answers 404 KEY_NOT_FOUND. */
+export class KeyNotFoundError extends KeyCommandError {
+  override name = 'KeyNotFoundError';
+  constructor(readonly keyId: string) {
+    super(`no key has the id ${keyId} (see: marquee keys list)`);
+  }
 }
+
+/**
+ * A key as every command and the admin API show it: its record without the secret's hash or how
+ * its revocation was made, and with its organization's slug (from the platform database; null
+ * when it does not know the organization, or was not asked).
+ */
+export type KeyView = Omit<KeyRecord, 'secretHash' | 'revocationScheduled'> & { organizationSlug: string | null };
 
 /** A key just made (`keys create`, `keys roll`): the view and the secret, which is shown this once. */
 export type NewKeyView = { key: string } & KeyView;
@@ -37,10 +35,50 @@ export type NewKeyView = { key: string } & KeyView;
  * Organization id → slug for the given ids, from the platform database (bin/ and admin/ supply
  * it: the gateway has no database). Ids it does not know are simply absent.
  */
-export type OrganizationSlugs = (organizationIds: string[]) => Promise<ReadonlyMap<string, string>>;
+export type OrganizationSlugs = OrganizationDirectory['slugs'];
 
 /** For callers with no database at hand (the demo key of `start`, scripts): every organizationSlug is null. */
 export const noSlugs: OrganizationSlugs = async () => new Map();
+
+/** What operators do with keys, through every door; an organization is named by id or slug. */
+export interface KeyOperations {
+  /** Keys without secrets, optionally of one organization; oldest first. */
+  list(organization?: string): Promise<KeyView[]>;
+  /** One key without its secret; a KeyNotFoundError when no key has the id. */
+  get(keyId: string): Promise<KeyView>;
+  /** The key a (possibly leaked) secret belongs to; undefined when none. */
+  findBySecret(secret: string): Promise<KeyView | undefined>;
+  /** The secret is in the answer, once. `expiresAt` must be in the future. */
+  create(request: { organization: string; origins?: readonly string[]; label?: string | null; expiresAt?: Date | null }): Promise<NewKeyView>;
+  /** Effective from the next request on. */
+  update(keyId: string, changes: KeyChanges): Promise<KeyView>;
+  /** Effective from the next request on; the key with revokedAt set. */
+  revoke(keyId: string): Promise<KeyView>;
+  /** A new key (with its secret) for the same organization, origins and label; the old one is revoked after graceSeconds (absent: a day; 0: now). */
+  roll(keyId: string, options: { graceSeconds?: number }): Promise<{ replacement: NewKeyView; replaced: KeyView }>;
+}
+
+export function keyOperations(store: KeyStore, organizations: OrganizationDirectory): KeyOperations {
+  const slugs = organizations.slugs;
+  return {
+    list: async (organization) => listKeys(store, organization === undefined ? {} : { organizationId: (await organizations.find(organization)).id }, slugs),
+    get: async (keyId) => {
+      const key = await findKey(store, keyId, slugs);
+      if (key === undefined) throw unknownKey(keyId);
+      return key;
+    },
+    findBySecret: (secret) => findKeyBySecret(store, secret, slugs),
+    create: async ({ organization, origins = [], label = null, expiresAt = null }) => {
+      const found = await organizations.find(organization);
+      // The slug is known already: the view needs no second look-up.
+      const known: OrganizationSlugs = async () => new Map([[found.id, found.slug]]);
+      return createKey(store, { organizationId: found.id, origins, label, expiresAt }, known);
+    },
+    update: (keyId, changes) => updateKey(store, keyId, changes, slugs),
+    revoke: (keyId) => revokeKey(store, keyId, slugs),
+    roll: (keyId, { graceSeconds }) => rollKey(store, keyId, { graceMs: graceSeconds === undefined ? DEFAULT_ROLL_GRACE_MS : graceSeconds * 1000 }, slugs),
+  };
+}
 
 /**
  * Validates and normalizes the allowed origins (docs/api.md §5.7), then creates the key.
@@ -70,7 +108,7 @@ export async function listKeys(store: KeyStore, { organizationId }: { organizati
 }
 
 /** One key without its secret or hash; undefined when no key has the id. */
-export async function findKey(store: KeyStore, id: string, slugs: OrganizationSlugs): Promise<KeyView | undefined> {
+async function findKey(store: KeyStore, id: string, slugs: OrganizationSlugs): Promise<KeyView | undefined> {
   const record = await store.findById(id);
   return record === undefined ? undefined : (await viewsOf([record], slugs))[0];
 }
@@ -80,13 +118,7 @@ export async function findKey(store: KeyStore, id: string, slugs: OrganizationSl
  * only) and/or its label (null or '' = none). Effective from the next request on. A revoked or
  * expired key cannot be changed: that would look like bringing it back.
  */
-export async function updateKey(
-  store: KeyStore,
-  id: string,
-  changes: { origins?: readonly string[]; label?: string | null },
-  slugs: OrganizationSlugs,
-  now: Date = new Date(),
-): Promise<KeyView> {
+export async function updateKey(store: KeyStore, id: string, changes: KeyChanges, slugs: OrganizationSlugs, now: Date = new Date()): Promise<KeyView> {
   if (changes.origins === undefined && changes.label === undefined) throw new KeyCommandError(`nothing to change for key ${id}: give origins or a label`);
   const origins = changes.origins === undefined ? undefined : normalizedOrigins(changes.origins);
   const existing = await existingKey(store, id);
@@ -163,8 +195,8 @@ async function existingKey(store: KeyStore, id: string): Promise<KeyRecord> {
   return record;
 }
 
-function unknownKey(id: string): KeyCommandError {
-  return new KeyCommandError(`no key has the id ${id} (see: marquee keys list)`);
+function unknownKey(id: string): KeyNotFoundError {
+  return new KeyNotFoundError(id);
 }
 
 /** The records as views, their organizations' slugs asked for in one call. */

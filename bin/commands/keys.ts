@@ -1,29 +1,28 @@
-// The key commands of docs/design.md's command table; what they do is admin/keys/key-admin.ts,
-// which the admin API calls too. Here: arguments in, the one key shape (KeyView) out.
+// The key commands of docs/design.md's command table: a door over admin/keys/key-admin.ts's key
+// operations, as the admin API and the console are. Here: arguments in, the one key shape (KeyView) out.
 import { text } from 'node:stream/consumers';
-import { findOrganization, organizationSlugs } from '../../builder/platform/organizations.ts';
-import { createKey, findKeyBySecret, KeyCommandError, type KeyView, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../admin/keys/key-admin.ts';
+import { KeyCommandError, type KeyOperations, type KeyView, keyOperations } from '../../admin/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
 import { withKeyStore } from '../../admin/keys/key-backends.ts';
+import { organizationDirectory } from '../../admin/organization-admin.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';
-import { openDatabase, organizationId } from '../services.ts';
+import { openDatabase } from '../services.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
   // not from the start of a command that may spend seconds opening the database.
   const expiry = (now: Date) => (options.expires === undefined ? null : parseExpiry(options.expires, now));
   expiry(new Date());
-  const { org, created } = await withKeys(config, async (keys, { db }) => {
-    const org = await findOrganization(await db(), options.org);
-    const known: OrganizationSlugs = async () => new Map([[org.id, org.slug]]);
-    return { org, created: await createKey(keys, { organizationId: org.id, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) }, known) };
+  const created = await withKeys(config, async (keys, db) => {
+    // Opened first: opening the database may take seconds, which a duration must not count.
+    await db();
+    return keys.create({ organization: options.org, origins: options.origin, label: options.label ?? null, expiresAt: expiry(new Date()) });
   });
   if (options.json) return printJson(created);
-  line(`key ${created.id} (${created.prefix}…) for ${org.slug} (${org.id})`);
+  line(`key ${created.id} (${created.prefix}…) for ${created.organizationSlug} (${created.organizationId})`);
   line(`origins: ${originsText(created)}`);
   if (created.expiresAt !== null) line(`expires: ${created.expiresAt}`);
   line(`secret (shown once, store it now): ${created.key}`);
@@ -34,7 +33,7 @@ export async function keysUpdateCommand(config: Config, id: string, options: { o
   const origins = !options.origins ? [] : options.origin.length > 0 ? options.origin : undefined;
   const changes = { ...(origins !== undefined ? { origins } : {}), ...(options.label !== undefined ? { label: options.label } : {}) };
   if (Object.keys(changes).length === 0) throw new KeyCommandError(`nothing to change for key ${id}: give --origin, --no-origins or --label`);
-  const updated = await withKeys(config, (keys, { slugs }) => updateKey(keys, id, changes, slugs));
+  const updated = await withKeys(config, (keys) => keys.update(id, changes));
   if (options.json) return printJson(updated);
   line(`key ${updated.id} updated; from the next request on:`);
   line(`origins: ${originsText(updated)}`);
@@ -43,7 +42,7 @@ export async function keysUpdateCommand(config: Config, id: string, options: { o
 
 export async function keysRollCommand(config: Config, id: string, options: { grace: string; json?: boolean }): Promise<void> {
   const graceMs = parseDuration(options.grace, '--grace');
-  const { replacement, replaced } = await withKeys(config, (keys, { slugs }) => rollKey(keys, id, { graceMs }, slugs));
+  const { replacement, replaced } = await withKeys(config, (keys) => keys.roll(id, { graceSeconds: graceMs / 1000 }));
   if (options.json) return printJson(replacement);
   line(`key ${replacement.id} (${replacement.prefix}…) replaces ${replaced.id} for ${replacement.organizationSlug ?? replacement.organizationId}`);
   line(`${replaced.id} is refused from ${replaced.revokedAt}: switch your clients to the new key before then`);
@@ -52,14 +51,13 @@ export async function keysRollCommand(config: Config, id: string, options: { gra
 }
 
 export async function keysRevokeCommand(config: Config, id: string, options: { json?: boolean } = {}): Promise<void> {
-  const revoked = await withKeys(config, (keys, { slugs }) => revokeKey(keys, id, slugs));
+  const revoked = await withKeys(config, (keys) => keys.revoke(id));
   if (options.json) return printJson(revoked);
   line(`key ${id} revoked; refused from the next request on`);
 }
 
 export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
-  const orgId = options.org ? await organizationId(config, options.org) : undefined;
-  const keys = await withKeys(config, (store, { slugs }) => listKeys(store, orgId === undefined ? {} : { organizationId: orgId }, slugs));
+  const keys = await withKeys(config, (operations) => operations.list(options.org));
   if (options.json) return printJson(keys);
   const now = Date.now();
   for (const key of keys) line(keyLine(key, now));
@@ -68,24 +66,24 @@ export async function keysListCommand(config: Config, options: { org?: string; j
 /** `--secret -` reads the secret from standard input, so that it stays out of shell history and `ps`. */
 export async function keysFindCommand(config: Config, options: { secret: string; json?: boolean }): Promise<void> {
   const secret = options.secret === '-' ? await text(process.stdin) : options.secret;
-  const found = await withKeys(config, (keys, { slugs }) => findKeyBySecret(keys, secret, slugs));
+  const found = await withKeys(config, (keys) => keys.findBySecret(secret));
   if (found === undefined) throw new KeyCommandError('no key matches that secret');
   if (options.json) return printJson(found);
   line(keyLine(found, Date.now()));
 }
 
 /**
- * Runs one command's work on the key store. The platform database is opened at most once, and only
- * when needed: for the key store with Redis (the durable record), for an organization, or for the
- * slugs of keys to show. Warnings (Redis unreachable) go to stderr, apart from the command's output.
+ * Runs one command's work on the key operations. The platform database is opened at most once,
+ * and only when needed: for the key store with Redis (the durable record), for an organization,
+ * or for the slugs of keys to show. Warnings (Redis unreachable) go to stderr, apart from the
+ * command's output.
  */
-async function withKeys<T>(config: Config, work: (keys: KeyStore, context: { db: () => Promise<SqlClient>; slugs: OrganizationSlugs }) => Promise<T>): Promise<T> {
+async function withKeys<T>(config: Config, work: (keys: KeyOperations, db: () => Promise<SqlClient>) => Promise<T>): Promise<T> {
   let opened: Promise<SqlClient> | undefined;
   const db = (): Promise<SqlClient> => (opened ??= openDatabase(config));
-  const slugs: OrganizationSlugs = async (ids) => (ids.length === 0 ? new Map() : organizationSlugs(await db(), ids));
   const log = await createLog({ format: config.logFormat, destination: 2 });
   try {
-    return await withKeyStore(config, db, log, (keys) => work(keys, { db, slugs }));
+    return await withKeyStore(config, db, log, (store) => work(keyOperations(store, organizationDirectory(db)), db));
   } finally {
     await opened?.then(
       (database) => database.close(),

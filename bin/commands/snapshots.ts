@@ -1,8 +1,7 @@
 // The auditors' and the store's commands: history, diff, show (as of an instant), retention, audit.
 import { auditStore } from '../../builder/audit/audit.ts';
 import { diffLines } from '../../builder/audit/diff-text.ts';
-import { diffSnapshots, snapshotHistory } from '../../builder/audit/history.ts';
-import { answerAsOf } from '../../gateway/as-of.ts';
+import { diffJson, historyJson, snapshotOperations } from '../../admin/snapshot-admin.ts';
 import { OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
@@ -12,8 +11,8 @@ import { organizationId } from '../services.ts';
 
 export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const history = await snapshotHistory(config.snapshotStore.open(), orgId);
-  if (options.json) return printJson(history.map(({ current: _current, ...entry }) => entry));
+  const history = await snapshots(config).history(orgId);
+  if (options.json) return printJson(historyJson(history));
   if (history.length === 0) line(`organization ${orgId} has no snapshots in ${config.snapshotStore.description}`);
   for (const entry of history) {
     const what = 'state' in entry ? `${STATE_CHANGE[entry.state].padEnd(31)}` : entry.snapshotId;
@@ -30,11 +29,14 @@ const STATE_DETAIL: Record<OrganizationState, string> = {
 };
 
 export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
-  const orgId = await organizationId(config, options.org);
-  const diff = await diffSnapshots(config.snapshotStore.open(), orgId, options.from, options.to);
-  // The documented shape: paths and patches; the labelled changes are the text form's.
-  if (options.json) return printJson({ added: diff.added, removed: diff.removed, changed: diff.changed.map(({ path, patch }) => ({ path, patch })) });
+  const diff = await snapshots(config).diff(options.org, options.from, options.to);
+  if (options.json) return printJson(diffJson(diff));
   for (const text of diffLines(diff)) line(text);
+}
+
+/** The auditors' operations over the store alone: an id needs no database (bin/services.ts organizationId). */
+function snapshots(config: Config) {
+  return snapshotOperations(config.snapshotStore.open(), (idOrSlug) => organizationId(config, idOrSlug));
 }
 
 export async function gcCommand(config: Config, options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }): Promise<void> {
@@ -62,10 +64,10 @@ class NothingPublishedThenError extends OperatorError {
 
 export async function showCommand(config: Config, options: { org: string; at: Date; path: string }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const store = config.snapshotStore.open();
-  const answer = await answerAsOf(store, orgId, options.at, options.path);
+  const operations = snapshots(config);
+  const answer = await operations.asOf(orgId, options.at, options.path);
   if (answer.state === null) {
-    const oldest = (await snapshotHistory(store, orgId)).reverse().find((entry) => !('state' in entry));
+    const oldest = (await operations.history(orgId)).reverse().find((entry) => !('state' in entry));
     throw new NothingPublishedThenError(
       `organization ${orgId} had no snapshot at ${options.at.toISOString()} in ${config.snapshotStore.description}` +
         (oldest ? `: its oldest retained snapshot is ${oldest.snapshotId}, published ${oldest.publishedAt}` : ': it has none'),

@@ -1,6 +1,7 @@
-// The webhook commands (docs/design.md "Webhooks"): what they do is builder/webhooks/webhook-admin.ts,
-// which the admin API calls too; `--json` prints the admin API's shapes.
-import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
+// The webhook commands (docs/design.md "Webhooks"): a door over admin/webhook-admin.ts's webhook
+// operations, as the admin API and the console are; `--json` prints the admin API's shapes.
+import { organizationDirectory } from '../../admin/organization-admin.ts';
+import { type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
 import { ensureWebhookRelations, type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
@@ -10,7 +11,7 @@ import { withDatabase } from '../services.ts';
 function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
     await ensureWebhookRelations(db);
-    return work(webhookOperations(db, new WebhookStore(db), config.webhooks));
+    return work(webhookOperations({ store: new WebhookStore(db), policy: config.webhooks, organizations: organizationDirectory(async () => db) }));
   });
 }
 

@@ -5,6 +5,9 @@
 // against the response schema (ajv, JSON Schema 2020-12). The gateway tests run every response
 // through it (test/support/gateway-fixtures.ts); tests of real clients can call it too.
 //
+// documentContractProblems makes the same checks against another document: the admin API's
+// (test/support/admin-contract.ts).
+//
 // Not checked, because the document does not describe them: paths outside the API base (the
 // health check, the document and its reference page) and OPTIONS (CORS preflights, which the
 // gateway answers 204 without a key on any path below the base, before anything else).
@@ -67,7 +70,8 @@ type Json = { [key: string]: unknown };
 interface OpenApiDocument {
   servers: Array<{ url: string }>;
   paths: Record<string, Record<string, Json>>;
-  'x-unknown-paths': { responses: Record<string, Json> };
+  /** The public API's: what any other path below the base answers. */
+  'x-unknown-paths'?: { responses: Record<string, Json> };
   components: { schemas: Record<string, Json>; responses: Record<string, Json>; headers: Record<string, Json> };
 }
 
@@ -118,7 +122,9 @@ class Contract {
     let where: string;
     let errorsOnly = false;
     if (template === undefined) {
-      responses = this.document['x-unknown-paths'].responses;
+      const unknown = this.document['x-unknown-paths'];
+      if (unknown === undefined) return [`no operation has the path ${below}`];
+      responses = unknown.responses;
       where = 'x-unknown-paths';
     } else {
       const pathItem = this.document.paths[template]!;
@@ -227,6 +233,18 @@ function escapeRegExp(text: string): string {
 }
 
 let loaded: Contract | undefined;
+
+const others = new WeakMap<object, Contract>();
+
+/** The same checks against another OpenAPI 3.1 document (the admin API's, made in memory), compiled once per document. */
+export function documentContractProblems(document: object, exchange: Exchange): string[] | undefined {
+  let checks = others.get(document);
+  if (checks === undefined) {
+    checks = new Contract(document as OpenApiDocument);
+    others.set(document, checks);
+  }
+  return checks.problems(exchange);
+}
 
 /** The document is read and compiled once per process, on first use. */
 function contract(): Contract {

@@ -12,6 +12,7 @@ import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { acceptsConnections, freePort } from '../../support/ports.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { adminContractFetch } from '../../support/admin-contract.ts';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';
 /** Enough organizations that a build lasts long enough to be seen running. */
@@ -52,6 +53,8 @@ it('queues a build at once, shows it running with its progress, then finished wi
   const builder = await marqueeProcess(['builder'], { ...env, ADMIN_TOKEN: TOKEN, ADMIN_PORT: '0' }, /admin API and console on (http:\/\/[^"\s]+)/);
   try {
     const admin = builder.match[1]!;
+    // Every answer of the admin API is checked against its OpenAPI document.
+    const fetch = adminContractFetch(() => admin);
     const get = async <T>(path: string): Promise<T> => {
       const response = await fetch(admin + path, { headers: bearer });
       expect(response.status, path).toBe(200);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { adminContractFetch } from '../../support/admin-contract.ts';
 
 type Process = Awaited<ReturnType<typeof marqueeProcess>>;
 
@@ -27,6 +28,8 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** Every answer of start's admin API is checked against its OpenAPI document (not those of other ports). */
+const fetch = adminContractFetch(() => admin);
 const bearer = () => ({ Authorization: `Bearer ${token}` });
 const basic = (password: string) => ({ Authorization: `Basic ${Buffer.from(`anyone:${password}`).toString('base64')}` });
 const json = () => ({ ...bearer(), 'Content-Type': 'application/json' });

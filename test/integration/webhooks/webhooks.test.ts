@@ -17,6 +17,7 @@ import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { launchChromium } from '../../support/chromium.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { adminContractFetch } from '../../support/admin-contract.ts';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';
 /** Parsed JSON, read field by field in assertions. */
@@ -119,7 +120,7 @@ async function cli<T = Json>(args: string[], extraEnv: Record<string, string> = 
 async function adminRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
   // Every state-changing admin request says it is JSON (the admin port's guard against cross-site forms).
   const sends = method !== 'GET';
-  const response = await fetch(admin + path, {
+  const response = await adminContractFetch(() => admin)(admin + path, {
     method,
     headers: { Authorization: `Bearer ${TOKEN}`, ...(sends ? { 'Content-Type': 'application/json' } : {}) },
     ...(sends ? { body: JSON.stringify(body ?? {}) } : {}),

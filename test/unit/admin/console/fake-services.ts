@@ -3,7 +3,8 @@
 // answer as of an instant.
 import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/audit/diff.ts';
-import type { AdminServices, OrganizationOverview } from '../../../../admin/services.ts';
+import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
+import type { AdminServices } from '../../../../admin/services.ts';
 import { AdminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
 
@@ -60,8 +61,7 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     runs,
     keyList,
     rolls,
-    organization,
-    organizations: async () => ORGS,
+    organizations: { find: organization, list: async () => ORGS },
     builds: {
       list: () => runs.list(),
       get: (id) => runs.get(id),
@@ -76,10 +76,11 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
       create: async (request) => mint((await organization(request.organization)).id, request.origins ?? [], request.label ?? null),
       update: async (id, changes) => Object.assign(findKey(id), { ...(changes.origins ? { origins: [...changes.origins] } : {}), label: changes.label ?? null }),
       revoke: async (id) => Object.assign(findKey(id), { revokedAt: '2026-11-22T09:59:00.000Z' }),
+      findBySecret: async () => undefined,
       roll: async (id, options) => {
         const old = findKey(id);
         rolls.push({ id, ...options });
-        return mint(old.organizationId, old.origins, old.label);
+        return { replacement: await mint(old.organizationId, old.origins, old.label), replaced: old };
       },
     },
     // The console pages tested here do not reach webhooks (they are tested through the real program).
@@ -88,21 +89,23 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         throw new Error(`fake services: webhooks.${String(name)} is not faked`);
       },
     }),
-    history: async () =>
-      [
-        { snapshotId: 'snap-2', publishedAt: '2026-11-22T09:57:00.000Z', trigger: 'change', resources: 9, current: true },
-        { snapshotId: 'snap-1', publishedAt: '2026-11-22T08:00:00.000Z', trigger: 'start', resources: 9, current: false },
-      ] as Awaited<ReturnType<AdminServices['history']>>,
-    diff: async () =>
-      ({
-        added: ['/events/new'],
-        removed: [],
-        changed: [{ path: '/team', patch: [], changes: describeChanges(TEAM_BEFORE, TEAM_AFTER, 'team') }],
-      }) as Awaited<ReturnType<AdminServices['diff']>>,
-    asOf: async (name, at, path) => {
-      const { id } = await organization(name);
-      const org = ORGS.find((candidate) => candidate.id === id)!;
-      return { status: 200, body: { path, at, name: org.name }, snapshotId: org.snapshotId, state: org.state };
+    snapshots: {
+      history: async () =>
+        [
+          { snapshotId: 'snap-2', publishedAt: '2026-11-22T09:57:00.000Z', trigger: 'change', resources: 9, current: true },
+          { snapshotId: 'snap-1', publishedAt: '2026-11-22T08:00:00.000Z', trigger: 'start', resources: 9, current: false },
+        ] as Awaited<ReturnType<AdminServices['snapshots']['history']>>,
+      diff: async () =>
+        ({
+          added: ['/events/new'],
+          removed: [],
+          changed: [{ path: '/team', patch: [], changes: describeChanges(TEAM_BEFORE, TEAM_AFTER, 'team') }],
+        }) as Awaited<ReturnType<AdminServices['snapshots']['diff']>>,
+      asOf: async (name, at, path) => {
+        const { id } = await organization(name);
+        const org = ORGS.find((candidate) => candidate.id === id)!;
+        return { status: 200, body: { path, at, name: org.name }, snapshotId: org.snapshotId, state: org.state };
+      },
     },
   };
 }

@@ -1,14 +1,14 @@
 // Webhook operations, the same through the CLI's `webhooks` commands and the admin API and console
 // (docs/design.md "Webhooks"): endpoints registered per organization (by id or slug), their
 // secrets shown once at creation and rotation, test messages, attempts, redelivery. A destination
-// is checked (destinations.ts) when registered and when its URL changes.
-import { OperatorError } from '../../runtime/errors.ts';
-import { findOrganization, organizationSlugs } from '../platform/organizations.ts';
-import type { SqlQueries } from '../platform/sql.ts';
-import { checkDestination } from './destinations.ts';
-import { testMessage } from './messages.ts';
-import type { WebhookPolicy } from './webhook-policy.ts';
-import type { WebhookAttempt, WebhookEndpoint, WebhookStore } from './webhook-store.ts';
+// is checked (builder/webhooks/destinations.ts) when registered and when its URL changes. The
+// builder keeps the store and delivers; this is what operators do with it.
+import { checkDestination } from '../builder/webhooks/destinations.ts';
+import { testMessage } from '../builder/webhooks/messages.ts';
+import type { WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
+import type { WebhookAttempt, WebhookEndpoint, WebhookStore } from '../builder/webhooks/webhook-store.ts';
+import { OperatorError } from '../runtime/errors.ts';
+import type { OrganizationDirectory } from './organization-admin.ts';
 
 /** How long a rotated secret keeps signing beside the new one. */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -47,21 +47,26 @@ export interface WebhookOperations {
   redeliver(id: string, messageId: string): Promise<void>;
 }
 
-/**
- * Over `store` (its relations made: ensureWebhookRelations), with `db` for the organizations it
- * names. `onQueued`: told when a message was queued here (the process's deliverer looks at once).
- */
-export function webhookOperations(db: SqlQueries, store: WebhookStore, policy: WebhookPolicy, onQueued: () => void = () => {}): WebhookOperations {
+export interface WebhookParts {
+  /** Its relations made (ensureWebhookRelations). */
+  store: WebhookStore;
+  policy: WebhookPolicy;
+  organizations: OrganizationDirectory;
+  /** Told when a message was queued here (the process's deliverer looks at once); a command has none. */
+  onQueued?: () => void;
+}
+
+export function webhookOperations({ store, policy, organizations, onQueued = () => {} }: WebhookParts): WebhookOperations {
   const endpoint = async (id: string): Promise<WebhookEndpoint> => {
     const found = await store.get(id);
     if (found === undefined) throw new WebhookNotFoundError(id);
     return found;
   };
   return {
-    list: async (organization) => store.list(organization === undefined ? undefined : (await findOrganization(db, organization)).id),
+    list: async (organization) => store.list(organization === undefined ? undefined : (await organizations.find(organization)).id),
     get: endpoint,
     add: async (organization, { url, description = null }) => {
-      const { id } = await findOrganization(db, organization);
+      const { id } = await organizations.find(organization);
       const checked = await checkDestination(url, policy);
       const created = await store.create({ organizationId: id, url: checked.href, description: checkedDescription(description) });
       return { ...created.endpoint, secret: created.secret };
@@ -89,7 +94,7 @@ export function webhookOperations(db: SqlQueries, store: WebhookStore, policy: W
     },
     test: async (id) => {
       const found = await endpoint(id);
-      const slug = (await organizationSlugs(db, [found.organizationId])).get(found.organizationId) ?? found.organizationId;
+      const slug = (await organizations.slugs([found.organizationId])).get(found.organizationId) ?? found.organizationId;
       const messageId = await store.queueFor(found, testMessage(found.organizationId, slug, found.id, new Date()));
       onQueued();
       return { messageId };

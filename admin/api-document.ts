@@ -1,0 +1,118 @@
+// The OpenAPI 3.1 description of the admin API, made from its route table (api-routes.ts) and the
+// schemas of its answers (api-schemas.ts) and served at GET /admin/v1/openapi.json: what a script
+// may send each route, what it gets back, and the errorCodes it can branch on. Nothing is written
+// here twice: a route added to the table is in the document.
+import { ADMIN_API_BASE, ADMIN_ROUTES, type AdminRoute } from './api-routes.ts';
+import { ADMIN_SCHEMAS, ERROR_STATUS, type JsonSchema, schemaRef } from './api-schemas.ts';
+import type { AdminErrorCode } from './errors.ts';
+
+const DESCRIPTION = `The control plane of a builder (and of \`start\`), on its admin port: organizations, build
+runs, API keys, webhook endpoints, snapshot history and diffs. Every answer is the shape the CLI's
+\`--json\` prints for the same operation.
+
+**Authentication.** Every path needs \`ADMIN_TOKEN\`, as \`Authorization: Bearer <token>\` or as the
+password of HTTP Basic auth with any user name.
+
+**Requests.** State-changing requests must be sent as \`Content-Type: application/json\` (else 415),
+with a JSON object of at most 64 KB; members a route does not name are ignored. A query or body
+that does not fit the route's schema is 400 \`BAD_REQUEST\`, its detail naming the field.
+Organizations are named by id or slug.
+
+**Errors** are \`application/problem+json\` (RFC 7807) with an \`errorCode\`. A 503
+\`SERVICE_UNAVAILABLE\` (the platform database or the snapshot store cannot be reached) is temporary:
+retry after \`Retry-After\` seconds.`;
+
+const PROBLEM_JSON = 'application/problem+json';
+
+/** The codes every route can answer. */
+const EVERY_ROUTE: readonly AdminErrorCode[] = ['UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
+/** The error codes a route can answer, by status. */
+function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body'>): Map<number, AdminErrorCode[]> {
+  const codes = new Set<AdminErrorCode>([...route.errors, ...EVERY_ROUTE]);
+  // An operator's mistake a shared module reports (a bad origin, a description too long) is a 400 too.
+  if (route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
+  if (route.method !== 'get') codes.add('UNSUPPORTED_MEDIA_TYPE');
+  const byStatus = new Map<number, AdminErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return byStatus;
+}
+
+function problemResponse(codes: readonly AdminErrorCode[]): JsonSchema {
+  return {
+    description: codes.map((code) => `\`${code}\``).join(', '),
+    content: {
+      [PROBLEM_JSON]: {
+        schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { errorCode: { enum: [...codes].sort() } } }] },
+      },
+    },
+  };
+}
+
+function operation(route: AdminRoute): JsonSchema {
+  const parameters = [
+    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...Object.entries((route.query?.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: ((route.query?.required ?? []) as string[]).includes(name),
+      description: schema.description,
+      schema: { type: 'string', minLength: 1 },
+    })),
+  ];
+  const success: JsonSchema = {
+    description: route.summary,
+    ...(route.location ? { headers: { Location: { description: 'Where the created or queued resource is.', schema: { type: 'string' } } } } : {}),
+    ...(route.response ? { content: { 'application/json': { schema: route.response } } } : {}),
+  };
+  const responses: Record<string, JsonSchema> = { [route.status]: success };
+  for (const [status, codes] of [...errorsOf(route)].sort(([a], [b]) => a - b)) responses[status] = problemResponse(codes);
+  return {
+    operationId: route.name,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body } } } } : {}),
+    responses,
+  };
+}
+
+/** The document, for the routes of the table. */
+export function adminApiDocument(): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {
+    '/openapi.json': {
+      get: {
+        operationId: 'getAdminApiDocument',
+        tags: ['Document'],
+        summary: 'This document',
+        responses: {
+          200: { description: 'The OpenAPI 3.1 description of the admin API.', content: { 'application/json': { schema: { type: 'object' } } } },
+          ...Object.fromEntries([...errorsOf({ method: 'get', errors: [] })].map(([status, codes]) => [status, problemResponse(codes)])),
+        },
+      },
+    },
+  };
+  for (const route of ADMIN_ROUTES) (paths[route.path] ??= {})[route.method] = operation(route);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Marquee admin API', version: '1', description: DESCRIPTION },
+    servers: [{ url: ADMIN_API_BASE, description: 'The admin port of this builder; every path below begins here.' }],
+    security: [{ AdminToken: [] }, { AdminTokenAsPassword: [] }],
+    tags: [
+      { name: 'Organizations', description: 'Every organization with its state, current snapshot and latest build.' },
+      { name: 'Builds', description: 'Requested builds, and the runs this process keeps.' },
+      { name: 'Keys', description: 'API keys: create, change, roll, revoke. A secret is shown once.' },
+      { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
+      { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
+      { name: 'Document', description: 'This description.' },
+    ],
+    paths,
+    components: {
+      schemas: ADMIN_SCHEMAS,
+      securitySchemes: {
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN as a bearer token.' },
+        AdminTokenAsPassword: { type: 'http', scheme: 'basic', description: 'ADMIN_TOKEN as the password, with any user name (how a browser sends it).' },
+      },
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// The JSON Schemas (2020-12) of what the admin API answers: the CLI's `--json` shapes
+// (keys/key-admin.ts's KeyView, builder/runs/build-runs.ts's BuildRun, …) written as schemas, for
+// the routes' declarations (api-routes.ts) and the OpenAPI document made from them
+// (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
+import type { AdminErrorCode } from './errors.ts';
+
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+const text = { type: 'string' } as const;
+const instant = { type: 'string', format: 'date-time' } as const;
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+const count = { type: 'integer', minimum: 0 } as const;
+const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(properties).filter((name) => !optional.includes(name)),
+  properties,
+});
+const TRIGGER = { enum: ['manual', 'schedule', 'change', 'start'] } as const;
+const STATE = { enum: ['active', 'suspended', 'closed'] } as const;
+
+/** By name: the OpenAPI document's components, which routes name through `schemaRef`. */
+export const ADMIN_SCHEMAS = {
+  Problem: {
+    ...object({ type: text, title: text, status: { type: 'integer' }, detail: text, instance: nullable(text), errorCode: text }),
+    description: 'RFC 7807 problem+json with the errorCode to branch on.',
+  },
+  LastBuild: object({ runId: text, result: { enum: ['published', 'unchanged', 'suspended', 'failed'] }, finishedAt: instant, error: text }, ['error']),
+  OrganizationOverview: object({
+    id: text,
+    slug: text,
+    name: text,
+    state: STATE,
+    snapshotId: nullable(text),
+    publishedAt: nullable(instant),
+    lastBuild: { anyOf: [{ $ref: '#/components/schemas/LastBuild' }, { type: 'null' }] },
+  }),
+  RunResult: object(
+    {
+      id: text,
+      slug: text,
+      result: { enum: ['published', 'unchanged', 'suspended', 'failed'] },
+      snapshotId: text,
+      error: text,
+      verified: { const: true },
+      builder: text,
+    },
+    ['snapshotId', 'error', 'verified'],
+  ),
+  BuildRun: object(
+    {
+      id: text,
+      trigger: TRIGGER,
+      scope: { enum: ['named', 'every', 'changed'] },
+      state: { enum: ['queued', 'running', 'finished', 'failed'] },
+      done: count,
+      total: count,
+      skipped: count,
+      queuedAt: instant,
+      startedAt: nullable(instant),
+      finishedAt: nullable(instant),
+      organizations: { type: 'array', items: { $ref: '#/components/schemas/RunResult' } },
+      error: text,
+    },
+    ['error'],
+  ),
+  Key: {
+    ...object({
+      id: text,
+      organizationId: text,
+      organizationSlug: nullable(text),
+      prefix: nullable(text),
+      label: nullable(text),
+      origins: { type: 'array', items: text },
+      createdAt: instant,
+      expiresAt: nullable(instant),
+      revokedAt: nullable(instant),
+      lastUsedAt: nullable(instant),
+    }),
+    description: 'A key as `keys … --json` prints it: never its secret.',
+  },
+  NewKey: {
+    allOf: [{ $ref: '#/components/schemas/Key' }, object({ key: text })],
+    description: 'A key just made, with its secret: shown this once.',
+  },
+  WebhookEndpoint: object({
+    id: text,
+    organizationId: text,
+    url: text,
+    description: nullable(text),
+    enabled: { type: 'boolean' },
+    createdAt: instant,
+    disabledReason: nullable(text),
+  }),
+  NewWebhookSecret: {
+    allOf: [{ $ref: '#/components/schemas/WebhookEndpoint' }, object({ secret: text })],
+    description: 'The endpoint with its signing secret: shown this once.',
+  },
+  WebhookAttempt: object({
+    at: instant,
+    messageId: text,
+    type: text,
+    status: nullable({ type: 'integer' }),
+    error: nullable(text),
+    durationMs: { type: 'number', minimum: 0 },
+    response: nullable(text),
+  }),
+  QueuedMessage: object({ messageId: text }),
+  HistoryEntry: {
+    description: 'A snapshot, or a change of the organization’s state (snapshotId null).',
+    anyOf: [
+      object({ snapshotId: text, publishedAt: instant, trigger: TRIGGER, resources: count }),
+      object({ state: STATE, snapshotId: { type: 'null' }, publishedAt: instant, trigger: TRIGGER }),
+    ],
+  },
+  SnapshotDiff: object({
+    added: { type: 'array', items: text },
+    removed: { type: 'array', items: text },
+    changed: {
+      type: 'array',
+      items: object({
+        path: text,
+        patch: { type: 'array', description: 'RFC 6902: applied in order to the old resource, gives the new one.', items: object({ op: text, path: text }) },
+      }),
+    },
+  }),
+} satisfies Record<string, JsonSchema>;
+
+type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
+
+export const schemaRef = (name: AdminSchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const listOf = (name: AdminSchemaName): JsonSchema => ({ type: 'array', items: schemaRef(name) });
+
+/** The status each error code is answered with (errors.ts, problem.ts). */
+export const ERROR_STATUS: Record<AdminErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  ORGANIZATION_NOT_FOUND: 404,
+  KEY_NOT_FOUND: 404,
+  SNAPSHOT_NOT_FOUND: 404,
+  BUILD_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  MESSAGE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+};
