@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
-import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
+import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
@@ -17,6 +17,8 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
+  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (builder/marquee-schema/). */
+  marqueeSchema: string;
   /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/registry.ts). */
   snapshotStore: StoreLocation;
   /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
@@ -142,6 +144,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   if (!/^[a-z_][a-z0-9_]*$/.test(platformSchema)) {
     problems.push(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
   }
+  // PostgreSQL keeps pg_* schema names for itself, and 63 bytes is its longest name.
+  const marqueeSchema = text('MARQUEE_SCHEMA') ?? DEFAULT_MARQUEE_SCHEMA;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(marqueeSchema) || marqueeSchema.startsWith('pg_')) {
+    problems.push(`MARQUEE_SCHEMA must be a plain lower-case identifier of up to 63 characters, not starting with pg_, got ${JSON.stringify(marqueeSchema)}`);
+  }
 
   const { location: snapshotStore, problems: storeProblems } = parseStoreSetting(text('SNAPSHOT_STORE'), resolve(home, 'snapshots'), { env, cwd });
   problems.push(...storeProblems);
@@ -224,6 +231,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     home,
     databaseUrl,
     platformSchema,
+    marqueeSchema,
     snapshotStore,
     snapshotCdnUrl,
     cloudFrontDistributionId,

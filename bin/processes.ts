@@ -20,7 +20,7 @@ import { listOrganizations } from '../builder/platform/organizations.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
-import { ensureVersionRelations } from '../builder/platform/versions.ts';
+import { migrateMarquee } from '../builder/marquee-schema/migrate.ts';
 import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { type RunningWebhooks, startWebhooks } from '../builder/webhooks/webhook-service.ts';
@@ -166,12 +166,12 @@ function runnerOptions(config: Config, log: Log, workList: WorkList | undefined)
 }
 
 /**
- * The relations that tell a scheduled run what changed, made when missing (a platform of views
- * never runs the migration); a migrated platform still on an older schema has change triggers
- * that do not advance source versions, which the operator is told how to fix.
+ * Marquee's own relations, migrated (a platform of views never runs `db migrate`); a migrated
+ * platform still on an older schema has change triggers that do not advance source versions,
+ * which the operator is told how to fix.
  */
 async function versionedSource(db: SqlClient, log: Log): Promise<void> {
-  await ensureVersionRelations(db);
+  await migrateMarquee(db);
   const version = await currentVersion(db);
   if (version > 0 && version < LATEST_SCHEMA_VERSION) {
     log.warn(

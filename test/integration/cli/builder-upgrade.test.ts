@@ -1,6 +1,6 @@
 // Upgrading a deployment to source versions (docs/platform.md §5.1 "Upgrading"), as an operator
 // does it on a real PostgreSQL 15: a new builder started on a database an earlier release migrated
-// (schema version 1) makes its version relations, says that the migration is due, and builds every
+// (schema version 1) makes Marquee's relations, says that the migration is due, and builds every
 // organization once; after `marquee db migrate` and a restart it builds nothing, and a change made
 // while no builder ran is found by the next start alone. A role that may not create the relations
 // is refused with the fix.
@@ -63,7 +63,7 @@ it('builds everything once after an upgrade, warns until migrated, then builds o
   }
 }, 180_000);
 
-it('refuses to start when its role may not create the version relations, naming the fix', async () => {
+it("refuses to start when its role may not create Marquee's relations, naming the fix", async () => {
   const { url, db } = await schemaOneDatabase();
   const role = `reader_${randomUUID().slice(0, 8)}`;
   try {
@@ -72,8 +72,10 @@ it('refuses to start when its role may not create the version relations, naming 
     asRole.username = role;
     const refused = await marquee(['builder'], { MARQUEE_HOME: home, DATABASE_URL: asRole.toString(), LOG_FORMAT: 'json' });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('cannot create the version relations marquee_source_versions and marquee_built_versions');
-    expect(refused.stderr).toContain('needs CREATE on that schema once');
+    expect(refused.stderr).toContain(`cannot apply Marquee's migrations to PostgreSQL`);
+    expect(refused.stderr).toContain('(schema "marquee"): permission denied for database');
+    expect(refused.stderr).toContain('the role of DATABASE_URL needs, once, CREATE on the database (to create schema "marquee")');
+    expect(refused.stderr).toContain('run `marquee db migrate` once as a role that has them');
   } finally {
     await db.close();
   }
