@@ -3,7 +3,6 @@ import { buildOrganizations, type OrganizationResult } from '../../builder/build
 import { migrate } from '../../builder/platform/migrations.ts';
 import { migrateMarquee } from '../../builder/marquee-schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
-import { ensureKeyRelation } from '../../admin/keys/postgres-key-store.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
@@ -63,12 +62,6 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
       );
       const result = await migrate(db);
       line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
-      // With Redis, keys are recorded in the database (admin/keys/key-backends.ts). Every process that
-      // keeps them creates the relation too; here for a role that may create relations when theirs may not.
-      if (config.redisUrl !== undefined) {
-        await ensureKeyRelation(db);
-        line(`${db.description}: key relation marquee_keys in place`);
-      }
     },
     { relations: 'any' },
   );

@@ -32,6 +32,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
     earlier: ['marquee_source_version', 'marquee_source_versions', 'marquee_built_versions'],
     after: reachSourceVersionsFromTriggers,
   },
+  { number: 2, name: 'keys', earlier: ['marquee_key_changes', 'marquee_keys'] },
 ];
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.number));

@@ -20,6 +20,8 @@ const MARQUEE_RELATIONS = [
   // 1: the versions that tell a scheduled run what changed (builder/platform/versions.ts)
   'marquee_built_versions',
   'marquee_source_versions',
+  // 2: API keys' durable record (admin/keys/postgres-key-store.ts)
+  'marquee_keys',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
