@@ -60,7 +60,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   // Bind before building: a port in use is known at once, not after a full build.
   const gateway = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
   const workList = openWorkList(config, db);
-  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log: builderLog, metrics: registerWebhookMetrics(registry) });
+  const webhooks = startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log: builderLog, metrics: registerWebhookMetrics(registry) });
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, builderLog, workList));
   registerBuilderMetrics(registry, builderMetricsSources(db, build.store, runner));
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
@@ -134,7 +134,7 @@ export async function builderCommand(config: Config): Promise<void> {
   const workList = openWorkList(config, db);
   // Only with ADMIN_TOKEN is /metrics served; the deliverer reports to it then.
   const registry = config.adminToken === undefined ? undefined : processRegistry();
-  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(registry ? { metrics: registerWebhookMetrics(registry) } : {}) });
+  const webhooks = startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(registry ? { metrics: registerWebhookMetrics(registry) } : {}) });
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), runnerOptions(config, log, workList));
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);

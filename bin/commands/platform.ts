@@ -21,7 +21,7 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
     try {
       // Its publishes queue their webhook messages; the builders (or start) deliver them.
-      return await buildOrganizations(services.context(platformSource(db), db, await webhookOutbox(db)), {
+      return await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
         trigger: 'manual',
         ...(ids.length > 0 ? { organizationIds: ids } : {}),
         onProgress: (done, total, last) => {

@@ -1,7 +1,8 @@
 // The webhook commands (docs/design.md "Webhooks"): what they do is builder/webhooks/webhook-admin.ts,
 // which the admin API calls too; `--json` prints the admin API's shapes.
 import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
-import { ensureWebhookRelations, type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
+import { migrateMarquee } from '../../builder/marquee-schema/migrate.ts';
+import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
@@ -9,7 +10,7 @@ import { withDatabase } from '../services.ts';
 
 function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
-    await ensureWebhookRelations(db);
+    await migrateMarquee(db);
     return work(webhookOperations(db, new WebhookStore(db), config.webhooks));
   });
 }

@@ -33,6 +33,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
     after: reachSourceVersionsFromTriggers,
   },
   { number: 2, name: 'keys', earlier: ['marquee_key_changes', 'marquee_keys'] },
+  { number: 3, name: 'webhooks', earlier: ['marquee_webhook_endpoints', 'marquee_webhook_messages', 'marquee_webhook_deliveries', 'marquee_webhook_attempts'] },
 ];
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.number));

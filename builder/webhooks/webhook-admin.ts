@@ -48,7 +48,7 @@ export interface WebhookOperations {
 }
 
 /**
- * Over `store` (its relations made: ensureWebhookRelations), with `db` for the organizations it
+ * Over `store` (its relations made: migrateMarquee), with `db` for the organizations it
  * names. `onQueued`: told when a message was queued here (the process's deliverer looks at once).
  */
 export function webhookOperations(db: SqlQueries, store: WebhookStore, policy: WebhookPolicy, onQueued: () => void = () => {}): WebhookOperations {

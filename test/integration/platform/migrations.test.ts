@@ -22,6 +22,11 @@ const MARQUEE_RELATIONS = [
   'marquee_source_versions',
   // 2: API keys' durable record (admin/keys/postgres-key-store.ts)
   'marquee_keys',
+  // 3: webhook endpoints, the outbox and what was attempted (builder/webhooks/webhook-store.ts)
+  'marquee_webhook_attempts',
+  'marquee_webhook_deliveries',
+  'marquee_webhook_endpoints',
+  'marquee_webhook_messages',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
