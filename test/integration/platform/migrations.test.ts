@@ -27,6 +27,11 @@ const MARQUEE_RELATIONS = [
   'marquee_webhook_deliveries',
   'marquee_webhook_endpoints',
   'marquee_webhook_messages',
+  // 4: runs divided among builders, and the schedule's claims (builder/runs/database-work-list.ts)
+  'marquee_run_organizations',
+  'marquee_run_results',
+  'marquee_runs',
+  'marquee_schedule_claims',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
