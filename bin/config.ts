@@ -17,7 +17,7 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
-  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (builder/marquee-schema/). */
+  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (builder/platform/marquee-schema/). */
   marqueeSchema: string;
   /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/registry.ts). */
   snapshotStore: StoreLocation;

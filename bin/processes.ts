@@ -20,7 +20,7 @@ import { listOrganizations } from '../builder/platform/organizations.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
-import { migrateMarquee } from '../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../builder/platform/marquee-schema/migrate.ts';
 import { webhookOperations } from '../builder/webhooks/webhook-admin.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { type RunningWebhooks, startWebhooks } from '../builder/webhooks/webhook-service.ts';

@@ -7,7 +7,7 @@
 //   does not fail the write: it is logged, and the key keeper copies it once Redis answers.
 //   Long-running processes (builder, start) run the keeper; a one-off command syncs once first,
 //   which is also what moves an existing deployment's Redis-only keys into the database.
-import { migrateMarquee } from '../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import { openKeyFile } from '../../gateway/access/access-backends.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';

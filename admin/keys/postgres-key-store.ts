@@ -1,6 +1,6 @@
 // The durable record of every key (docs/design.md "Keys outlive any cache"): the relation
 // marquee_keys in the platform database, in Marquee's own schema (made by its migrations,
-// builder/marquee-schema/migrations/002-keys.sql) — where the platform's portal would create keys too. With Redis, this is the key store `keys` commands and
+// builder/platform/marquee-schema/migrations/002-keys.sql) — where the platform's portal would create keys too. With Redis, this is the key store `keys` commands and
 // the admin API write, first; Redis is the gateways' copy of it (gateway/keys/redis-key-store.ts),
 // written after each change here (`mirror`) and refilled from here by the key keeper
 // (key-keeper.ts) whenever it lost its data.

@@ -1,7 +1,7 @@
 // The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
-import { migrateMarquee } from '../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';

@@ -1,7 +1,7 @@
 // The webhook commands (docs/design.md "Webhooks"): what they do is builder/webhooks/webhook-admin.ts,
 // which the admin API calls too; `--json` prints the admin API's shapes.
 import { type WebhookOperations, webhookOperations } from '../../builder/webhooks/webhook-admin.ts';
-import { migrateMarquee } from '../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';

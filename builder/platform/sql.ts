@@ -34,7 +34,7 @@ export interface SqlClient extends SqlQueries {
   readonly description: string;
   /** The schema holding the platform relations (PLATFORM_SCHEMA; default `public`). */
   readonly schema: string;
-  /** The schema holding Marquee's own relations (MARQUEE_SCHEMA; default `marquee`): builder/marquee-schema/. */
+  /** The schema holding Marquee's own relations (MARQUEE_SCHEMA; default `marquee`): builder/platform/marquee-schema/. */
   readonly marqueeSchema: string;
   /** Runs `work` in one transaction on one connection: committed if it resolves, rolled back if not. */
   transaction<T>(work: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;

@@ -4,14 +4,14 @@
 // versions it built from (marquee_built_versions). One query over both, never a read of an
 // organization's rows or its pointer, says which organizations differ from what is published, and
 // which are next for the rolling verification. Both relations are Marquee's own, made by its
-// migrations (builder/marquee-schema/migrations/001-versions.sql).
+// migrations (builder/platform/marquee-schema/migrations/001-versions.sql).
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { quoteIdentifier, type SqlClient, type SqlQueries } from './sql.ts';
 
 /**
  * The change trigger function the platform migrations install (marquee_notify_change, in the
  * platform's schema) writes the source versions by their bare names, which live in Marquee's
- * schema (builder/marquee-schema/): its search_path names that schema first, as every connection
+ * schema (builder/platform/marquee-schema/): its search_path names that schema first, as every connection
  * of Marquee's does (sql.ts). Run after each migration that makes or moves either; a platform of
  * views has no such function, and its own triggers find the relations as docs/platform.md says.
  */

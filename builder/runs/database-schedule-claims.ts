@@ -4,7 +4,7 @@
 // schedule's slot (the instant the expression matched, the same on every builder whatever its
 // clock's small drift), so there is nothing to release; rows older than the claim's lifetime are
 // cleared by later claims. Kept in the platform database with the runs (Marquee's migrations make
-// both, builder/marquee-schema/migrations/004-runs.sql), not in Redis: a period is
+// both, builder/platform/marquee-schema/migrations/004-runs.sql), not in Redis: a period is
 // run once whatever Redis loses. When the database cannot be asked, this builder runs the period
 // anyway (node-cron would skip it): at worst a period is run twice, never not at all
 // (docs/design.md "A run never lies"). Without several builders there is no coordinator.

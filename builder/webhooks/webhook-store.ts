@@ -1,5 +1,5 @@
 // Webhook endpoints, their messages and deliveries, in the platform database (docs/design.md
-// "Webhooks"), in Marquee's own schema (builder/marquee-schema/migrations/003-webhooks.sql): the
+// "Webhooks"), in Marquee's own schema (builder/platform/marquee-schema/migrations/003-webhooks.sql): the
 // one durable place every builder shares, in both modes — the embedded database lives in
 // MARQUEE_HOME, a production one is the platform's PostgreSQL, the same home as the keys' durable
 // record. A message is queued in the statement that follows its publish, one delivery per

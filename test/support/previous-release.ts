@@ -44,10 +44,10 @@ export async function seedPreviousRelease(db: SqlClient, { store }: { store: str
     // function keeps it.
     await tx.exec(`SET LOCAL search_path TO ${quoteIdentifier(db.schema)}`);
     await tx.exec('CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());');
-    await tx.exec(await readFile(packagePath('builder', 'marquee-schema', 'migrations', MARQUEE_SCRIPTS[0]!), 'utf8'));
+    await tx.exec(await readFile(packagePath('builder', 'platform', 'marquee-schema', 'migrations', MARQUEE_SCRIPTS[0]!), 'utf8'));
     for (const script of PLATFORM_SCRIPTS) await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', script), 'utf8'));
     await tx.exec('INSERT INTO marquee_schema_version (version) VALUES (1), (2)');
-    for (const script of MARQUEE_SCRIPTS.slice(1)) await tx.exec(await readFile(packagePath('builder', 'marquee-schema', 'migrations', script), 'utf8'));
+    for (const script of MARQUEE_SCRIPTS.slice(1)) await tx.exec(await readFile(packagePath('builder', 'platform', 'marquee-schema', 'migrations', script), 'utf8'));
   });
   // Marquee's schema does not exist yet, so every bare name below is the platform schema's.
   await seedSample(db, { now: new Date() });

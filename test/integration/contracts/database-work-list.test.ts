@@ -2,7 +2,7 @@
 // PostgreSQL, each other builder a connection pool of its own as another builder process has, and
 // on PGlite, the embedded database, where every builder shares its one session.
 import { afterAll, beforeAll } from 'vitest';
-import { migrateMarquee } from '../../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';

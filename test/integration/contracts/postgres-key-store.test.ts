@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
-import { migrateMarquee } from '../../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.ts';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyKeeper } from '../../../admin/keys/key-keeper.ts';
 import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
-import { migrateMarquee } from '../../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { hashSecret } from '../../../gateway/keys/format.ts';
 import type { KeyRecord } from '../../../gateway/keys/key-store.ts';

@@ -2,7 +2,7 @@
 // and Marquee's own in a schema of their own (MARQUEE_SCHEMA); running it again changes nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
-import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION } from '../../../builder/marquee-schema/migrate.ts';
+import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 

@@ -8,7 +8,7 @@ import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { testMessage } from '../../../builder/webhooks/messages.ts';
 import { WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
-import { migrateMarquee } from '../../../builder/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 
 let db: SqlClient;
 let store: WebhookStore;

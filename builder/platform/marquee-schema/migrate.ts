@@ -11,9 +11,9 @@
 // schema (ALTER … SET SCHEMA keeps every row, index, constraint and owned sequence), and its script,
 // safe to run after the move, creates only what is still missing.
 import { readFile } from 'node:fs/promises';
-import { packagePath } from '../../runtime/package-root.ts';
-import { PlatformDatabaseError, quoteIdentifier, type SqlClient, type SqlQueries } from '../platform/sql.ts';
-import { reachSourceVersionsFromTriggers } from '../platform/versions.ts';
+import { packagePath } from '../../../runtime/package-root.ts';
+import { PlatformDatabaseError, quoteIdentifier, type SqlClient, type SqlQueries } from '../sql.ts';
+import { reachSourceVersionsFromTriggers } from '../versions.ts';
 
 interface MarqueeMigration {
   number: number;
@@ -76,7 +76,7 @@ export async function migrateMarquee(db: SqlClient): Promise<MarqueeMigrationRes
       for (const migration of MIGRATIONS) {
         if (done.has(migration.number)) continue;
         await adoptEarlier(tx, db, migration.earlier);
-        await tx.exec(await readFile(packagePath('builder', 'marquee-schema', 'migrations', fileOf(migration)), 'utf8'));
+        await tx.exec(await readFile(packagePath('builder', 'platform', 'marquee-schema', 'migrations', fileOf(migration)), 'utf8'));
         await migration.after?.(tx, db);
         await tx.query('INSERT INTO marquee_migrations (number, name) VALUES ($1, $2)', [migration.number, migration.name]);
         applied.push(migration.number);
