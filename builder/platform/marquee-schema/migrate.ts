@@ -1,6 +1,6 @@
 // Marquee's own relations (docs/platform.md §7): one numbered path of migrations, in a schema of
 // their own (MARQUEE_SCHEMA, `marquee` by default), apart from the platform's relations. Each
-// migration is a .sql file beside this one, applied once and recorded in marquee_migrations
+// migration is a .sql file in migrations/ beside this one, applied once and recorded in marquee_migrations
 // (number, name, applied at). `marquee db migrate` applies them, and so do `start`, `builder` and
 // the one-off commands that write these relations, before anything else: a platform of views never
 // runs `db migrate`. The whole path runs in one transaction under an advisory lock, so two
