@@ -48,7 +48,7 @@ export interface WebhookOperations {
 }
 
 export interface WebhookParts {
-  /** Its relations made (ensureWebhookRelations). */
+  /** Its relations made (migrateMarquee). */
   store: WebhookStore;
   policy: WebhookPolicy;
   organizations: OrganizationDirectory;

@@ -70,7 +70,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   // With Redis, runs are divided among the builders through the platform database.
   const workList = openWorkList(config, db);
   const metrics = options.admin?.registry;
-  const webhooks = await startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(metrics ? { metrics: registerWebhookMetrics(metrics) } : {}) });
+  const webhooks = startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(metrics ? { metrics: registerWebhookMetrics(metrics) } : {}) });
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), {
     log,
     fullBuildEveryMs: config.fullBuildEveryMs,

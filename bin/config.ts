@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
-import { DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
+import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
@@ -18,6 +18,8 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
+  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (builder/platform/marquee-schema/). */
+  marqueeSchema: string;
   /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/store-backends.ts). */
   snapshotStore: StoreLocation;
   /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
@@ -195,12 +197,17 @@ function configDurationMs(value: string): number | undefined {
 }
 
 /** DATABASE_URL, PLATFORM_SCHEMA. */
-function databaseSettings(settings: Settings): Pick<Config, 'databaseUrl' | 'platformSchema'> {
+function databaseSettings(settings: Settings): Pick<Config, 'databaseUrl' | 'platformSchema' | 'marqueeSchema'> {
   const databaseUrl = settings.text('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) settings.problem('DATABASE_URL must be a postgres:// or postgresql:// URL');
   const platformSchema = settings.text('PLATFORM_SCHEMA') ?? DEFAULT_PLATFORM_SCHEMA;
   if (!/^[a-z_][a-z0-9_]*$/.test(platformSchema)) settings.problem(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
-  return { databaseUrl, platformSchema };
+  // PostgreSQL keeps pg_* schema names for itself, and 63 bytes is its longest name.
+  const marqueeSchema = settings.text('MARQUEE_SCHEMA') ?? DEFAULT_MARQUEE_SCHEMA;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(marqueeSchema) || marqueeSchema.startsWith('pg_')) {
+    settings.problem(`MARQUEE_SCHEMA must be a plain lower-case identifier of up to 63 characters, not starting with pg_, got ${JSON.stringify(marqueeSchema)}`);
+  }
+  return { databaseUrl, platformSchema, marqueeSchema };
 }
 
 /** SNAPSHOT_STORE and its backend's variables, SNAPSHOT_CDN_URL, CLOUDFRONT_DISTRIBUTION_ID; no store when SNAPSHOT_STORE itself is at fault. */

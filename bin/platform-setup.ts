@@ -19,7 +19,7 @@ import { ensureHome } from '../runtime/shared-state.ts';
 export async function openStartDatabase(config: Config, log: Log, options: { sample?: boolean }): Promise<{ db: SqlClient; sampleLoaded: boolean }> {
   await ensureHome(config.home);
   // Served on a loopback port while start holds it, so every other command works beside it.
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, serve: true });
+  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, serve: true });
   const migration = await migrate(db);
   if (migration.applied.length > 0) {
     log.info(`platform database ${db.description}: created (schema version ${migration.version})`, { database: db.description, schemaVersion: migration.version });

@@ -12,7 +12,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { createAdminApp } from '../admin/app.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
-import { ensureVersionRelations } from '../builder/platform/versions.ts';
+import { migrateMarquee } from '../builder/platform/marquee-schema/migrate.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';
@@ -114,12 +114,12 @@ export async function builderCommand(config: Config): Promise<void> {
 }
 
 /**
- * The relations that tell a scheduled run what changed, made when missing (a platform of views
- * never runs the migration); a migrated platform still on an older schema has change triggers
- * that do not advance source versions, which the operator is told how to fix.
+ * Marquee's own relations, migrated (a platform of views never runs `db migrate`); a migrated
+ * platform still on an older schema has change triggers that do not advance source versions,
+ * which the operator is told how to fix.
  */
 async function versionedSource(db: SqlClient, log: Log): Promise<void> {
-  await ensureVersionRelations(db);
+  await migrateMarquee(db);
   const version = await currentVersion(db);
   if (version > 0 && version < LATEST_SCHEMA_VERSION) {
     log.warn(

@@ -26,7 +26,7 @@ const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.js
 
 /** The platform database, checked to hold the platform relations (`relations: 'any'`: the db commands, which create them). */
 export async function openDatabase(config: Config, { relations = 'required' }: { relations?: 'required' | 'any' } = {}): Promise<SqlClient> {
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema });
+  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema });
   if (relations === 'required') {
     try {
       await assertPlatformRelations(db);

@@ -7,6 +7,7 @@
 //   does not fail the write: it is logged, and the key keeper copies it once Redis answers.
 //   Long-running processes (builder, start) run the keeper; a one-off command syncs once first,
 //   which is also what moves an existing deployment's Redis-only keys into the database.
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import { openKeyFile } from '../../gateway/access/access-backends.ts';
 import type { KeyStore } from '../../gateway/keys/key-store.ts';
@@ -16,7 +17,7 @@ import type { Log } from '../../runtime/log.ts';
 import { closeRedis, connectRedis, openRedis, whenReady } from '../../runtime/redis-connection.ts';
 import type { SharedState } from '../../runtime/shared-state.ts';
 import { KeyKeeper } from './key-keeper.ts';
-import { ensureKeyRelation, type KeptKey, PostgresKeyStore } from './postgres-key-store.ts';
+import { type KeptKey, PostgresKeyStore } from './postgres-key-store.ts';
 
 export interface ControlKeys {
   keys: KeyStore;
@@ -35,7 +36,7 @@ const COPY_CONNECTION = { enableOfflineQueue: false, maxRetriesPerRequest: 0, co
 export async function openKeyKeeping(shared: SharedState, db: () => Promise<SqlClient>, log: Log): Promise<ControlKeys> {
   if (shared.redisUrl === undefined) return { keys: await openKeyFile(shared.home), close: async () => {} };
   const database = await db();
-  await ensureKeyRelation(database);
+  await migrateMarquee(database);
   const redis = openRedis(shared.redisUrl, 'key keeper', log, COPY_CONNECTION);
   const copy = new RedisKeyStore(redis);
   const keeper = new KeyKeeper(new PostgresKeyStore(database), copy, { log });
@@ -64,7 +65,7 @@ export async function openKeyKeeping(shared: SharedState, db: () => Promise<SqlC
 export async function openKeyStore(shared: SharedState, db: () => Promise<SqlClient>, log: Log): Promise<ControlKeys> {
   if (shared.redisUrl === undefined) return { keys: await openKeyFile(shared.home), close: async () => {} };
   const database = await db();
-  await ensureKeyRelation(database);
+  await migrateMarquee(database);
   const redis = await connectRedis(shared.redisUrl, { ...COPY_CONNECTION, connectTimeout: 3_000, retryStrategy: () => null }).catch((error: unknown) => {
     log.warn(
       `REDIS_URL: ${describeError(error).replace(/\.$/, '')}; key changes are recorded in the database, and gateways get them once Redis answers again (a builder's key keeper copies them within a second)`,

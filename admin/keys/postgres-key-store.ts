@@ -1,6 +1,6 @@
 // The durable record of every key (docs/design.md "Keys outlive any cache"): the relation
-// marquee_keys in the platform database, beside the platform's own relations — where the
-// platform's portal would create keys too. With Redis, this is the key store `keys` commands and
+// marquee_keys in the platform database, in Marquee's own schema (made by its migrations,
+// builder/platform/marquee-schema/migrations/002-keys.sql) — where the platform's portal would create keys too. With Redis, this is the key store `keys` commands and
 // the admin API write, first; Redis is the gateways' copy of it (gateway/keys/redis-key-store.ts),
 // written after each change here (`mirror`) and refilled from here by the key keeper
 // (key-keeper.ts) whenever it lost its data.
@@ -10,10 +10,10 @@
 // every change up to n has missed none below it. Key writes are an operator's, a few a minute;
 // serializing them costs nothing. Records are never deleted. Instants are timestamptz, read back
 // as toISOString writes them, so that every backend answers the same texts.
-import { PlatformDatabaseError, type SqlClient, type SqlQueries } from '../../builder/platform/sql.ts';
+import type { SqlClient, SqlQueries } from '../../builder/platform/sql.ts';
 import { changedRecord, type KeyChanges, type KeyRecord, type KeyStore, mintKey, type NewKey, revokedState } from '../../gateway/keys/key-store.ts';
 
-/** Serializes key writes, and the creation of the relation (a lock of its own: "mkey"). */
+/** Serializes key writes (a lock of its own: "mkey"). */
 const KEY_WRITES_LOCK = 0x6d6b6579;
 
 /** Keys recorded per statement by `adopt`. */
@@ -34,26 +34,6 @@ export interface PostgresKeyStoreOptions {
   mirror?: (kept: KeptKey) => Promise<void>;
 }
 
-const RELATION = `
-CREATE SEQUENCE IF NOT EXISTS marquee_key_changes;
-CREATE TABLE IF NOT EXISTS marquee_keys (
-  id text PRIMARY KEY,
-  secret_hash text NOT NULL UNIQUE,
-  organization_id text NOT NULL,
-  label text,
-  origins jsonb NOT NULL,
-  prefix text,
-  created_at timestamptz NOT NULL,
-  expires_at timestamptz,
-  revoked_at timestamptz,
-  revocation_scheduled boolean NOT NULL DEFAULT false,
-  last_used_at timestamptz,
-  change bigint NOT NULL
-);
-CREATE INDEX IF NOT EXISTS marquee_keys_organization ON marquee_keys (organization_id);
-CREATE INDEX IF NOT EXISTS marquee_keys_change ON marquee_keys (change);
-COMMENT ON TABLE marquee_keys IS 'Marquee API keys: the durable record (SHA-256 of each secret, never the secret); Redis holds a copy for the gateways';`;
-
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const COLUMNS = `id, organization_id AS "organizationId", label, origins, ${iso('created_at')} AS "createdAt", ${iso('expires_at')} AS "expiresAt",
@@ -64,31 +44,11 @@ type Row = KeyRecord & { change: number };
 
 const keptOf = ({ change, ...record }: Row): KeptKey => ({ record, change });
 
-/**
- * Creates the relation when missing; idempotent, and safe when several processes start at once.
- * Once it exists nothing more is asked of the role than reading and writing it: a platform may
- * take back the CREATE it granted for the first start (docs/platform.md).
- */
-export async function ensureKeyRelation(db: SqlClient): Promise<void> {
-  try {
-    await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [KEY_WRITES_LOCK]);
-      const [found] = await tx.query<{ present: boolean }>(`SELECT to_regclass('marquee_keys') IS NOT NULL AND to_regclass('marquee_key_changes') IS NOT NULL AS present`);
-      if (!found?.present) await tx.exec(RELATION);
-    });
-  } catch (error) {
-    throw new PlatformDatabaseError(
-      `cannot create the key relation marquee_keys in ${db.description} (schema "${db.schema}"): ${(error as Error).message}; the role of DATABASE_URL needs CREATE on that schema once (docs/platform.md)`,
-      { cause: error },
-    );
-  }
-}
-
 export class PostgresKeyStore implements KeyStore {
   private readonly now: () => Date;
   private readonly mirror: (kept: KeptKey) => Promise<void>;
 
-  /** The relation must exist (ensureKeyRelation). */
+  /** The relation must exist (migrateMarquee). */
   constructor(
     private readonly db: SqlClient,
     options: PostgresKeyStoreOptions = {},

@@ -1,9 +1,8 @@
 // The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
-import { ensureVersionRelations } from '../../builder/platform/versions.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
-import { ensureKeyRelation } from '../../admin/keys/postgres-key-store.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
@@ -18,11 +17,11 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
     for (const name of options.org) ids.push((await findOrganization(db, name)).id);
     const progress = progressReporter(true);
     // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
-    await ensureVersionRelations(db);
+    await migrateMarquee(db);
     const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
     try {
       // Its publishes queue their webhook messages; the builders (or start) deliver them.
-      return await buildOrganizations(services.context(platformSource(db), db, await webhookOutbox(db)), {
+      return await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
         trigger: 'manual',
         ...(ids.length > 0 ? { organizationIds: ids } : {}),
         onProgress: (done, total, last) => {
@@ -57,14 +56,12 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
   await withDatabase(
     config,
     async (db) => {
+      const own = await migrateMarquee(db);
+      line(
+        `${db.description}: Marquee's relations in schema "${db.marqueeSchema}" at migration ${own.latest}${own.applied.length ? ` (applied ${own.applied.join(', ')})` : ' (already up to date)'}`,
+      );
       const result = await migrate(db);
       line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
-      // With Redis, keys are recorded in the database (admin/keys/key-backends.ts). Every process that
-      // keeps them creates the relation too; here for a role that may create relations when theirs may not.
-      if (config.redisUrl !== undefined) {
-        await ensureKeyRelation(db);
-        line(`${db.description}: key relation marquee_keys in place`);
-      }
     },
     { relations: 'any' },
   );

@@ -2,7 +2,8 @@
 // operations, as the admin API and the console are; `--json` prints the admin API's shapes.
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import { type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
-import { ensureWebhookRelations, type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
@@ -10,7 +11,7 @@ import { withDatabase } from '../services.ts';
 
 function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
-    await ensureWebhookRelations(db);
+    await migrateMarquee(db);
     return work(webhookOperations({ store: new WebhookStore(db), policy: config.webhooks, organizations: organizationDirectory(async () => db) }));
   });
 }

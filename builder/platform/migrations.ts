@@ -1,21 +1,22 @@
 // `marquee db migrate`: creates the platform relations of docs/platform.md and their change triggers.
 // Each migration is a .sql file beside this one, applied once and recorded in
-// marquee_schema_version, so running migrate again is a no-op.
+// marquee_schema_version (in the platform's schema, beside what it describes), so running migrate
+// again is a no-op. Marquee's own relations have a migration path of their own
+// (builder/platform/marquee-schema/), applied first: the change triggers write source versions there.
 import { readFile } from 'node:fs/promises';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from './sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
-import { VERSION_RELATIONS } from './versions.ts';
+import { migrateMarquee } from './marquee-schema/migrate.ts';
+import { reachSourceVersionsFromTriggers } from './versions.ts';
 
 interface Migration {
   version: number;
   file: string;
-  /** Statements run before the file's, kept in code because a builder runs them too. */
-  before?: string;
 }
 
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, file: '001-platform-relations.sql' },
-  { version: 2, file: '002-source-versions.sql', before: VERSION_RELATIONS },
+  { version: 2, file: '002-source-versions.sql' },
 ];
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
@@ -30,12 +31,16 @@ export interface MigrationResult {
 }
 
 export async function migrate(db: SqlClient): Promise<MigrationResult> {
+  await migrateMarquee(db);
   if ((await currentVersion(db)) >= LATEST_SCHEMA_VERSION) return { applied: [], version: LATEST_SCHEMA_VERSION };
   const applied: number[] = [];
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    // Scripts name relations bare: they are made in the platform's schema alone, never in Marquee's,
+    // which comes first in every connection's search_path.
     await tx.exec(`
       CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(db.schema)};
+      SET LOCAL search_path TO ${quoteIdentifier(db.schema)};
       CREATE TABLE IF NOT EXISTS marquee_schema_version (
         version int PRIMARY KEY,
         applied_at timestamptz NOT NULL DEFAULT now()
@@ -44,11 +49,12 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
     const done = new Set((await tx.query<{ version: number }>('SELECT version FROM marquee_schema_version')).map((row) => row.version));
     for (const migration of MIGRATIONS) {
       if (done.has(migration.version)) continue;
-      if (migration.before !== undefined) await tx.exec(migration.before);
       await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', migration.file), 'utf8'));
       await tx.query('INSERT INTO marquee_schema_version (version) VALUES ($1)', [migration.version]);
       applied.push(migration.version);
     }
+    // The trigger function was just made with the search_path set above: it must reach Marquee's schema too.
+    await reachSourceVersionsFromTriggers(tx, db);
   });
   return { applied, version: LATEST_SCHEMA_VERSION };
 }

@@ -4,6 +4,7 @@
 // (docs/design.md "Process model and configuration"). Everything else in builder/platform talks
 // to SqlClient only.
 import { OperatorError } from '../../runtime/errors.ts';
+import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA } from '../defaults.ts';
 
 /** What can run statements: the client itself, or one transaction of it. */
 export interface SqlQueries {
@@ -34,6 +35,8 @@ export interface SqlClient extends SqlQueries {
   readonly description: string;
   /** The schema holding the platform relations (PLATFORM_SCHEMA; default `public`). */
   readonly schema: string;
+  /** The schema holding Marquee's own relations (MARQUEE_SCHEMA; default `marquee`): builder/platform/marquee-schema/. */
+  readonly marqueeSchema: string;
   /** Runs `work` in one transaction on one connection: committed if it resolves, rolled back if not. */
   transaction<T>(work: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Calls `onPayload` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
@@ -48,14 +51,34 @@ export class PlatformDatabaseError extends OperatorError {
 
 export interface OpenOptions {
   schema?: string;
+  marqueeSchema?: string;
   /** PGlite in a directory: serve it on a loopback port while open (database/database-backends.ts). */
   serve?: boolean;
 }
 
-/** PLATFORM_SCHEMA goes into search_path unquoted, so only plain identifiers are accepted. */
-export function checkedSchema(schema: string): string {
+/** A connection's schemas, and the search_path that finds every relation by its bare name. */
+export interface ConnectionSchemas {
+  schema: string;
+  marqueeSchema: string;
+  /** Comma-separated without spaces: it also goes into a libpq `-c` option. */
+  searchPath: string;
+}
+
+/**
+ * Marquee's schema comes first: Marquee's relations are found there whatever the platform's schema
+ * holds (a relation an earlier release left there, or that one recreated), and Marquee never makes
+ * a relation named like the platform's, so those are found in the platform's schema.
+ */
+export function connectionSchemas(options: OpenOptions): ConnectionSchemas {
+  const schema = checkedSchema('PLATFORM_SCHEMA', options.schema ?? DEFAULT_PLATFORM_SCHEMA);
+  const marqueeSchema = checkedSchema('MARQUEE_SCHEMA', options.marqueeSchema ?? DEFAULT_MARQUEE_SCHEMA);
+  return { schema, marqueeSchema, searchPath: marqueeSchema === schema ? schema : `${marqueeSchema},${schema}` };
+}
+
+/** Schemas go into search_path unquoted, so only plain identifiers are accepted (bin/config.ts refuses others first). */
+function checkedSchema(variable: string, schema: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) {
-    throw new PlatformDatabaseError(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(schema)}`);
+    throw new PlatformDatabaseError(`${variable} must be a plain lower-case identifier, got ${JSON.stringify(schema)}`);
   }
   return schema;
 }

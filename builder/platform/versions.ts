@@ -3,59 +3,24 @@
 // (marquee_source_versions), and every build records, per snapshot store, the source and projection
 // versions it built from (marquee_built_versions). One query over both, never a read of an
 // organization's rows or its pointer, says which organizations differ from what is published, and
-// which are next for the rolling verification.
+// which are next for the rolling verification. Both relations are Marquee's own, made by its
+// migrations (builder/platform/marquee-schema/migrations/001-versions.sql).
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-import { PlatformDatabaseError, type SqlClient } from './sql.ts';
+import { quoteIdentifier, type SqlClient, type SqlQueries } from './sql.ts';
 
 /**
- * The two relations, shared by `db migrate` (before the trigger function that writes the first)
- * and by every builder at start (a platform of views installs its own triggers, and never runs
- * the migration): each statement is safe to run again.
- *
- * The source version comes from one sequence, not a per-organization counter: a version is never
- * reused, so a relation emptied by hand makes every organization differ rather than match.
+ * The change trigger function the platform migrations install (marquee_notify_change, in the
+ * platform's schema) writes the source versions by their bare names, which live in Marquee's
+ * schema (builder/platform/marquee-schema/): its search_path names that schema first, as every connection
+ * of Marquee's does (sql.ts). Run after each migration that makes or moves either; a platform of
+ * views has no such function, and its own triggers find the relations as docs/platform.md says.
  */
-export const VERSION_RELATIONS = `
-CREATE SEQUENCE IF NOT EXISTS marquee_source_version;
-CREATE TABLE IF NOT EXISTS marquee_source_versions (
-  organization_id uuid PRIMARY KEY,
-  version bigint NOT NULL,
-  changed_at timestamptz NOT NULL DEFAULT now()
-);
-COMMENT ON TABLE marquee_source_versions IS 'Marquee: advanced by the change triggers on every change to an organization''s rows';
-CREATE TABLE IF NOT EXISTS marquee_built_versions (
-  store text NOT NULL,
-  organization_id uuid NOT NULL,
-  source_version bigint NOT NULL,
-  projection_version text NOT NULL,
-  built_at timestamptz NOT NULL,
-  PRIMARY KEY (store, organization_id)
-);
-CREATE INDEX IF NOT EXISTS marquee_built_versions_built_at ON marquee_built_versions (store, built_at);
-COMMENT ON TABLE marquee_built_versions IS 'Marquee: the versions each organization was last built from, per snapshot store';`;
-
-/** Serializes builders creating the relations at once (CREATE ... IF NOT EXISTS races on the catalog). */
-const VERSION_RELATIONS_LOCK = 0x6d717276; // "mqrv"
-
-/**
- * Creates the relations when missing. Once they exist a builder needs only to read the first and
- * write the second: a platform may take back the CREATE it granted for the first start.
- */
-export async function ensureVersionRelations(db: SqlClient): Promise<void> {
-  try {
-    await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [VERSION_RELATIONS_LOCK]);
-      const [found] = await tx.query<{ present: boolean }>(
-        `SELECT to_regclass('marquee_source_versions') IS NOT NULL AND to_regclass('marquee_built_versions') IS NOT NULL AND to_regclass('marquee_source_version') IS NOT NULL AS present`,
-      );
-      if (!found?.present) await tx.exec(VERSION_RELATIONS);
-    });
-  } catch (error) {
-    throw new PlatformDatabaseError(
-      `cannot create the version relations marquee_source_versions and marquee_built_versions in ${db.description} (schema "${db.schema}"): ${(error as Error).message}; the role of DATABASE_URL needs CREATE on that schema once (docs/platform.md)`,
-      { cause: error },
-    );
-  }
+export async function reachSourceVersionsFromTriggers(tx: SqlQueries, db: SqlClient): Promise<void> {
+  const trigger = `${quoteIdentifier(db.schema)}.marquee_notify_change()`;
+  const [found] = await tx.query<{ present: boolean }>('SELECT to_regprocedure($1) IS NOT NULL AS present', [trigger]);
+  if (!found?.present) return;
+  const schemas = db.marqueeSchema === db.schema ? [db.schema] : [db.marqueeSchema, db.schema];
+  await tx.exec(`ALTER FUNCTION ${trigger} SET search_path = ${schemas.map(quoteIdentifier).join(', ')}`);
 }
 
 /** An organization a run selected, and why: its versions differ from what was built, or it is due for verification. */

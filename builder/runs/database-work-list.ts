@@ -8,10 +8,10 @@
 // database's clock, so builders' clocks need not agree. Each result is numbered by the run's own
 // counter, updated in the statement that records it, so results are read in the order they were
 // committed, a late duplicate counts nothing, and the run is finished by the result that completes
-// it. Passes test/contracts/work-list.ts, on PostgreSQL and on PGlite.
+// it. Its relations are Marquee's own (builder/platform/marquee-schema/migrations/004-runs.sql), made by the
+// migrations every builder runs at start. Passes test/contracts/work-list.ts, on PostgreSQL and on PGlite.
 import type { Target } from '../build.ts';
 import type { SqlClient } from '../platform/sql.ts';
-import { RunRelations } from './run-relations.ts';
 import { type Claim, DEFAULT_CLAIM_TIMEOUT_MS, type OpenedRun, type RunProgress, type RunResult, type WorkList } from './work-list.ts';
 
 /** Organizations written per statement when a run is opened. */
@@ -58,18 +58,15 @@ const PROGRESS = `
 
 export class DatabaseWorkList implements WorkList {
   private readonly claimTimeoutMs: number;
-  private readonly relations: RunRelations;
 
   constructor(
     private readonly db: SqlClient,
     options: { claimTimeoutMs?: number } = {},
   ) {
     this.claimTimeoutMs = options.claimTimeoutMs ?? DEFAULT_CLAIM_TIMEOUT_MS;
-    this.relations = new RunRelations(db);
   }
 
   async open(run: OpenedRun, organizations: readonly Target[]): Promise<void> {
-    await this.ready();
     // Listed as unfinished in the same transaction that lists its organizations: a builder joining sees the whole run.
     await this.db.transaction(async (tx) => {
       await tx.query(`DELETE FROM marquee_runs WHERE finished_at < now() - interval '${FINISHED_KEPT}' OR opened_at < now() - interval '${UNFINISHED_KEPT}'`);
@@ -90,7 +87,6 @@ export class DatabaseWorkList implements WorkList {
   }
 
   async unfinished(): Promise<OpenedRun[]> {
-    await this.ready();
     const rows = await this.db.query<{ run: OpenedRun }>(
       `SELECT run FROM marquee_runs WHERE finished_at IS NULL AND opened_at >= now() - interval '${UNFINISHED_KEPT}' ORDER BY opened_at`,
     );
@@ -98,7 +94,6 @@ export class DatabaseWorkList implements WorkList {
   }
 
   async waiting(): Promise<Set<string>> {
-    await this.ready();
     const rows = await this.db.query<{ id: string }>(
       `SELECT DISTINCT o.organization->>'id' AS id
        FROM marquee_runs r JOIN marquee_run_organizations o ON o.run_id = r.id AND NOT o.done
@@ -108,14 +103,12 @@ export class DatabaseWorkList implements WorkList {
   }
 
   async take(runId: string, builder: string, count: number): Promise<Claim[]> {
-    await this.ready();
     const rows = await this.db.query<{ position: number; organization: Target }>(TAKE, [runId, builder, count, this.claimTimeoutMs]);
     return rows.sort((a, b) => a.position - b.position).map((row) => ({ entry: String(row.position), organization: row.organization }));
   }
 
   async keep(runId: string, builder: string, entries: readonly string[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.ready();
     await this.db.query('UPDATE marquee_run_organizations SET claimed_at = clock_timestamp() WHERE run_id = $1 AND claimed_by = $2 AND NOT done AND position = ANY($3::int4[])', [
       runId,
       builder,
@@ -124,12 +117,10 @@ export class DatabaseWorkList implements WorkList {
   }
 
   async complete(runId: string, entry: string, result: RunResult): Promise<void> {
-    await this.ready();
     await this.db.query(COMPLETE, [runId, Number(entry), JSON.stringify(result)]);
   }
 
   async progress(runId: string, from = 0): Promise<RunProgress | undefined> {
-    await this.ready();
     const [row] = await this.db.query<{ run: OpenedRun; done: number; finished_at: Date | string | null; results: RunResult[] }>(PROGRESS, [runId, from]);
     if (row === undefined) return undefined;
     return {
@@ -142,8 +133,4 @@ export class DatabaseWorkList implements WorkList {
 
   /** The database is the process's own: whoever opened it closes it. */
   async close(): Promise<void> {}
-
-  private ready(): Promise<void> {
-    return this.relations.ready();
-  }
 }

@@ -1,5 +1,6 @@
-// A long-running process's webhooks (builder, start): the relations made when missing, the outbox
-// its builds queue into, and the deliverer, started. `marquee build` queues only (an outbox with
+// A long-running process's webhooks (builder, start), over the relations Marquee's migrations made
+// (migrateMarquee, which every such process runs first): the outbox its builds queue into, and the
+// deliverer, started. `marquee build` queues only (an outbox with
 // no deliverer): the builders deliver what it queued.
 import type { Log } from '../../runtime/log.ts';
 import type { SqlClient } from '../platform/sql.ts';
@@ -7,7 +8,7 @@ import { WebhookDeliverer } from './deliverer.ts';
 import { WebhookOutbox } from './outbox.ts';
 import type { WebhookMetrics } from './webhook-metrics.ts';
 import type { WebhookPolicy } from './webhook-policy.ts';
-import { ensureWebhookRelations, WebhookStore } from './webhook-store.ts';
+import { WebhookStore } from './webhook-store.ts';
 
 export interface RunningWebhooks {
   store: WebhookStore;
@@ -17,8 +18,7 @@ export interface RunningWebhooks {
   close(): Promise<void>;
 }
 
-export async function startWebhooks(db: SqlClient, parts: { policy: WebhookPolicy; builder: string; log: Log; metrics?: WebhookMetrics }): Promise<RunningWebhooks> {
-  await ensureWebhookRelations(db);
+export function startWebhooks(db: SqlClient, parts: { policy: WebhookPolicy; builder: string; log: Log; metrics?: WebhookMetrics }): RunningWebhooks {
   const store = new WebhookStore(db);
   const deliverer = new WebhookDeliverer({ store, policy: parts.policy, builder: parts.builder, log: parts.log, ...(parts.metrics ? { events: parts.metrics } : {}) });
   const outbox = new WebhookOutbox(store, (deliveries) => {
@@ -30,7 +30,6 @@ export async function startWebhooks(db: SqlClient, parts: { policy: WebhookPolic
 }
 
 /** For `marquee build`: queues what its publishes send; the builders deliver it. */
-export async function webhookOutbox(db: SqlClient): Promise<WebhookOutbox> {
-  await ensureWebhookRelations(db);
+export function webhookOutbox(db: SqlClient): WebhookOutbox {
   return new WebhookOutbox(new WebhookStore(db));
 }

@@ -1,18 +1,16 @@
 // Webhook endpoints, their messages and deliveries, in the platform database (docs/design.md
-// "Webhooks"): the one durable place every builder shares, in both modes — the embedded database
-// lives in MARQUEE_HOME, a production one is the platform's PostgreSQL, the same home as the keys'
-// durable record. A message is queued in the statement that follows its publish, one delivery per
+// "Webhooks"), in Marquee's own schema (builder/platform/marquee-schema/migrations/003-webhooks.sql): the
+// one durable place every builder shares, in both modes — the embedded database lives in
+// MARQUEE_HOME, a production one is the platform's PostgreSQL, the same home as the keys' durable
+// record. A message is queued in the statement that follows its publish, one delivery per
 // enabled endpoint of the organization, so a builder killed right after publishing leaves it
 // queued; a delivery is taken by one builder at a time (`FOR UPDATE SKIP LOCKED`, with a lease a
 // dead builder's claim expires from), and each attempt is logged per endpoint (the last 100).
 // Instants come from the database's clock, so builders on several machines agree on what is due.
 import { randomBytes } from 'node:crypto';
-import { PlatformDatabaseError, type SqlClient, type SqlQueries } from '../platform/sql.ts';
+import type { SqlClient, SqlQueries } from '../platform/sql.ts';
 import type { MessageType, WebhookMessage } from './messages.ts';
 import { newSecret } from './signatures.ts';
-
-/** Serializes the creation of the relations (a lock of its own: "mwhk"). */
-const RELATIONS_LOCK = 0x6d77686b;
 
 /** Attempts kept per endpoint, newest first: what an operator reads to see why deliveries fail. */
 const ATTEMPTS_KEPT = 100;
@@ -22,55 +20,6 @@ const RESPONSE_KEPT_CHARS = 1_024;
 
 /** A delivered or failed message is kept this long for redelivery, then forgotten. */
 const MESSAGES_KEPT_DAYS = 30;
-
-const RELATIONS = `
-CREATE TABLE IF NOT EXISTS marquee_webhook_endpoints (
-  id text PRIMARY KEY,
-  organization_id text NOT NULL,
-  url text NOT NULL,
-  description text,
-  enabled boolean NOT NULL DEFAULT true,
-  disabled_reason text,
-  secret text NOT NULL,
-  previous_secret text,
-  previous_secret_until timestamptz,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  failing_since timestamptz
-);
-CREATE INDEX IF NOT EXISTS marquee_webhook_endpoints_organization ON marquee_webhook_endpoints (organization_id);
-CREATE TABLE IF NOT EXISTS marquee_webhook_messages (
-  id text PRIMARY KEY,
-  organization_id text NOT NULL,
-  type text NOT NULL,
-  body text NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS marquee_webhook_deliveries (
-  message_id text NOT NULL REFERENCES marquee_webhook_messages (id) ON DELETE CASCADE,
-  endpoint_id text NOT NULL REFERENCES marquee_webhook_endpoints (id) ON DELETE CASCADE,
-  state text NOT NULL,
-  attempts integer NOT NULL DEFAULT 0,
-  due_at timestamptz,
-  claimed_by text,
-  claimed_until timestamptz,
-  queued_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (message_id, endpoint_id)
-);
-CREATE INDEX IF NOT EXISTS marquee_webhook_deliveries_due ON marquee_webhook_deliveries (due_at) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS marquee_webhook_deliveries_endpoint ON marquee_webhook_deliveries (endpoint_id) WHERE state = 'pending';
-CREATE TABLE IF NOT EXISTS marquee_webhook_attempts (
-  id bigserial PRIMARY KEY,
-  endpoint_id text NOT NULL REFERENCES marquee_webhook_endpoints (id) ON DELETE CASCADE,
-  message_id text NOT NULL,
-  type text NOT NULL,
-  at timestamptz NOT NULL DEFAULT now(),
-  status integer,
-  error text,
-  duration_ms integer NOT NULL,
-  response text
-);
-CREATE INDEX IF NOT EXISTS marquee_webhook_attempts_endpoint ON marquee_webhook_attempts (endpoint_id, id);
-COMMENT ON TABLE marquee_webhook_endpoints IS 'Marquee webhook endpoints per organization, with their signing secrets';`;
 
 const iso = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -125,25 +74,9 @@ export interface AttemptRecord {
   response: string | null;
 }
 
-/** Creates the relations when missing; idempotent and safe when several processes start at once. */
-export async function ensureWebhookRelations(db: SqlClient): Promise<void> {
-  try {
-    await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [RELATIONS_LOCK]);
-      const [found] = await tx.query<{ present: boolean }>(`SELECT to_regclass('marquee_webhook_attempts') IS NOT NULL AS present`);
-      if (!found?.present) await tx.exec(RELATIONS);
-    });
-  } catch (error) {
-    throw new PlatformDatabaseError(
-      `cannot create the webhook relations (marquee_webhook_*) in ${db.description} (schema "${db.schema}"): ${(error as Error).message}; the role of DATABASE_URL needs CREATE on that schema once (docs/platform.md)`,
-      { cause: error },
-    );
-  }
-}
-
 const newId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
-/** The relations must exist (ensureWebhookRelations). */
+/** The relations must exist (migrateMarquee). */
 export class WebhookStore {
   constructor(private readonly db: SqlClient) {}
 

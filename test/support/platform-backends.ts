@@ -10,7 +10,7 @@ import { createDatabase, startPostgres, type TestPostgres } from './postgres.ts'
 export interface Backend {
   name: 'PostgreSQL' | 'PGlite';
   /** A fresh, empty database. */
-  open(options?: { schema?: string }): Promise<SqlClient>;
+  open(options?: { schema?: string; marqueeSchema?: string }): Promise<SqlClient>;
 }
 
 /** Starts PostgreSQL lazily and stops it (and closes every opened client) in `close`. */

@@ -3,8 +3,7 @@
 // (start) holds that one, the loopback port it serves it on.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_PLATFORM_SCHEMA } from '../../defaults.ts';
-import { failureReason, PlatformDatabaseError, type SqlClient } from '../sql.ts';
+import { connectionSchemas, failureReason, PlatformDatabaseError, type SqlClient } from '../sql.ts';
 import { EmbeddedDatabaseBusyError } from './embedded-lock.ts';
 import { servedBy } from './embedded-server.ts';
 import { openPglite } from './pglite.ts';
@@ -17,6 +16,8 @@ export interface PlatformDatabaseOptions {
   home: string;
   /** PLATFORM_SCHEMA. */
   schema?: string | undefined;
+  /** MARQUEE_SCHEMA. */
+  marqueeSchema?: string | undefined;
   /**
    * The embedded database only (start): also serve it on a loopback PostgreSQL port, so that other
    * commands can use it while this process holds it (embedded-server.ts).
@@ -30,8 +31,8 @@ export interface PlatformDatabaseOptions {
  * that process's loopback port instead.
  */
 export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
-  const schema = options.schema ?? DEFAULT_PLATFORM_SCHEMA;
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema });
+  const { schema, marqueeSchema } = connectionSchemas(options);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema, marqueeSchema });
   const dataDir = path.join(options.home, 'platform');
   try {
     await mkdir(dataDir, { recursive: true });
@@ -39,15 +40,17 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
     throw new PlatformDatabaseError(`cannot create the embedded database directory ${dataDir} (MARQUEE_HOME=${options.home}): ${failureReason(error)}`, { cause: error });
   }
   try {
-    return await openPglite(dataDir, { schema, serve: options.serve === true });
+    return await openPglite(dataDir, { schema, marqueeSchema, serve: options.serve === true });
   } catch (error) {
     if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
     const served = await servedBy(dataDir);
     if (!served) throw error;
-    if (served.schema !== schema) {
-      throw new PlatformDatabaseError(`the embedded database ${dataDir} is served by process ${served.pid} with PLATFORM_SCHEMA=${served.schema}, not ${schema}`);
+    if (served.schema !== schema || served.marqueeSchema !== marqueeSchema) {
+      throw new PlatformDatabaseError(
+        `the embedded database ${dataDir} is served by process ${served.pid} with PLATFORM_SCHEMA=${served.schema} and MARQUEE_SCHEMA=${served.marqueeSchema}, not ${schema} and ${marqueeSchema}`,
+      );
     }
-    const client = await openPostgres(served.url, { schema });
+    const client = await openPostgres(served.url, { schema, marqueeSchema });
     return { ...client, description: `PGlite ${dataDir} (through process ${served.pid}, ${describePostgresTarget(served.url)})` };
   }
 }

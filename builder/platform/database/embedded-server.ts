@@ -66,6 +66,7 @@ interface ServedDatabase {
   url: string;
   pid: number;
   schema: string;
+  marqueeSchema: string;
 }
 
 export const servedFile = (dataDir: string): string => path.join(dataDir, 'served.json');

@@ -3,21 +3,20 @@
 // loopback port while `start` holds it.
 import { rm } from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { DEFAULT_PLATFORM_SCHEMA } from '../../defaults.ts';
-import { checkedSchema, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from '../sql.ts';
+import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from '../sql.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { advertiseServed, type EmbeddedServer, SessionTurns, serveEmbedded, servedFile } from './embedded-server.ts';
 
 /** `dataDir` undefined: an in-memory database (tests). */
 export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
-  const schema = checkedSchema(options.schema ?? DEFAULT_PLATFORM_SCHEMA);
+  const { schema, marqueeSchema, searchPath } = connectionSchemas(options);
   const where = dataDir ?? '(in memory)';
   const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir);
     // PGlite is one session, so setting the search_path once covers every later statement.
-    await db.exec(`SET search_path TO ${schema}`);
+    await db.exec(`SET search_path TO ${searchPath}`);
   } catch (error) {
     await unlock();
     throw new PlatformDatabaseError(`cannot open the embedded PGlite database ${where}: ${failureReason(error)}`, { cause: error });
@@ -31,7 +30,7 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
       served = await serveEmbedded(db, turns, (channel, payload) => {
         for (const listener of listeners.get(channel) ?? []) listener(payload);
       });
-      await advertiseServed(dataDir, { url: served.url, pid: process.pid, schema });
+      await advertiseServed(dataDir, { url: served.url, pid: process.pid, schema, marqueeSchema });
     } catch (error) {
       await served?.close();
       await db.close();
@@ -51,6 +50,7 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
   return {
     description: `PGlite ${where}`,
     schema,
+    marqueeSchema,
     query: (text, params) => turns.ownTurn(() => queries(db).query(text, params)),
     exec: (script: string) =>
       turns.ownTurn(async () => {

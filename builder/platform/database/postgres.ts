@@ -1,21 +1,20 @@
 // The PostgreSQL backend of SqlClient (DATABASE_URL): a small pool for statements and
 // transactions, and one listener connection for LISTEN (postgres-listener.ts).
 import pg from 'pg';
-import { DEFAULT_PLATFORM_SCHEMA } from '../../defaults.ts';
-import { checkedSchema, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from '../sql.ts';
+import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from '../sql.ts';
 import { PostgresListener } from './postgres-listener.ts';
 
 const POOL_SIZE = 4;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
-  const schema = checkedSchema(options.schema ?? DEFAULT_PLATFORM_SCHEMA);
+  const { schema, marqueeSchema, searchPath } = connectionSchemas(options);
   const target = describePostgresTarget(url);
   // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
   // The timeout turns an unreachable host into an error that names it rather than a silent hang.
   const config: pg.PoolConfig = {
     connectionString: url,
-    options: `-c search_path=${schema}`,
+    options: `-c search_path=${searchPath}`,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   };
   const pool = new pg.Pool({ ...config, max: POOL_SIZE });
@@ -33,6 +32,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
   return {
     description: `PostgreSQL ${target}`,
     schema,
+    marqueeSchema,
     async query<T>(text: string, params?: unknown[]) {
       const result = await pool.query(text, params);
       return result.rows as T[];

@@ -2,6 +2,7 @@
 // PostgreSQL, each other builder a connection pool of its own as another builder process has, and
 // on PGlite, the embedded database, where every builder shares its one session.
 import { afterAll, beforeAll } from 'vitest';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
@@ -13,6 +14,8 @@ let postgres: TestPostgres;
 let pglite: SqlClient;
 beforeAll(async () => {
   [postgres, pglite] = await Promise.all([startPostgres(), openPglite()]);
+  // Every builder migrates at start, before it opens a work list.
+  await migrateMarquee(pglite);
 }, 60_000);
 afterAll(async () => {
   await pglite?.close();
@@ -27,6 +30,7 @@ workListContract('DatabaseWorkList on PostgreSQL', {
     const connect = async () => {
       const db = await openPostgres(postgres.url);
       opened.push(db);
+      await migrateMarquee(db);
       return new DatabaseWorkList(db, { claimTimeoutMs });
     };
     // Each view is another builder's connections; made up front, since `view()` answers at once.

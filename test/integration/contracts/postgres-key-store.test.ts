@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { ensureKeyRelation, PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
+import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.ts';
@@ -34,8 +35,9 @@ afterAll(async () => {
 /** The database of `name` with an empty relation. */
 async function emptied(name: string): Promise<SqlClient> {
   const db = databases.get(name)!;
-  await db.exec('DROP TABLE IF EXISTS marquee_keys; DROP SEQUENCE IF EXISTS marquee_key_changes;');
-  await ensureKeyRelation(db);
+  // Migrated once; emptied, as new, for each test.
+  await migrateMarquee(db);
+  await db.exec('TRUNCATE marquee_keys; ALTER SEQUENCE marquee_key_changes RESTART;');
   return db;
 }
 

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KeyKeeper } from '../../../admin/keys/key-keeper.ts';
-import { ensureKeyRelation, PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
+import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { hashSecret } from '../../../gateway/keys/format.ts';
 import type { KeyRecord } from '../../../gateway/keys/key-store.ts';
@@ -40,8 +41,9 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  await db.exec('DROP TABLE IF EXISTS marquee_keys; DROP SEQUENCE IF EXISTS marquee_key_changes;');
-  await ensureKeyRelation(db);
+  // Migrated once; emptied, as new, for each test.
+  await migrateMarquee(db);
+  await db.exec('TRUNCATE marquee_keys; ALTER SEQUENCE marquee_key_changes RESTART;');
   namespace = `test-${randomUUID()}:`;
   copy = new RedisKeyStore(client, { namespace });
   durable = new PostgresKeyStore(db, { mirror: async ({ record, change }) => void (await copy.put(record, change)) });

@@ -1,7 +1,8 @@
 // migrate creates exactly docs/platform.md's relations, identically on PostgreSQL 15 and PGlite,
-// and running it again changes nothing.
+// and Marquee's own in a schema of their own (MARQUEE_SCHEMA); running it again changes nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
+import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
@@ -10,23 +11,45 @@ afterAll(close);
 
 const RELATIONS = ['event_sponsors', 'events', 'files', 'organizations', 'registrations', 'session_speakers', 'sessions', 'speakers', 'sponsors', 'team_members'];
 
-/** Marquee's own: the migrations applied, and the versions that tell a scheduled run what changed (builder/platform/versions.ts). */
-const MARQUEE_RELATIONS = ['marquee_built_versions', 'marquee_schema_version', 'marquee_source_versions'];
+/** The record of the platform migrations applied, beside the relations it describes. */
+const PLATFORM_RECORD = ['marquee_schema_version'];
 
-/** Everything about the schema that docs/platform.md specifies, as comparable text. */
-async function describeSchema(db: SqlClient) {
+/** Marquee's own, in MARQUEE_SCHEMA: the migrations applied, and one area's relations per migration. */
+const MARQUEE_RELATIONS = [
+  'marquee_migrations',
+  // 1: the versions that tell a scheduled run what changed (builder/platform/versions.ts)
+  'marquee_built_versions',
+  'marquee_source_versions',
+  // 2: API keys' durable record (admin/keys/postgres-key-store.ts)
+  'marquee_keys',
+  // 3: webhook endpoints, the outbox and what was attempted (builder/webhooks/webhook-store.ts)
+  'marquee_webhook_attempts',
+  'marquee_webhook_deliveries',
+  'marquee_webhook_endpoints',
+  'marquee_webhook_messages',
+  // 4: runs divided among builders, and the schedule's claims (builder/runs/database-work-list.ts)
+  'marquee_run_organizations',
+  'marquee_run_results',
+  'marquee_runs',
+  'marquee_schedule_claims',
+].sort();
+
+/** Everything about a schema that docs/platform.md specifies, as comparable text. */
+async function describeSchema(db: SqlClient, schema = db.schema) {
   const columns = await db.query<{ description: string }>(
     `SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
             || coalesce(' default ' || column_default, '') AS description
-     FROM information_schema.columns WHERE table_schema = current_schema()
+     FROM information_schema.columns WHERE table_schema = $1
      ORDER BY table_name, column_name`,
+    [schema],
   );
   const constraints = await db.query<{ description: string }>(
     `SELECT conrelid::regclass::text || ' ' || contype::text || ' ' || pg_get_constraintdef(oid) AS description
      FROM pg_constraint
      -- PostgreSQL 18 (PGlite) also lists NOT NULL here (contype n); columns above cover it.
-     WHERE connamespace = current_schema()::regnamespace AND contype <> 'n'
+     WHERE connamespace = $1::regnamespace AND contype <> 'n'
      ORDER BY 1`,
+    [schema],
   );
   const triggers = await db.query<{ description: string }>(
     `SELECT tgrelid::regclass::text || ' ' || tgname AS description
@@ -39,21 +62,33 @@ async function describeSchema(db: SqlClient) {
   };
 }
 
+const tablesIn = async (db: SqlClient, schema: string) =>
+  (await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])).map((row) => row.table_name);
+
 const schemas: Record<string, Awaited<ReturnType<typeof describeSchema>>> = {};
+const marqueeSchemas: Record<string, Awaited<ReturnType<typeof describeSchema>>> = {};
 
 describe.each(backends)('migrate on $name', (backend) => {
   it('creates the relations once; a second run is a no-op', async () => {
     const db = await backend.open();
     expect(await currentVersion(db)).toBe(0);
+    expect(await appliedMarqueeMigration(db)).toBe(0);
     expect(await migrate(db)).toEqual({ applied: [1, 2], version: LATEST_SCHEMA_VERSION });
+    expect(await appliedMarqueeMigration(db)).toBe(LATEST_MARQUEE_MIGRATION);
     const first = await describeSchema(db);
+    const own = await describeSchema(db, db.marqueeSchema);
     expect(await migrate(db)).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
     expect(await describeSchema(db)).toEqual(first);
+    expect(await describeSchema(db, db.marqueeSchema)).toEqual(own);
     schemas[backend.name] = first;
+    marqueeSchemas[backend.name] = own;
 
-    const tables = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`);
-    expect(tables.map((row) => row.table_name)).toEqual([...RELATIONS, ...MARQUEE_RELATIONS].sort());
+    expect(await tablesIn(db, db.schema)).toEqual([...RELATIONS, ...PLATFORM_RECORD].sort());
+    expect(await tablesIn(db, 'marquee')).toEqual(MARQUEE_RELATIONS);
     expect(first.triggers).toEqual(RELATIONS.map((relation) => `${relation} marquee_changes`));
+    const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');
+    expect(recorded.map((row) => row.number)).toEqual(Array.from({ length: LATEST_MARQUEE_MIGRATION }, (_, index) => index + 1));
+    expect(recorded.every((row) => /^[a-z]+$/.test(row.name))).toBe(true);
   });
 
   it('has the columns, defaults and keys of docs/platform.md', async () => {
@@ -85,15 +120,17 @@ describe.each(backends)('migrate on $name', (backend) => {
     ).rejects.toThrow(/check constraint/);
   });
 
-  it('creates the relations in PLATFORM_SCHEMA when one is named', async () => {
-    const db = await backend.open({ schema: 'platform' });
+  it('creates the relations in PLATFORM_SCHEMA and MARQUEE_SCHEMA when they are named', async () => {
+    const db = await backend.open({ schema: 'platform', marqueeSchema: 'marquee_api' });
     await migrate(db);
-    const [row] = await db.query<{ count: number }>(`SELECT count(*)::int4 AS count FROM information_schema.tables WHERE table_schema = 'platform'`);
-    expect(row?.count).toBe(RELATIONS.length + MARQUEE_RELATIONS.length);
+    expect(await tablesIn(db, 'platform')).toEqual([...RELATIONS, ...PLATFORM_RECORD].sort());
+    expect(await tablesIn(db, 'marquee_api')).toEqual(MARQUEE_RELATIONS);
+    expect(await tablesIn(db, 'marquee')).toEqual([]);
     expect(await migrate(db)).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
   });
 });
 
-it('gives PostgreSQL and PGlite the same schema', () => {
+it('gives PostgreSQL and PGlite the same schemas', () => {
   expect(schemas.PGlite).toEqual(schemas.PostgreSQL);
+  expect(marqueeSchemas.PGlite).toEqual(marqueeSchemas.PostgreSQL);
 });

@@ -94,7 +94,7 @@ describe('keys outlive Redis', () => {
     expect(listed.find((key) => key.id === older.id)).toMatchObject({ label: 'made before the durable record' });
     expect(await status(older.key)).toBe(200);
     expect(builder.output()).toMatch(/key keeper: Redis had no keys; refilled it with \d+ from the database, after recording 1 that only Redis had/);
-    const rows = await world.sql('SELECT id FROM marquee_keys WHERE id = $1', [older.id]);
+    const rows = await world.sql('SELECT id FROM marquee.marquee_keys WHERE id = $1', [older.id]);
     expect(rows.rowCount).toBe(1);
   });
 

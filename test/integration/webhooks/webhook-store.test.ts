@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { testMessage } from '../../../builder/webhooks/messages.ts';
-import { ensureWebhookRelations, WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
+import { WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 
 let db: SqlClient;
 let store: WebhookStore;
@@ -15,8 +16,8 @@ const failedAttempt = { status: 500, error: 'answered 500', durationMs: 3, respo
 
 beforeAll(async () => {
   db = await openPglite();
-  await ensureWebhookRelations(db);
-  await ensureWebhookRelations(db); // idempotent
+  await migrateMarquee(db);
+  await migrateMarquee(db); // idempotent
   store = new WebhookStore(db);
 }, 60_000);
 

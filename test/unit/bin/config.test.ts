@@ -10,6 +10,7 @@ describe('parseConfig', () => {
       home: '/srv/marquee/var',
       databaseUrl: undefined,
       platformSchema: 'public',
+      marqueeSchema: 'marquee',
       snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
       cloudFrontDistributionId: undefined,
@@ -59,6 +60,7 @@ describe('parseConfig', () => {
         MARQUEE_HOME: '/data',
         DATABASE_URL: 'postgres://u:p@db/platform',
         PLATFORM_SCHEMA: 'platform',
+        MARQUEE_SCHEMA: 'marquee_api',
         SNAPSHOT_STORE: 'snaps',
         PORT: '9000',
         ADMIN_PORT: '9001',
@@ -87,6 +89,7 @@ describe('parseConfig', () => {
       fullBuildEveryMs: 7 * 24 * 60 * 60 * 1000,
       builderName: 'builder-eu-1',
       platformSchema: 'platform',
+      marqueeSchema: 'marquee_api',
       trustProxy: ['10.0.0.0/8', 'loopback'],
     });
   });
@@ -120,6 +123,14 @@ describe('parseConfig', () => {
     );
   });
 
+  it('refuses a MARQUEE_SCHEMA PostgreSQL would not create, naming the variable', () => {
+    for (const bad of ['Marquee', 'marquee-api', 'pg_marquee', '1marquee', 'm'.repeat(64)]) {
+      expect(() => parseConfig({ MARQUEE_SCHEMA: bad }, '/srv', false)).toThrow(
+        `MARQUEE_SCHEMA must be a plain lower-case identifier of up to 63 characters, not starting with pg_, got ${JSON.stringify(bad)}`,
+      );
+    }
+  });
+
   it('reads TRUST_PROXY as a hop count', () => {
     expect(parseConfig({ TRUST_PROXY: '2' }, '/srv').trustProxy).toBe(2);
   });
@@ -133,6 +144,7 @@ describe('parseConfig', () => {
         PLATFORM_PUBLIC_URL: 'events',
         BUILD_SCHEDULE: 'often',
         PLATFORM_SCHEMA: 'Robert"); DROP',
+        MARQUEE_SCHEMA: 'pg_marquee',
         REDIS_URL: 'http://x',
         SNAPSHOT_STORE: 's3://Bad_Bucket/p',
         S3_ENDPOINT: 'localhost:9000',
@@ -149,6 +161,7 @@ describe('parseConfig', () => {
       expect(names).toEqual([
         'DATABASE_URL',
         'PLATFORM_SCHEMA',
+        'MARQUEE_SCHEMA',
         'S3_ENDPOINT',
         'SNAPSHOT_STORE:',
         'SNAPSHOT_CDN_URL',
