@@ -4,9 +4,7 @@
 // reactivated. Pure: from what the publish replaced and what it wrote. No key and no personal
 // field is ever part of one: paths, ETags, ids and instants only.
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-
-/** The API's base path: a message names paths a site GETs with its key. */
-const API_BASE = '/api/integration/v1';
+import { API_BASE, RESOURCE_CATALOG, resourceAt } from '../../snapshot/resource-catalog.ts';
 
 export type MessageType = 'snapshot.published' | 'organization.state_changed' | 'webhook.test';
 
@@ -36,7 +34,10 @@ export interface PublishedChange {
  * their ETag depends on the instant asked; a message names them when their stored source changed,
  * with a null ETag: refetch them.
  */
-const CLOCK_DEPENDENT = /^\/events(\/[^/]+)?$/;
+function isClockDependentPath(path: string): boolean {
+  const resource = resourceAt(path);
+  return resource !== undefined && RESOURCE_CATALOG[resource.kind].clockDependent;
+}
 
 /** The messages a publish sends, in the order to send them; none when nothing a site sees changed. */
 export function messagesOf(change: PublishedChange): WebhookMessage[] {
@@ -50,7 +51,7 @@ export function messagesOf(change: PublishedChange): WebhookMessage[] {
     const changed = Object.keys(change.after)
       .filter((path) => change.before[path] !== change.after[path])
       .sort()
-      .map((path) => ({ path: `${API_BASE}${path}`, etag: CLOCK_DEPENDENT.test(path) ? null : `"${change.after[path]}"` }));
+      .map((path) => ({ path: `${API_BASE}${path}`, etag: isClockDependentPath(path) ? null : `"${change.after[path]}"` }));
     const removed = Object.keys(change.before)
       .filter((path) => !(path in change.after))
       .sort()
