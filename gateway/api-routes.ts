@@ -24,7 +24,7 @@ import type { Awaitable } from './awaitable.ts';
 import { badRequest } from './errors.ts';
 import { parseEventsQuery } from './events/query.ts';
 import type { OrganizationResources } from './organization-resources.ts';
-import type { Representation } from './representation.ts';
+import type { Representation } from '../snapshot/representation.ts';
 
 /** What a route's answer may use: the key's organization, never one named by the request. */
 interface RouteContext {

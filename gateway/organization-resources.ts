@@ -5,9 +5,9 @@ import { type ClockDependentKind, type EventResourceKind, type OrganizationResou
 import { after, type Awaitable } from './awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
 import { resolveEventId } from './events/resolve.ts';
-import type { EventsQuery } from './events/query.ts';
+import type { EventsQuery } from '../snapshot/clock-rendering/events-query.ts';
 import type { EventViews } from './events/views.ts';
-import type { Representation } from './representation.ts';
+import type { Representation } from '../snapshot/representation.ts';
 import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';

@@ -4,7 +4,7 @@ import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { EventDetail } from '../../../../snapshot/schema-types.ts';
-import { EventDetailView } from '../../../../gateway/events/detail-view.ts';
+import { EventDetailView } from '../../../../snapshot/clock-rendering/detail-view.ts';
 import { storedDetail } from '../../../support/stored-events.ts';
 
 const at = (text: string) => Date.parse(text);

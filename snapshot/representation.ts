@@ -1,5 +1,6 @@
-// What a 200 carries: the exact body bytes and the entity tag that names them.
-import { sha256Hex } from '../snapshot/hash.ts';
+// What a 200 carries: the exact body bytes and the entity tag that names them. Shared: the gateway
+// answers with it, and the builder's webhook messages name the tag the gateway will answer.
+import { sha256Hex } from './hash.ts';
 
 export interface Representation {
   readonly bytes: Buffer;

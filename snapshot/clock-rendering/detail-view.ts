@@ -1,9 +1,9 @@
 // GET /events/{idOrSlug}: the stored detail patched with its clock fields (docs/api.md §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
-import { keyOrderOf } from '../../snapshot/key-order.ts';
-import type { StoredEventDetail } from '../../snapshot/schema-types.ts';
+import { keyOrderOf } from '../key-order.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
-import { clockStateAt, type ParsedClock } from '../timing.ts';
+import type { StoredEventDetail } from '../schema-types.ts';
+import { clockStateAt, type ParsedClock } from './timing.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
 
 const DETAIL_ORDER = keyOrderOf('event-detail');
