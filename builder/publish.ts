@@ -132,6 +132,7 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
     previousState: current.pointer?.state ?? null,
     before: wasActive ? latest.resources : {},
     after,
+    stored: new Map(input.objects.map((object): [string, Buffer] => [object.path, object.bytes])),
   };
 }
 

@@ -34,5 +34,10 @@ export function storedRepresentation(bytes: Buffer, hash: string): Representatio
  * gateway ever renders the same state differently.
  */
 export function computedRepresentation(body: string, sourceHash: string, state: string): Representation {
-  return representation(Buffer.from(body, 'utf8'), sha256Hex(`computed-v1\n${sourceHash}\n${state}`));
+  return representation(Buffer.from(body, 'utf8'), computedTag(sourceHash, state));
+}
+
+/** The tag of a clock-dependent response, unquoted; for who needs it without the body (webhook messages). */
+export function computedTag(sourceHash: string, state: string): string {
+  return sha256Hex(`computed-v1\n${sourceHash}\n${state}`);
 }

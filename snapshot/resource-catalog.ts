@@ -75,7 +75,7 @@ export const resourcePath = Object.fromEntries(
   }),
 ) as { readonly [K in ResourceKind]: K extends EventResourceKind ? (eventId: string) => string : string };
 
-const ORGANIZATION_PATHS = new Map<string, ResourceKind>(ORGANIZATION_RESOURCE_KINDS.map((kind) => [RESOURCE_CATALOG[kind].pattern, kind]));
+const ORGANIZATION_PATHS = new Map(ORGANIZATION_RESOURCE_KINDS.map((kind): [string, ResourceKind] => [RESOURCE_CATALOG[kind].pattern, kind]));
 const EVENT_PATHS = EVENT_RESOURCE_KINDS.map((kind) => {
   const [before, after] = splitPattern(RESOURCE_CATALOG[kind].pattern)!;
   return { kind, before, after };
