@@ -17,6 +17,7 @@ import {
   RESOURCE_CATALOG,
   RESOURCE_KINDS,
   type ResourceKind,
+  resourcePath,
   splitPattern,
 } from '../snapshot/resource-catalog.ts';
 import type { SchemaName } from '../snapshot/schema-catalog.ts';
@@ -60,7 +61,9 @@ const CLOCK_DEPENDENT_ANSWERS: { readonly [K in ClockDependentKind]: Answer } = 
 function answerOf(kind: ResourceKind): Answer {
   if (isClockDependent(kind)) return CLOCK_DEPENDENT_ANSWERS[kind];
   if (isEventResourceKind(kind)) return (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, kind);
-  return (c) => c.resources.stored(c.organizationId, kind);
+  // The path is looked up once here rather than per request.
+  const path = resourcePath[kind];
+  return (c) => c.resources.stored(c.organizationId, path);
 }
 
 export const API_ROUTES: readonly ApiRoute[] = RESOURCE_KINDS.map((kind) => {

@@ -1,7 +1,7 @@
 // What the API serves for one organization, read from its current snapshot only: the key's
 // organization decides which manifest is consulted, so no input can reach another organization.
 // Synchronous while the pointer, manifest and objects are in memory (gateway/awaitable.ts).
-import { type ClockDependentKind, type EventResourceKind, type OrganizationResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
+import { type ClockDependentKind, type EventResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
 import { after, type Awaitable } from './awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
 import { resolveEventId } from './events/resolve.ts';
@@ -12,8 +12,7 @@ import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';
 
-/** Resources served byte for byte as the builder stored them: the organization's, and an event's. */
-type StoredKind = Exclude<OrganizationResourceKind, ClockDependentKind>;
+/** An event's resources served byte for byte as the builder stored them. */
 type EventPartKind = Exclude<EventResourceKind, ClockDependentKind>;
 
 /**
@@ -31,9 +30,10 @@ export class OrganizationResources {
     private readonly views: EventViews,
   ) {}
 
-  stored(orgId: string, kind: StoredKind): Awaitable<Representation> {
+  /** `path`: the manifest path (resourcePath) of one of the organization's resources served byte for byte as stored. */
+  stored(orgId: string, path: string): Awaitable<Representation> {
     return after(this.manifest(orgId), (manifest) => {
-      const hash = manifest.resources.get(resourcePath[kind]);
+      const hash = manifest.resources.get(path);
       if (hash === undefined) throw notFound();
       return this.objects.representation(orgId, hash);
     });
