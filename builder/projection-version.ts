@@ -16,7 +16,15 @@ const CODE_ROOT = dirname(dirname(HERE));
 const CODE_EXTENSION = extname(HERE);
 
 /** What shapes the output, as module paths from the code root without their extension, or folders. */
-const SHAPING_CODE = ['builder/projection', 'builder/platform/source', 'builder/serialize', 'snapshot/canonical', 'snapshot/key-order', 'snapshot/layout'];
+const SHAPING_CODE = [
+  'builder/projection',
+  'builder/platform/source',
+  'builder/serialize',
+  'snapshot/canonical',
+  'snapshot/key-order',
+  'snapshot/layout',
+  'snapshot/resource-catalog',
+];
 
 let computed: string | undefined;
 

@@ -8,7 +8,7 @@
 // only ever reports a change that happened; a crash between the two loses that one record.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, newSnapshotId, objectKey, pointerKey, type ResourceKind, stateRecordKey } from '../snapshot/layout.ts';
+import { manifestKey, newSnapshotId, objectKey, pointerKey, stateRecordKey } from '../snapshot/layout.ts';
 import {
   contentHashOf,
   SNAPSHOT_FORMAT,
@@ -21,6 +21,7 @@ import {
 } from '../snapshot/manifest.ts';
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
 import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
+import type { ResourceKind } from '../snapshot/resource-catalog.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { describeError } from '../runtime/errors.ts';
 import { mapConcurrently } from './concurrently.ts';
@@ -131,6 +132,7 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
     previousState: current.pointer?.state ?? null,
     before: wasActive ? latest.resources : {},
     after,
+    stored: new Map(input.objects.map((object): [string, Buffer] => [object.path, object.bytes])),
   };
 }
 

@@ -3,8 +3,7 @@
 import { memoizedCanonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
 import { KeyOrder, keyOrderOf } from '../snapshot/key-order.ts';
-import type { ResourceKind } from '../snapshot/layout.ts';
-import { SCHEMA_OF_KIND } from '../snapshot/schema-catalog.ts';
+import { RESOURCE_CATALOG, type ResourceKind } from '../snapshot/resource-catalog.ts';
 
 export interface SerializedResource {
   path: string;
@@ -19,7 +18,7 @@ export interface SerializedResource {
 export function serializeResources(resources: ReadonlyArray<{ path: string; kind?: ResourceKind; value: unknown }>): SerializedResource[] {
   const canonical = memoizedCanonicalJson();
   return resources.map(({ path, kind, value }) => {
-    const order = kind === undefined ? KeyOrder.SORTED : keyOrderOf(SCHEMA_OF_KIND[kind]);
+    const order = kind === undefined ? KeyOrder.SORTED : keyOrderOf(RESOURCE_CATALOG[kind].storedSchema);
     const bytes = Buffer.from(canonical(value, order), 'utf8');
     return { path, bytes, hash: sha256Hex(bytes) };
   });

@@ -2,8 +2,8 @@
 // that fails is not published and the organization keeps its previous snapshot (docs/design.md step 3):
 // this is the structural guarantee that no private field leaks. Failing is an expected outcome
 // (platform data the API cannot carry), so it is returned, not thrown.
-import type { ResourceKind } from '../snapshot/layout.ts';
-import { SCHEMA_OF_KIND, type SchemaName } from '../snapshot/schema-catalog.ts';
+import { RESOURCE_CATALOG, type ResourceKind } from '../snapshot/resource-catalog.ts';
+import type { SchemaName } from '../snapshot/schema-catalog.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 
 export type ResourcesValidation =
@@ -13,7 +13,7 @@ export type ResourcesValidation =
 
 export function validateResources(schemas: SchemaSet, resources: ReadonlyArray<{ path: string; kind: ResourceKind; value: unknown }>): ResourcesValidation {
   for (const { path, kind, value } of resources) {
-    const schema = SCHEMA_OF_KIND[kind];
+    const schema = RESOURCE_CATALOG[kind].storedSchema;
     const outcome = schemas.validate(schema, value);
     if (!outcome.valid) return { valid: false, resource: path, schema, reason: outcome.reason };
   }

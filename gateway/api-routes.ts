@@ -1,20 +1,31 @@
 // The integration API (docs/api.md §4) as one table: each route's name, path pattern, how it is
-// answered and the schema of its 200 body. The matcher, the dispatch, the 405's Allow, the
-// OpenAPI document's operations and the tests' route lists are all derived from it, so an
-// endpoint is added here and nowhere else in the gateway.
+// answered and the schema of its 200 body. The routes are the resource catalog's
+// (snapshot/resource-catalog.ts), and the matcher, the dispatch, the 405's Allow, the OpenAPI
+// document's operations and the tests' route lists are all derived from this table, so the
+// gateway learns a resource from its catalog entry alone (and the rendering of its clock fields,
+// when the clock changes it).
 //
 // Matching keeps what clients already rely on: the base path case-insensitively, the routes
 // case-sensitively, one trailing slash tolerated, `{idOrSlug}` one non-empty segment,
 // percent-decoded (an invalid escape is the client's 400). Fixed paths are one Map lookup, the
 // rest one regular expression each: no walk through router layers on the hot path.
+import {
+  API_BASE,
+  type ClockDependentKind,
+  isClockDependent,
+  isEventResourceKind,
+  RESOURCE_CATALOG,
+  RESOURCE_KINDS,
+  type ResourceKind,
+  resourcePath,
+  splitPattern,
+} from '../snapshot/resource-catalog.ts';
 import type { SchemaName } from '../snapshot/schema-catalog.ts';
 import type { Awaitable } from './awaitable.ts';
 import { badRequest } from './errors.ts';
 import { parseEventsQuery } from './events/query.ts';
 import type { OrganizationResources } from './organization-resources.ts';
-import type { Representation } from './representation.ts';
-
-export const API_BASE = '/api/integration/v1';
+import type { Representation } from '../snapshot/representation.ts';
 
 /** What a route's answer may use: the key's organization, never one named by the request. */
 interface RouteContext {
@@ -26,6 +37,9 @@ interface RouteContext {
   readonly now: number;
 }
 
+/** The representation for an authenticated GET or HEAD; `idOrSlug` is '' for fixed paths. */
+type Answer = (context: RouteContext, idOrSlug: string) => Awaitable<Representation>;
+
 export interface ApiRoute {
   /** The OpenAPI operationId. */
   readonly name: string;
@@ -33,73 +47,37 @@ export interface ApiRoute {
   readonly pattern: string;
   /** The schema a 200's body satisfies (schemas/). */
   readonly schema: SchemaName;
-  /** The representation for an authenticated GET or HEAD; `idOrSlug` is '' for fixed paths. */
-  readonly answer: (context: RouteContext, idOrSlug: string) => Awaitable<Representation>;
+  readonly answer: Answer;
 }
 
-export const API_ROUTES: readonly ApiRoute[] = [
-  {
-    name: 'getOrganization',
-    pattern: '/organization',
-    schema: 'organization',
-    answer: (c) => c.resources.stored(c.organizationId, '/organization'),
-  },
-  {
-    name: 'listTeamMembers',
-    pattern: '/team',
-    schema: 'team',
-    answer: (c) => c.resources.stored(c.organizationId, '/team'),
-  },
-  {
-    name: 'listSpeakers',
-    pattern: '/speakers',
-    schema: 'speaker-list',
-    answer: (c) => c.resources.stored(c.organizationId, '/speakers'),
-  },
-  {
-    name: 'listSponsors',
-    pattern: '/sponsors',
-    schema: 'sponsor-list',
-    answer: (c) => c.resources.stored(c.organizationId, '/sponsors'),
-  },
+/** Resources the clock changes are computed at the request's instant, each in its own way. */
+const CLOCK_DEPENDENT_ANSWERS: { readonly [K in ClockDependentKind]: Answer } = {
   // Parameters (400) are checked before the resource (docs/design.md "order of checks").
-  {
-    name: 'listEvents',
-    pattern: '/events',
-    schema: 'paged-event-summaries',
-    answer: (c) => c.resources.eventList(c.organizationId, parseEventsQuery(c.query), c.now),
-  },
-  {
-    name: 'getEvent',
-    pattern: '/events/{idOrSlug}',
-    schema: 'event-detail',
-    answer: (c, idOrSlug) => c.resources.event(c.organizationId, idOrSlug, c.now),
-  },
-  {
-    name: 'listEventSessions',
-    pattern: '/events/{idOrSlug}/sessions',
-    schema: 'session-list',
-    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sessions'),
-  },
-  {
-    name: 'listEventSpeakers',
-    pattern: '/events/{idOrSlug}/speakers',
-    schema: 'speaker-list',
-    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'speakers'),
-  },
-  {
-    name: 'listEventSponsors',
-    pattern: '/events/{idOrSlug}/sponsors',
-    schema: 'sponsor-list',
-    answer: (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, 'sponsors'),
-  },
-];
+  eventIndex: (c) => c.resources.eventList(c.organizationId, parseEventsQuery(c.query), c.now),
+  event: (c, idOrSlug) => c.resources.event(c.organizationId, idOrSlug, c.now),
+};
+
+/** A kind's answer: computed when the clock changes it, else its stored bytes (the organization's, or the event's). */
+function answerOf(kind: ResourceKind): Answer {
+  if (isClockDependent(kind)) return CLOCK_DEPENDENT_ANSWERS[kind];
+  if (isEventResourceKind(kind)) return (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, kind);
+  // The path is looked up once here rather than per request.
+  const path = resourcePath[kind];
+  return (c) => c.resources.stored(c.organizationId, path);
+}
+
+export const API_ROUTES: readonly ApiRoute[] = RESOURCE_KINDS.map((kind) => {
+  const { operationId, pattern, apiSchema } = RESOURCE_CATALOG[kind];
+  return { name: operationId, pattern, schema: apiSchema, answer: answerOf(kind) };
+});
 
 /** The methods every route answers; OPTIONS is the preflight, answered before any route. */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 // As path-to-regexp 8 compiles app.use(API_BASE): end: false, sensitive: false, trailing: true.
-const BASE = /^\/api\/integration\/v1(?:\/$)?(?=\/|$)/i;
+const BASE = new RegExp(`^${escapeRegExp(API_BASE)}(?:\\/$)?(?=\\/|$)`, 'i');
 
 /** The path below the API base ("/" for the base itself); undefined outside the API. */
 export function pathBelowBase(pathname: string): string | undefined {
@@ -115,18 +93,16 @@ export interface RouteMatch {
   readonly idOrSlug: string;
 }
 
-const PARAMETER = '{idOrSlug}';
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 const FIXED = new Map<string, RouteMatch>();
 const PARAMETERIZED: Array<{ regexp: RegExp; route: ApiRoute }> = [];
 for (const route of API_ROUTES) {
-  if (!route.pattern.includes(PARAMETER)) {
+  const parts = splitPattern(route.pattern);
+  if (parts === undefined) {
     const match = { route, idOrSlug: '' };
     FIXED.set(route.pattern, match);
     FIXED.set(`${route.pattern}/`, match);
   } else {
-    const [before, after] = route.pattern.split(PARAMETER) as [string, string];
+    const [before, after] = parts;
     PARAMETERIZED.push({ regexp: new RegExp(`^${escapeRegExp(before)}([^/]+)${escapeRegExp(after)}/?$`), route });
   }
 }

@@ -1,26 +1,19 @@
 // What the API serves for one organization, read from its current snapshot only: the key's
 // organization decides which manifest is consulted, so no input can reach another organization.
 // Synchronous while the pointer, manifest and objects are in memory (gateway/awaitable.ts).
-import { resourcePath } from '../snapshot/layout.ts';
+import { type ClockDependentKind, type EventResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
 import { after, type Awaitable } from './awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
 import { resolveEventId } from './events/resolve.ts';
-import type { EventsQuery } from './events/query.ts';
+import type { EventsQuery } from '../snapshot/clock-rendering/events-query.ts';
 import type { EventViews } from './events/views.ts';
-import type { Representation } from './representation.ts';
+import type { Representation } from '../snapshot/representation.ts';
 import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';
 
-/** Resources served byte for byte as the builder stored them. */
-export type StoredPath = '/organization' | '/team' | '/speakers' | '/sponsors';
-export type EventPart = 'sessions' | 'speakers' | 'sponsors';
-
-const PART_PATH: Record<EventPart, (eventId: string) => string> = {
-  sessions: resourcePath.eventSessions,
-  speakers: resourcePath.eventSpeakers,
-  sponsors: resourcePath.eventSponsors,
-};
+/** An event's resources served byte for byte as the builder stored them. */
+type EventPartKind = Exclude<EventResourceKind, ClockDependentKind>;
 
 /**
  * A valid key of an organization that has never published (no pointer, or a pointer naming no
@@ -37,7 +30,8 @@ export class OrganizationResources {
     private readonly views: EventViews,
   ) {}
 
-  stored(orgId: string, path: StoredPath): Awaitable<Representation> {
+  /** `path`: the manifest path (resourcePath) of one of the organization's resources served byte for byte as stored. */
+  stored(orgId: string, path: string): Awaitable<Representation> {
     return after(this.manifest(orgId), (manifest) => {
       const hash = manifest.resources.get(path);
       if (hash === undefined) throw notFound();
@@ -60,11 +54,12 @@ export class OrganizationResources {
     });
   }
 
-  eventPart(orgId: string, idOrSlug: string, part: EventPart): Awaitable<Representation> {
+  eventPart(orgId: string, idOrSlug: string, kind: EventPartKind): Awaitable<Representation> {
     return after(this.manifest(orgId), (manifest) => {
-      const hash = manifest.resources.get(PART_PATH[part](this.eventId(manifest, idOrSlug)));
+      const path = resourcePath[kind](this.eventId(manifest, idOrSlug));
+      const hash = manifest.resources.get(path);
       // The builder publishes every part of every event it publishes; a gap is a broken snapshot.
-      if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${orgId} lacks the ${part} of ${idOrSlug}`);
+      if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${orgId} lacks ${path} (asked as ${idOrSlug})`);
       return this.objects.representation(orgId, hash);
     });
   }

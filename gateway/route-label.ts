@@ -1,7 +1,8 @@
 // Which route a request is for, as a bounded name for metrics and log lines: the route's template
 // (`/api/integration/v1/events/{idOrSlug}`), never the raw path, which a client chooses freely
 // and which would give a metric one series per slug (or per key pasted into a URL).
-import { API_BASE, API_ROUTES, pathBelowBase, patternOf } from './api-routes.ts';
+import { API_BASE } from '../snapshot/resource-catalog.ts';
+import { API_ROUTES, pathBelowBase, patternOf } from './api-routes.ts';
 
 export interface RouteLabel {
   /** The template, or one of a few fixed names (`unmatched`). */

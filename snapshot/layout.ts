@@ -1,5 +1,5 @@
-// Where things live in the snapshot store (docs/design.md "Store layout"), and the resource paths
-// a manifest maps to object hashes. Resource paths are the API paths below /api/integration/v1.
+// Where things live in the snapshot store (docs/design.md "Store layout"). The resource paths a
+// manifest maps to object hashes are the resource catalog's (snapshot/resource-catalog.ts).
 
 export const pointerKey = (orgId: string): string => `orgs/${orgId}/current.json`;
 /** The pointer is the one key whose object is ever replaced; everything else is written once. */
@@ -16,21 +16,6 @@ export const objectPrefix = (orgId: string): string => `orgs/${orgId}/objects/`;
 export const stateRecordKey = (orgId: string, at: Date, state: string): string => `orgs/${orgId}/states/${basicInstant(at)}-${state}.json`;
 export const stateRecordPrefix = (orgId: string): string => `orgs/${orgId}/states/`;
 export const ORGS_PREFIX = 'orgs/';
-
-export const resourcePath = {
-  organization: '/organization',
-  team: '/team',
-  speakers: '/speakers',
-  sponsors: '/sponsors',
-  eventIndex: '/events',
-  event: (eventId: string) => `/events/${eventId}`,
-  eventSessions: (eventId: string) => `/events/${eventId}/sessions`,
-  eventSpeakers: (eventId: string) => `/events/${eventId}/speakers`,
-  eventSponsors: (eventId: string) => `/events/${eventId}/sponsors`,
-} as const;
-
-/** The kind of resource a manifest path holds; decides its schema. */
-export type ResourceKind = 'organization' | 'team' | 'speakers' | 'sponsors' | 'eventIndex' | 'event' | 'eventSessions' | 'eventSpeakers' | 'eventSponsors';
 
 /**
  * Snapshot ids sort by time: UTC basic format with milliseconds, then the first 12 hex digits of

@@ -1,9 +1,9 @@
-// The JSON Schemas of schemas/ as documents: their names, the one each kind of stored resource
-// must satisfy, and the files read once. Both the validator (snapshot/schemas.ts, ajv) and the
-// canonical key order (snapshot/key-order.ts) are derived from these, so the order in which a
-// body lists its members is written in exactly one place: each schema's `properties`.
+// The JSON Schemas of schemas/ as documents: their names and the files read once (which schema
+// each resource satisfies is the resource catalog's, snapshot/resource-catalog.ts). Both the
+// validator (snapshot/schemas.ts, ajv) and the canonical key order (snapshot/key-order.ts) are
+// derived from these, so the order in which a body lists its members is written in exactly one
+// place: each schema's `properties`.
 import { readdirSync, readFileSync } from 'node:fs';
-import type { ResourceKind } from './layout.ts';
 import { packagePath } from '../runtime/package-root.ts';
 
 export const SCHEMA_DIR = packagePath('schemas');
@@ -28,19 +28,6 @@ export type SchemaName =
   | 'sponsor'
   | 'session'
   | 'team-member';
-
-/** The schema each kind of stored resource must satisfy. */
-export const SCHEMA_OF_KIND: Record<ResourceKind, SchemaName> = {
-  organization: 'organization',
-  team: 'team',
-  speakers: 'speaker-list',
-  sponsors: 'sponsor-list',
-  eventIndex: 'event-index',
-  event: 'stored-event-detail',
-  eventSessions: 'session-list',
-  eventSpeakers: 'speaker-list',
-  eventSponsors: 'sponsor-list',
-};
 
 /** A JSON Schema document or subschema, as parsed: only what Marquee reads of it is typed. */
 export interface SchemaDocument {

@@ -11,9 +11,10 @@
 // (against S3, a thousand organizations' objects one after the other took minutes), and the report
 // lists its findings in the same order whatever order the reads finished in.
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { manifestKey, objectKey, objectPrefix, pointerKey, resourcePath, stateRecordPrefix } from '../../snapshot/layout.ts';
+import { manifestKey, objectKey, objectPrefix, pointerKey, stateRecordPrefix } from '../../snapshot/layout.ts';
 import type { Manifest } from '../../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
+import { resourceAt, resourcePath } from '../../snapshot/resource-catalog.ts';
 import { parseStateRecord, stateMarkOf } from '../../snapshot/state-records.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { mapConcurrently } from '../concurrently.ts';
@@ -176,7 +177,7 @@ async function indexOrganization(store: SnapshotStore, orgId: string): Promise<O
       index.eventIds.add(eventId.toLowerCase());
     }
     for (const [path, hash] of Object.entries(manifest.resources ?? {})) {
-      const eventId = /^\/events\/([^/]+)/.exec(path)?.[1];
+      const eventId = resourceAt(path)?.eventId;
       if (eventId !== undefined) index.eventIds.add(eventId.toLowerCase());
       if (!index.referenced.has(hash)) {
         index.referenced.set(hash, path);

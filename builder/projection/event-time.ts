@@ -4,7 +4,7 @@
 // report which one blocks the snapshot and keep the previous one.
 import type { EventRow } from '../platform/rows.ts';
 import type { Instant } from '../../snapshot/schema-types.ts';
-import { resourcePath } from '../../snapshot/layout.ts';
+import { resourcePath } from '../../snapshot/resource-catalog.ts';
 import { BuildError } from '../errors.ts';
 import { zoneClock, type ZoneClock } from './instant.ts';
 

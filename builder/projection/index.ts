@@ -3,7 +3,14 @@
 // same data always gives the same bytes and hashes. The reader already filters what must never
 // be published (docs/design.md step 1); every filter is applied again here as a second line.
 import type { OrganizationData } from '../platform/rows.ts';
-import { resourcePath, type ResourceKind } from '../../snapshot/layout.ts';
+import {
+  EVENT_RESOURCE_KINDS,
+  ORGANIZATION_RESOURCE_KINDS,
+  resourcePath,
+  type EventResourceKind,
+  type OrganizationResourceKind,
+  type ResourceKind,
+} from '../../snapshot/resource-catalog.ts';
 import type { Organization, Speaker, Sponsor, StoredEventDetail, StoredEventSummary, TeamMember } from '../../snapshot/schema-types.ts';
 import { inIndexOrder, isPublished, projectEvent } from './events.ts';
 import { projectOrganizationProfile } from './organization.ts';
@@ -62,32 +69,38 @@ function slugIndex(events: readonly StoredEventDetail[]): Record<string, string>
 }
 
 export interface ProjectedResource {
-  /** The API path below /api/integration/v1 (snapshot/layout.ts resourcePath). */
+  /** The API path below /api/integration/v1 (snapshot/resource-catalog.ts resourcePath). */
   path: string;
   kind: ResourceKind;
   value: unknown;
 }
 
+/** What each kind of the resource catalog publishes: the organization's resources… */
+const ORGANIZATION_VALUES: { readonly [K in OrganizationResourceKind]: (projection: OrganizationProjection) => unknown } = {
+  organization: (projection) => projection.organization,
+  team: (projection) => projection.team,
+  speakers: (projection) => projection.speakers,
+  sponsors: (projection) => projection.sponsors,
+  eventIndex: (projection) => projection.eventIndex,
+};
+
+/** …and each event's: the three sub-resources equal the detail's arrays. */
+const EVENT_VALUES: { readonly [K in EventResourceKind]: (event: StoredEventDetail) => unknown } = {
+  event: (event) => event,
+  eventSessions: (event) => event.sessions,
+  eventSpeakers: (event) => event.speakers,
+  eventSponsors: (event) => event.sponsors,
+};
+
 /**
- * Every resource to publish, in a deterministic order: /organization, /team, /speakers,
- * /sponsors, /events, then per event /events/{id}, /events/{id}/sessions, /events/{id}/speakers,
- * /events/{id}/sponsors. The three sub-resources equal the detail's arrays.
+ * Every resource to publish, in a deterministic order, the catalog's: the organization's
+ * (/organization, /team, /speakers, /sponsors, /events), then per event its own (/events/{id},
+ * /events/{id}/sessions, /events/{id}/speakers, /events/{id}/sponsors).
  */
 export function resourcesOf(projection: OrganizationProjection): ProjectedResource[] {
-  const resources: ProjectedResource[] = [
-    { path: resourcePath.organization, kind: 'organization', value: projection.organization },
-    { path: resourcePath.team, kind: 'team', value: projection.team },
-    { path: resourcePath.speakers, kind: 'speakers', value: projection.speakers },
-    { path: resourcePath.sponsors, kind: 'sponsors', value: projection.sponsors },
-    { path: resourcePath.eventIndex, kind: 'eventIndex', value: projection.eventIndex },
-  ];
+  const resources: ProjectedResource[] = ORGANIZATION_RESOURCE_KINDS.map((kind) => ({ path: resourcePath[kind], kind, value: ORGANIZATION_VALUES[kind](projection) }));
   for (const event of projection.events) {
-    resources.push(
-      { path: resourcePath.event(event.id), kind: 'event', value: event },
-      { path: resourcePath.eventSessions(event.id), kind: 'eventSessions', value: event.sessions },
-      { path: resourcePath.eventSpeakers(event.id), kind: 'eventSpeakers', value: event.speakers },
-      { path: resourcePath.eventSponsors(event.id), kind: 'eventSponsors', value: event.sponsors },
-    );
+    for (const kind of EVENT_RESOURCE_KINDS) resources.push({ path: resourcePath[kind](event.id), kind, value: EVENT_VALUES[kind](event) });
   }
   return resources;
 }

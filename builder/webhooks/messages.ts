@@ -1,12 +1,11 @@
 // The messages a publish sends (docs/design.md "Webhooks"): `snapshot.published` when what the API
-// answers for the organization changed — the API paths changed, with the ETag each answers now,
-// and the paths removed — and `organization.state_changed` when it was suspended, closed or
-// reactivated. Pure: from what the publish replaced and what it wrote. No key and no personal
+// answers for the organization changed — the API paths changed, with the ETag each answers at the
+// publish, and the paths removed — and `organization.state_changed` when it was suspended, closed
+// or reactivated. Pure: from what the publish replaced and what it wrote. No key and no personal
 // field is ever part of one: paths, ETags, ids and instants only.
+import { answeredTag } from '../../snapshot/clock-rendering/answered-tag.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-
-/** The API's base path: a message names paths a site GETs with its key. */
-const API_BASE = '/api/integration/v1';
+import { API_BASE, isClockDependent, resourceAt } from '../../snapshot/resource-catalog.ts';
 
 export type MessageType = 'snapshot.published' | 'organization.state_changed' | 'webhook.test';
 
@@ -29,14 +28,23 @@ export interface PublishedChange {
   /** Resource paths (below the API base) to their content hashes, as served before and after; empty when not active. */
   before: Readonly<Record<string, string>>;
   after: Readonly<Record<string, string>>;
+  /** The stored bytes of `after`'s resources: what the answers the gateway computes are tagged from. */
+  stored: ReadonlyMap<string, Buffer>;
 }
 
 /**
- * The events list and an event's detail carry clock fields the gateway computes per request, so
- * their ETag depends on the instant asked; a message names them when their stored source changed,
- * with a null ETag: refetch them.
+ * The ETag the gateway answers for a changed path at the publish. The events list and an event's
+ * detail carry clock fields the gateway computes per request, so theirs is computed as the gateway
+ * computes it, for the instant of the publish; the clock may change it later without a message.
  */
-const CLOCK_DEPENDENT = /^\/events(\/[^/]+)?$/;
+function etagAt(change: PublishedChange, path: string): string {
+  const hash = change.after[path]!;
+  const kind = resourceAt(path)?.kind;
+  if (kind === undefined || !isClockDependent(kind)) return `"${hash}"`;
+  const bytes = change.stored.get(path);
+  if (bytes === undefined) throw new Error(`the publish of organization ${change.organizationId} reports ${path} changed but not its bytes`);
+  return `"${answeredTag(kind, hash, bytes, Date.parse(change.publishedAt))}"`;
+}
 
 /** The messages a publish sends, in the order to send them; none when nothing a site sees changed. */
 export function messagesOf(change: PublishedChange): WebhookMessage[] {
@@ -50,7 +58,7 @@ export function messagesOf(change: PublishedChange): WebhookMessage[] {
     const changed = Object.keys(change.after)
       .filter((path) => change.before[path] !== change.after[path])
       .sort()
-      .map((path) => ({ path: `${API_BASE}${path}`, etag: CLOCK_DEPENDENT.test(path) ? null : `"${change.after[path]}"` }));
+      .map((path) => ({ path: `${API_BASE}${path}`, etag: etagAt(change, path) }));
     const removed = Object.keys(change.before)
       .filter((path) => !(path in change.after))
       .sort()

@@ -72,14 +72,14 @@ export class WebhookReceiver {
     return 'no valid signature';
   }
 
-  private handle(id: string, message: { type: string; data: { changed?: Array<{ path: string; etag: string | null }>; removed?: string[] } }): void {
+  private handle(id: string, message: { type: string; data: { changed?: Array<{ path: string; etag: string }>; removed?: string[] } }): void {
     if (this.seen.has(id)) return;
     this.seen.add(id);
     if (this.seen.size > SEEN_KEPT) this.seen.delete(this.seen.values().next().value!);
     if (message.type !== 'snapshot.published') return;
     for (const path of message.data.removed ?? []) this.cache.delete(path);
     // Sequential per message: a site has few paths per change, and the API has a rate limit per key.
-    const paths = (message.data.changed ?? []).filter((change) => this.cache.get(change.path)?.etag !== change.etag || change.etag === null);
+    const paths = (message.data.changed ?? []).filter((change) => this.cache.get(change.path)?.etag !== change.etag);
     this.pending = this.pending.then(async () => {
       for (const { path } of paths) await this.refetch(path);
     });

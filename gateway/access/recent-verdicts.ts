@@ -7,7 +7,7 @@
 // is remembered as such whatever its age, since both are final.
 import type { KeyRecord } from '../keys/key-store.ts';
 import { standingAt } from '../keys/key-validity.ts';
-import { LruCache } from '../snapshot-cache/lru.ts';
+import { LruCache } from '../../runtime/lru.ts';
 
 export interface RecentVerdictsOptions {
   /** Keys remembered at most; default 10,000 (about 2 MB). */

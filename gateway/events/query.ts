@@ -1,17 +1,8 @@
 // GET /events parameters (docs/api.md §4; docs/design.md decisions table): defaults, and a 400 naming the
 // parameter and the rule for anything else. Unknown parameters are ignored.
+import { DEFAULT_EVENTS_QUERY, type EventsQuery, type TimingFilter } from '../../snapshot/clock-rendering/events-query.ts';
 import { badRequest } from '../errors.ts';
-import type { Timing } from '../timing.ts';
 
-export type TimingFilter = Timing | 'all';
-
-export interface EventsQuery {
-  timing: TimingFilter;
-  page: number;
-  pageSize: number;
-}
-
-export const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 100;
 /** page is an int32 (docs/api.md §4), and the response schema says so too. */
 const MAX_PAGE = 2_147_483_647;
@@ -20,14 +11,14 @@ const DIGITS = /^[0-9]{1,10}$/;
 
 /** `query` as node:querystring parses it: a repeated parameter arrives as an array. */
 export function parseEventsQuery(query: Readonly<Record<string, unknown>>): EventsQuery {
-  const timing = single(query, 'timing') ?? 'upcoming';
+  const timing = single(query, 'timing') ?? DEFAULT_EVENTS_QUERY.timing;
   if (!TIMING_FILTERS.has(timing)) {
     throw badRequest('timing must be one of upcoming, ongoing, past, all.');
   }
   return {
     timing: timing as TimingFilter,
-    page: integer(query, 'page', 1, MAX_PAGE, 1),
-    pageSize: integer(query, 'pageSize', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
+    page: integer(query, 'page', 1, MAX_PAGE, DEFAULT_EVENTS_QUERY.page),
+    pageSize: integer(query, 'pageSize', 1, MAX_PAGE_SIZE, DEFAULT_EVENTS_QUERY.pageSize),
   };
 }
 

@@ -1,6 +1,7 @@
 // docs/api.md §4 "Path parameter idOrSlug": the event's id, else its slug, looked up in the key's own
 // organization's manifest only — there is no other place an event could be found.
-import { isUuid, resourcePath } from '../../snapshot/layout.ts';
+import { isUuid } from '../../snapshot/layout.ts';
+import { resourcePath } from '../../snapshot/resource-catalog.ts';
 import type { ManifestView } from '../snapshot-cache/manifest-view.ts';
 
 export function resolveEventId(manifest: ManifestView, idOrSlug: string): string | undefined {

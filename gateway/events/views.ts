@@ -1,9 +1,9 @@
 // Parsed, clock-aware views of stored event objects, by content hash: parsing an index of 5,000
 // events once instead of per request is what the /events target depends on.
 import type { ObjectCache } from '../snapshot-cache/object-cache.ts';
-import { LoadingCache } from '../snapshot-cache/loading-cache.ts';
-import { EventDetailView } from './detail-view.ts';
-import { EventIndexView } from './index-view.ts';
+import { LoadingCache } from '../../runtime/loading-cache.ts';
+import { EventDetailView } from '../../snapshot/clock-rendering/detail-view.ts';
+import { EventIndexView } from '../../snapshot/clock-rendering/index-view.ts';
 
 interface Weighted<V> {
   view: V;

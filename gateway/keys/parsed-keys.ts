@@ -1,7 +1,7 @@
 // Presented key text → parseKey's result, for the keys seen recently: a key is sent with every
 // request, and its checksum and SHA-256 are the same each time. Bounded, so arbitrary key-shaped
 // input costs memory only up to `capacity` entries.
-import { LruCache } from '../snapshot-cache/lru.ts';
+import { LruCache } from '../../runtime/lru.ts';
 import { parseKey, type ParsedKey } from './format.ts';
 
 export class ParsedKeys {

@@ -10,7 +10,7 @@ import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
 import type { KeyRecord } from '../keys/key-store.ts';
-import type { Representation } from '../representation.ts';
+import type { Representation } from '../../snapshot/representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
 import { ALLOWED_METHODS, matchRoute, pathBelowBase } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';

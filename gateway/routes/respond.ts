@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import { CORS_HEADERS } from '../access/cors.ts';
 import { countApiResponse, observationOf } from '../observed-request.ts';
-import { CACHE_CONTROL, type Representation } from '../representation.ts';
+import { CACHE_CONTROL, type Representation } from '../../snapshot/representation.ts';
 import { REQUEST_ID_HEADER } from '../request-id.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
 

@@ -18,7 +18,7 @@ import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { Log } from '../../runtime/log.ts';
 import { type SnapshotSource, StoreUnavailableError, type Version } from '../../snapshot/store.ts';
-import { LruCache } from './lru.ts';
+import { LruCache } from '../../runtime/lru.ts';
 import { manifestView, type ManifestView } from './manifest-view.ts';
 import { OutageWarning } from './outage-warning.ts';
 import { StoreBackoff } from './store-backoff.ts';

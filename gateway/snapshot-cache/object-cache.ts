@@ -5,8 +5,8 @@
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { SnapshotSource } from '../../snapshot/store.ts';
 import type { Awaitable } from '../awaitable.ts';
-import { storedRepresentation, type Representation } from '../representation.ts';
-import { LoadingCache } from './loading-cache.ts';
+import { storedRepresentation, type Representation } from '../../snapshot/representation.ts';
+import { LoadingCache } from '../../runtime/loading-cache.ts';
 
 export class ObjectCache {
   private readonly cache: LoadingCache<Representation>;

@@ -2,10 +2,11 @@
 // headers and errors as the gateway answers them (gateway/routes/, gateway/access/,
 // gateway/errors.ts, gateway/problem.ts), around the component schemas derived from schemas/
 // (components.ts) and with examples the real gateway gave for the sample data (examples.ts).
-import { CACHE_CONTROL } from '../../gateway/representation.ts';
-import { DEFAULT_PAGE_SIZE } from '../../gateway/events/query.ts';
-import { API_BASE, API_ROUTES } from '../../gateway/api-routes.ts';
+import { CACHE_CONTROL } from '../../snapshot/representation.ts';
+import { API_ROUTES } from '../../gateway/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
+import { DEFAULT_EVENTS_QUERY } from '../../snapshot/clock-rendering/events-query.ts';
+import { API_BASE } from '../../snapshot/resource-catalog.ts';
 import { componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type JsonSchema } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
 
@@ -60,8 +61,8 @@ const PROBLEM_JSON = 'application/problem+json';
 const JSON_TYPE = 'application/json';
 
 /**
- * What the document says of one route of the gateway's table (gateway/api-routes.ts),
- * which gives the path, the operationId and the 200 body's schema.
+ * What the document says of one route of the gateway's table (gateway/api-routes.ts, from the
+ * resource catalog), which gives the path, the operationId and the 200 body's schema.
  */
 interface OperationText {
   tag: 'Organization' | 'Events';
@@ -419,7 +420,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
           in: 'query',
           required: false,
           description: 'Events per page.',
-          schema: { ...pagedProperties.pageSize, default: DEFAULT_PAGE_SIZE },
+          schema: { ...pagedProperties.pageSize, default: DEFAULT_EVENTS_QUERY.pageSize },
         },
         IdOrSlug: {
           name: 'idOrSlug',

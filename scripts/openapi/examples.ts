@@ -18,8 +18,8 @@ import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter
 import { createGateway, type Gateway } from '../../gateway/app.ts';
 import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
 import type { Log } from '../../runtime/log.ts';
-import { API_BASE } from '../../gateway/api-routes.ts';
-import { manifestPrefix, objectKey, objectPrefix, pointerKey, resourcePath } from '../../snapshot/layout.ts';
+import { manifestPrefix, objectKey, objectPrefix, pointerKey } from '../../snapshot/layout.ts';
+import { API_BASE, resourcePath } from '../../snapshot/resource-catalog.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';
 import { type SnapshotSource, StoreUnavailableError, type Version, type VersionedBytes } from '../../snapshot/store.ts';

@@ -1,7 +1,7 @@
 // Shared by the projection tests: every projected resource must satisfy its schema (docs/design.md
 // step 3), so the tests check each fixture's whole output, not just the fields they look at.
 import type { ProjectedResource } from '../../builder/projection/index.ts';
-import { SCHEMA_OF_KIND } from '../../snapshot/schema-catalog.ts';
+import { RESOURCE_CATALOG } from '../../snapshot/resource-catalog.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';
 
 const schemas = new SchemaSet();
@@ -10,7 +10,7 @@ const schemas = new SchemaSet();
 export function schemaViolations(resources: readonly ProjectedResource[]): string[] {
   const violations: string[] = [];
   for (const resource of resources) {
-    const result = schemas.validate(SCHEMA_OF_KIND[resource.kind], resource.value);
+    const result = schemas.validate(RESOURCE_CATALOG[resource.kind].storedSchema, resource.value);
     if (!result.valid) violations.push(`${resource.path}: ${result.reason}`);
   }
   return violations;

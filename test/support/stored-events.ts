@@ -1,5 +1,5 @@
 // Stored event forms built by hand (StoredEventSummary / StoredEventDetail), for unit tests of the
-// gateway's clock-dependent views that need exact control of every instant.
+// clock rendering (snapshot/clock-rendering/) that need exact control of every instant.
 import type { EventClock, Instant, StoredEventDetail, StoredEventSummary } from '../../snapshot/schema-types.ts';
 import { fixtureUuid } from './platform-fixture.ts';
 

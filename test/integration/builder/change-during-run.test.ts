@@ -10,7 +10,7 @@ import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts'
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { resourcePath } from '../../../snapshot/layout.ts';
+import { resourcePath } from '../../../snapshot/resource-catalog.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';

@@ -18,7 +18,7 @@ import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { RedisBuildLocks } from '../../../builder/redis-build-locks.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';
-import { resourcePath } from '../../../snapshot/layout.ts';
+import { resourcePath } from '../../../snapshot/resource-catalog.ts';
 import { readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import type { SnapshotStore } from '../../../snapshot/store.ts';

@@ -13,7 +13,7 @@ import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';
-import { resourcePath } from '../../../snapshot/layout.ts';
+import { resourcePath } from '../../../snapshot/resource-catalog.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import type { SnapshotStore } from '../../../snapshot/store.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';

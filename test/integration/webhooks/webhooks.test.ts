@@ -201,6 +201,30 @@ describe('a change made with SQL reaches a receiver, signed', () => {
       expect(message!.raw.body).not.toContain(key);
       expect(message!.raw.body).not.toMatch(/@/);
 
+      // The events list and each event's detail, which the clock changes: a message carries the
+      // ETag the gateway answers for them. Their events move a month on, so that no start or end
+      // falls between the publish and the requests below.
+      await db.query(
+        `UPDATE events SET starts_at = starts_at + interval '30 days', ends_at = ends_at + interval '30 days', description = 'Moved a month on' WHERE organization_id = $1`,
+        [org.id],
+      );
+      const moved = await waitFor('a message naming the events list', () =>
+        receiver.messages('snapshot.published').find((found) => (found.body.data.changed as Array<{ path: string }>).some((change) => change.path === `${API}/events`)),
+      );
+      const clockDependent = (moved.body.data.changed as Array<{ path: string; etag: string }>).filter((change) => /^\/api\/integration\/v1\/events(\/[^/]+)?$/.test(change.path));
+      // The list and every event of the organization (two each in the synthetic platform).
+      expect(clockDependent.length, JSON.stringify(moved.body.data.changed)).toBe(3);
+      for (const { path, etag } of clockDependent) {
+        const answer = await waitFor(`the gateway to serve the moved ${path}`, async () => {
+          const response = await fetch(`${gateway}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+          return (await response.text()).includes('Moved a month on') ? response : undefined;
+        });
+        expect(etag, path).toMatch(/^"[0-9a-f]{64}"$/);
+        expect(answer.headers.get('etag'), path).toBe(etag);
+        const revalidated = await fetch(`${gateway}${path}`, { headers: { Authorization: `Bearer ${key}`, 'If-None-Match': etag } });
+        expect(revalidated.status, path).toBe(304);
+      }
+
       // A build with nothing changed publishes nothing and sends nothing.
       const before = receiver.received.length;
       const run = await adminRequest('POST', '/admin/v1/builds', { organizations: [org.slug] });

@@ -4,7 +4,7 @@ import { InProcessBuildLocks } from '../../../builder/build-locks.ts';
 import { BuildError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { validateResources } from '../../../builder/validate.ts';
-import { resourcePath } from '../../../snapshot/layout.ts';
+import { resourcePath } from '../../../snapshot/resource-catalog.ts';
 import { readPointer } from '../../../snapshot/reader.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';

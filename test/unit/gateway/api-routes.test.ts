@@ -7,7 +7,8 @@ import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../gateway/errors.ts';
-import { API_BASE, API_ROUTES, matchRoute, pathBelowBase } from '../../../gateway/api-routes.ts';
+import { API_ROUTES, matchRoute, pathBelowBase } from '../../../gateway/api-routes.ts';
+import { API_BASE } from '../../../snapshot/resource-catalog.ts';
 
 let server: Server;
 let port: number;

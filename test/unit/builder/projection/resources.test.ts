@@ -1,5 +1,5 @@
 // resourcesOf: every resource of the snapshot, in a fixed order, each valid against its schema
-// (docs/design.md steps 2–3; snapshot/schema-catalog.ts SCHEMA_OF_KIND).
+// (docs/design.md steps 2–3; snapshot/resource-catalog.ts).
 import { describe, expect, it } from 'vitest';
 import { resourcesOf } from '../../../../builder/projection/index.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';

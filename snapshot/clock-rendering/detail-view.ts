@@ -1,9 +1,9 @@
 // GET /events/{idOrSlug}: the stored detail patched with its clock fields (docs/api.md §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
-import { keyOrderOf } from '../../snapshot/key-order.ts';
-import type { StoredEventDetail } from '../../snapshot/schema-types.ts';
-import { computedRepresentation, type Representation } from '../representation.ts';
-import { clockStateAt, type ParsedClock } from '../timing.ts';
+import { keyOrderOf } from '../key-order.ts';
+import { computedRepresentation, computedTag, type Representation } from '../representation.ts';
+import type { EventClock, StoredEventDetail } from '../schema-types.ts';
+import { type ClockState, clockStateAt, parseClock, type ParsedClock } from './timing.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
 
 const DETAIL_ORDER = keyOrderOf('event-detail');
@@ -26,6 +26,17 @@ export class EventDetailView {
 
   at(now: number): Representation {
     const state = clockStateAt(this.clock, now);
-    return (this.rendered[state] ??= computedRepresentation(renderWithClockFields(this.template, state), this.hash, String(state)));
+    return (this.rendered[state] ??= computedRepresentation(renderWithClockFields(this.template, state), this.hash, tagState(state)));
+  }
+
+  /**
+   * The tag `at(now)` answers, unquoted, without rendering the body: the detail's state is its
+   * clock's alone. For a stored detail read once (a webhook message names the tag).
+   */
+  static tagAt(hash: string, stored: { clock: EventClock }, now: number): string {
+    return computedTag(hash, tagState(clockStateAt(parseClock(stored.clock), now)));
   }
 }
+
+/** What, besides the source's hash, names a rendering of the detail. */
+const tagState = (state: ClockState): string => String(state);

@@ -1,5 +1,6 @@
-// What a 200 carries: the exact body bytes and the entity tag that names them.
-import { sha256Hex } from '../snapshot/hash.ts';
+// What a 200 carries: the exact body bytes and the entity tag that names them. Shared: the gateway
+// answers with it, and the builder's webhook messages name the tag the gateway will answer.
+import { sha256Hex } from './hash.ts';
 
 export interface Representation {
   readonly bytes: Buffer;
@@ -33,5 +34,10 @@ export function storedRepresentation(bytes: Buffer, hash: string): Representatio
  * gateway ever renders the same state differently.
  */
 export function computedRepresentation(body: string, sourceHash: string, state: string): Representation {
-  return representation(Buffer.from(body, 'utf8'), sha256Hex(`computed-v1\n${sourceHash}\n${state}`));
+  return representation(Buffer.from(body, 'utf8'), computedTag(sourceHash, state));
+}
+
+/** The tag of a clock-dependent response, unquoted; for who needs it without the body (webhook messages). */
+export function computedTag(sourceHash: string, state: string): string {
+  return sha256Hex(`computed-v1\n${sourceHash}\n${state}`);
 }

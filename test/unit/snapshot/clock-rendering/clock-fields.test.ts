@@ -2,8 +2,8 @@
 // with the clock fields where the API schema lists them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderWithClockFields, splitClock } from '../../../../gateway/events/clock-fields.ts';
-import { CLOCK_STATE_COUNT, isOpenIn, timingOf } from '../../../../gateway/timing.ts';
+import { renderWithClockFields, splitClock } from '../../../../snapshot/clock-rendering/clock-fields.ts';
+import { CLOCK_STATE_COUNT, isOpenIn, timingOf } from '../../../../snapshot/clock-rendering/timing.ts';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { KeyOrder, keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { storedDetail, storedSummary } from '../../../support/stored-events.ts';

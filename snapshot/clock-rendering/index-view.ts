@@ -3,13 +3,13 @@
 // change, so per such window the filtered lists are computed once and each requested page is
 // rendered once from each item's clock template. A request inside a known window
 // with a known page costs a few lookups, which is what makes 5,000 events cheap.
-import { keyOrderOf } from '../../snapshot/key-order.ts';
-import type { StoredEventSummary } from '../../snapshot/schema-types.ts';
-import { LruCache } from '../snapshot-cache/lru.ts';
+import { LruCache } from '../../runtime/lru.ts';
+import { keyOrderOf } from '../key-order.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
-import { clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock } from '../timing.ts';
+import type { StoredEventSummary } from '../schema-types.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
-import type { EventsQuery, TimingFilter } from './query.ts';
+import type { EventsQuery, TimingFilter } from './events-query.ts';
+import { clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock } from './timing.ts';
 
 interface IndexedEvent {
   readonly template: ClockTemplate;

@@ -1,5 +1,6 @@
 // An LRU in front of an asynchronous loader: concurrent misses for one key share a single load,
-// so a burst of requests for a cold object reads the store once. A hit is returned as the value
+// so a burst of requests for a cold object reads the store once (the gateway's object and event
+// view caches). A hit is returned as the value
 // itself, not a promise, so a request served from memory takes no asynchronous hop.
 import { LruCache } from './lru.ts';
 

@@ -1,6 +1,6 @@
 // Clock-dependent fields of an event (docs/design.md "Clock-dependent fields"): pure functions of the
 // stored EventClock and an instant, and the instants at which their values can change.
-import type { EventClock, EventSummary } from '../snapshot/schema-types.ts';
+import type { EventClock, EventSummary } from '../schema-types.ts';
 
 export type Timing = EventSummary['timing'];
 

@@ -4,7 +4,7 @@ import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { EventDetail } from '../../../../snapshot/schema-types.ts';
-import { EventDetailView } from '../../../../gateway/events/detail-view.ts';
+import { EventDetailView } from '../../../../snapshot/clock-rendering/detail-view.ts';
 import { storedDetail } from '../../../support/stored-events.ts';
 
 const at = (text: string) => Date.parse(text);
@@ -44,5 +44,15 @@ describe('EventDetailView', () => {
     expect(tags[2]).toBe(tags[0]);
     expect(new Set(tags).size).toBe(walk.length - 1);
     for (const t of walk) expect(view.at(at(t) + 3_600_000 - 1).etag).toBe(view.at(at(t)).etag);
+  });
+
+  it('tells the tag it answers without rendering, at every instant of the walk and between', () => {
+    const detail = JSON.parse(stored.bytes.toString('utf8')) as Parameters<typeof EventDetailView.tagAt>[1];
+    const instants = ['2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z', '2026-04-20T00:00:00Z', '2026-05-01T09:00:00Z', '2026-05-01T17:00:00Z'].flatMap((t) => [
+      at(t) - 1,
+      at(t),
+      at(t) + 1,
+    ]);
+    for (const now of instants) expect(EventDetailView.tagAt(stored.hash, detail, now)).toBe(view.at(now).etag);
   });
 });

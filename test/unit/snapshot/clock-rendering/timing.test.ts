@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EventClock } from '../../../snapshot/schema-types.ts';
+import type { EventClock } from '../../../../snapshot/schema-types.ts';
 import {
   boundariesOf,
   clockStateAt,
@@ -12,7 +12,7 @@ import {
   stableInterval,
   timingAt,
   timingOf,
-} from '../../../gateway/timing.ts';
+} from '../../../../snapshot/clock-rendering/timing.ts';
 
 const at = (text: string) => Date.parse(text);
 const clock = (overrides: Partial<EventClock> = {}) =>

@@ -3,8 +3,8 @@ import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { PagedEventSummaries } from '../../../../snapshot/schema-types.ts';
-import { EventIndexView, pastOrder } from '../../../../gateway/events/index-view.ts';
-import type { EventsQuery } from '../../../../gateway/events/query.ts';
+import { EventIndexView, pastOrder } from '../../../../snapshot/clock-rendering/index-view.ts';
+import type { EventsQuery } from '../../../../snapshot/clock-rendering/events-query.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { inIndexOrder, storedSummary } from '../../../support/stored-events.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../../../../gateway/snapshot-cache/lru.ts';
-import { LoadingCache } from '../../../../gateway/snapshot-cache/loading-cache.ts';
+import { LoadingCache } from '../../../runtime/loading-cache.ts';
+import { LruCache } from '../../../runtime/lru.ts';
 
 describe('LruCache', () => {
   it('evicts the least recently used entries once the weight exceeds the capacity', () => {

@@ -1,13 +1,13 @@
 // Turning a stored event (index item or detail) into what the API serves: `clock` removed,
 // `timing` and `isRegistrationOpen` added where the API schema lists them, serialized canonically
-// like every stored object (snapshot/canonical.ts). The canonical text around the two fields is
+// like every stored object (../canonical.ts). The canonical text around the two fields is
 // built once per event and kept instead of the parsed event: serving a state is then a
 // concatenation, and memory holds about the stored size rather than a tree of objects several
 // times that.
-import { canonicalJson } from '../../snapshot/canonical.ts';
-import type { KeyOrder } from '../../snapshot/key-order.ts';
-import type { EventClock } from '../../snapshot/schema-types.ts';
-import { isOpenIn, parseClock, timingOf, type ClockState, type ParsedClock } from '../timing.ts';
+import { canonicalJson } from '../canonical.ts';
+import type { KeyOrder } from '../key-order.ts';
+import type { EventClock } from '../schema-types.ts';
+import { isOpenIn, parseClock, timingOf, type ClockState, type ParsedClock } from './timing.ts';
 
 type ClockField = 'timing' | 'isRegistrationOpen';
 const CLOCK_FIELDS: ReadonlySet<string> = new Set<ClockField>(['timing', 'isRegistrationOpen']);
