@@ -3,7 +3,8 @@
 // may send each route, what it gets back, and the errorCodes it can branch on. Nothing is written
 // here twice: a route added to the table is in the document.
 import { ADMIN_API_BASE, ADMIN_ROUTES, type AdminRoute } from './api-routes.ts';
-import { ADMIN_SCHEMAS, ERROR_STATUS, type JsonSchema, schemaRef } from './api-schemas.ts';
+import { ADMIN_SCHEMAS, type JsonSchema, schemaRef } from './api-schemas.ts';
+import { ADMIN_ERRORS } from './errors.ts';
 import type { AdminErrorCode } from './errors.ts';
 
 const DESCRIPTION = `The control plane of a builder (and of \`start\`), on its admin port: organizations, build
@@ -34,7 +35,7 @@ function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body'
   if (route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
   if (route.method !== 'get') codes.add('UNSUPPORTED_MEDIA_TYPE');
   const byStatus = new Map<number, AdminErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of codes) byStatus.set(ADMIN_ERRORS[code].status, [...(byStatus.get(ADMIN_ERRORS[code].status) ?? []), code]);
   return byStatus;
 }
 

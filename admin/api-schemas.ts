@@ -2,7 +2,6 @@
 // (keys/key-admin.ts's KeyView, builder/runs/build-runs.ts's BuildRun, …) written as schemas, for
 // the routes' declarations (api-routes.ts) and the OpenAPI document made from them
 // (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
-import type { AdminErrorCode } from './errors.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
@@ -129,20 +128,3 @@ type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 
 export const schemaRef = (name: AdminSchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 export const listOf = (name: AdminSchemaName): JsonSchema => ({ type: 'array', items: schemaRef(name) });
-
-/** The status each error code is answered with (errors.ts, problem.ts). */
-export const ERROR_STATUS: Record<AdminErrorCode, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  NOT_FOUND: 404,
-  ORGANIZATION_NOT_FOUND: 404,
-  KEY_NOT_FOUND: 404,
-  SNAPSHOT_NOT_FOUND: 404,
-  BUILD_NOT_FOUND: 404,
-  WEBHOOK_NOT_FOUND: 404,
-  MESSAGE_NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};

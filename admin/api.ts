@@ -6,7 +6,7 @@
 import express, { type Request, type RequestHandler, Router } from 'express';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
-import { AdminError } from './errors.ts';
+import { adminError } from './errors.ts';
 import { requestValidator } from './request-validation.ts';
 import type { AdminServices } from './services.ts';
 
@@ -63,7 +63,7 @@ function requireJsonBody(): RequestHandler {
   return function jsonOnly(req, _res, next) {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     if (!req.is('application/json')) {
-      return next(new AdminError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'State-changing admin requests must be sent as Content-Type: application/json.'));
+      return next(adminError('UNSUPPORTED_MEDIA_TYPE', 'State-changing admin requests must be sent as Content-Type: application/json.'));
     }
     next();
   };

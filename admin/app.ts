@@ -8,7 +8,7 @@ import type { HealthReport } from '../gateway/readiness.ts';
 import type { Log } from '../runtime/log.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminToken } from './auth.ts';
-import { AdminError, notFound } from './errors.ts';
+import { adminError, notFound } from './errors.ts';
 import { adminProblemHandler } from './problem.ts';
 import type { AdminServices } from './services.ts';
 
@@ -32,9 +32,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
   app.set('etag', false);
   app.use(function refusePreflight(req, _res, next) {
     if (req.method !== 'OPTIONS') return next();
-    next(
-      new AdminError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'The admin port answers no CORS preflight: it serves no other site.', { Allow: 'GET, HEAD, POST, PATCH' }),
-    );
+    next(adminError('METHOD_NOT_ALLOWED', 'The admin port answers no CORS preflight: it serves no other site.', { Allow: 'GET, HEAD, POST, PATCH' }));
   });
   app.get('/healthz', function healthz(_req, res) {
     const report = options.health();

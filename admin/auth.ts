@@ -3,7 +3,7 @@
 // the console and remember it). Compared in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { AdminError } from './errors.ts';
+import { adminError } from './errors.ts';
 
 /**
  * Both schemes, one WWW-Authenticate header each: a browser shows its password prompt for Basic, a
@@ -13,7 +13,7 @@ import { AdminError } from './errors.ts';
 const CHALLENGE = ['Basic realm="marquee admin"', 'Bearer'];
 
 const unauthorized = () =>
-  new AdminError(401, 'UNAUTHORIZED', 'Unauthorized', 'This admin path needs ADMIN_TOKEN, as a Bearer token or as the password of HTTP Basic auth.', {
+  adminError('UNAUTHORIZED', 'This admin path needs ADMIN_TOKEN, as a Bearer token or as the password of HTTP Basic auth.', {
     'WWW-Authenticate': CHALLENGE,
   });
 

@@ -3,30 +3,41 @@
 // written as every problem is: snapshot/problem.ts).
 import { HttpProblem } from '../snapshot/problem.ts';
 
-export type AdminErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'NOT_FOUND'
-  | 'ORGANIZATION_NOT_FOUND'
-  | 'KEY_NOT_FOUND'
-  | 'SNAPSHOT_NOT_FOUND'
-  | 'BUILD_NOT_FOUND'
-  | 'WEBHOOK_NOT_FOUND'
-  | 'MESSAGE_NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+/**
+ * Each error code with the status and title it is answered with: read by every answer (adminError)
+ * and by the admin API's OpenAPI document (admin/api-document.ts), so the two cannot disagree.
+ */
+export const ADMIN_ERRORS = {
+  BAD_REQUEST: { status: 400, title: 'Bad request' },
+  UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  ORGANIZATION_NOT_FOUND: { status: 404, title: 'Organization not found' },
+  KEY_NOT_FOUND: { status: 404, title: 'Key not found' },
+  SNAPSHOT_NOT_FOUND: { status: 404, title: 'Not found' },
+  BUILD_NOT_FOUND: { status: 404, title: 'Build not found' },
+  WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook endpoint not found' },
+  MESSAGE_NOT_FOUND: { status: 404, title: 'Webhook message not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type AdminErrorCode = keyof typeof ADMIN_ERRORS;
 
 /** Its detail is meant for the operator: it names the thing at fault. A list header value is sent as that many headers (a browser reads one challenge per WWW-Authenticate). */
 export class AdminError extends HttpProblem<AdminErrorCode> {
   override name = 'AdminError';
 }
 
-export const badRequest = (detail: string) => new AdminError(400, 'BAD_REQUEST', 'Bad request', detail);
-export const organizationNotFound = (idOrSlug: string) =>
-  new AdminError(404, 'ORGANIZATION_NOT_FOUND', 'Organization not found', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
-export const keyNotFound = (keyId: string) => new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `no key has the id ${JSON.stringify(keyId)}`);
-export const buildNotFound = (runId: string) =>
-  new AdminError(404, 'BUILD_NOT_FOUND', 'Build not found', `no build run ${JSON.stringify(runId)} among the runs this process keeps`);
-export const notFound = () => new AdminError(404, 'NOT_FOUND', 'Not found', 'No admin resource at this path.');
+/** The answer for `code`, with its status and title from ADMIN_ERRORS. */
+export function adminError(code: AdminErrorCode, detail: string, headers?: Readonly<Record<string, string | readonly string[]>>): AdminError {
+  const { status, title } = ADMIN_ERRORS[code];
+  return new AdminError(status, code, title, detail, headers);
+}
+
+export const badRequest = (detail: string) => adminError('BAD_REQUEST', detail);
+export const organizationNotFound = (idOrSlug: string) => adminError('ORGANIZATION_NOT_FOUND', `no organization with id or slug ${JSON.stringify(idOrSlug)}`);
+export const keyNotFound = (keyId: string) => adminError('KEY_NOT_FOUND', `no key has the id ${JSON.stringify(keyId)}`);
+export const buildNotFound = (runId: string) => adminError('BUILD_NOT_FOUND', `no build run ${JSON.stringify(runId)} among the runs this process keeps`);
+export const notFound = () => adminError('NOT_FOUND', 'No admin resource at this path.');

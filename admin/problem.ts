@@ -11,7 +11,7 @@ import { OperatorError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
-import { AdminError, keyNotFound, organizationNotFound } from './errors.ts';
+import { ADMIN_ERRORS, AdminError, adminError, keyNotFound, organizationNotFound } from './errors.ts';
 import { KeyNotFoundError } from './keys/key-admin.ts';
 import { WebhookMessageNotFoundError, WebhookNotFoundError } from './webhook-admin.ts';
 
@@ -22,7 +22,7 @@ export function adminProblemHandler({ log }: { log: Log }): ErrorRequestHandler 
     const problem = adminProblemOf(error);
     if (problem === undefined) log.error('admin request failed', { method: req.method, path: req.path, err: error });
     if (res.headersSent) return next(error);
-    const answer = problem ?? new AdminError(500, 'INTERNAL_ERROR', 'Internal error', 'The admin request failed; the reason is in the log.');
+    const answer = problem ?? adminError('INTERNAL_ERROR', 'The admin request failed; the reason is in the log.');
     sendProblem(res, answer, req.originalUrl.split('?')[0] ?? null);
   };
 }
@@ -36,19 +36,20 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   // Named without the database: the CLI's message says where it looked, an API answer need not.
   if (error instanceof OrganizationNotFoundError) return organizationNotFound(error.idOrSlug);
   if (error instanceof KeyNotFoundError) return keyNotFound(error.keyId);
-  if (error instanceof SnapshotNotFoundError) return new AdminError(404, 'SNAPSHOT_NOT_FOUND', 'Not found', error.message);
-  if (error instanceof WebhookNotFoundError) return new AdminError(404, 'WEBHOOK_NOT_FOUND', 'Webhook endpoint not found', error.message);
-  if (error instanceof WebhookMessageNotFoundError) return new AdminError(404, 'MESSAGE_NOT_FOUND', 'Webhook message not found', error.message);
+  if (error instanceof SnapshotNotFoundError) return adminError('SNAPSHOT_NOT_FOUND', error.message);
+  if (error instanceof WebhookNotFoundError) return adminError('WEBHOOK_NOT_FOUND', error.message);
+  if (error instanceof WebhookMessageNotFoundError) return adminError('MESSAGE_NOT_FOUND', error.message);
   // The platform database is down or not set up: not the request's fault.
-  if (error instanceof PlatformDatabaseError) return new AdminError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', error.message, RETRY_AFTER);
-  if (error instanceof OperatorError) return new AdminError(400, 'BAD_REQUEST', 'Bad request', error.message);
+  if (error instanceof PlatformDatabaseError) return adminError('SERVICE_UNAVAILABLE', error.message, RETRY_AFTER);
+  if (error instanceof OperatorError) return adminError('BAD_REQUEST', error.message);
   if (causedBy(error, StoreUnavailableError)) {
-    return new AdminError(503, 'SERVICE_UNAVAILABLE', 'Service unavailable', 'The snapshot store cannot be reached right now; try again shortly.', RETRY_AFTER);
+    return adminError('SERVICE_UNAVAILABLE', 'The snapshot store cannot be reached right now; try again shortly.', RETRY_AFTER);
   }
-  // express.json()'s refusals (malformed JSON, too large) carry their status.
+  // express.json()'s refusals (malformed JSON, too large) carry their status: 413 for a body too
+  // large is still a BAD_REQUEST, with the status HTTP has for it.
   const status = (error as { status?: unknown; type?: unknown } | undefined)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500 && typeof (error as { type?: unknown }).type === 'string') {
-    return new AdminError(status, 'BAD_REQUEST', 'Bad request', `the request body could not be read: ${(error as Error).message}`);
+    return new AdminError(status, 'BAD_REQUEST', ADMIN_ERRORS.BAD_REQUEST.title, `the request body could not be read: ${(error as Error).message}`);
   }
   return undefined;
 }

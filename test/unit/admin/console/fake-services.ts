@@ -5,7 +5,7 @@ import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/audit/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
 import type { AdminServices } from '../../../../admin/services.ts';
-import { AdminError } from '../../../../admin/errors.ts';
+import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
 
 export const HOSTILE_NAME = '<script>alert(1)</script> & Co';
@@ -46,12 +46,12 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
   };
   const findKey = (id: string) => {
     const key = keyList.find((candidate) => candidate.id === id);
-    if (!key) throw new AdminError(404, 'KEY_NOT_FOUND', 'Key not found', `no key has the id ${id}`);
+    if (!key) throw adminError('KEY_NOT_FOUND', `no key has the id ${id}`);
     return key;
   };
   let counter = 0;
   const mint = async (organizationId: string, origins: readonly string[], label: string | null) => {
-    if (origins.some((origin) => !origin.startsWith('https://'))) throw new AdminError(400, 'BAD_REQUEST', 'Bad request', `origin ${origins[0]} is not an https origin`);
+    if (origins.some((origin) => !origin.startsWith('https://'))) throw adminError('BAD_REQUEST', `origin ${origins[0]} is not an https origin`);
     counter++;
     const key = { id: `key_${counter}`, organizationId, label, origins: [...origins], createdAt: '2026-11-22T09:00:00.000Z', revokedAt: null } as unknown as Key;
     keyList.push(key);
