@@ -7,7 +7,7 @@ import { createAdminApp } from '../admin/app.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
 import { createAdminServices } from '../admin/services.ts';
-import { openScheduleClaims, openWorkList } from '../builder/build-lock-backends.ts';
+import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { isUuid } from '../snapshot/layout.ts';
 import type { BuildContext } from '../builder/build.ts';
-import { openBuildLocks } from '../builder/build-lock-backends.ts';
+import { openBuildLocks } from '../builder/fleet-backends.ts';
 import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { assertPlatformRelations } from '../builder/platform/migrations.ts';

@@ -1,4 +1,4 @@
-// How builders keep out of one another's way, the one place that chooses: which build locks a
+// How builders of a fleet keep out of one another's way, the one place that chooses: which build locks a
 // builder takes (in Redis, shared by every builder of the platform; without Redis, a table in this
 // process: one builder), who runs a scheduled run (with several builders, the first to claim the
 // period in the platform database; with one, this one, always), and where runs are divided among
