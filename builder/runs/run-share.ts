@@ -79,7 +79,14 @@ export async function takeShare(parts: ShareParts, runId: string): Promise<{ pro
         await sleep(parts.pollMs);
         continue;
       }
-      if (!claim) return;
+      if (!claim) {
+        // Nothing to take now. While a sibling still builds, this worker keeps looking: a claim a
+        // dead builder left expires meanwhile, and waiting for the sibling (which may itself wait
+        // for the dead builder's build lock) would leave it untaken for as long.
+        if (building.size === 0) return;
+        await sleep(parts.pollMs);
+        continue;
+      }
       building.add(claim.entry);
       const result = await parts.build(claim.organization);
       built.push(result);

@@ -11,6 +11,7 @@ import { auditStore } from '../../../builder/audit/audit.ts';
 import type { BuildContext } from '../../../builder/build.ts';
 import type { BuildLease, BuildLocks } from '../../../builder/build-locks.ts';
 import { listenForChanges } from '../../../builder/platform/changes.ts';
+import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { SqlPlatformSource } from '../../../builder/platform/source.ts';
@@ -55,6 +56,7 @@ async function platform(): Promise<string> {
   const db = await openPostgres(url);
   try {
     await migrate(db);
+    await migrateMarquee(db);
     await seedSample(db, { now: new Date() });
   } finally {
     await db.close();
@@ -135,6 +137,11 @@ describe('a builder following changes', () => {
     const role = `builder_${randomUUID().slice(0, 8)}`;
     await platformChange(url, `CREATE ROLE ${role} LOGIN`);
     await platformChange(url, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    // Marquee's own relations were migrated by another role (as `marquee db migrate` run by an
+    // administrator): the builder's role is granted their use (docs/platform.md §7).
+    await platformChange(url, `GRANT USAGE ON SCHEMA marquee TO ${role}`);
+    await platformChange(url, `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA marquee TO ${role}`);
+    await platformChange(url, `GRANT USAGE ON ALL SEQUENCES IN SCHEMA marquee TO ${role}`);
     const builderUrl = new URL(url);
     builderUrl.username = role;
     const db = keep(await openPostgres(builderUrl.toString()));
