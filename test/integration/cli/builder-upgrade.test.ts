@@ -124,13 +124,16 @@ it("the first builder moves every row of Marquee's relations into schema marquee
     // The key keeper fills the empty Redis from the moved record; the gateway then knows the key.
     const gateway = await marqueeProcess(['serve'], env, /gateway listening on (http:\/\/\S+),/);
     started.push(gateway);
-    let status = 0;
-    for (const deadline = Date.now() + 15_000; status !== 200 && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {
-      const response = await fetch(`${gateway.match[1]}${API}/organization`, { headers: { 'X-Api-Key': previous.key } });
-      await response.arrayBuffer();
-      status = response.status;
-    }
-    expect(status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(`${gateway.match[1]}${API}/organization`, { headers: { 'X-Api-Key': previous.key } });
+          await response.arrayBuffer();
+          return response.status;
+        },
+        { timeout: 15_000, interval: 250 },
+      )
+      .toBe(200);
     for (const running of started.splice(0).reverse()) await running.stop();
 
     const migrated = await marquee(['db', 'migrate'], env);
