@@ -1,0 +1,51 @@
+// Who acts on the control plane (docs/design.md "Who did what"): every request to the admin port and
+// every CLI command runs as one actor with one role, through one door. The admin port's credential
+// check sets the actor of a request (auth.ts); the CLI acts as `cli:<user>@<host>`, an owner, since
+// whoever can run it can already read the database it writes.
+import { hostname, userInfo } from 'node:os';
+import type { Response } from 'express';
+
+/** Weakest first: each role may do all that the ones before it may. */
+export const ADMIN_ROLES = ['auditor', 'operator', 'owner'] as const;
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+/** How an action reached the control plane. */
+export type Door = 'api' | 'console' | 'cli';
+
+export interface Actor {
+  /** The credential's name; `root` for ADMIN_TOKEN; `cli:<user>@<host>` for the CLI. */
+  readonly name: string;
+  readonly role: AdminRole;
+}
+
+/** ADMIN_TOKEN: the break-glass owner. */
+export const ROOT_ACTOR: Actor = { name: 'root', role: 'owner' };
+
+export function cliActor(user: string = currentUser(), host: string = hostname()): Actor {
+  return { name: `cli:${user}@${host}`, role: 'owner' };
+}
+
+/** True when `role` may do what `needed` allows. */
+export function roleAllows(role: AdminRole, needed: AdminRole): boolean {
+  return ADMIN_ROLES.indexOf(role) >= ADMIN_ROLES.indexOf(needed);
+}
+
+/** The actor the admin port's credential check found for this request. */
+export function actorOf(res: Response): Actor {
+  const actor = res.locals.actor as Actor | undefined;
+  if (actor === undefined) throw new Error('admin request answered before its credential was checked');
+  return actor;
+}
+
+export function setActor(res: Response, actor: Actor): void {
+  res.locals.actor = actor;
+}
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    // A container's uid may have no passwd entry.
+    return process.env.USER ?? String(process.getuid?.() ?? 'unknown');
+  }
+}
