@@ -18,6 +18,16 @@ export interface Actor {
   readonly role: AdminRole;
 }
 
+/** Who did an action, through which door, from where: what the audit trail records of its author. */
+export interface Attribution {
+  readonly actor: Actor;
+  readonly door: Door;
+  /** The admin port's request id (X-Request-Id); absent for the CLI. */
+  readonly requestId?: string;
+  /** The client's address as the admin port saw it; absent for the CLI. */
+  readonly clientAddress?: string;
+}
+
 /** ADMIN_TOKEN: the break-glass owner. */
 export const ROOT_ACTOR: Actor = { name: 'root', role: 'owner' };
 
