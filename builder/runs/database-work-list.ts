@@ -22,16 +22,21 @@ const FINISHED_KEPT = '1 day';
 const UNFINISHED_KEPT = '7 days';
 
 // In list order, skipping those held now: the claims in flight are few, so the scan of the waiting
-// index stays short whatever the run's size.
+// index stays short whatever the run's size. The pick is a MATERIALIZED CTE, run once: as a plain
+// subquery PostgreSQL may plan it as the inner side of a nested loop and run it again for each of
+// the run's rows, each time locking and claiming the next one — a take of one then claimed the
+// whole run (it does so once the relation has been analyzed while empty, autovacuum's doing), and
+// every claim it did not return waited out the claim timeout before any builder built it.
 const TAKE = `
-  UPDATE marquee_run_organizations o SET claimed_by = $2, claimed_at = clock_timestamp()
-  FROM (
+  WITH picked AS MATERIALIZED (
     SELECT position FROM marquee_run_organizations
     WHERE run_id = $1 AND NOT done AND (claimed_at IS NULL OR claimed_at < clock_timestamp() - $4 * interval '1 millisecond')
     ORDER BY position
     LIMIT $3
     FOR UPDATE SKIP LOCKED
-  ) picked
+  )
+  UPDATE marquee_run_organizations o SET claimed_by = $2, claimed_at = clock_timestamp()
+  FROM picked
   WHERE o.run_id = $1 AND o.position = picked.position
   RETURNING o.position, o.organization`;
 

@@ -109,6 +109,18 @@ export function workListContract<H extends WorkListHarness>(name: string, hooks:
       expect(new Set(ids).size).toBe(40);
     });
 
+    it('claims no more organizations than it is asked for, however many builders ask at once', async () => {
+      // A builder builds what take returns and keeps only those claims fresh: one claimed beyond
+      // the count would wait for the claim timeout before anyone built it.
+      const run = opened(300);
+      await list().open(run, organizations(300));
+      const views = [list(), harness().view(), harness().view(), harness().view()];
+      const rounds = await Promise.all(views.flatMap((view, index) => [1, 1, 2].map((count) => view.take(run.id, `builder-${index}`, count).then((claims) => ({ count, claims })))));
+      for (const { count, claims } of rounds) expect(claims.length).toBe(count);
+      const rest = await takeAll(harness().view(), run.id, 'builder-late', 50);
+      expect(rest).toHaveLength(300 - 16);
+    });
+
     it('counts the first result of an organization: a second one is dropped', async () => {
       const run = opened(2);
       const targets = organizations(2);
