@@ -188,7 +188,9 @@ export class WebhookStore {
    * holding one has it taken by another once the lease ends). At most one per endpoint is in
    * flight in the whole fleet, the oldest due first: a receiver that never answers holds one
    * delivery slot, not all of them, and a site gets its messages in the order they were queued.
-   * Deliveries to disabled endpoints wait: enabling the endpoint sends them.
+   * Deliveries to disabled endpoints wait: enabling the endpoint sends them. `due` is
+   * MATERIALIZED so that its LIMIT and row locks are taken once, whatever plan the update gets
+   * (the runs' work list claimed a whole run when its pick was run once per row).
    */
   async claim(builder: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.db.query<ClaimedDelivery>(
@@ -199,7 +201,7 @@ export class WebhookStore {
            AND NOT EXISTS (SELECT 1 FROM marquee_webhook_deliveries busy
                            WHERE busy.endpoint_id = d.endpoint_id AND busy.state = 'pending' AND busy.claimed_until >= now())
          ORDER BY d.endpoint_id, d.due_at, d.queued_at),
-       due AS (
+       due AS MATERIALIZED (
          SELECT d.message_id, d.endpoint_id FROM marquee_webhook_deliveries d JOIN candidates c ON c.message_id = d.message_id AND c.endpoint_id = d.endpoint_id
          ORDER BY c.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        UPDATE marquee_webhook_deliveries d SET claimed_by = $1, claimed_until = now() + $3 * interval '1 millisecond'
