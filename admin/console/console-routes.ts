@@ -37,11 +37,11 @@ interface RouterLayer {
  * Every page and form registered on `router` with the role it states. Throws naming a page that
  * states none: registered without `requires`, it would be open to every role.
  */
-export function declaredConsoleRoutes(router: Router, unchecked: readonly string[] = []): ConsoleRouteDeclaration[] {
+export function declaredConsoleRoutes(router: Router): ConsoleRouteDeclaration[] {
   const declared: ConsoleRouteDeclaration[] = [];
   for (const layer of router.stack as RouterLayer[]) {
     const route = layer.route;
-    if (route === undefined || unchecked.includes(route.path)) continue;
+    if (route === undefined) continue;
     const check = route.stack[0]?.handle as Partial<RoleCheck> | undefined;
     for (const method of Object.keys(route.methods)) {
       if (method !== 'get' && method !== 'post') continue;

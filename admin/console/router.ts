@@ -8,7 +8,7 @@ import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
 import { adminPages } from './admins-pages.ts';
 import { buildPages } from './builds-pages.ts';
-import { declaredConsoleRoutes } from './console-routes.ts';
+import { declaredConsoleRoutes, requires } from './console-routes.ts';
 import { createFormGuard } from './form-guard.ts';
 import { keyPages } from './keys-pages.ts';
 import { webhookPages } from './webhooks-pages.ts';
@@ -42,14 +42,14 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
     next('router');
   });
   router.use(consoleSecurityHeaders());
-  router.get(stylesheet.path, (_req, res) => {
+  router.get(stylesheet.path, requires('auditor'), (_req, res) => {
     // The name holds the content's hash: a new stylesheet is a new name, so this one never changes.
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type('css').send(stylesheet.body);
   });
   router.use(express.urlencoded({ extended: false, limit: '32kb' }));
-  const FORMS = '/{*anything}';
-  router.post(FORMS, function ownFormsOnly(req, res, next) {
+  router.use(function ownFormsOnly(req, res, next) {
+    if (req.method !== 'POST') return next();
     const refusal = guard.refusal(req);
     if (refusal === undefined) return next();
     pages.error(req, res, 403, 'Form refused', `Nothing was changed: ${refusal}.`);
@@ -59,8 +59,7 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
   keyPages(router, { services, pages, now });
   webhookPages(router, { services, pages, now });
   adminPages(router, { services, pages });
-  // The stylesheet is for every signed-in role; the form guard lets through to a page that checks.
-  declaredConsoleRoutes(router, [stylesheet.path, FORMS]);
+  declaredConsoleRoutes(router);
   router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
   router.use(pages.errorHandler());
   return router;
