@@ -4,8 +4,8 @@
 // the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json (for
 // every role). Each route's role is checked before anything else of the request. Errors are thrown
 // and answered by admin/problem.ts; no route writes an error body.
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
-import { type Attribution, actorOf, roleAllows } from './actor.ts';
+import express, { type Request, type RequestHandler, Router } from 'express';
+import { actorOf, requestAttribution, roleAllows } from './actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
 import { adminError } from './errors.ts';
@@ -32,7 +32,7 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
   return async function adminRoute(req, res) {
     const { role, name } = actorOf(res);
     if (!roleAllows(role, route.role)) throw forbidden(name, role, route);
-    const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by: attributionOf(req, res) });
+    const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by: requestAttribution(req, res, 'api') });
     const answer = await route.answer(services, request);
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
@@ -51,10 +51,6 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
 /** The one refusal of a role (the console shows the same as a page). */
 function forbidden(name: string, role: string, route: AdminRoute) {
   return adminError('ADMIN_FORBIDDEN', `${route.method.toUpperCase()} ${route.path} needs the role ${route.role} or above; ${name} is ${role}. Nothing was changed.`);
-}
-
-function attributionOf(req: Request, res: Response): Attribution {
-  return { actor: actorOf(res), door: 'api', ...(req.ip !== undefined ? { clientAddress: req.ip } : {}) };
 }
 
 /** A route that takes no body ignores what is sent; one that does reads no body as {}. */

@@ -2,7 +2,7 @@
 // secret shown once, through a one-view ticket as a key's is), and revocation.
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../runtime/errors.ts';
-import { type Attribution, actorOf } from '../actor.ts';
+import { requestAttribution } from '../actor.ts';
 import { credentialExpiry, credentialStanding, type NewAdminCredentialView } from '../credentials/credential-admin.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
@@ -11,11 +11,6 @@ import { showInstant } from './relative-time.ts';
 import { ShownOnce } from './shown-once.ts';
 
 const ROLES = ['auditor', 'operator', 'owner'] as const;
-
-/** Who acts through the console, from where: what an operation records of its author. */
-function consoleAttribution(req: Request, res: Response): Attribution {
-  return { actor: actorOf(res), door: 'console', ...(req.ip !== undefined ? { clientAddress: req.ip } : {}) };
-}
 
 export function adminPages(router: Router, { services, pages }: { services: AdminServices; pages: Pages }): void {
   const secrets = new ShownOnce<NewAdminCredentialView>();
@@ -40,7 +35,7 @@ export function adminPages(router: Router, { services, pages }: { services: Admi
     let created: NewAdminCredentialView;
     try {
       const expiresAt = values.expires === '' ? null : credentialExpiry(values.expires, new Date());
-      created = await services.admins.create({ name: values.name, role: values.role, expiresAt }, consoleAttribution(req, res));
+      created = await services.admins.create({ name: values.name, role: values.role, expiresAt }, requestAttribution(req, res, 'console'));
     } catch (error) {
       // A bad name, a name taken, a bad expiry: said on the same form.
       if (!(error instanceof OperatorError)) throw error;
@@ -61,7 +56,7 @@ export function adminPages(router: Router, { services, pages }: { services: Admi
   });
 
   router.post('/admins/:name/revoke', requires('owner'), async (req, res) => {
-    await services.admins.revoke(req.params.name, consoleAttribution(req, res));
+    await services.admins.revoke(req.params.name, requestAttribution(req, res, 'console'));
     res.redirect(303, `${req.baseUrl}/admins`);
   });
 }

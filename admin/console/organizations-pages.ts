@@ -45,7 +45,9 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     );
   });
 
-  router.get('/organizations/:organization/keys', requires('auditor'), (req, res) => res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`));
+  router.get('/organizations/:organization/keys', requires('auditor'), (req, res) =>
+    res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`),
+  );
 
   router.get('/organizations/:organization/diff', requires('auditor'), async (req, res) => {
     const organization = await overview(req.params.organization);

@@ -65,7 +65,7 @@ export interface CredentialOptions {
 }
 
 /** A minute: "last used" is for an auditor asking whether a credential is still needed, not a request log. */
-export const USE_RECORD_INTERVAL_MS = 60_000;
+const USE_RECORD_INTERVAL_MS = 60_000;
 
 /** Names that stand for actors no credential can be: ADMIN_TOKEN's `root`, and the CLI's `cli:…` (a colon is not allowed anyway). */
 const RESERVED_NAMES = new Set([ROOT_ACTOR.name]);

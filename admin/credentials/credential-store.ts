@@ -34,18 +34,7 @@ export class AdminCredentialStore {
     const rows = await this.db.query<{ name: string }>(
       `INSERT INTO marquee_admin_credentials (name, role, secret_hash, prefix, created_at, created_by, expires_at, revoked_at, revoked_by, last_used_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (name) DO NOTHING RETURNING name`,
-      [
-        record.name,
-        record.role,
-        record.secretHash,
-        record.prefix,
-        record.createdAt,
-        record.createdBy,
-        record.expiresAt,
-        record.revokedAt,
-        record.revokedBy,
-        record.lastUsedAt,
-      ],
+      [record.name, record.role, record.secretHash, record.prefix, record.createdAt, record.createdBy, record.expiresAt, record.revokedAt, record.revokedBy, record.lastUsedAt],
     );
     return rows.length === 1;
   }

@@ -154,7 +154,9 @@ describe('the admins commands', () => {
     const before = await marquee(['admins', 'list', '--json'], env());
     const taken = await marquee(['admins', 'create', '--name', 'audrey', '--role', 'owner'], env());
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toBe('marquee: an admin credential named "audrey" exists already (names are never reused, so the audit trail\'s names stay unambiguous): choose another name\n');
+    expect(taken.stderr).toBe(
+      'marquee: an admin credential named "audrey" exists already (names are never reused, so the audit trail\'s names stay unambiguous): choose another name\n',
+    );
     const role = await marquee(['admins', 'create', '--name', 'newcomer', '--role', 'admin'], env());
     expect(role.code).toBe(1);
     expect(role.stderr).toBe('marquee: "admin" is not a role: use one of auditor, operator, owner\n');
@@ -268,7 +270,14 @@ describe('the console by role', () => {
   /** Every console page and form, as the console declares them. */
   const declared = declaredConsoleRoutes(consoleRouter({} as AdminServices)).filter((page) => !page.path.startsWith('/console.'));
   const fill = (path: string) =>
-    path.replace(':organization', 'nordic-dev').replace(':runId', fixture.runId).replace(':keyId', fixture.keyId).replace(':id', fixture.webhookId).replace(':messageId', 'msg_none').replace(':name', 'otto').replace(':ticket', 'none');
+    path
+      .replace(':organization', 'nordic-dev')
+      .replace(':runId', fixture.runId)
+      .replace(':keyId', fixture.keyId)
+      .replace(':id', fixture.webhookId)
+      .replace(':messageId', 'msg_none')
+      .replace(':name', 'otto')
+      .replace(':ticket', 'none');
 
   async function signedIn(credential: Credential): Promise<Page> {
     const context = await browser.newContext({ httpCredentials: { username: credential.name, password: credential.secret } });

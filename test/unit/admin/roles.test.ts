@@ -31,7 +31,7 @@ describe('the admin API routes', () => {
     ]);
   });
 
-  it("are described with their role, and a 403 ADMIN_FORBIDDEN where a weaker role exists", () => {
+  it('are described with their role, and a 403 ADMIN_FORBIDDEN where a weaker role exists', () => {
     const paths = adminApiDocument().paths as Record<string, Record<string, { 'x-marquee-role': string; description: string; responses: Record<string, unknown> }>>;
     for (const route of ADMIN_ROUTES) {
       const operation = paths[route.path]![route.method]!;

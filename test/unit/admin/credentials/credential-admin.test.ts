@@ -1,13 +1,7 @@
 // The pure parts of named admin credentials: the secret's form, names, roles, expiry texts and
 // whether a credential is accepted at an instant.
 import { describe, expect, it } from 'vitest';
-import {
-  AdminCredentialError,
-  adminRole,
-  credentialExpiry,
-  credentialName,
-  credentialStanding,
-} from '../../../../admin/credentials/credential-admin.ts';
+import { AdminCredentialError, adminRole, credentialExpiry, credentialName, credentialStanding } from '../../../../admin/credentials/credential-admin.ts';
 import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from '../../../../admin/credentials/credential-secret.ts';
 
 describe("a credential's secret", () => {
