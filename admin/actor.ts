@@ -3,7 +3,7 @@
 // check sets the actor of a request (auth.ts); the CLI acts as `cli:<user>@<host>`, an owner, since
 // whoever can run it can already read the database it writes.
 import { hostname, userInfo } from 'node:os';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 /** Weakest first: each role may do all that the ones before it may. */
 export const ADMIN_ROLES = ['auditor', 'operator', 'owner'] as const;
@@ -49,6 +49,11 @@ export function actorOf(res: Response): Actor {
 
 export function setActor(res: Response, actor: Actor): void {
   res.locals.actor = actor;
+}
+
+/** Who made an admin port request, through which door, from where: what its operation records of its author. */
+export function requestAttribution(req: Request, res: Response, door: Door): Attribution {
+  return { actor: actorOf(res), door, ...(req.ip !== undefined ? { clientAddress: req.ip } : {}) };
 }
 
 function currentUser(): string {

@@ -8,11 +8,18 @@ import { ADMIN_ERRORS } from './errors.ts';
 import type { AdminErrorCode } from './errors.ts';
 
 const DESCRIPTION = `The control plane of a builder (and of \`start\`), on its admin port: organizations, build
-runs, API keys, webhook endpoints, snapshot history and diffs. Every answer is the shape the CLI's
-\`--json\` prints for the same operation.
+runs, API keys, webhook endpoints, snapshot history and diffs, and named admin credentials. Every
+answer is the shape the CLI's \`--json\` prints for the same operation.
 
-**Authentication.** Every path needs \`ADMIN_TOKEN\`, as \`Authorization: Bearer <token>\` or as the
-password of HTTP Basic auth with any user name.
+**Authentication.** Every path needs \`ADMIN_TOKEN\` (the break-glass owner \`root\`) or a named admin
+credential (\`mqa_…\`, made with \`marquee admins create\`), as \`Authorization: Bearer <secret>\` or
+as the password of HTTP Basic auth with any user name. An expired or revoked credential is 401 from
+the next request on.
+
+**Roles.** Each operation states the weakest role that may call it (\`x-marquee-role\`, and its
+description): \`auditor\` reads every path, \`operator\` also changes keys, webhooks and builds,
+\`owner\` also manages admin credentials. Any other role is answered 403 \`ADMIN_FORBIDDEN\`, and
+nothing is changed.
 
 **Requests.** State-changing requests must be sent as \`Content-Type: application/json\` (else 415),
 with a JSON object of at most 64 KB; members a route does not name are ignored. A query or body
@@ -29,8 +36,10 @@ const PROBLEM_JSON = 'application/problem+json';
 const EVERY_ROUTE: readonly AdminErrorCode[] = ['UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** The error codes a route can answer, by status. */
-function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body'>): Map<number, AdminErrorCode[]> {
+function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body' | 'role'>): Map<number, AdminErrorCode[]> {
   const codes = new Set<AdminErrorCode>([...route.errors, ...EVERY_ROUTE]);
+  // Every credential is at least an auditor: only a route that needs more can be refused.
+  if (route.role !== 'auditor') codes.add('ADMIN_FORBIDDEN');
   // An operator's mistake a shared module reports (a bad origin, a description too long) is a 400 too.
   if (route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
   if (route.method !== 'get') codes.add('UNSUPPORTED_MEDIA_TYPE');
@@ -72,6 +81,8 @@ function operation(route: AdminRoute): JsonSchema {
     operationId: route.name,
     tags: [route.tag],
     summary: route.summary,
+    description: `Needs the role \`${route.role}\` or above.`,
+    'x-marquee-role': route.role,
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body } } } } : {}),
     responses,
@@ -86,9 +97,11 @@ export function adminApiDocument(): JsonSchema {
         operationId: 'getAdminApiDocument',
         tags: ['Document'],
         summary: 'This document',
+        description: 'Needs the role `auditor` or above.',
+        'x-marquee-role': 'auditor',
         responses: {
           200: { description: 'The OpenAPI 3.1 description of the admin API.', content: { 'application/json': { schema: { type: 'object' } } } },
-          ...Object.fromEntries([...errorsOf({ method: 'get', errors: [] })].map(([status, codes]) => [status, problemResponse(codes)])),
+          ...Object.fromEntries([...errorsOf({ method: 'get', errors: [], role: 'auditor' })].map(([status, codes]) => [status, problemResponse(codes)])),
         },
       },
     },
@@ -105,14 +118,19 @@ export function adminApiDocument(): JsonSchema {
       { name: 'Keys', description: 'API keys: create, change, roll, revoke. A secret is shown once.' },
       { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
       { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
+      { name: 'Admins', description: 'Named admin credentials and their roles, for owners. A secret is shown once.' },
       { name: 'Document', description: 'This description.' },
     ],
     paths,
     components: {
       schemas: ADMIN_SCHEMAS,
       securitySchemes: {
-        AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN as a bearer token.' },
-        AdminTokenAsPassword: { type: 'http', scheme: 'basic', description: 'ADMIN_TOKEN as the password, with any user name (how a browser sends it).' },
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, or a named admin credential (mqa_…), as a bearer token.' },
+        AdminTokenAsPassword: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'ADMIN_TOKEN, or a named admin credential (mqa_…), as the password, with any user name (how a browser sends it).',
+        },
       },
     },
   };

@@ -3,7 +3,9 @@
 // its query, body and answer, the error codes it can answer, and the call into AdminServices.
 // The router (api.ts), the validation of every query and body, and the OpenAPI document served
 // at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
-// door here and nowhere else.
+// door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
+// for every role, a change for operators, admin credentials for owners.
+import type { AdminRole, Attribution } from './actor.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { type AdminErrorCode, buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
@@ -19,6 +21,8 @@ export interface AdminRequest {
   readonly query: Readonly<Record<string, string>>;
   /** {} when the route takes none or none was sent. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** Who asked, through the API, from where: what an operation records of its author. */
+  readonly by: Attribution;
 }
 
 /** An answer that is not the route's declared one: as-of answers what the gateway answered then. */
@@ -35,8 +39,10 @@ export interface AdminRoute {
   readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** Below ADMIN_API_BASE; `{name}` stands for one path segment. */
   readonly path: string;
-  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots';
+  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Admins';
   readonly summary: string;
+  /** The weakest role that may call it; any other is answered 403 ADMIN_FORBIDDEN before anything is read or changed. */
+  readonly role: AdminRole;
   /** Its parameters, all text; the document says which are required. */
   readonly query?: JsonSchema;
   /** A JSON object; absent: whatever is sent is ignored. */
@@ -64,6 +70,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listOrganizations',
     method: 'get',
     path: '/organizations',
+    role: 'auditor',
     tag: 'Organizations',
     summary: 'Every organization, by slug: its platform state, current snapshot and the latest build of this process',
     status: 200,
@@ -75,6 +82,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'startBuild',
     method: 'post',
     path: '/builds',
+    role: 'operator',
     tag: 'Builds',
     summary: 'Queue a build of the organizations named (absent or empty: every one); answered at once with the queued run',
     body: body({ organizations: texts('ids or slugs') }),
@@ -88,6 +96,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listBuilds',
     method: 'get',
     path: '/builds',
+    role: 'auditor',
     tag: 'Builds',
     summary: 'The runs this process keeps (the last 100), newest first',
     status: 200,
@@ -99,6 +108,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'getBuild',
     method: 'get',
     path: '/builds/{id}',
+    role: 'auditor',
     tag: 'Builds',
     summary: 'One run',
     status: 200,
@@ -114,6 +124,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listKeys',
     method: 'get',
     path: '/keys',
+    role: 'auditor',
     tag: 'Keys',
     summary: 'Keys without their secrets, oldest first, as `keys list --json`',
     query: query({ organization: text(`only this organization: ${ORGANIZATION}`) }),
@@ -126,6 +137,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'createKey',
     method: 'post',
     path: '/keys',
+    role: 'operator',
     tag: 'Keys',
     summary: 'Create a key, as `keys create --json`: the secret is in this answer only',
     body: body(
@@ -153,6 +165,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'updateKey',
     method: 'patch',
     path: '/keys/{id}',
+    role: 'operator',
     tag: 'Keys',
     summary: "Replace a key's allowed origins and/or label, from the next request on, as `keys update --json`",
     body: body({ origins: texts('allowed browser origins, replacing the list; []: server-side use only'), label: optionalText("the label; null or '': none") }),
@@ -169,6 +182,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'revokeKey',
     method: 'post',
     path: '/keys/{id}/revoke',
+    role: 'operator',
     tag: 'Keys',
     summary: 'Revoke a key from the next request on, as `keys revoke --json`',
     status: 200,
@@ -180,6 +194,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'rollKey',
     method: 'post',
     path: '/keys/{id}/roll',
+    role: 'operator',
     tag: 'Keys',
     summary: 'Replace a key by a new one for the same organization, origins and label, as `keys roll --json`; the old one is revoked when the grace period ends',
     body: body({ graceSeconds: { type: 'number', minimum: 0, description: 'how long the old key keeps working; absent: a day, as with the CLI; 0: now' } }),
@@ -194,6 +209,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listWebhooks',
     method: 'get',
     path: '/organizations/{idOrSlug}/webhooks',
+    role: 'auditor',
     tag: 'Webhooks',
     summary: "The organization's webhook endpoints, never their secrets, as `webhooks list --json`",
     status: 200,
@@ -205,6 +221,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'addWebhook',
     method: 'post',
     path: '/organizations/{idOrSlug}/webhooks',
+    role: 'operator',
     tag: 'Webhooks',
     summary: 'Register an endpoint, as `webhooks add --json`: its signing secret is in this answer only',
     body: body({ url: text('where messages are POSTed: an https URL with a public address'), description: optionalText('a description') }, ['url']),
@@ -219,6 +236,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'updateWebhook',
     method: 'patch',
     path: '/webhooks/{id}',
+    role: 'operator',
     tag: 'Webhooks',
     summary: "Change an endpoint's URL or description, or enable or disable it, as `webhooks update --json`",
     body: body({
@@ -240,6 +258,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'removeWebhook',
     method: 'delete',
     path: '/webhooks/{id}',
+    role: 'operator',
     tag: 'Webhooks',
     summary: 'Delete an endpoint, its pending deliveries and its attempts',
     status: 204,
@@ -250,6 +269,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'rotateWebhookSecret',
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
+    role: 'operator',
     tag: 'Webhooks',
     summary: 'A new signing secret, in this answer only; the old one keeps signing beside it for 24 h',
     status: 200,
@@ -261,6 +281,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'testWebhook',
     method: 'post',
     path: '/webhooks/{id}/test',
+    role: 'operator',
     tag: 'Webhooks',
     summary: 'Queue a webhook.test message for the endpoint',
     status: 202,
@@ -272,6 +293,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listWebhookAttempts',
     method: 'get',
     path: '/webhooks/{id}/attempts',
+    role: 'auditor',
     tag: 'Webhooks',
     summary: "The endpoint's last 100 delivery attempts, newest first",
     status: 200,
@@ -283,6 +305,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'redeliverWebhookMessage',
     method: 'post',
     path: '/webhooks/{id}/messages/{messageId}/redeliver',
+    role: 'operator',
     tag: 'Webhooks',
     summary: 'Send a message to the endpoint again, under the same webhook-id',
     status: 202,
@@ -297,6 +320,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'listSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/snapshots',
+    role: 'auditor',
     tag: 'Snapshots',
     summary: "The organization's snapshots and state changes, newest first, as `history --json`",
     status: 200,
@@ -308,6 +332,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'diffSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/diff',
+    role: 'auditor',
     tag: 'Snapshots',
     summary: 'What changed between two snapshots, as `diff --json`',
     query: query({ from: text('a snapshot id, or current'), to: text('a snapshot id, or current') }, ['from', 'to']),
@@ -320,6 +345,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     name: 'answerAsOf',
     method: 'get',
     path: '/organizations/{idOrSlug}/as-of',
+    role: 'auditor',
     tag: 'Snapshots',
     summary: 'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json)',
     query: query({ at: text('an ISO 8601 instant with a zone'), path: text('below /api/integration/v1, e.g. /events?timing=past') }, ['at', 'path']),
@@ -330,5 +356,58 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       const answer = await services.snapshots.asOf(params.idOrSlug!, requestInstant('at', query.at!), query.path!);
       return new PastAnswer(answer.status, answer.body);
     },
+  },
+  {
+    name: 'listAdmins',
+    method: 'get',
+    path: '/admins',
+    role: 'owner',
+    tag: 'Admins',
+    summary: 'Every named admin credential, revoked ones too, never a secret, as `admins list --json`',
+    status: 200,
+    response: listOf('AdminCredential'),
+    errors: [],
+    answer: (services) => services.admins.list(),
+  },
+  {
+    name: 'createAdmin',
+    method: 'post',
+    path: '/admins',
+    role: 'owner',
+    tag: 'Admins',
+    summary: 'Create a named admin credential with a role, as `admins create --json`: the secret is in this answer only',
+    body: body(
+      {
+        name: text('unique, never reused: lower-case letters, digits, `.`, `_`, `@`, `-`; not `root`'),
+        role: { enum: ['auditor', 'operator', 'owner'], description: 'auditor reads everything; operator also changes keys, webhooks and builds; owner also admin credentials' },
+        expiresAt: optionalText('an ISO 8601 instant with a zone, in the future; absent or null: never'),
+      },
+      ['name', 'role'],
+    ),
+    status: 201,
+    response: schemaRef('NewAdminCredential'),
+    location: (credential: { name: string }) => `${ADMIN_API_BASE}/admins/${encodeURIComponent(credential.name)}`,
+    errors: ['ADMIN_NAME_TAKEN'],
+    answer: (services, { body, by }) =>
+      services.admins.create(
+        {
+          name: body.name as string,
+          role: body.role as string,
+          ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt as string) } : {}),
+        },
+        by,
+      ),
+  },
+  {
+    name: 'revokeAdmin',
+    method: 'post',
+    path: '/admins/{name}/revoke',
+    role: 'owner',
+    tag: 'Admins',
+    summary: 'Revoke a named admin credential: refused from the next request on, as `admins revoke --json`',
+    status: 200,
+    response: schemaRef('AdminCredential'),
+    errors: ['ADMIN_NOT_FOUND'],
+    answer: (services, { params, by }) => services.admins.revoke(params.name!, by),
   },
 ];

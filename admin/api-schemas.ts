@@ -104,6 +104,24 @@ export const ADMIN_SCHEMAS = {
     response: nullable(text),
   }),
   QueuedMessage: object({ messageId: text }),
+  AdminCredential: {
+    ...object({
+      name: text,
+      role: { enum: ['auditor', 'operator', 'owner'] },
+      prefix: text,
+      createdAt: instant,
+      createdBy: text,
+      expiresAt: nullable(instant),
+      revokedAt: nullable(instant),
+      revokedBy: nullable(text),
+      lastUsedAt: nullable(instant),
+    }),
+    description: 'A named admin credential as `admins … --json` prints it: never its secret. lastUsedAt is written at most once a minute.',
+  },
+  NewAdminCredential: {
+    allOf: [{ $ref: '#/components/schemas/AdminCredential' }, object({ secret: text })],
+    description: 'A credential just made, with its secret (`mqa_…`): shown this once.',
+  },
   HistoryEntry: {
     description: 'A snapshot, or a change of the organization’s state (snapshotId null).',
     anyOf: [

@@ -1,9 +1,11 @@
 // The admin JSON API (docs/design.md "Admin API and console", /admin/v1): the routes of
 // api-routes.ts, each request's query and body checked against the route's schemas
 // (request-validation.ts), answered with what the route's call into AdminServices gives, the shape
-// the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json.
-// Errors are thrown and answered by admin/problem.ts; no route writes an error body.
+// the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json (for
+// every role). Each route's role is checked before anything else of the request. Errors are thrown
+// and answered by admin/problem.ts; no route writes an error body.
 import express, { type Request, type RequestHandler, Router } from 'express';
+import { actorOf, requestAttribution, roleAllows } from './actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
 import { adminError } from './errors.ts';
@@ -28,7 +30,9 @@ export function adminApiRouter(services: AdminServices): Router {
 function handler(route: AdminRoute, services: AdminServices): RequestHandler {
   const validate = requestValidator(route);
   return async function adminRoute(req, res) {
-    const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route) });
+    const { role, name } = actorOf(res);
+    if (!roleAllows(role, route.role)) throw forbidden(name, role, route);
+    const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by: requestAttribution(req, res, 'api') });
     const answer = await route.answer(services, request);
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
@@ -42,6 +46,11 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
     if (route.status === 204) res.status(204).end();
     else res.status(route.status).json(answer);
   };
+}
+
+/** The one refusal of a role (the console shows the same as a page). */
+function forbidden(name: string, role: string, route: AdminRoute) {
+  return adminError('ADMIN_FORBIDDEN', `${route.method.toUpperCase()} ${route.path} needs the role ${route.role} or above; ${name} is ${role}. Nothing was changed.`);
 }
 
 /** A route that takes no body ignores what is sent; one that does reads no body as {}. */

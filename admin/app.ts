@@ -1,13 +1,14 @@
 // The admin port's Express app (docs/design.md "Admin API and console"). Every process serves
 // /healthz (no token) and /metrics (its own Registry); builder and start also serve the JSON API
-// and the console. Everything but /healthz needs ADMIN_TOKEN; no CORS at all, and preflights are
-// refused, so a page of another site can neither read an answer nor send JSON.
+// and the console. Everything but /healthz needs ADMIN_TOKEN or, where the control plane is served,
+// a named admin credential; /metrics is for every role (auditor up). No CORS at all, and preflights
+// are refused, so a page of another site can neither read an answer nor send JSON.
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import type { HealthReport } from '../gateway/readiness.ts';
 import type { Log } from '../runtime/log.ts';
 import { adminApiRouter } from './api.ts';
-import { requireAdminToken } from './auth.ts';
+import { requireAdminCredential } from './auth.ts';
 import { adminError, notFound } from './errors.ts';
 import { adminProblemHandler } from './problem.ts';
 import type { AdminServices } from './services.ts';
@@ -42,7 +43,9 @@ export function createAdminApp(options: AdminAppOptions): Express {
       .json(report);
   });
   if (options.token !== undefined) {
-    app.use(requireAdminToken(options.token));
+    // Named credentials live in the platform database, which only the control plane's processes hold.
+    const named = options.services?.admins.authenticate;
+    app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}) }));
     app.get('/metrics', async function metrics(_req, res) {
       const text = await options.registry.metrics();
       res.set('Cache-Control', 'no-store').type(options.registry.contentType).send(text);

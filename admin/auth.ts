@@ -1,9 +1,11 @@
-// The admin port's credential (docs/design.md "Admin API and console"): ADMIN_TOKEN, as a Bearer
-// token (scripts) or as the password of HTTP Basic auth with any user name (so a browser can open
-// the console and remember it). Compared in constant time.
+// The admin port's credentials (docs/design.md "Admin API and console", "Who did what"):
+// ADMIN_TOKEN, the break-glass owner `root`, or a named admin credential (`mqa_…`, with its role),
+// either as a Bearer token (scripts) or as the password of HTTP Basic auth with any user name (so a
+// browser can open the console and remember it). The check sets the request's actor; what the
+// actor's role may do is decided by the route (api-routes.ts, the console's declarations).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { ROOT_ACTOR, setActor } from './actor.ts';
+import { type Actor, ROOT_ACTOR, setActor } from './actor.ts';
 import { adminError } from './errors.ts';
 
 /**
@@ -14,7 +16,7 @@ import { adminError } from './errors.ts';
 const CHALLENGE = ['Basic realm="marquee admin"', 'Bearer'];
 
 const unauthorized = () =>
-  adminError('UNAUTHORIZED', 'This admin path needs ADMIN_TOKEN, as a Bearer token or as the password of HTTP Basic auth.', {
+  adminError('UNAUTHORIZED', 'This admin path needs ADMIN_TOKEN or a usable admin credential (mqa_…), as a Bearer token or as the password of HTTP Basic auth.', {
     'WWW-Authenticate': CHALLENGE,
   });
 
@@ -36,14 +38,26 @@ function sameToken(offered: string, expected: Buffer): boolean {
   return timingSafeEqual(createHash('sha256').update(offered, 'utf8').digest(), expected);
 }
 
-export function requireAdminToken(token: string): RequestHandler {
+/** The actor a named credential's secret stands for now; undefined when none (admin/credentials/credential-admin.ts). */
+export type CredentialCheck = (secret: string) => Promise<Actor | undefined>;
+
+/**
+ * ADMIN_TOKEN first (no I/O); then, when the process keeps named credentials (`named`: builder and
+ * start, which hold the platform database), a look-up of the offered secret. A look-up that fails
+ * (database down) is answered as such, not as a wrong credential.
+ */
+export function requireAdminCredential({ token, named }: { token: string; named?: CredentialCheck }): RequestHandler {
   const expected = createHash('sha256').update(token, 'utf8').digest();
-  return function adminToken(req, res, next) {
+  return async function adminCredential(req, res, next) {
     const offered = offeredToken(req.headers.authorization);
-    if (offered !== undefined && sameToken(offered, expected)) {
+    if (offered === undefined) return next(unauthorized());
+    if (sameToken(offered, expected)) {
       setActor(res, ROOT_ACTOR);
       return next();
     }
-    next(unauthorized());
+    const actor = await named?.(offered);
+    if (actor === undefined) return next(unauthorized());
+    setActor(res, actor);
+    next();
   };
 }

@@ -10,6 +10,7 @@ import { HttpProblem } from '../snapshot/problem.ts';
 export const ADMIN_ERRORS = {
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
+  ADMIN_FORBIDDEN: { status: 403, title: 'Forbidden for this role' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ORGANIZATION_NOT_FOUND: { status: 404, title: 'Organization not found' },
   KEY_NOT_FOUND: { status: 404, title: 'Key not found' },
@@ -17,7 +18,9 @@ export const ADMIN_ERRORS = {
   BUILD_NOT_FOUND: { status: 404, title: 'Build not found' },
   WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook endpoint not found' },
   MESSAGE_NOT_FOUND: { status: 404, title: 'Webhook message not found' },
+  ADMIN_NOT_FOUND: { status: 404, title: 'Admin credential not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  ADMIN_NAME_TAKEN: { status: 409, title: 'Admin credential name taken' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

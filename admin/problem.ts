@@ -11,6 +11,7 @@ import { OperatorError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
 import { StoreUnavailableError } from '../snapshot/store.ts';
+import { AdminCredentialNotFoundError, AdminNameTakenError } from './credentials/credential-admin.ts';
 import { ADMIN_ERRORS, AdminError, adminError, keyNotFound, organizationNotFound } from './errors.ts';
 import { KeyNotFoundError } from './keys/key-admin.ts';
 import { WebhookMessageNotFoundError, WebhookNotFoundError } from './webhook-admin.ts';
@@ -39,6 +40,8 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   if (error instanceof SnapshotNotFoundError) return adminError('SNAPSHOT_NOT_FOUND', error.message);
   if (error instanceof WebhookNotFoundError) return adminError('WEBHOOK_NOT_FOUND', error.message);
   if (error instanceof WebhookMessageNotFoundError) return adminError('MESSAGE_NOT_FOUND', error.message);
+  if (error instanceof AdminCredentialNotFoundError) return adminError('ADMIN_NOT_FOUND', error.message);
+  if (error instanceof AdminNameTakenError) return adminError('ADMIN_NAME_TAKEN', error.message);
   // The platform database is down or not set up: not the request's fault.
   if (error instanceof PlatformDatabaseError) return adminError('SERVICE_UNAVAILABLE', error.message, RETRY_AFTER);
   if (error instanceof OperatorError) return adminError('BAD_REQUEST', error.message);

@@ -3,6 +3,7 @@
 // operator's 400, whose detail names the field and says what it must be, in words taken from the
 // schema: the same words whichever route it is.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Attribution } from './actor.ts';
 import type { AdminRequest, AdminRoute } from './api-routes.ts';
 import type { JsonSchema } from './api-schemas.ts';
 import { badRequest } from './errors.ts';
@@ -14,6 +15,7 @@ interface ArrivingRequest {
   params: Record<string, string>;
   query: unknown;
   body: unknown;
+  by: Attribution;
 }
 
 /** The route's checks, compiled now: a broken schema stops start-up, not a request. */
@@ -27,6 +29,7 @@ export function requestValidator(route: AdminRoute): (request: ArrivingRequest) 
       params: request.params,
       query: (query === undefined ? {} : request.query) as Record<string, string>,
       body: (body === undefined ? {} : request.body) as Record<string, unknown>,
+      by: request.by,
     };
   };
 }
@@ -62,6 +65,7 @@ function fieldOf(error: ErrorObject): string | undefined {
 
 /** What a value of the schema is, as a sentence ends: "an array of strings", "a string or null". */
 function inWords(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.join(', ')}`;
   const types = [schema.type ?? []].flat() as string[];
   if (types.length === 0) return 'valid';
   return types

@@ -1,12 +1,13 @@
 // The control plane's operations (docs/design.md "Admin API and console"): one member per
 // operations module (organization-admin.ts, build-admin.ts, keys/key-admin.ts, webhook-admin.ts,
-// snapshot-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
+// snapshot-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
 // beside those, one member here, its routes and its pages.
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { type AdminCredentialOperations, adminCredentialOperations } from './credentials/credential-admin.ts';
 import { type BuildOperations, type BuildQueue, buildOperations } from './build-admin.ts';
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
@@ -19,6 +20,8 @@ export interface AdminServices {
   keys: KeyOperations;
   webhooks: WebhookOperations;
   snapshots: SnapshotOperations;
+  /** Named admin credentials, and the admin port's check of one. */
+  admins: AdminCredentialOperations;
 }
 
 export interface AdminServiceParts {
@@ -41,5 +44,6 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     keys: keyOperations(parts.keys, organizations),
     webhooks: webhookOperations({ ...parts.webhooks, organizations }),
     snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id),
+    admins: adminCredentialOperations(db),
   };
 }

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { packagePath } from '../runtime/package-root.ts';
 import { parseConfig } from './config.ts';
 import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
+import { registerAdminCommands } from './cli/admins.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';
@@ -28,6 +29,7 @@ registerPlatformCommands(program, config);
 registerKeyCommands(program, config);
 registerSnapshotCommands(program, config);
 registerWebhookCommands(program, config);
+registerAdminCommands(program, config);
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

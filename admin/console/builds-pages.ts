@@ -3,6 +3,7 @@
 import type { Router } from 'express';
 import type { BuildRun } from '../../builder/runs/build-runs.ts';
 import type { AdminServices } from '../services.ts';
+import { requires } from './console-routes.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 
@@ -30,7 +31,7 @@ function sharesOf(run: BuildRun): Array<{ builder: string; done: number }> {
 const underWay = (run: BuildRun) => run.state === 'queued' || run.state === 'running';
 
 export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
-  router.get('/builds', async (req, res) => {
+  router.get('/builds', requires('auditor'), async (req, res) => {
     const runs = services.builds.list();
     const organizations = await services.organizations.list();
     const at = now();
@@ -44,13 +45,13 @@ export function buildPages(router: Router, { services, pages, now }: { services:
     );
   });
 
-  router.post('/builds', async (req, res) => {
+  router.post('/builds', requires('operator'), async (req, res) => {
     const organization = typeof req.body?.organization === 'string' ? req.body.organization.trim() : '';
     const run = await services.builds.start(organization === '' ? [] : [organization]);
     res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
   });
 
-  router.get('/builds/:runId', (req, res) => {
+  router.get('/builds/:runId', requires('auditor'), (req, res) => {
     const run = services.builds.get(req.params.runId);
     if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs this process keeps.`);
     pages.show(

@@ -6,6 +6,7 @@ import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../runtime/errors.ts';
 import { AdminError } from '../errors.ts';
 import type { AdminServices } from '../services.ts';
+import { requires } from './console-routes.ts';
 import { type KeyItem, keyRow, originLines } from './keys-view.ts';
 import { formField, type Pages } from './pages.ts';
 import { ShownOnce } from './shown-once.ts';
@@ -42,7 +43,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     res.redirect(303, `${req.baseUrl}/keys/shown/${ticket}`);
   };
 
-  router.get('/keys', async (req, res) => {
+  router.get('/keys', requires('auditor'), async (req, res) => {
     const selected = typeof req.query.organization === 'string' && req.query.organization !== '' ? req.query.organization : undefined;
     const organizations = await services.organizations.list();
     const organization = selected === undefined ? undefined : await services.organizations.find(selected);
@@ -62,9 +63,9 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
   const showNew = async (req: Request, res: Response, values: Record<string, string>, error?: string) =>
     pages.show(req, res, 'key-new.njk', 'Create a key', { organizations: await services.organizations.list(), values, error }, { section: 'keys', status: error ? 400 : 200 });
 
-  router.get('/keys/new', (req, res) => showNew(req, res, { organization: typeof req.query.organization === 'string' ? req.query.organization : '' }));
+  router.get('/keys/new', requires('operator'), (req, res) => showNew(req, res, { organization: typeof req.query.organization === 'string' ? req.query.organization : '' }));
 
-  router.post('/keys', async (req, res) => {
+  router.post('/keys', requires('operator'), async (req, res) => {
     const values = {
       organization: formField(req.body, 'organization'),
       label: formField(req.body, 'label').trim(),
@@ -90,7 +91,7 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     await showSecret(res, req, created, false);
   });
 
-  router.get('/keys/shown/:ticket', (req, res) => {
+  router.get('/keys/shown/:ticket', requires('operator'), (req, res) => {
     const created = secrets.take(req.params.ticket);
     pages.show(
       req,
@@ -108,9 +109,9 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     pages.show(req, res, 'key-edit.njk', `Edit key ${key.id}`, { key, values: shown, error }, { section: 'keys', status: error ? 400 : 200 });
   };
 
-  router.get('/keys/:keyId/edit', (req, res) => showEdit(req, res));
+  router.get('/keys/:keyId/edit', requires('operator'), (req, res) => showEdit(req, res));
 
-  router.post('/keys/:keyId', async (req, res) => {
+  router.post('/keys/:keyId', requires('operator'), async (req, res) => {
     const values = { label: formField(req.body, 'label').trim(), origins: formField(req.body, 'origins') };
     let updated: KeyItem;
     try {
@@ -123,12 +124,12 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     res.redirect(303, `${req.baseUrl}/keys?organization=${encodeURIComponent(updated.organizationId)}`);
   });
 
-  router.get('/keys/:keyId/roll', async (req, res) => {
+  router.get('/keys/:keyId/roll', requires('operator'), async (req, res) => {
     const key = await findKey(req.params.keyId);
     pages.show(req, res, 'key-roll.njk', `Roll key ${key.id}`, { key, values: { graceMinutes: String(DEFAULT_GRACE_MINUTES) } }, { section: 'keys' });
   });
 
-  router.post('/keys/:keyId/roll', async (req, res) => {
+  router.post('/keys/:keyId/roll', requires('operator'), async (req, res) => {
     const minutes = Number(formField(req.body, 'graceMinutes'));
     if (!Number.isInteger(minutes) || minutes < 0) {
       const key = await findKey(req.params.keyId);
@@ -146,12 +147,12 @@ export function keyPages(router: Router, { services, pages, now }: { services: A
     await showSecret(res, req, created, true);
   });
 
-  router.get('/keys/:keyId/revoke', async (req, res) => {
+  router.get('/keys/:keyId/revoke', requires('operator'), async (req, res) => {
     const key = await findKey(req.params.keyId);
     pages.show(req, res, 'key-revoke.njk', `Revoke key ${key.id}?`, { key }, { section: 'keys' });
   });
 
-  router.post('/keys/:keyId/revoke', async (req, res) => {
+  router.post('/keys/:keyId/revoke', requires('operator'), async (req, res) => {
     const revoked = await services.keys.revoke(req.params.keyId);
     res.redirect(303, `${req.baseUrl}/keys?organization=${encodeURIComponent(revoked.organizationId)}`);
   });

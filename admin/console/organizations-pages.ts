@@ -4,6 +4,7 @@ import type { Router } from 'express';
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import type { OrganizationOverview } from '../organization-admin.ts';
 import type { AdminServices } from '../services.ts';
+import { requires } from './console-routes.ts';
 import { diffView } from './diff-view.ts';
 import { historyRows } from './history-view.ts';
 import type { Pages } from './pages.ts';
@@ -18,9 +19,9 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     return found;
   };
 
-  router.get('/', (req, res) => res.redirect(302, `${req.baseUrl}/organizations`));
+  router.get('/', requires('auditor'), (req, res) => res.redirect(302, `${req.baseUrl}/organizations`));
 
-  router.get('/organizations', async (req, res) => {
+  router.get('/organizations', requires('auditor'), async (req, res) => {
     const at = now();
     const organizations = (await services.organizations.list()).map((org) => ({
       ...org,
@@ -30,7 +31,7 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     pages.show(req, res, 'organizations.njk', 'Organizations', { organizations }, { section: 'organizations' });
   });
 
-  router.get('/organizations/:organization/history', async (req, res) => {
+  router.get('/organizations/:organization/history', requires('auditor'), async (req, res) => {
     const organization = await overview(req.params.organization);
     const at = now();
     const { rows, currentId } = historyRows(await services.snapshots.history(organization.id), at);
@@ -44,9 +45,11 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     );
   });
 
-  router.get('/organizations/:organization/keys', (req, res) => res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`));
+  router.get('/organizations/:organization/keys', requires('auditor'), (req, res) =>
+    res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`),
+  );
 
-  router.get('/organizations/:organization/diff', async (req, res) => {
+  router.get('/organizations/:organization/diff', requires('auditor'), async (req, res) => {
     const organization = await overview(req.params.organization);
     const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
     const diff = await services.snapshots.diff(organization.id, from, to);
@@ -54,7 +57,7 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
   });
 
-  router.get('/as-of', async (req, res) => {
+  router.get('/as-of', requires('auditor'), async (req, res) => {
     const values = { organization: queryText(req.query.organization), at: queryText(req.query.at), path: queryText(req.query.path) || '/organization' };
     const organizations = await services.organizations.list();
     const show = (context: Record<string, unknown>, status = 200) =>

@@ -2,11 +2,12 @@
 // needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
 import type { NextFunction, Request, Response } from 'express';
 import type { Log } from '../../runtime/log.ts';
+import { actorOf, roleAllows } from '../actor.ts';
 import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';
 
-type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of';
+type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'admins';
 
 interface PageOptions {
   section?: Section;
@@ -26,7 +27,11 @@ export interface Pages {
 
 export function createPages({ views, stylesheet, guard, log, now }: { views: Views; stylesheet: string; guard: FormGuard; log?: Log; now: () => Date }): Pages {
   const show: Pages['show'] = (req, res, template, title, context, options = {}) => {
+    // Who is signed in, and what their role may do: templates offer only that (the routes refuse the rest).
+    const actor = actorOf(res);
     const html = views.render(template, {
+      actor,
+      may: { operate: roleAllows(actor.role, 'operator'), own: roleAllows(actor.role, 'owner') },
       ...context,
       title,
       base: req.baseUrl,

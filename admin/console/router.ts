@@ -2,10 +2,13 @@
 // AdminServices, mounted by the admin app behind its token check. Templates are compiled when the
 // router is made, so a broken template stops start-up; every page is uncached, unframed and
 // script-free; every form POST must be the console's own (form-guard.ts) and answers with a 303.
+// Every page and form states the role it needs (console-routes.ts); one that states none stops start-up.
 import express, { type Router } from 'express';
 import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
+import { adminPages } from './admins-pages.ts';
 import { buildPages } from './builds-pages.ts';
+import { declaredConsoleRoutes, requires } from './console-routes.ts';
 import { createFormGuard } from './form-guard.ts';
 import { keyPages } from './keys-pages.ts';
 import { webhookPages } from './webhooks-pages.ts';
@@ -39,13 +42,14 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
     next('router');
   });
   router.use(consoleSecurityHeaders());
-  router.get(stylesheet.path, (_req, res) => {
+  router.get(stylesheet.path, requires('auditor'), (_req, res) => {
     // The name holds the content's hash: a new stylesheet is a new name, so this one never changes.
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type('css').send(stylesheet.body);
   });
   router.use(express.urlencoded({ extended: false, limit: '32kb' }));
-  router.post('/{*anything}', function ownFormsOnly(req, res, next) {
+  router.use(function ownFormsOnly(req, res, next) {
+    if (req.method !== 'POST') return next();
     const refusal = guard.refusal(req);
     if (refusal === undefined) return next();
     pages.error(req, res, 403, 'Form refused', `Nothing was changed: ${refusal}.`);
@@ -54,6 +58,8 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
   organizationPages(router, { services, pages, now });
   keyPages(router, { services, pages, now });
   webhookPages(router, { services, pages, now });
+  adminPages(router, { services, pages });
+  declaredConsoleRoutes(router);
   router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
   router.use(pages.errorHandler());
   return router;

@@ -5,6 +5,7 @@
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../runtime/errors.ts';
 import type { AdminServices } from '../services.ts';
+import { requires } from './console-routes.ts';
 import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 import { ShownOnce } from './shown-once.ts';
@@ -42,9 +43,9 @@ export function webhookPages(router: Router, { services, pages, now }: { service
   };
   const back = (req: Request, res: Response, endpoint: Endpoint) => res.redirect(303, `${req.baseUrl}/webhooks?organization=${encodeURIComponent(endpoint.organizationId)}`);
 
-  router.get('/webhooks', (req, res) => list(req, res));
+  router.get('/webhooks', requires('auditor'), (req, res) => list(req, res));
 
-  router.post('/webhooks', async (req, res) => {
+  router.post('/webhooks', requires('operator'), async (req, res) => {
     const values = { organization: formField(req.body, 'organization'), url: formField(req.body, 'url').trim(), description: formField(req.body, 'description').trim() };
     if (values.organization === '') return list(req, res, values, 'choose the organization the endpoint is for');
     let created: Endpoint & { secret: string };
@@ -58,13 +59,13 @@ export function webhookPages(router: Router, { services, pages, now }: { service
     await showSecret(req, res, created, false);
   });
 
-  router.get('/webhooks/shown/:ticket', (req, res) => {
+  router.get('/webhooks/shown/:ticket', requires('operator'), (req, res) => {
     const shown = secrets.take(req.params.ticket);
     const title = shown ? (shown.rotated ? 'Signing secret rotated' : 'Endpoint added') : 'Secret no longer shown';
     pages.show(req, res, 'webhook-secret.njk', title, { shown }, { section: 'webhooks', status: shown ? 200 : 410 });
   });
 
-  router.get('/webhooks/:id/attempts', async (req, res) => {
+  router.get('/webhooks/:id/attempts', requires('auditor'), async (req, res) => {
     const endpoint = await services.webhooks.get(req.params.id);
     const attempts = await services.webhooks.attempts(endpoint.id);
     const at = now();
@@ -78,30 +79,30 @@ export function webhookPages(router: Router, { services, pages, now }: { service
     );
   });
 
-  router.post('/webhooks/:id/test', async (req, res) => {
+  router.post('/webhooks/:id/test', requires('operator'), async (req, res) => {
     await services.webhooks.test(req.params.id);
     res.redirect(303, `${req.baseUrl}/webhooks/${encodeURIComponent(req.params.id)}/attempts?notice=test`);
   });
 
-  router.post('/webhooks/:id/messages/:messageId/redeliver', async (req, res) => {
+  router.post('/webhooks/:id/messages/:messageId/redeliver', requires('operator'), async (req, res) => {
     await services.webhooks.redeliver(req.params.id, req.params.messageId);
     res.redirect(303, `${req.baseUrl}/webhooks/${encodeURIComponent(req.params.id)}/attempts?notice=redeliver`);
   });
 
-  router.post('/webhooks/:id/rotate', async (req, res) => {
+  router.post('/webhooks/:id/rotate', requires('operator'), async (req, res) => {
     await showSecret(req, res, await services.webhooks.rotate(req.params.id), true);
   });
 
-  router.post('/webhooks/:id/enabled', async (req, res) => {
+  router.post('/webhooks/:id/enabled', requires('operator'), async (req, res) => {
     back(req, res, await services.webhooks.update(req.params.id, { enabled: formField(req.body, 'enabled') === 'true' }));
   });
 
-  router.get('/webhooks/:id/remove', async (req, res) => {
+  router.get('/webhooks/:id/remove', requires('operator'), async (req, res) => {
     const endpoint = await services.webhooks.get(req.params.id);
     pages.show(req, res, 'webhook-remove.njk', `Remove endpoint ${endpoint.id}?`, { endpoint: row(endpoint, await names()) }, { section: 'webhooks' });
   });
 
-  router.post('/webhooks/:id/remove', async (req, res) => {
+  router.post('/webhooks/:id/remove', requires('operator'), async (req, res) => {
     const endpoint = await services.webhooks.get(req.params.id);
     await services.webhooks.remove(endpoint.id);
     back(req, res, endpoint);

@@ -89,6 +89,17 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         throw new Error(`fake services: webhooks.${String(name)} is not faked`);
       },
     }),
+    // Named credentials are tested through the real program; here no secret but the token is known.
+    admins: {
+      list: async () => [],
+      authenticate: async () => undefined,
+      create: async () => {
+        throw new Error('fake services: admins.create is not faked');
+      },
+      revoke: async () => {
+        throw new Error('fake services: admins.revoke is not faked');
+      },
+    },
     snapshots: {
       history: async () =>
         [
