@@ -105,6 +105,7 @@ export function adminApiDocument(): JsonSchema {
       { name: 'Keys', description: 'API keys: create, change, roll, revoke. A secret is shown once.' },
       { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
       { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
+      { name: 'Audit', description: 'The audit trail: who did what, through which door, and with what outcome.' },
       { name: 'Document', description: 'This description.' },
     ],
     paths,

@@ -5,6 +5,9 @@
 // at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
 // door here and nowhere else.
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
+import { AUDIT_PAGE_MAX } from './audit/audit-admin.ts';
+import type { AuditAction } from './audit/audit-entry.ts';
+import { sinceInstant } from './audit/audit-since.ts';
 import { type AdminErrorCode, buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
 import type { AdminServices } from './services.ts';
@@ -35,7 +38,7 @@ export interface AdminRoute {
   readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** Below ADMIN_API_BASE; `{name}` stands for one path segment. */
   readonly path: string;
-  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots';
+  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Audit';
   readonly summary: string;
   /** Its parameters, all text; the document says which are required. */
   readonly query?: JsonSchema;
@@ -49,6 +52,12 @@ export interface AdminRoute {
   /** The codes it answers beside those of every route (UNAUTHORIZED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; BAD_REQUEST with a query or body; UNSUPPORTED_MEDIA_TYPE unless GET). */
   readonly errors: readonly AdminErrorCode[];
   readonly answer: (services: AdminServices, request: AdminRequest) => Promise<unknown> | unknown;
+  /**
+   * Every route but a GET changes state: the action its audit entry records. Its operation records
+   * the entry (audit/recorded-operations.ts); the router records it under this action only when the
+   * request is refused before the operation runs (its body, its role).
+   */
+  readonly action?: AuditAction;
 }
 
 const text = (description: string): JsonSchema => ({ type: 'string', minLength: 1, description });
@@ -73,6 +82,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'startBuild',
+    action: 'build.requested',
     method: 'post',
     path: '/builds',
     tag: 'Builds',
@@ -124,6 +134,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'createKey',
+    action: 'key.created',
     method: 'post',
     path: '/keys',
     tag: 'Keys',
@@ -151,6 +162,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'updateKey',
+    action: 'key.updated',
     method: 'patch',
     path: '/keys/{id}',
     tag: 'Keys',
@@ -167,6 +179,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'revokeKey',
+    action: 'key.revoked',
     method: 'post',
     path: '/keys/{id}/revoke',
     tag: 'Keys',
@@ -178,6 +191,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'rollKey',
+    action: 'key.rolled',
     method: 'post',
     path: '/keys/{id}/roll',
     tag: 'Keys',
@@ -203,6 +217,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'addWebhook',
+    action: 'webhook.created',
     method: 'post',
     path: '/organizations/{idOrSlug}/webhooks',
     tag: 'Webhooks',
@@ -217,6 +232,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'updateWebhook',
+    action: 'webhook.updated',
     method: 'patch',
     path: '/webhooks/{id}',
     tag: 'Webhooks',
@@ -238,6 +254,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'removeWebhook',
+    action: 'webhook.deleted',
     method: 'delete',
     path: '/webhooks/{id}',
     tag: 'Webhooks',
@@ -248,6 +265,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'rotateWebhookSecret',
+    action: 'webhook.rotated',
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
     tag: 'Webhooks',
@@ -259,6 +277,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'testWebhook',
+    action: 'webhook.tested',
     method: 'post',
     path: '/webhooks/{id}/test',
     tag: 'Webhooks',
@@ -281,6 +300,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'redeliverWebhookMessage',
+    action: 'webhook.redelivered',
     method: 'post',
     path: '/webhooks/{id}/messages/{messageId}/redeliver',
     tag: 'Webhooks',
@@ -330,5 +350,32 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       const answer = await services.snapshots.asOf(params.idOrSlug!, requestInstant('at', query.at!), query.path!);
       return new PastAnswer(answer.status, answer.body);
     },
+  },
+  {
+    name: 'listAuditLog',
+    method: 'get',
+    path: '/audit-log',
+    tag: 'Audit',
+    summary: 'The audit trail, newest first, a page at a time, as `audit-log --json`: each state-changing action through any door, refused and failed ones too',
+    query: query({
+      organization: text(`only entries of this organization: ${ORGANIZATION}`),
+      actor: text('only this actor, e.g. root or cli:ops@host'),
+      action: text('only this action, e.g. key.revoked'),
+      since: text('only entries at or after this instant (ISO 8601 with a zone) or within this duration back (30m, 24h, 7d)'),
+      before: { type: 'string', pattern: '^[0-9]+$', description: 'the `next` of the previous page: entries before this sequence number' },
+      limit: { type: 'string', pattern: '^[0-9]+$', description: `at most this many entries (default 100, at most ${AUDIT_PAGE_MAX})` },
+    }),
+    status: 200,
+    response: schemaRef('AuditPage'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    answer: (services, { query }) =>
+      services.audit.list({
+        ...(query.organization !== undefined ? { organization: query.organization } : {}),
+        ...(query.actor !== undefined ? { actor: query.actor } : {}),
+        ...(query.action !== undefined ? { action: query.action } : {}),
+        ...(query.since !== undefined ? { since: sinceInstant('since', query.since, new Date()) } : {}),
+        ...(query.before !== undefined ? { before: Number(query.before) } : {}),
+        ...(query.limit !== undefined ? { limit: Math.max(1, Number(query.limit)) } : {}),
+      }),
   },
 ];

@@ -104,6 +104,27 @@ export const ADMIN_SCHEMAS = {
     response: nullable(text),
   }),
   QueuedMessage: object({ messageId: text }),
+  AuditEntry: object({
+    seq: { type: 'integer', minimum: 1, description: 'its number in the trail, from 1 without gaps' },
+    at: instant,
+    actor: { type: 'string', description: 'the credential’s name: `root` for ADMIN_TOKEN, `cli:<user>@<host>` for the CLI' },
+    actorRole: { enum: ['auditor', 'operator', 'owner'] },
+    door: { enum: ['api', 'console', 'cli'] },
+    action: { type: 'string', description: 'e.g. key.created, webhook.rotated, build.requested, db.sql' },
+    organizationId: nullable(text),
+    targetId: nullable({ type: 'string', description: 'the key, webhook endpoint, build run or organization acted on' }),
+    outcome: { enum: ['ok', 'refused', 'failed'] },
+    reason: nullable({ type: 'string', description: 'why it was refused or failed: the error code and its detail' }),
+    requestId: nullable(text),
+    clientAddress: nullable(text),
+    changes: { type: 'object', description: 'the fields set and their new values; never a secret' },
+    previousHash: { type: 'string', description: 'SHA-256 (hex) of the entry before; 64 zeros for the first' },
+    hash: { type: 'string', description: 'SHA-256 (hex) of this entry’s canonical JSON, without this member' },
+  }),
+  AuditPage: object({
+    entries: { type: 'array', items: { $ref: '#/components/schemas/AuditEntry' }, description: 'newest first' },
+    next: { type: ['integer', 'null'], description: 'the `before` of the next page; null on the last' },
+  }),
   HistoryEntry: {
     description: 'A snapshot, or a change of the organization’s state (snapshotId null).',
     anyOf: [

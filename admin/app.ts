@@ -10,6 +10,7 @@ import { adminApiRouter } from './api.ts';
 import { requireAdminToken } from './auth.ts';
 import { adminError, notFound } from './errors.ts';
 import { adminProblemHandler } from './problem.ts';
+import { requestIds } from './request-attribution.ts';
 import type { AdminServices } from './services.ts';
 
 export interface AdminAppOptions {
@@ -42,6 +43,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       .json(report);
   });
   if (options.token !== undefined) {
+    app.use(requestIds());
     app.use(requireAdminToken(options.token));
     app.get('/metrics', async function metrics(_req, res) {
       const text = await options.registry.metrics();
