@@ -6,7 +6,7 @@ import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';
 
-type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of';
+type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'audit-log';
 
 interface PageOptions {
   section?: Section;

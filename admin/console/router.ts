@@ -5,6 +5,9 @@
 import express, { type Router } from 'express';
 import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
+import { actingAs } from '../audit/acting.ts';
+import { requestAttribution } from '../request-attribution.ts';
+import { auditPages } from './audit-pages.ts';
 import { buildPages } from './builds-pages.ts';
 import { createFormGuard } from './form-guard.ts';
 import { keyPages } from './keys-pages.ts';
@@ -50,10 +53,15 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
     if (refusal === undefined) return next();
     pages.error(req, res, 403, 'Form refused', `Nothing was changed: ${refusal}.`);
   });
+  // Whatever a page's form changes is recorded under who posted it, through the console.
+  router.use(function actingInConsole(req, res, next) {
+    actingAs(requestAttribution(req, res, 'console'), next);
+  });
   buildPages(router, { services, pages, now });
   organizationPages(router, { services, pages, now });
   keyPages(router, { services, pages, now });
   webhookPages(router, { services, pages, now });
+  auditPages(router, { services, pages, now });
   router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
   router.use(pages.errorHandler());
   return router;
