@@ -93,11 +93,11 @@ export function chainedEntry(record: AuditRecord, previous: { seq: number; hash:
 }
 
 /** The secrets Marquee issues: API keys, admin credentials, webhook signing secrets. */
-const SECRET = /\b(mqk|mqa|whsec)_[A-Za-z0-9+/=_-]*/g;
+const SECRET = /(mqk|mqa|whsec)_[A-Za-z0-9+/=_-]*/g;
 
-/** Any secret a value holds, replaced by its kind: a `db sql` statement may quote one. */
+/** Any secret a value holds, replaced: a `db sql` statement or a label may quote one. Matched anywhere in a text, so no entry ever holds a secret prefix. */
 export function scrubSecrets<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(SECRET, '$1_[redacted]') as T;
+  if (typeof value === 'string') return value.replace(SECRET, '[redacted secret]') as T;
   if (Array.isArray(value)) return value.map(scrubSecrets) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, scrubSecrets(member)])) as T;

@@ -149,7 +149,9 @@ const AUDITED: { readonly [Area in keyof AdminServices]?: AuditedArea<AdminServi
 export function recordedServices(services: AdminServices, recorder: AuditRecorder): AdminServices {
   const recorded = { ...services } as Record<string, unknown>;
   for (const [area, operations] of Object.entries(AUDITED) as [keyof AdminServices, Record<string, Audited<unknown[], unknown>>][]) {
-    const inner = services[area] as unknown as Record<string, Operation>;
+    const inner = services[area] as unknown as Record<string, Operation> | undefined;
+    // recordedArea passes one area alone.
+    if (inner === undefined) continue;
     const wrapped: Record<string, unknown> = { ...inner };
     for (const [name, audited] of Object.entries(operations)) wrapped[name] = recordedOperation(inner[name]!.bind(inner), audited, services, recorder);
     recorded[area] = wrapped;
