@@ -35,6 +35,7 @@ export interface AuditTrail {
   walk(pageSize?: number): AsyncIterable<AuditEntry>;
 }
 
+// seq as text (bigint would be a string in pg, a BigInt in PGlite): every ORDER BY names the column, not this text alias.
 const COLUMNS = `seq::text AS seq, at, actor, actor_role, door, action, organization_id, target_id, outcome, reason, request_id, client_address, changes, previous_hash, hash`;
 
 interface EntryRow {
@@ -59,7 +60,7 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
   return {
     append: (record) => db.transaction((tx) => appendIn(tx, record)),
     head: async () => {
-      const [row] = await db.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM marquee_audit_trail ORDER BY seq DESC LIMIT 1');
+      const [row] = await db.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM marquee_audit_trail ORDER BY marquee_audit_trail.seq DESC LIMIT 1');
       return row === undefined ? undefined : { seq: Number(row.seq), hash: row.hash };
     },
     list: async (filter) => {
@@ -76,7 +77,7 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
       if (filter.beforeSeq !== undefined) where((p) => `seq < ${p}`, filter.beforeSeq);
       params.push(filter.limit);
       const rows = await db.query<EntryRow>(
-        `SELECT ${COLUMNS} FROM marquee_audit_trail ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT $${params.length}`,
+        `SELECT ${COLUMNS} FROM marquee_audit_trail ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY marquee_audit_trail.seq DESC LIMIT $${params.length}`,
         params,
       );
       return rows.map(entryOf);
@@ -85,7 +86,7 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
       async *[Symbol.asyncIterator]() {
         let after = 0;
         for (;;) {
-          const rows = await db.query<EntryRow>(`SELECT ${COLUMNS} FROM marquee_audit_trail WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, pageSize]);
+          const rows = await db.query<EntryRow>(`SELECT ${COLUMNS} FROM marquee_audit_trail WHERE seq > $1 ORDER BY marquee_audit_trail.seq LIMIT $2`, [after, pageSize]);
           for (const row of rows) yield entryOf(row);
           if (rows.length < pageSize) return;
           after = Number(rows[rows.length - 1]!.seq);
@@ -98,7 +99,7 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
 /** Under the lock, the head read is the one this entry follows: no other appender can be between. */
 async function appendIn(tx: SqlQueries, record: AuditRecord): Promise<AuditEntry> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-  const [head] = await tx.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM marquee_audit_trail ORDER BY seq DESC LIMIT 1');
+  const [head] = await tx.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM marquee_audit_trail ORDER BY marquee_audit_trail.seq DESC LIMIT 1');
   const entry = chainedEntry(record, head === undefined ? undefined : { seq: Number(head.seq), hash: head.hash }, new Date());
   await tx.query(
     `INSERT INTO marquee_audit_trail (seq, at, actor, actor_role, door, action, organization_id, target_id, outcome, reason, request_id, client_address, changes, previous_hash, hash)

@@ -23,6 +23,9 @@ export function cliRecorder(db: () => Promise<SqlClient>): AuditRecorder {
   );
 }
 
+/** A reason is a line for the reader, not a log. */
+const REASON_MAX = 500;
+
 type Recorded = Omit<ActionRecord, 'outcome' | 'reason'>;
 
 /**
@@ -40,7 +43,9 @@ export async function recordedWork<T>(
   try {
     result = await work();
   } catch (error) {
-    await recorder.record({ ...record, ...outcomeOf(error) }).catch((failure: unknown) => {
+    // The operator who ran it is told the whole reason; so is the trail (a statement's error names the relation).
+    const { outcome } = outcomeOf(error);
+    await recorder.record({ ...record, outcome, reason: describeError(error).slice(0, REASON_MAX) }).catch((failure: unknown) => {
       process.stderr.write(`marquee: the audit trail could not record this failure: ${describeError(failure)}\n`);
     });
     throw error;
