@@ -8,7 +8,9 @@ import { isUuid } from '../../snapshot/layout.ts';
 import type { Attribution } from '../actor.ts';
 import type { OrganizationDirectory } from '../organization-admin.ts';
 import { adminProblemOf } from '../problem.ts';
-import type { AdminServices } from '../services.ts';
+import type { BuildOperations } from '../build-admin.ts';
+import type { KeyOperations } from '../keys/key-admin.ts';
+import type { WebhookOperations } from '../webhook-admin.ts';
 import type { AuditAction, AuditChanges, AuditEntry, AuditOutcome } from './audit-entry.ts';
 import { currentAttribution } from './acting.ts';
 import type { AuditTrail } from './audit-trail.ts';
@@ -74,13 +76,20 @@ export function alreadyRecorded(error: unknown): boolean {
   return typeof error === 'object' && error !== null && recordedErrors.has(error);
 }
 
+/** The areas of admin/services.ts AdminServices whose operations change state. */
+interface AuditedServices {
+  keys: KeyOperations;
+  webhooks: WebhookOperations;
+  builds: BuildOperations;
+}
+
 /** What one state-changing operation records. */
 interface Audited<Args extends unknown[], Result> {
   readonly action: AuditAction | ((...args: Args) => AuditAction);
   /** Field names and new values, from the arguments: never a secret. */
   readonly changes?: (...args: Args) => AuditChanges;
   /** Read before the operation, for what it removes (a deleted endpoint's organization). */
-  readonly before?: (services: AdminServices, ...args: Args) => Promise<unknown>;
+  readonly before?: (services: AuditedServices, ...args: Args) => Promise<unknown>;
   /** Its subject: from the answer when there is one, else from the arguments or what `before` read. */
   readonly subject: (args: Args, result: Result | undefined, before: unknown) => AuditSubject;
 }
@@ -89,13 +98,13 @@ type Operation = (...args: never[]) => Promise<unknown>;
 type AuditedArea<Area> = { readonly [Name in keyof Area]?: Area[Name] extends (...args: infer A) => Promise<infer R> ? Audited<A, R> : never };
 
 const organizationOf = (found: unknown): string | null => (found as { organizationId?: string } | undefined)?.organizationId ?? null;
-const endpointFirst = (services: AdminServices, id: string) => services.webhooks.get(id).catch(() => undefined);
+const endpointFirst = (services: AuditedServices, id: string) => services.webhooks.get(id).catch(() => undefined);
 
 /**
  * Every state-changing operation, one line each: an operation missing here changes state unrecorded,
  * which the trail's test (driven from the admin API's route declarations) catches.
  */
-const AUDITED: { readonly [Area in keyof AdminServices]?: AuditedArea<AdminServices[Area]> } = {
+const AUDITED: { readonly [Area in keyof AuditedServices]: AuditedArea<AuditedServices[Area]> } = {
   keys: {
     create: {
       action: 'key.created',
@@ -146,25 +155,25 @@ const AUDITED: { readonly [Area in keyof AdminServices]?: AuditedArea<AdminServi
 };
 
 /** The same operations, each state-changing one recording its entry: what every door is given. */
-export function recordedServices(services: AdminServices, recorder: AuditRecorder): AdminServices {
+export function recordedServices<Services extends Partial<AuditedServices>>(services: Services, recorder: AuditRecorder): Services {
   const recorded = { ...services } as Record<string, unknown>;
-  for (const [area, operations] of Object.entries(AUDITED) as [keyof AdminServices, Record<string, Audited<unknown[], unknown>>][]) {
+  for (const [area, operations] of Object.entries(AUDITED) as [keyof AuditedServices, Record<string, Audited<unknown[], unknown>>][]) {
     const inner = services[area] as unknown as Record<string, Operation> | undefined;
     // recordedArea passes one area alone.
     if (inner === undefined) continue;
     const wrapped: Record<string, unknown> = { ...inner };
-    for (const [name, audited] of Object.entries(operations)) wrapped[name] = recordedOperation(inner[name]!.bind(inner), audited, services, recorder);
+    for (const [name, audited] of Object.entries(operations)) wrapped[name] = recordedOperation(inner[name]!.bind(inner), audited, services as AuditedServices, recorder);
     recorded[area] = wrapped;
   }
-  return recorded as unknown as AdminServices;
+  return recorded as Services;
 }
 
 /** One area's operations for a door that builds them alone (the CLI's keys and webhooks commands). */
-export function recordedArea<Area extends keyof AdminServices>(area: Area, operations: AdminServices[Area], recorder: AuditRecorder): AdminServices[Area] {
-  return recordedServices({ [area]: operations } as unknown as AdminServices, recorder)[area];
+export function recordedArea<Area extends keyof AuditedServices>(area: Area, operations: AuditedServices[Area], recorder: AuditRecorder): AuditedServices[Area] {
+  return recordedServices({ [area]: operations } as Partial<AuditedServices>, recorder)[area]!;
 }
 
-function recordedOperation(operation: Operation, audited: Audited<unknown[], unknown>, services: AdminServices, recorder: AuditRecorder): Operation {
+function recordedOperation(operation: Operation, audited: Audited<unknown[], unknown>, services: AuditedServices, recorder: AuditRecorder): Operation {
   return async (...args: unknown[]) => {
     const attribution = currentAttribution();
     const action = typeof audited.action === 'function' ? audited.action(...args) : audited.action;

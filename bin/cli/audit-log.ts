@@ -1,18 +1,9 @@
 // audit-log …: the audit trail (bin/commands/audit-log.ts).
 import type { Command } from 'commander';
+import type { AuditLogOptions } from '../commands/audit-log.ts';
 import type { Config } from '../config.ts';
 
 const commands = () => import('../commands/audit-log.ts');
-
-export interface AuditLogOptions {
-  org?: string;
-  actor?: string;
-  action?: string;
-  since?: string;
-  limit: string;
-  json?: boolean;
-  jsonl?: boolean;
-}
 
 export function registerAuditLogCommands(program: Command, config: () => Config): void {
   const auditLog = program

@@ -8,10 +8,19 @@ import { cliRecorder } from './trail.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
-import type { AuditLogOptions } from '../cli/audit-log.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
+
+export interface AuditLogOptions {
+  org?: string;
+  actor?: string;
+  action?: string;
+  since?: string;
+  limit: string;
+  json?: boolean;
+  jsonl?: boolean;
+}
 
 /** Read in pages this large when exporting: the trail is never held whole by the database client. */
 const EXPORT_PAGE = 1000;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_ACTOR, setActor } from '../../../../admin/actor.ts';
 import { consoleRouter } from '../../../../admin/console/router.ts';
 import { createViews } from '../../../../admin/console/views.ts';
 import { fakeServices, HOSTILE_NAME, ORGS } from './fake-services.ts';
@@ -20,6 +21,11 @@ let origin: string;
 beforeAll(async () => {
   services = fakeServices();
   const app = express();
+  // In the admin app the credential check comes first and names the actor (admin/auth.ts).
+  app.use((_req, res, next) => {
+    setActor(res, ROOT_ACTOR);
+    next();
+  });
   app.use('/', consoleRouter(services, { now: () => new Date('2026-11-22T10:00:00Z') }));
   app.use((_req, res) => res.status(404).json({ from: 'the app' }));
   server = app.listen(0, '127.0.0.1');
