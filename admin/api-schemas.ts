@@ -3,6 +3,8 @@
 // the routes' declarations (api-routes.ts) and the OpenAPI document made from them
 // (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
 
+import { ADMIN_ROLES } from './actor.ts';
+
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
 const text = { type: 'string' } as const;
@@ -108,7 +110,7 @@ export const ADMIN_SCHEMAS = {
     seq: { type: 'integer', minimum: 1, description: 'its number in the trail, from 1 without gaps' },
     at: instant,
     actor: { type: 'string', description: 'the credential’s name: `root` for ADMIN_TOKEN, `cli:<user>@<host>` for the CLI' },
-    actorRole: { enum: ['auditor', 'operator', 'owner'] },
+    actorRole: { enum: [...ADMIN_ROLES] },
     door: { enum: ['api', 'console', 'cli'] },
     action: { type: 'string', description: 'e.g. key.created, webhook.rotated, build.requested, db.sql' },
     organizationId: nullable(text),

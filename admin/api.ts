@@ -63,9 +63,7 @@ function recordRefusal(route: AdminRoute, action: AuditAction, services: AdminSe
       const body = route.body !== undefined && isPlainObject(req.body) ? req.body : {};
       const params = req.params as Record<string, string | undefined>;
       const organization = params.idOrSlug ?? (typeof body.organization === 'string' ? body.organization : null);
-      await actingAs(requestAttribution(req, res, 'api'), () =>
-        services.audit.recordRefusal(action, error, { targetId: params.id ?? null, organization, changes: body }),
-      );
+      await actingAs(requestAttribution(req, res, 'api'), () => services.audit.recordRefusal(action, error, { targetId: params.id ?? null, organization, changes: body }));
     } catch (failure) {
       return next(failure);
     }

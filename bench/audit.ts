@@ -142,7 +142,10 @@ try {
         db,
         store,
         keys,
-        webhooks: { store: new WebhookStore(db), policy: { allowPrivate: false, allowInsecure: false, retryDelaysMs: DEFAULT_RETRY_DELAYS_MS, disableAfterMs: DEFAULT_DISABLE_AFTER_MS } },
+        webhooks: {
+          store: new WebhookStore(db),
+          policy: { allowPrivate: false, allowInsecure: false, retryDelaysMs: DEFAULT_RETRY_DELAYS_MS, disableAfterMs: DEFAULT_DISABLE_AFTER_MS },
+        },
         runs: new BuildRuns(),
         builds: { queue: () => ({ run: undefined as never, results: Promise.resolve() }) },
         trail: usedTrail,

@@ -9,7 +9,7 @@ import type { AuditTrail } from './audit-trail.ts';
 import { type AuditVerdict, verifyAuditTrail } from './audit-verify.ts';
 import { type AuditRecorder, type AuditSubject, alreadyRecorded, outcomeOf } from './recorded-operations.ts';
 
-export const AUDIT_PAGE_DEFAULT = 100;
+const AUDIT_PAGE_DEFAULT = 100;
 export const AUDIT_PAGE_MAX = 1000;
 
 export interface AuditQuery {
@@ -23,7 +23,7 @@ export interface AuditQuery {
   readonly limit?: number;
 }
 
-export interface AuditPage {
+interface AuditPage {
   /** Newest first. */
   readonly entries: AuditEntry[];
   /** `before` for the next page; null on the last. */

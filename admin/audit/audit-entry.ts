@@ -33,7 +33,7 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
+const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** Field names and their new values; never a secret (scrubSecrets). */
@@ -72,7 +72,7 @@ export const GENESIS_HASH = '0'.repeat(64);
  * The bytes an entry's hash is taken of: every member but the hash itself, as canonical JSON
  * (RFC 8785: sorted members, ECMAScript numbers and strings), so any reader can recompute it.
  */
-export function canonicalEntry(entry: Omit<AuditEntry, 'hash'>): string {
+function canonicalEntry(entry: Omit<AuditEntry, 'hash'>): string {
   const { seq, at, actor, actorRole, door, action, organizationId, targetId, outcome, reason, requestId, clientAddress, changes, previousHash } = entry;
   return canonicalJson({ seq, at, actor, actorRole, door, action, organizationId, targetId, outcome, reason, requestId, clientAddress, changes, previousHash });
 }

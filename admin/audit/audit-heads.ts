@@ -6,7 +6,7 @@
 import type { SnapshotSource, SnapshotStore } from '../../snapshot/store.ts';
 import type { AuditTrail, ChainHead } from './audit-trail.ts';
 
-export const AUDIT_HEADS_PREFIX = 'audit/heads/';
+const AUDIT_HEADS_PREFIX = 'audit/heads/';
 
 /** Sorted by name as by number: twelve digits, then the hash. */
 export const headKey = (head: ChainHead): string => `${AUDIT_HEADS_PREFIX}${String(head.seq).padStart(12, '0')}-${head.hash}.json`;
@@ -16,7 +16,7 @@ export interface StoredHead extends ChainHead {
 }
 
 /** Writes the trail's head unless the store has it already; the head written, or undefined for an empty trail. */
-export async function keepAuditHead(trail: AuditTrail, store: SnapshotStore, now: Date = new Date()): Promise<ChainHead | undefined> {
+async function keepAuditHead(trail: AuditTrail, store: SnapshotStore, now: Date = new Date()): Promise<ChainHead | undefined> {
   const head = await trail.head();
   if (head === undefined) return undefined;
   const key = headKey(head);
@@ -35,7 +35,7 @@ export async function storedHeads(store: SnapshotSource & Pick<SnapshotStore, 'l
 }
 
 /** How often a builder looks at the head: well within the minute the design promises, and one indexed read each time. */
-export const HEAD_KEEPING_INTERVAL_MS = 10_000;
+const HEAD_KEEPING_INTERVAL_MS = 10_000;
 
 /** Keeps the head now and every `intervalMs` until stopped; a failure (store or database away) is reported and retried next time. */
 export function keepAuditHeads(trail: AuditTrail, store: SnapshotStore, onError: (error: unknown) => void, intervalMs = HEAD_KEEPING_INTERVAL_MS): { stop(): Promise<void> } {

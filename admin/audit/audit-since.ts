@@ -9,6 +9,7 @@ export function sinceInstant(what: string, text: string, now: Date): Date {
   const ms = parseDurationMs(text);
   if (ms !== undefined) return new Date(now.getTime() - ms);
   const at = parseZonedInstant(text);
-  if (at === undefined) throw new OperatorError(`${what} ${JSON.stringify(text)} is neither a duration such as 24h or 7d nor an ISO 8601 instant with a zone such as ${ZONED_INSTANT_EXAMPLE}`);
+  if (at === undefined)
+    throw new OperatorError(`${what} ${JSON.stringify(text)} is neither a duration such as 24h or 7d nor an ISO 8601 instant with a zone such as ${ZONED_INSTANT_EXAMPLE}`);
   return at;
 }

@@ -9,7 +9,7 @@ import { type AuditAction, type AuditChanges, type AuditEntry, type AuditOutcome
 /** "mqau": the appenders' lock, apart from the migrations' (migrate.ts). */
 const APPEND_LOCK = 0x6d716175;
 
-export interface AuditFilter {
+interface AuditFilter {
   readonly organizationId?: string;
   readonly actor?: string;
   readonly action?: string;

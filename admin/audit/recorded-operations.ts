@@ -108,7 +108,12 @@ const AUDITED: { readonly [Area in keyof AuditedServices]: AuditedArea<AuditedSe
   keys: {
     create: {
       action: 'key.created',
-      changes: (request) => ({ organization: request.organization, origins: request.origins ?? [], label: request.label ?? null, expiresAt: request.expiresAt?.toISOString() ?? null }),
+      changes: (request) => ({
+        organization: request.organization,
+        origins: request.origins ?? [],
+        label: request.label ?? null,
+        expiresAt: request.expiresAt?.toISOString() ?? null,
+      }),
       subject: ([request], key) => ({ organization: key?.organizationId ?? request.organization, targetId: key?.id ?? null }),
     },
     update: { action: 'key.updated', changes: (_id, changes) => ({ ...changes }), subject: ([id], key) => ({ organization: key?.organizationId ?? null, targetId: id }) },

@@ -22,5 +22,7 @@ export function registerAuditLogCommands(program: Command, config: () => Config)
     .description('check the chain: every entry against its hash and its predecessor, and against the heads kept in the snapshot store; exit 1 naming the first broken entry')
     .option('--json', 'print the verdict as JSON')
     // `--json` is audit-log's own option too, which commander gives the parent: read both.
-    .action(async (_options: { json?: boolean }, command: Command) => (await commands()).auditLogVerifyCommand(config(), { json: command.optsWithGlobals<{ json?: boolean }>().json === true }));
+    .action(async (_options: { json?: boolean }, command: Command) =>
+      (await commands()).auditLogVerifyCommand(config(), { json: command.optsWithGlobals<{ json?: boolean }>().json === true }),
+    );
 }

@@ -16,7 +16,13 @@ function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => 
     await migrateMarquee(db);
     const operations = webhookOperations({ store: new WebhookStore(db), policy: config.webhooks, organizations: organizationDirectory(async () => db) });
     // Each change is recorded in the audit trail, as through the admin API.
-    return work(recordedArea('webhooks', operations, cliRecorder(async () => db)));
+    return work(
+      recordedArea(
+        'webhooks',
+        operations,
+        cliRecorder(async () => db),
+      ),
+    );
   });
 }
 

@@ -38,7 +38,9 @@ it('keeps one chain of what the admin API and the CLI beside start did at once, 
         body: JSON.stringify({ organization: 'nordic-dev', label: `api ${index}` }),
       }).then((response) => expect(response.status).toBe(201)),
     ),
-    ...Array.from({ length: CLI_CALLS }, (_, index) => marquee(['keys', 'create', '--org', 'nordic-dev', '--label', `cli ${index}`], env).then((run) => expect(run.code, run.stderr).toBe(0))),
+    ...Array.from({ length: CLI_CALLS }, (_, index) =>
+      marquee(['keys', 'create', '--org', 'nordic-dev', '--label', `cli ${index}`], env).then((run) => expect(run.code, run.stderr).toBe(0)),
+    ),
   ]);
   const listed = await marquee(['audit-log', '--json'], env);
   expect(listed.code, listed.stderr).toBe(0);
@@ -51,7 +53,10 @@ it('keeps one chain of what the admin API and the CLI beside start did at once, 
   // start keeps the head in its store (every 10 s): verify then compares the trail with it.
   const last = entries.at(-1)!.seq;
   await expect
-    .poll(async () => Math.max(0, ...(await readdir(join(home, 'snapshots', 'audit', 'heads')).catch(() => [])).map((name) => Number(name.slice(0, 12)))), { timeout: 30_000, interval: 500 })
+    .poll(async () => Math.max(0, ...(await readdir(join(home, 'snapshots', 'audit', 'heads')).catch(() => [])).map((name) => Number(name.slice(0, 12)))), {
+      timeout: 30_000,
+      interval: 500,
+    })
     .toBe(last);
   const verified = await marquee(['audit-log', 'verify', '--json'], env);
   expect(verified.code, verified.stderr).toBe(0);

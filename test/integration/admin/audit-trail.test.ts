@@ -214,7 +214,13 @@ describe('the admin API', () => {
         response = await send(route.method, audited.call(made), 'text/plain');
       });
       expect(response!.status, route.name).toBe(415);
-      expect(unreadEntry, route.name).toMatchObject({ actor: 'root', door: 'api', action: route.action, outcome: 'refused', reason: expect.stringContaining('UNSUPPORTED_MEDIA_TYPE') });
+      expect(unreadEntry, route.name).toMatchObject({
+        actor: 'root',
+        door: 'api',
+        action: route.action,
+        outcome: 'refused',
+        reason: expect.stringContaining('UNSUPPORTED_MEDIA_TYPE'),
+      });
     }
   });
 
@@ -257,7 +263,12 @@ describe('the console', () => {
     const created = await form('/keys', { organization: NORDIC, label: 'from the console', origins: '' });
     expect(created).toMatchObject({ ...console, action: 'key.created', targetId: expect.stringMatching(/^key_/) });
     const key = created.targetId!;
-    expect(await form(`/keys/${key}`, { label: 'renamed', origins: 'https://a.example' })).toMatchObject({ ...console, action: 'key.updated', targetId: key, changes: { label: 'renamed' } });
+    expect(await form(`/keys/${key}`, { label: 'renamed', origins: 'https://a.example' })).toMatchObject({
+      ...console,
+      action: 'key.updated',
+      targetId: key,
+      changes: { label: 'renamed' },
+    });
     expect(await form(`/keys/${key}/roll`, { graceMinutes: '0' })).toMatchObject({ ...console, action: 'key.rolled', targetId: key });
     expect(await form(`/keys/${key}/revoke`)).toMatchObject({ ...console, action: 'key.revoked', targetId: key });
     const added = await form('/webhooks', { organization: NORDIC, url: 'http://127.0.0.1:9/console-hook', description: '' });
@@ -314,8 +325,18 @@ describe('the CLI', () => {
     expect(await cliEntry(['build', '--org', 'nordic-dev'])).toMatchObject({ ...byCli, action: 'build.requested', organizationId: NORDIC, outcome: 'ok' });
     expect(await cliEntry(['db', 'migrate'])).toMatchObject({ ...byCli, action: 'db.migrated', outcome: 'ok' });
     const statement = `UPDATE organizations SET name = name WHERE slug = 'mqk_notakey'`;
-    expect(await cliEntry(['db', 'sql', statement])).toMatchObject({ ...byCli, action: 'db.sql', outcome: 'ok', changes: { statement: "UPDATE organizations SET name = name WHERE slug = '[redacted secret]'" } });
-    expect(await cliEntry(['db', 'sql', 'SELECT * FROM no_such_relation'], 1)).toMatchObject({ ...byCli, action: 'db.sql', outcome: 'failed', reason: expect.stringContaining('no_such_relation') });
+    expect(await cliEntry(['db', 'sql', statement])).toMatchObject({
+      ...byCli,
+      action: 'db.sql',
+      outcome: 'ok',
+      changes: { statement: "UPDATE organizations SET name = name WHERE slug = '[redacted secret]'" },
+    });
+    expect(await cliEntry(['db', 'sql', 'SELECT * FROM no_such_relation'], 1)).toMatchObject({
+      ...byCli,
+      action: 'db.sql',
+      outcome: 'failed',
+      reason: expect.stringContaining('no_such_relation'),
+    });
 
     // Reading changes nothing and records nothing.
     const before = await newestSeq();
@@ -332,7 +353,10 @@ describe('the CLI', () => {
     expect(json.length).toBeGreaterThan(0);
     expect(json.every((entry) => entry.actor === 'root')).toBe(true);
     const exported = await cli('audit-log', '--jsonl');
-    const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line) as AuditEntry);
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditEntry);
     expect(lines.map((entry) => entry.seq)).toEqual(lines.map((_entry, index) => index + 1));
     expect(exported.stdout).not.toMatch(SECRETS);
     const bad = await cli('audit-log', '--since', 'yesterday');
@@ -422,7 +446,9 @@ describe('tampering', () => {
     });
     const rewritten = await verify();
     expect(rewritten.code).toBe(1);
-    expect(rewritten.stderr).toMatch(/^marquee: the audit trail is broken at entry \d+: entry \d+ is not the one the snapshot store kept \(audit\/heads\/\d{12}-[0-9a-f]{64}\.json\): the trail was rewritten after entry \d+ and at or before entry \d+/);
+    expect(rewritten.stderr).toMatch(
+      /^marquee: the audit trail is broken at entry \d+: entry \d+ is not the one the snapshot store kept \(audit\/heads\/\d{12}-[0-9a-f]{64}\.json\): the trail was rewritten after entry \d+ and at or before entry \d+/,
+    );
   });
 });
 
@@ -443,7 +469,9 @@ describe('appending at once', () => {
           }).then((response) => expect(response.status).toBe(201)),
         ),
       );
-      const commands = Array.from({ length: CLI }, (_, index) => marquee(['keys', 'create', '--org', 'pacific-oss', '--label', `cli ${index}`], env).then((run) => expect(run.code, run.stderr).toBe(0)));
+      const commands = Array.from({ length: CLI }, (_, index) =>
+        marquee(['keys', 'create', '--org', 'pacific-oss', '--label', `cli ${index}`], env).then((run) => expect(run.code, run.stderr).toBe(0)),
+      );
       await Promise.all([...calls, ...commands]);
       const after = await asSeqs();
       expect(after.length - before.length).toBe(2 * PER_BUILDER + CLI);
@@ -459,7 +487,11 @@ describe('appending at once', () => {
     const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
-      return (await client.query('SELECT seq::int4 AS seq, previous_hash, hash FROM marquee.marquee_audit_trail ORDER BY seq')).rows as Array<{ seq: number; previous_hash: string; hash: string }>;
+      return (await client.query('SELECT seq::int4 AS seq, previous_hash, hash FROM marquee.marquee_audit_trail ORDER BY seq')).rows as Array<{
+        seq: number;
+        previous_hash: string;
+        hash: string;
+      }>;
     } finally {
       await client.end();
     }

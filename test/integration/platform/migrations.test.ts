@@ -87,7 +87,9 @@ describe.each(backends)('migrate on $name', (backend) => {
 
     expect(await tablesIn(db, db.schema)).toEqual([...RELATIONS, ...PLATFORM_RECORD].sort());
     expect(await tablesIn(db, 'marquee')).toEqual(MARQUEE_RELATIONS);
-    expect(first.triggers).toEqual(RELATIONS.map((relation) => `${relation} marquee_changes`));
+    // The platform relations' change triggers, and the audit trail's refusal of edits (Marquee's migration 6).
+    const auditTrail = ['marquee_audit_trail marquee_audit_trail_no_change', 'marquee_audit_trail marquee_audit_trail_no_truncate'];
+    expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
     const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');
     expect(recorded.map((row) => row.number)).toEqual(MARQUEE_MIGRATION_NUMBERS);
     expect(recorded.every((row) => /^[a-z]+(-[a-z]+)*$/.test(row.name))).toBe(true);

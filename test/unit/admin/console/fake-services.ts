@@ -34,7 +34,7 @@ const TEAM_AFTER = [
   { id: 'a', fullName: 'Ada', title: 'Chair' },
 ];
 
-export const AUDIT_ENTRIES: AuditEntry[] = [
+const AUDIT_ENTRIES: AuditEntry[] = [
   {
     seq: 1,
     at: '2026-11-22T09:30:00.000Z',
