@@ -33,10 +33,18 @@ export interface AuditRecorder {
   record(action: ActionRecord, attribution?: Attribution): Promise<AuditEntry>;
 }
 
+/** How many entries each attribution (one request, one command) has recorded: a door records a refusal only when none was. */
+const recordedCounts = new WeakMap<Attribution, number>();
+
+export function entriesRecordedUnder(attribution: Attribution): number {
+  return recordedCounts.get(attribution) ?? 0;
+}
+
 export function auditRecorder(trail: () => Promise<AuditTrail>, organizations: OrganizationDirectory): AuditRecorder {
   return {
-    record: async (action, attribution = currentAttribution()) =>
-      (await trail()).append({
+    record: async (action, attribution = currentAttribution()) => {
+      recordedCounts.set(attribution, entriesRecordedUnder(attribution) + 1);
+      return (await trail()).append({
         actor: attribution.actor.name,
         actorRole: attribution.actor.role,
         door: attribution.door,
@@ -48,7 +56,8 @@ export function auditRecorder(trail: () => Promise<AuditTrail>, organizations: O
         outcome: action.outcome,
         reason: action.reason ?? null,
         changes: action.changes ?? {},
-      }),
+      });
+    },
   };
 }
 

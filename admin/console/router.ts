@@ -5,11 +5,10 @@
 import express, { type Router } from 'express';
 import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
-import { actingAs } from '../audit/acting.ts';
-import { requestAttribution } from '../request-attribution.ts';
 import { auditPages } from './audit-pages.ts';
 import { buildPages } from './builds-pages.ts';
 import { createFormGuard } from './form-guard.ts';
+import { consoleActing } from './form-refusals.ts';
 import { keyPages } from './keys-pages.ts';
 import { webhookPages } from './webhooks-pages.ts';
 import { organizationPages } from './organizations-pages.ts';
@@ -48,14 +47,12 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
     res.type('css').send(stylesheet.body);
   });
   router.use(express.urlencoded({ extended: false, limit: '32kb' }));
+  // Whatever a page's form changes is recorded under who posted it, through the console; so is a form refused.
+  router.use(consoleActing(services, options.log));
   router.post('/{*anything}', function ownFormsOnly(req, res, next) {
     const refusal = guard.refusal(req);
     if (refusal === undefined) return next();
     pages.error(req, res, 403, 'Form refused', `Nothing was changed: ${refusal}.`);
-  });
-  // Whatever a page's form changes is recorded under who posted it, through the console.
-  router.use(function actingInConsole(req, res, next) {
-    actingAs(requestAttribution(req, res, 'console'), next);
   });
   buildPages(router, { services, pages, now });
   organizationPages(router, { services, pages, now });

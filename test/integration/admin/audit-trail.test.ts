@@ -282,6 +282,32 @@ describe('the console', () => {
 
     const refused = await onlyEntryOf(async () => expect((await post('/keys/key_nosuchkey/revoke', {})).status).toBe(404));
     expect(refused).toMatchObject({ actor: 'root', door: 'console', action: 'key.revoked', targetId: 'key_nosuchkey', outcome: 'refused' });
+
+    // Refused before any operation ran (a form without its token, one without its organization):
+    // recorded once the page is answered.
+    const refusedForm = async (path: string, fields: Record<string, string>, status: number) => {
+      const before = await newestSeq();
+      expect((await post(path, fields)).status).toBe(status);
+      await expect.poll(async () => (await auditPage('?limit=5')).entries.filter((entry) => entry.seq > before).length).toBe(1);
+      const [entry] = (await auditPage('?limit=1')).entries;
+      expect(JSON.stringify(entry)).not.toMatch(SECRETS);
+      return entry!;
+    };
+    expect(await refusedForm(`/keys/${key}/revoke`, { _csrf: 'forged' }, 403)).toMatchObject({
+      door: 'console',
+      action: 'key.revoked',
+      targetId: key,
+      outcome: 'refused',
+      reason: expect.stringContaining('403'),
+    });
+    expect(await refusedForm('/keys', { organization: '', label: 'no organization' }, 400)).toMatchObject({
+      door: 'console',
+      action: 'key.created',
+      outcome: 'refused',
+      changes: { label: 'no organization' },
+    });
+    // A refused form's token is never recorded.
+    expect(JSON.stringify((await auditPage('?limit=5')).entries)).not.toContain(csrf);
   });
 
   it('shows the trail filtered, each entry linked to what it acted on', async () => {
