@@ -51,11 +51,6 @@ export function setActor(res: Response, actor: Actor): void {
   res.locals.actor = actor;
 }
 
-/** Who made an admin port request, through which door, from where: what its operation records of its author. */
-export function requestAttribution(req: Request, res: Response, door: Door): Attribution {
-  return { actor: actorOf(res), door, ...(req.ip !== undefined ? { clientAddress: req.ip } : {}) };
-}
-
 function currentUser(): string {
   try {
     return userInfo().username;

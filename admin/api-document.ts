@@ -119,6 +119,7 @@ export function adminApiDocument(): JsonSchema {
       { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
       { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
       { name: 'Admins', description: 'Named admin credentials and their roles, for owners. A secret is shown once.' },
+      { name: 'Audit', description: 'The audit trail: who did what, through which door, and with what outcome.' },
       { name: 'Document', description: 'This description.' },
     ],
     paths,

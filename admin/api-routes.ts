@@ -7,6 +7,9 @@
 // for every role, a change for operators, admin credentials for owners.
 import type { AdminRole, Attribution } from './actor.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
+import { AUDIT_PAGE_MAX } from './audit/audit-admin.ts';
+import type { AuditAction } from './audit/audit-entry.ts';
+import { sinceInstant } from './audit/audit-since.ts';
 import { type AdminErrorCode, buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
 import type { AdminServices } from './services.ts';
@@ -39,7 +42,7 @@ export interface AdminRoute {
   readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** Below ADMIN_API_BASE; `{name}` stands for one path segment. */
   readonly path: string;
-  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Admins';
+  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Admins' | 'Audit';
   readonly summary: string;
   /** The weakest role that may call it; any other is answered 403 ADMIN_FORBIDDEN before anything is read or changed. */
   readonly role: AdminRole;
@@ -55,6 +58,12 @@ export interface AdminRoute {
   /** The codes it answers beside those of every route (UNAUTHORIZED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; BAD_REQUEST with a query or body; UNSUPPORTED_MEDIA_TYPE unless GET). */
   readonly errors: readonly AdminErrorCode[];
   readonly answer: (services: AdminServices, request: AdminRequest) => Promise<unknown> | unknown;
+  /**
+   * Every route but a GET changes state: the action its audit entry records. Its operation records
+   * the entry (audit/recorded-operations.ts); the router records it under this action only when the
+   * request is refused before the operation runs (its body, its role).
+   */
+  readonly action?: AuditAction;
 }
 
 const text = (description: string): JsonSchema => ({ type: 'string', minLength: 1, description });
@@ -80,6 +89,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'startBuild',
+    action: 'build.requested',
     method: 'post',
     path: '/builds',
     role: 'operator',
@@ -135,6 +145,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'createKey',
+    action: 'key.created',
     method: 'post',
     path: '/keys',
     role: 'operator',
@@ -163,6 +174,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'updateKey',
+    action: 'key.updated',
     method: 'patch',
     path: '/keys/{id}',
     role: 'operator',
@@ -180,6 +192,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'revokeKey',
+    action: 'key.revoked',
     method: 'post',
     path: '/keys/{id}/revoke',
     role: 'operator',
@@ -192,6 +205,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'rollKey',
+    action: 'key.rolled',
     method: 'post',
     path: '/keys/{id}/roll',
     role: 'operator',
@@ -219,6 +233,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'addWebhook',
+    action: 'webhook.created',
     method: 'post',
     path: '/organizations/{idOrSlug}/webhooks',
     role: 'operator',
@@ -234,6 +249,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'updateWebhook',
+    action: 'webhook.updated',
     method: 'patch',
     path: '/webhooks/{id}',
     role: 'operator',
@@ -256,6 +272,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'removeWebhook',
+    action: 'webhook.deleted',
     method: 'delete',
     path: '/webhooks/{id}',
     role: 'operator',
@@ -267,6 +284,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'rotateWebhookSecret',
+    action: 'webhook.rotated',
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
     role: 'operator',
@@ -279,6 +297,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'testWebhook',
+    action: 'webhook.tested',
     method: 'post',
     path: '/webhooks/{id}/test',
     role: 'operator',
@@ -303,6 +322,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'redeliverWebhookMessage',
+    action: 'webhook.redelivered',
     method: 'post',
     path: '/webhooks/{id}/messages/{messageId}/redeliver',
     role: 'operator',
@@ -371,6 +391,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'createAdmin',
+    action: 'admin.created',
     method: 'post',
     path: '/admins',
     role: 'owner',
@@ -400,6 +421,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   },
   {
     name: 'revokeAdmin',
+    action: 'admin.revoked',
     method: 'post',
     path: '/admins/{name}/revoke',
     role: 'owner',
@@ -409,5 +431,33 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('AdminCredential'),
     errors: ['ADMIN_NOT_FOUND'],
     answer: (services, { params, by }) => services.admins.revoke(params.name!, by),
+  },
+  {
+    name: 'listAuditLog',
+    method: 'get',
+    path: '/audit-log',
+    role: 'auditor',
+    tag: 'Audit',
+    summary: 'The audit trail, newest first, a page at a time, as `audit-log --json`: each state-changing action through any door, refused and failed ones too',
+    query: query({
+      organization: text(`only entries of this organization: ${ORGANIZATION}`),
+      actor: text('only this actor, e.g. root or cli:ops@host'),
+      action: text('only this action, e.g. key.revoked'),
+      since: text('only entries at or after this instant (ISO 8601 with a zone) or within this duration back (30m, 24h, 7d)'),
+      before: { type: 'string', pattern: '^[0-9]+$', description: 'the `next` of the previous page: entries before this sequence number' },
+      limit: { type: 'string', pattern: '^[0-9]+$', description: `at most this many entries (default 100, at most ${AUDIT_PAGE_MAX})` },
+    }),
+    status: 200,
+    response: schemaRef('AuditPage'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    answer: (services, { query }) =>
+      services.audit.list({
+        ...(query.organization !== undefined ? { organization: query.organization } : {}),
+        ...(query.actor !== undefined ? { actor: query.actor } : {}),
+        ...(query.action !== undefined ? { action: query.action } : {}),
+        ...(query.since !== undefined ? { since: sinceInstant('since', query.since, new Date()) } : {}),
+        ...(query.before !== undefined ? { before: Number(query.before) } : {}),
+        ...(query.limit !== undefined ? { limit: Math.max(1, Number(query.limit)) } : {}),
+      }),
   },
 ];

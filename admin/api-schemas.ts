@@ -3,6 +3,8 @@
 // the routes' declarations (api-routes.ts) and the OpenAPI document made from them
 // (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
 
+import { ADMIN_ROLES } from './actor.ts';
+
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
 const text = { type: 'string' } as const;
@@ -122,6 +124,27 @@ export const ADMIN_SCHEMAS = {
     allOf: [{ $ref: '#/components/schemas/AdminCredential' }, object({ secret: text })],
     description: 'A credential just made, with its secret (`mqa_…`): shown this once.',
   },
+  AuditEntry: object({
+    seq: { type: 'integer', minimum: 1, description: 'its number in the trail, from 1 without gaps' },
+    at: instant,
+    actor: { type: 'string', description: 'the credential’s name: `root` for ADMIN_TOKEN, `cli:<user>@<host>` for the CLI' },
+    actorRole: { enum: [...ADMIN_ROLES] },
+    door: { enum: ['api', 'console', 'cli'] },
+    action: { type: 'string', description: 'e.g. key.created, webhook.rotated, build.requested, db.sql' },
+    organizationId: nullable(text),
+    targetId: nullable({ type: 'string', description: 'the key, webhook endpoint, build run or organization acted on' }),
+    outcome: { enum: ['ok', 'refused', 'failed'] },
+    reason: nullable({ type: 'string', description: 'why it was refused or failed: the error code and its detail' }),
+    requestId: nullable(text),
+    clientAddress: nullable(text),
+    changes: { type: 'object', description: 'the fields set and their new values; never a secret' },
+    previousHash: { type: 'string', description: 'SHA-256 (hex) of the entry before; 64 zeros for the first' },
+    hash: { type: 'string', description: 'SHA-256 (hex) of this entry’s canonical JSON, without this member' },
+  }),
+  AuditPage: object({
+    entries: { type: 'array', items: { $ref: '#/components/schemas/AuditEntry' }, description: 'newest first' },
+    next: { type: ['integer', 'null'], description: 'the `before` of the next page; null on the last' },
+  }),
   HistoryEntry: {
     description: 'A snapshot, or a change of the organization’s state (snapshotId null).',
     anyOf: [

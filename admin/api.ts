@@ -4,11 +4,14 @@
 // the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json (for
 // every role). Each route's role is checked before anything else of the request. Errors are thrown
 // and answered by admin/problem.ts; no route writes an error body.
-import express, { type Request, type RequestHandler, Router } from 'express';
-import { actorOf, requestAttribution, roleAllows } from './actor.ts';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
+import { actorOf, roleAllows } from './actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
+import { actingAs } from './audit/acting.ts';
+import type { AuditAction } from './audit/audit-entry.ts';
 import { adminError } from './errors.ts';
+import { requestAttribution } from './request-attribution.ts';
 import { requestValidator } from './request-validation.ts';
 import type { AdminServices } from './services.ts';
 
@@ -17,13 +20,19 @@ const BODY_LIMIT = '64kb';
 
 export function adminApiRouter(services: AdminServices): Router {
   const router = Router();
-  router.use(requireJsonBody(), express.json({ limit: BODY_LIMIT, strict: true }));
   // Made once: the table does not change while the process runs.
   const document = adminApiDocument();
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  for (const route of ADMIN_ROUTES) router[route.method](expressPath(route.path), handler(route, services));
+  const readBody = [requireJsonBody(), express.json({ limit: BODY_LIMIT, strict: true })];
+  for (const route of ADMIN_ROUTES) {
+    if (route.action === undefined) router[route.method](expressPath(route.path), handler(route, services));
+    // A state-changing route: a refusal before its operation runs (its body, its role) is an entry too.
+    else router[route.method](expressPath(route.path), ...readBody, handler(route, services), recordRefusal(route, route.action, services));
+  }
+  // Reads take no body; an unknown path's body is not read either.
+  router.use(...readBody);
   return router;
 }
 
@@ -31,9 +40,14 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
   const validate = requestValidator(route);
   return async function adminRoute(req, res) {
     const { role, name } = actorOf(res);
+    // Refused before anything else; recordRefusal below makes it the route's refused entry.
     if (!roleAllows(role, route.role)) throw forbidden(name, role, route);
-    const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by: requestAttribution(req, res, 'api') });
-    const answer = await route.answer(services, request);
+    const by = requestAttribution(req, res, 'api');
+    // Every operation it calls records its entry under who asked, through this door.
+    const answer = await actingAs(by, () => {
+      const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by });
+      return route.answer(services, request);
+    });
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
       res
@@ -51,6 +65,25 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
 /** The one refusal of a role (the console shows the same as a page). */
 function forbidden(name: string, role: string, route: AdminRoute) {
   return adminError('ADMIN_FORBIDDEN', `${route.method.toUpperCase()} ${route.path} needs the role ${route.role} or above; ${name} is ${role}. Nothing was changed.`);
+}
+
+/** The entry of a state-changing request answered with an error its operation did not record; the error goes on to admin/problem.ts. */
+function recordRefusal(route: AdminRoute, action: AuditAction, services: AdminServices): ErrorRequestHandler {
+  return async function auditRefusal(error: unknown, req, res, next) {
+    try {
+      const body = route.body !== undefined && isPlainObject(req.body) ? req.body : {};
+      const params = req.params as Record<string, string | undefined>;
+      const organization = params.idOrSlug ?? (typeof body.organization === 'string' ? body.organization : null);
+      await actingAs(requestAttribution(req, res, 'api'), () => services.audit.recordRefusal(action, error, { targetId: params.id ?? null, organization, changes: body }));
+    } catch (failure) {
+      return next(failure);
+    }
+    next(error);
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A route that takes no body ignores what is sent; one that does reads no body as {}. */

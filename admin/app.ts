@@ -11,6 +11,7 @@ import { adminApiRouter } from './api.ts';
 import { requireAdminCredential } from './auth.ts';
 import { adminError, notFound } from './errors.ts';
 import { adminProblemHandler } from './problem.ts';
+import { requestIds } from './request-attribution.ts';
 import type { AdminServices } from './services.ts';
 
 export interface AdminAppOptions {
@@ -43,6 +44,7 @@ export function createAdminApp(options: AdminAppOptions): Express {
       .json(report);
   });
   if (options.token !== undefined) {
+    app.use(requestIds());
     // Named credentials live in the platform database, which only the control plane's processes hold.
     const named = options.services?.admins.authenticate;
     app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}) }));

@@ -2,12 +2,16 @@
 // operations module (organization-admin.ts, build-admin.ts, keys/key-admin.ts, webhook-admin.ts,
 // snapshot-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
-// beside those, one member here, its routes and its pages.
+// beside those, one member here, its routes and its pages. Every door is given these operations
+// with each state-changing one recording its audit entry (audit/recorded-operations.ts).
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import type { SqlQueries } from '../builder/platform/sql.ts';
 import type { KeyStore } from '../gateway/keys/key-store.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type AdminCredentialOperations, adminCredentialOperations } from './credentials/credential-admin.ts';
+import { type AuditOperations, auditOperations } from './audit/audit-admin.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
+import { auditRecorder, recordedServices } from './audit/recorded-operations.ts';
 import { type BuildOperations, type BuildQueue, buildOperations } from './build-admin.ts';
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
@@ -22,6 +26,7 @@ export interface AdminServices {
   snapshots: SnapshotOperations;
   /** Named admin credentials, and the admin port's check of one. */
   admins: AdminCredentialOperations;
+  audit: AuditOperations;
 }
 
 export interface AdminServiceParts {
@@ -31,19 +36,24 @@ export interface AdminServiceParts {
   webhooks: Omit<WebhookParts, 'organizations'>;
   runs: BuildRuns;
   builds: BuildQueue;
+  /** Where every state-changing operation records its entry. */
+  trail: AuditTrail;
   /** Where a failed requested build's rejection goes (it has no caller waiting for it). */
   onBuildError: (error: unknown) => void;
 }
 
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
-  const { db, store, runs } = parts;
+  const { db, store, runs, trail } = parts;
   const organizations = organizationDirectory(async () => db);
-  return {
+  const recorder = auditRecorder(async () => trail, organizations);
+  const services: AdminServices = {
     organizations: organizationOperations({ db, store, runs }),
     builds: buildOperations({ runs, queue: parts.builds, organizations, onBuildError: parts.onBuildError }),
     keys: keyOperations(parts.keys, organizations),
     webhooks: webhookOperations({ ...parts.webhooks, organizations }),
     snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id),
     admins: adminCredentialOperations(db),
+    audit: auditOperations({ trail, store, organizations, recorder }),
   };
+  return recordedServices(services, recorder);
 }

@@ -4,6 +4,8 @@
 // what each tells the operator (start's banner, builder's log lines).
 import type { Registry } from 'prom-client';
 import { createAdminApp } from '../admin/app.ts';
+import { keepAuditHeads } from '../admin/audit/audit-heads.ts';
+import { databaseAuditTrail } from '../admin/audit/audit-trail.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { openKeyKeeping } from '../admin/keys/key-backends.ts';
 import { createAdminServices } from '../admin/services.ts';
@@ -79,6 +81,9 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   });
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
+  // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "Who did what").
+  const trail = databaseAuditTrail(db);
+  const heads = keepAuditHeads(trail, build.store, (error) => log.warn('cannot keep the audit trail head in the snapshot store; retrying', { err: error }));
 
   let admin: ListeningServer | undefined;
   if (options.admin) {
@@ -92,6 +97,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       webhooks: { store: webhooks.store, policy: config.webhooks, onQueued: webhooks.wake },
       runs: runner.runs,
       builds: runner,
+      trail,
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
     });
     const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
@@ -123,6 +129,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       await unlisten?.();
       await admin?.close();
       await runner.stop();
+      await heads.stop();
       await gateway?.running.close();
       await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close()]);
       await db.close();

@@ -7,6 +7,9 @@ import { packagePath } from '../runtime/package-root.ts';
 import { parseConfig } from './config.ts';
 import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import { registerAdminCommands } from './cli/admins.ts';
+import { cliActor } from '../admin/actor.ts';
+import { actingAs } from '../admin/audit/acting.ts';
+import { registerAuditLogCommands } from './cli/audit-log.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';
@@ -30,6 +33,7 @@ registerKeyCommands(program, config);
 registerSnapshotCommands(program, config);
 registerWebhookCommands(program, config);
 registerAdminCommands(program, config);
+registerAuditLogCommands(program, config);
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
@@ -45,7 +49,8 @@ function config() {
 // MARQUEE_DEBUG=1 adds the stack. A wrong command line (already explained by commander, with the
 // help) exits 2; --help and --version exit 0.
 try {
-  await program.parseAsync(process.argv);
+  // Whatever a command changes is recorded in the audit trail under the CLI's actor (admin/actor.ts).
+  await actingAs({ actor: cliActor(), door: 'cli' }, () => program.parseAsync(process.argv));
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
   process.stderr.write(`marquee: ${describeError(error)}\n`);

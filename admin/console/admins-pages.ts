@@ -2,7 +2,7 @@
 // secret shown once, through a one-view ticket as a key's is), and revocation.
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../runtime/errors.ts';
-import { requestAttribution } from '../actor.ts';
+import { requestAttribution } from '../request-attribution.ts';
 import { credentialExpiry, credentialStanding, type NewAdminCredentialView } from '../credentials/credential-admin.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';

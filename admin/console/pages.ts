@@ -7,7 +7,7 @@ import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';
 
-type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'admins';
+type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'admins' | 'audit-log';
 
 interface PageOptions {
   section?: Section;

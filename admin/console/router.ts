@@ -7,9 +7,11 @@ import express, { type Router } from 'express';
 import type { Log } from '../../runtime/log.ts';
 import type { AdminServices } from '../services.ts';
 import { adminPages } from './admins-pages.ts';
+import { auditPages } from './audit-pages.ts';
 import { buildPages } from './builds-pages.ts';
 import { declaredConsoleRoutes, requires } from './console-routes.ts';
 import { createFormGuard } from './form-guard.ts';
+import { consoleActing } from './form-refusals.ts';
 import { keyPages } from './keys-pages.ts';
 import { webhookPages } from './webhooks-pages.ts';
 import { organizationPages } from './organizations-pages.ts';
@@ -48,6 +50,8 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
     res.type('css').send(stylesheet.body);
   });
   router.use(express.urlencoded({ extended: false, limit: '32kb' }));
+  // Whatever a page's form changes is recorded under who posted it, through the console; so is a form refused.
+  router.use(consoleActing(services, options.log));
   router.use(function ownFormsOnly(req, res, next) {
     if (req.method !== 'POST') return next();
     const refusal = guard.refusal(req);
@@ -59,6 +63,7 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
   keyPages(router, { services, pages, now });
   webhookPages(router, { services, pages, now });
   adminPages(router, { services, pages });
+  auditPages(router, { services, pages, now });
   declaredConsoleRoutes(router);
   router.use((req, res) => pages.error(req, res, 404, 'Page not found', `The console has no page at ${req.path}.`));
   router.use(pages.errorHandler());

@@ -11,10 +11,12 @@ import {
   credentialName,
   credentialStanding,
 } from '../../admin/credentials/credential-admin.ts';
+import { recordedArea } from '../../admin/audit/recorded-operations.ts';
 import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
+import { cliRecorder } from './trail.ts';
 
 const cli = (): Attribution => ({ actor: cliActor(), door: 'cli' });
 
@@ -49,7 +51,7 @@ export async function adminsRevokeCommand(config: Config, name: string, options:
 function withCredentials<T>(config: Config, work: (admins: AdminCredentialOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
     await migrateMarquee(db);
-    return work(adminCredentialOperations(db));
+    return work(recordedArea('admins', adminCredentialOperations(db), cliRecorder(async () => db)));
   });
 }
 

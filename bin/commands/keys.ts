@@ -4,12 +4,14 @@ import { text } from 'node:stream/consumers';
 import { KeyCommandError, type KeyOperations, type KeyView, keyOperations } from '../../admin/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
 import { withKeyStore } from '../../admin/keys/key-backends.ts';
+import { recordedArea } from '../../admin/audit/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';
 import { openDatabase } from '../services.ts';
+import { cliRecorder } from './trail.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
@@ -83,7 +85,8 @@ async function withKeys<T>(config: Config, work: (keys: KeyOperations, db: () =>
   const db = (): Promise<SqlClient> => (opened ??= openDatabase(config));
   const log = await createLog({ format: config.logFormat, destination: 2 });
   try {
-    return await withKeyStore(config, db, log, (store) => work(keyOperations(store, organizationDirectory(db)), db));
+    // Each change is recorded in the audit trail, as through the admin API.
+    return await withKeyStore(config, db, log, (store) => work(recordedArea('keys', keyOperations(store, organizationDirectory(db)), cliRecorder(db)), db));
   } finally {
     await opened?.then(
       (database) => database.close(),

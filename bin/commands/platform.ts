@@ -10,30 +10,21 @@ import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';
 import { findOrganization } from '../../builder/platform/organizations.ts';
 import { openBuildServices, platformSource, withDatabase } from '../services.ts';
+import type { SqlClient } from '../../builder/platform/sql.ts';
+import { cliRecorder, recordedWork } from './trail.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
-  const results = await withDatabase(config, async (db) => {
-    const ids = [];
-    for (const name of options.org) ids.push((await findOrganization(db, name)).id);
-    const progress = progressReporter(true);
-    // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
-    await migrateMarquee(db);
-    const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
-    try {
-      // Its publishes queue their webhook messages; the builders (or start) deliver them.
-      return await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
-        trigger: 'manual',
-        ...(ids.length > 0 ? { organizationIds: ids } : {}),
-        onProgress: (done, total, last) => {
-          progress.update(done, total);
-          if (!options.json && !process.stderr.isTTY) line(describeResult(last));
-        },
-      });
-    } finally {
-      progress.finish();
-      await services.close();
-    }
-  });
+  const results = await withDatabase(config, (db) =>
+    recordedWork(
+      cliRecorder(async () => db),
+      { action: 'build.requested', organization: options.org.length === 1 ? options.org[0] : null, changes: { organizations: options.org } },
+      () => build(config, db, options),
+      (results) => {
+        const failed = results.filter((result) => result.result === 'failed').length;
+        return failed > 0 ? { failure: `${failed} of ${results.length} organizations failed` } : {};
+      },
+    ),
+  );
   if (options.json) {
     printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, warning: _warning, ...result }) => result) });
   } else {
@@ -46,6 +37,29 @@ export async function buildCommand(config: Config, options: { org: string[]; jso
   if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
 }
 
+async function build(config: Config, db: SqlClient, options: { org: string[]; json?: boolean }): Promise<OrganizationResult[]> {
+  const ids = [];
+  for (const name of options.org) ids.push((await findOrganization(db, name)).id);
+  const progress = progressReporter(true);
+  // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
+  await migrateMarquee(db);
+  const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
+  try {
+    // Its publishes queue their webhook messages; the builders (or start) deliver them.
+    return await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
+      trigger: 'manual',
+      ...(ids.length > 0 ? { organizationIds: ids } : {}),
+      onProgress: (done, total, last) => {
+        progress.update(done, total);
+        if (!options.json && !process.stderr.isTTY) line(describeResult(last));
+      },
+    });
+  } finally {
+    progress.finish();
+    await services.close();
+  }
+}
+
 function describeResult(result: OrganizationResult): string {
   const what = result.result === 'failed' ? `failed: ${result.error}` : result.warning ? `${result.result}, but ${result.warning}` : result.result;
   const snapshot = result.snapshotId ? ` ${result.snapshotId}` : '';
@@ -55,14 +69,21 @@ function describeResult(result: OrganizationResult): string {
 export async function dbMigrateCommand(config: Config): Promise<void> {
   await withDatabase(
     config,
-    async (db) => {
-      const own = await migrateMarquee(db);
-      line(
-        `${db.description}: Marquee's relations in schema "${db.marqueeSchema}" at migration ${own.latest}${own.applied.length ? ` (applied ${own.applied.join(', ')})` : ' (already up to date)'}`,
-      );
-      const result = await migrate(db);
-      line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
-    },
+    (db) =>
+      recordedWork(
+        cliRecorder(async () => db),
+        { action: 'db.migrated' },
+        async () => {
+          const own = await migrateMarquee(db);
+          line(
+            `${db.description}: Marquee's relations in schema "${db.marqueeSchema}" at migration ${own.latest}${own.applied.length ? ` (applied ${own.applied.join(', ')})` : ' (already up to date)'}`,
+          );
+          const platform = await migrate(db);
+          line(`${db.description}: schema at version ${platform.version}${platform.applied.length ? ` (applied ${platform.applied.join(', ')})` : ' (already up to date)'}`);
+          return { own, platform };
+        },
+        ({ own, platform }) => ({ changes: { marqueeMigrationsApplied: own.applied, platformVersionsApplied: platform.applied } }),
+      ),
     { relations: 'any' },
   );
 }
@@ -70,7 +91,12 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
 export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
   if (!options.sample) throw new OperatorError('say what to seed: marquee db seed --sample', { exitCode: EXIT_USAGE });
   await withDatabase(config, async (db) => {
-    const result = await seedSample(db, { now: new Date() });
+    const result = await recordedWork(
+      cliRecorder(async () => db),
+      { action: 'db.seeded', changes: { sample: true } },
+      () => seedSample(db, { now: new Date() }),
+      (seeded) => ({ changes: { seeded: seeded.seeded } }),
+    );
     line(
       result.seeded
         ? `${db.description}: sample data loaded (${result.organizations.map((o) => o.slug).join(', ')})`
@@ -81,7 +107,17 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
 
 /** For the demo and for operators of the embedded database, which has no other client: the rows, or how many changed. */
 export async function dbSqlCommand(config: Config, statement: string, options: { json?: boolean }): Promise<void> {
-  const rows = await withDatabase(config, (db) => db.query<Record<string, unknown>>(statement), { relations: 'any' });
+  // The statement is recorded as given (any secret it quotes replaced by its kind), whether it changes anything or not.
+  const rows = await withDatabase(
+    config,
+    (db) =>
+      recordedWork(
+        cliRecorder(async () => db),
+        { action: 'db.sql', changes: { statement } },
+        () => db.query<Record<string, unknown>>(statement),
+      ),
+    { relations: 'any' },
+  );
   if (options.json) return printJson(rows);
   for (const row of rows)
     line(

@@ -1,5 +1,6 @@
 // The webhook commands (docs/design.md "Webhooks"): a door over admin/webhook-admin.ts's webhook
 // operations, as the admin API and the console are; `--json` prints the admin API's shapes.
+import { recordedArea } from '../../admin/audit/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import { type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
 import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
@@ -8,11 +9,20 @@ import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
+import { cliRecorder } from './trail.ts';
 
 function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
     await migrateMarquee(db);
-    return work(webhookOperations({ store: new WebhookStore(db), policy: config.webhooks, organizations: organizationDirectory(async () => db) }));
+    const operations = webhookOperations({ store: new WebhookStore(db), policy: config.webhooks, organizations: organizationDirectory(async () => db) });
+    // Each change is recorded in the audit trail, as through the admin API.
+    return work(
+      recordedArea(
+        'webhooks',
+        operations,
+        cliRecorder(async () => db),
+      ),
+    );
   });
 }
 

@@ -36,9 +36,13 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 3, name: 'webhooks', earlier: ['marquee_webhook_endpoints', 'marquee_webhook_messages', 'marquee_webhook_deliveries', 'marquee_webhook_attempts'] },
   { number: 4, name: 'runs', earlier: ['marquee_runs', 'marquee_run_organizations', 'marquee_run_results', 'marquee_schedule_claims'] },
   { number: 5, name: 'admin-credentials', earlier: [] },
+  { number: 6, name: 'audit-trail', earlier: [] },
 ];
 
-export const LATEST_MARQUEE_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.number));
+/** In the order they are applied; numbers may skip one a branch of the project took. */
+export const MARQUEE_MIGRATION_NUMBERS: readonly number[] = MIGRATIONS.map((migration) => migration.number);
+
+export const LATEST_MARQUEE_MIGRATION = Math.max(...MARQUEE_MIGRATION_NUMBERS);
 
 /** Serializes concurrent migrators (builders starting at once, a CLI beside them): "mqmg". */
 const MIGRATION_LOCK = 0x6d716d67;

@@ -2,7 +2,7 @@
 // and Marquee's own in a schema of their own (MARQUEE_SCHEMA); running it again changes nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
-import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION } from '../../../builder/platform/marquee-schema/migrate.ts';
+import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../builder/platform/marquee-schema/migrate.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
@@ -32,6 +32,8 @@ const MARQUEE_RELATIONS = [
   'marquee_run_results',
   'marquee_runs',
   'marquee_schedule_claims',
+  // 6: the audit trail (admin/audit/audit-trail.ts)
+  'marquee_audit_trail',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
@@ -85,10 +87,12 @@ describe.each(backends)('migrate on $name', (backend) => {
 
     expect(await tablesIn(db, db.schema)).toEqual([...RELATIONS, ...PLATFORM_RECORD].sort());
     expect(await tablesIn(db, 'marquee')).toEqual(MARQUEE_RELATIONS);
-    expect(first.triggers).toEqual(RELATIONS.map((relation) => `${relation} marquee_changes`));
+    // The platform relations' change triggers, and the audit trail's refusal of edits (Marquee's migration 6).
+    const auditTrail = ['marquee_audit_trail marquee_audit_trail_no_change', 'marquee_audit_trail marquee_audit_trail_no_truncate'];
+    expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
     const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');
-    expect(recorded.map((row) => row.number)).toEqual(Array.from({ length: LATEST_MARQUEE_MIGRATION }, (_, index) => index + 1));
-    expect(recorded.every((row) => /^[a-z]+$/.test(row.name))).toBe(true);
+    expect(recorded.map((row) => row.number)).toEqual(MARQUEE_MIGRATION_NUMBERS);
+    expect(recorded.every((row) => /^[a-z]+(-[a-z]+)*$/.test(row.name))).toBe(true);
   });
 
   it('has the columns, defaults and keys of docs/platform.md', async () => {

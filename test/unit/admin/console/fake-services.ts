@@ -5,6 +5,7 @@ import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/audit/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
 import type { AdminServices } from '../../../../admin/services.ts';
+import type { AuditEntry } from '../../../../admin/audit/audit-entry.ts';
 import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
 
@@ -31,6 +32,26 @@ const TEAM_BEFORE = [
 const TEAM_AFTER = [
   { id: 'c', fullName: 'Cy', title: 'Treasurer' },
   { id: 'a', fullName: 'Ada', title: 'Chair' },
+];
+
+const AUDIT_ENTRIES: AuditEntry[] = [
+  {
+    seq: 1,
+    at: '2026-11-22T09:30:00.000Z',
+    actor: 'root',
+    actorRole: 'owner',
+    door: 'api',
+    action: 'key.revoked',
+    organizationId: '00000000-0000-4000-8000-000000000002',
+    targetId: 'key_7',
+    outcome: 'ok',
+    reason: null,
+    requestId: 'req-1',
+    clientAddress: '127.0.0.1',
+    changes: { note: HOSTILE_NAME },
+    previousHash: '0'.repeat(64),
+    hash: 'a'.repeat(64),
+  },
 ];
 
 type Key = Awaited<ReturnType<AdminServices['keys']['list']>>[number];
@@ -99,6 +120,11 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
       revoke: async () => {
         throw new Error('fake services: admins.revoke is not faked');
       },
+    },
+    audit: {
+      list: async () => ({ entries: AUDIT_ENTRIES, next: null }),
+      verify: async () => ({ ok: true, entries: AUDIT_ENTRIES.length, head: { seq: 1, hash: AUDIT_ENTRIES[0]!.hash }, headsChecked: 0, broken: null }),
+      recordRefusal: async () => {},
     },
     snapshots: {
       history: async () =>

@@ -1,0 +1,20 @@
+// Who acts, for the length of one request or one command (docs/design.md "Who did what"): the door
+// that took it says so once (actingAs), and every operation it calls records its audit entry under
+// that attribution (recorded-operations.ts), however deep the call. Kept apart and small: the CLI
+// sets it before it knows which command runs, without loading what the commands load.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Attribution } from '../actor.ts';
+
+const acting = new AsyncLocalStorage<Attribution>();
+
+/** Runs `work` (a request's handling, a CLI command) as `attribution`. */
+export function actingAs<T>(attribution: Attribution, work: () => T): T {
+  return acting.run(attribution, work);
+}
+
+/** Who acts now; an operation called outside any door is a bug the trail must not hide. */
+export function currentAttribution(): Attribution {
+  const attribution = acting.getStore();
+  if (attribution === undefined) throw new Error('a state-changing operation was called outside any door: no actor to record it under');
+  return attribution;
+}

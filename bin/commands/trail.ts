@@ -1,0 +1,60 @@
+// How the CLI's commands record their audit entries (docs/design.md "Who did what"): the keys and
+// webhooks commands call the same recorded operations as the admin API and the console; build and
+// db, which are the CLI's alone, record around their work here. Every command runs as the CLI's
+// actor, set once in bin/cli.ts.
+import { databaseAuditTrail } from '../../admin/audit/audit-trail.ts';
+import { type ActionRecord, type AuditRecorder, auditRecorder, outcomeOf } from '../../admin/audit/recorded-operations.ts';
+import { organizationDirectory } from '../../admin/organization-admin.ts';
+import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import type { SqlClient } from '../../builder/platform/sql.ts';
+import { describeError } from '../../runtime/errors.ts';
+
+/** Entries go to the platform database the command works on; Marquee's relations are made first if missing (one read once they are). */
+export function cliRecorder(db: () => Promise<SqlClient>): AuditRecorder {
+  let trail: Promise<ReturnType<typeof databaseAuditTrail>> | undefined;
+  return auditRecorder(
+    () =>
+      (trail ??= (async () => {
+        const database = await db();
+        await migrateMarquee(database);
+        return databaseAuditTrail(database);
+      })()),
+    organizationDirectory(db),
+  );
+}
+
+/** A reason is a line for the reader, not a log. */
+const REASON_MAX = 500;
+
+type Recorded = Omit<ActionRecord, 'outcome' | 'reason'>;
+
+/**
+ * Runs a command's work and records it: `ok`, or what `judge` makes of its result (a build with a
+ * failed organization; what a migration applied), or `refused`/`failed` when it throws. A trail that cannot be written
+ * after a failure (the database is the failure) is said on stderr; the command's error is the one reported.
+ */
+export async function recordedWork<T>(
+  recorder: AuditRecorder,
+  record: Recorded,
+  work: () => Promise<T>,
+  judge?: (result: T) => { failure?: string; changes?: ActionRecord['changes'] },
+): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    // The operator who ran it is told the whole reason; so is the trail (a statement's error names the relation).
+    const { outcome } = outcomeOf(error);
+    await recorder.record({ ...record, outcome, reason: describeError(error).slice(0, REASON_MAX) }).catch((failure: unknown) => {
+      process.stderr.write(`marquee: the audit trail could not record this failure: ${describeError(failure)}\n`);
+    });
+    throw error;
+  }
+  const { failure, changes } = judge?.(result) ?? {};
+  await recorder.record({
+    ...record,
+    ...(changes !== undefined ? { changes: { ...record.changes, ...changes } } : {}),
+    ...(failure === undefined ? { outcome: 'ok' } : { outcome: 'failed', reason: failure }),
+  });
+  return result;
+}
