@@ -15,7 +15,8 @@ const PAGE_SIZE = 50;
 function targetLink(entry: AuditEntry, slugs: ReadonlyMap<string, string>): string | null {
   if (entry.targetId === null) return null;
   const id = encodeURIComponent(entry.targetId);
-  if (entry.action.startsWith('key.')) return `/keys/${id}/edit`;
+  // The keys list, at the key's row: every role reads it (the edit page is an operator's form).
+  if (entry.action.startsWith('key.')) return `/keys#${id}`;
   if (entry.action.startsWith('webhook.')) return `/webhooks/${id}/attempts`;
   if (entry.action.startsWith('build.')) return `/builds/${id}`;
   const slug = slugs.get(entry.targetId);
