@@ -63,7 +63,8 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
       const result = await migrate(db);
       line(`${db.description}: schema at version ${result.version}${result.applied.length ? ` (applied ${result.applied.join(', ')})` : ' (already up to date)'}`);
     },
-    { relations: 'any' },
+    // The one command besides start that makes an embedded database where there is none.
+    { relations: 'any', create: true },
   );
 }
 
