@@ -201,6 +201,9 @@ describe('forms', () => {
     expect(services.keyList.at(-1)!.revokedAt).toBeNull();
     expect((await post(`/keys/${id}/revoke`, { _csrf: token })).status).toBe(303);
     expect(services.keyList.at(-1)!.revokedAt).not.toBeNull();
+    // The keys page says when it was revoked, not only that it was.
+    const page = await (await get('/keys')).text();
+    expect(page).toContain(`revoked ${services.keyList.at(-1)!.revokedAt}`);
   });
 });
 
