@@ -4,6 +4,7 @@
 // The router (api.ts), the validation of every query and body, and the OpenAPI document served
 // at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
 // door here and nowhere else.
+import type { Attribution } from './actor.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { type AdminErrorCode, buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
@@ -19,6 +20,8 @@ export interface AdminRequest {
   readonly query: Readonly<Record<string, string>>;
   /** {} when the route takes none or none was sent. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** Who asked, through the API: what a build run names as its requester. */
+  readonly attribution: Attribution;
 }
 
 /** An answer that is not the route's declared one: as-of answers what the gateway answered then. */
@@ -82,14 +85,14 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('BuildRun'),
     location: (run: { id: string }) => `${ADMIN_API_BASE}/builds/${run.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { body }) => services.builds.start((body.organizations as string[] | undefined) ?? []),
+    answer: (services, { body, attribution }) => services.builds.start((body.organizations as string[] | undefined) ?? [], attribution.actor.name),
   },
   {
     name: 'listBuilds',
     method: 'get',
     path: '/builds',
     tag: 'Builds',
-    summary: 'The runs this process keeps (the last 100), newest first',
+    summary: "The last 100 runs of every builder and of `marquee build`, newest first, each with its trigger and who asked for it (`requestedBy`)",
     status: 200,
     response: listOf('BuildRun'),
     errors: [],
@@ -104,8 +107,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('BuildRun'),
     errors: ['BUILD_NOT_FOUND'],
-    answer: (services, { params }) => {
-      const run = services.builds.get(params.id!);
+    answer: async (services, { params }) => {
+      const run = await services.builds.get(params.id!);
       if (!run) throw buildNotFound(params.id!);
       return run;
     },

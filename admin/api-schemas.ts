@@ -49,6 +49,7 @@ export const ADMIN_SCHEMAS = {
     {
       id: text,
       trigger: TRIGGER,
+      requestedBy: { type: 'string', description: 'the actor who asked for it (`root`, a credential, `cli:<user>@<host>`), or `schedule`, `changes`, `start`' },
       scope: { enum: ['named', 'every', 'changed'] },
       state: { enum: ['queued', 'running', 'finished', 'failed'] },
       done: count,

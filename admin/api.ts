@@ -4,6 +4,7 @@
 // the CLI's --json prints; and their OpenAPI description (api-document.ts) at /openapi.json.
 // Errors are thrown and answered by admin/problem.ts; no route writes an error body.
 import express, { type Request, type RequestHandler, Router } from 'express';
+import { actorOf } from './actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
 import { adminError } from './errors.ts';
@@ -29,7 +30,7 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
   const validate = requestValidator(route);
   return async function adminRoute(req, res) {
     const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route) });
-    const answer = await route.answer(services, request);
+    const answer = await route.answer(services, { ...request, attribution: { actor: actorOf(res), door: 'api', ...(req.ip ? { clientAddress: req.ip } : {}) } });
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
       res

@@ -35,9 +35,13 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 2, name: 'keys', earlier: ['marquee_key_changes', 'marquee_keys'] },
   { number: 3, name: 'webhooks', earlier: ['marquee_webhook_endpoints', 'marquee_webhook_messages', 'marquee_webhook_deliveries', 'marquee_webhook_attempts'] },
   { number: 4, name: 'runs', earlier: ['marquee_runs', 'marquee_run_organizations', 'marquee_run_results', 'marquee_schedule_claims'] },
+  { number: 7, name: 'run-records-and-builders', earlier: [] },
 ];
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.number));
+
+/** Every migration's number, in order (numbers are assigned ahead, so the path may have gaps while it grows). */
+export const MARQUEE_MIGRATION_NUMBERS: readonly number[] = MIGRATIONS.map((migration) => migration.number);
 
 /** Serializes concurrent migrators (builders starting at once, a CLI beside them): "mqmg". */
 const MIGRATION_LOCK = 0x6d716d67;

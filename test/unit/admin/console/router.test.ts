@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_ACTOR, setActor } from '../../../../admin/actor.ts';
 import { consoleRouter } from '../../../../admin/console/router.ts';
 import { createViews } from '../../../../admin/console/views.ts';
 import { fakeServices, HOSTILE_NAME, ORGS } from './fake-services.ts';
@@ -20,6 +21,11 @@ let origin: string;
 beforeAll(async () => {
   services = fakeServices();
   const app = express();
+  // As the admin app's credential check does (admin/auth.ts): the console acts as the one signed in.
+  app.use((_req, res, next) => {
+    setActor(res, ROOT_ACTOR);
+    next();
+  });
   app.use('/', consoleRouter(services, { now: () => new Date('2026-11-22T10:00:00Z') }));
   app.use((_req, res) => res.status(404).json({ from: 'the app' }));
   server = app.listen(0, '127.0.0.1');
@@ -113,7 +119,11 @@ describe('forms', () => {
     const queued = await (await get(location)).text();
     expect(queued).toContain('<meta http-equiv="refresh" content="2">');
     expect(queued).toContain('0 of 1');
-    expect(await (await get('/builds')).text()).toContain('<meta http-equiv="refresh" content="2">');
+    // Who asked for it: the one signed in to the console.
+    expect(queued).toContain('<dt>Requested by</dt><dd><code>root</code></dd>');
+    const list = await (await get('/builds')).text();
+    expect(list).toContain('<meta http-equiv="refresh" content="2">');
+    expect(list).toContain(`<td>manual</td>\n<td><code>root</code></td>`);
     services.runs.started(runId);
     services.runs.progressed(runId, 1, [{ id: ORGS[0]!.id, slug: 'nordic-dev', result: 'published', snapshotId: 'snap-3', builder: 'builder-1' }]);
     services.runs.finished(runId);
@@ -128,7 +138,7 @@ describe('forms', () => {
 
   it('refuses a cross-site form, a form without the token and one with another credential token, changing nothing', async () => {
     const token = await tokenOf('/builds');
-    const before = services.builds.list().length;
+    const before = (await services.builds.list()).length;
     const crossSite = await post('/builds', { _csrf: token }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
     expect(crossSite.status).toBe(403);
     expect(await crossSite.text()).toContain('Form refused');
@@ -136,7 +146,7 @@ describe('forms', () => {
     expect((await post('/builds', { _csrf: token }, {})).status).toBe(403);
     expect((await post('/builds', {})).status).toBe(403);
     expect((await post('/builds', { _csrf: 'x'.repeat(43) })).status).toBe(403);
-    expect(services.builds.list().length).toBe(before);
+    expect((await services.builds.list()).length).toBe(before);
     expect((await post('/builds', { _csrf: token }, { 'Sec-Fetch-Site': 'same-origin' })).status).toBe(303);
   });
 
