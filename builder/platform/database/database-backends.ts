@@ -32,7 +32,7 @@ export interface PlatformDatabaseOptions {
 }
 
 /** No embedded database where one was expected: the operator's MARQUEE_HOME is likely not the one they meant. */
-export class NoEmbeddedDatabaseError extends PlatformDatabaseError {
+class NoEmbeddedDatabaseError extends PlatformDatabaseError {
   override name = 'NoEmbeddedDatabaseError';
 }
 
