@@ -35,7 +35,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 2, name: 'keys', earlier: ['marquee_key_changes', 'marquee_keys'] },
   { number: 3, name: 'webhooks', earlier: ['marquee_webhook_endpoints', 'marquee_webhook_messages', 'marquee_webhook_deliveries', 'marquee_webhook_attempts'] },
   { number: 4, name: 'runs', earlier: ['marquee_runs', 'marquee_run_organizations', 'marquee_run_results', 'marquee_schedule_claims'] },
-  { number: 7, name: 'run-records-and-builders', earlier: [] },
+  { number: 7, name: 'records', earlier: [] },
 ];
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MIGRATIONS.map((migration) => migration.number));

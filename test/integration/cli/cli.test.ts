@@ -165,6 +165,8 @@ describe('marquee CLI', () => {
   it('prints an unexpected error with every cause, and its stack only with MARQUEE_DEBUG', async () => {
     const broken = await mkdtemp(join(tmpdir(), 'marquee-cli-broken-'));
     try {
+      // A home with its database (the keys commands refuse one without), and a key file cut short.
+      expect((await marquee(['db', 'migrate'], { MARQUEE_HOME: broken })).code).toBe(0);
       await writeFile(join(broken, 'keys.json'), '{"format":1,');
       const run = await marquee(['keys', 'list'], { MARQUEE_HOME: broken });
       expect(run.code).toBe(1);

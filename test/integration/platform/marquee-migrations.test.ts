@@ -58,6 +58,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 2, name: 'keys', recent: true },
       { number: 3, name: 'webhooks', recent: true },
       { number: 4, name: 'runs', recent: true },
+      { number: 7, name: 'records', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

@@ -32,6 +32,9 @@ const MARQUEE_RELATIONS = [
   'marquee_run_results',
   'marquee_runs',
   'marquee_schedule_claims',
+  // 7: every run with who asked for it (builder/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
+  'marquee_run_records',
+  'marquee_builder_policies',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
