@@ -92,7 +92,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     method: 'get',
     path: '/builds',
     tag: 'Builds',
-    summary: "The last 100 runs of every builder and of `marquee build`, newest first, each with its trigger and who asked for it (`requestedBy`)",
+    summary: 'The last 100 runs of every builder and of `marquee build`, newest first, each with its trigger and who asked for it (`requestedBy`)',
     status: 200,
     response: listOf('BuildRun'),
     errors: [],

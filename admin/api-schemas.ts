@@ -94,10 +94,7 @@ export const ADMIN_SCHEMAS = {
   WebhookHealth: {
     ...object({
       lastAttempt: {
-        anyOf: [
-          object({ at: instant, messageId: text, delivered: { type: 'boolean' }, status: nullable({ type: 'integer' }), error: nullable(text) }),
-          { type: 'null' },
-        ],
+        anyOf: [object({ at: instant, messageId: text, delivered: { type: 'boolean' }, status: nullable({ type: 'integer' }), error: nullable(text) }), { type: 'null' }],
       },
       waiting: count,
       nextRetryAt: nullable(instant),
@@ -105,10 +102,7 @@ export const ADMIN_SCHEMAS = {
     description: 'How deliveries go: the last attempt (how it ended and why), the deliveries waiting, and when the next retry is due.',
   },
   ListedWebhookEndpoint: {
-    allOf: [
-      { $ref: '#/components/schemas/WebhookEndpoint' },
-      object({ organizationSlug: nullable(text), health: { $ref: '#/components/schemas/WebhookHealth' } }),
-    ],
+    allOf: [{ $ref: '#/components/schemas/WebhookEndpoint' }, object({ organizationSlug: nullable(text), health: { $ref: '#/components/schemas/WebhookHealth' } })],
     description: 'An endpoint as `webhooks list --json` prints it: its organization by slug, and its health.',
   },
   NewWebhookSecret: {

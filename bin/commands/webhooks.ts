@@ -106,9 +106,7 @@ function describe(endpoint: WebhookEndpoint & { organizationSlug?: string | null
 export function describeHealth(health: ListedEndpoint['health']): string {
   const last = health.lastAttempt;
   const attempt =
-    last === null
-      ? 'no attempt yet'
-      : `last attempt ${last.at}: ${last.delivered ? `delivered (${last.status})` : `failed: ${last.error ?? `answered ${last.status}`}`}`;
+    last === null ? 'no attempt yet' : `last attempt ${last.at}: ${last.delivered ? `delivered (${last.status})` : `failed: ${last.error ?? `answered ${last.status}`}`}`;
   const waiting = health.waiting === 0 ? '' : `; ${health.waiting} waiting${health.nextRetryAt ? `, next retry ${health.nextRetryAt}` : ''}`;
   return attempt + waiting;
 }

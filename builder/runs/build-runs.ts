@@ -64,14 +64,14 @@ export class BuildRuns {
   private readonly joinedIds = new Set<string>();
   private readonly lastBuilds = new Map<string, LastBuild>();
   private readonly finishedListeners: Array<(run: BuildRun, durationSeconds: number) => void> = [];
-  private readonly writer: RunRecordWriter | undefined;
+  private readonly writer: RunRecordWriter<BuildRun> | undefined;
 
   constructor(
     private readonly options: {
       kept?: number;
       now?: () => Date;
       /** Where runs are also written, and listed from (the platform database). */
-      record?: RunRecord;
+      record?: RunRecord<BuildRun>;
       /** A write to the record failed; the run goes on, and its next change is written again. */
       onRecordError?: (error: unknown) => void;
     } = {},

@@ -8,15 +8,22 @@
 import { describeError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { SqlQueries } from '../platform/sql.ts';
-import type { BuildRun } from './build-runs.ts';
+
+/** What the record reads of a run (build-runs.ts's BuildRun, which imports this). */
+interface RecordedRun {
+  id: string;
+  state: string;
+  queuedAt: string;
+  organizations: readonly unknown[];
+}
 
 /** Where runs are kept. */
-export interface RunRecord {
+export interface RunRecord<Run extends RecordedRun> {
   /** Writes the run as it is now; a run already recorded finished is never changed again. */
-  save(run: BuildRun): Promise<void>;
+  save(run: Run): Promise<void>;
   /** The newest `limit` runs, newest first. */
-  list(limit: number): Promise<BuildRun[]>;
-  get(id: string): Promise<BuildRun | undefined>;
+  list(limit: number): Promise<Run[]>;
+  get(id: string): Promise<Run | undefined>;
 }
 
 /** Runs are kept this long: the audit trail and the history of publishes refer to them. */
@@ -31,13 +38,13 @@ const SAVE = `
   ON CONFLICT (id) DO UPDATE SET state = excluded.state, run = excluded.run
   WHERE marquee_run_records.state <> 'finished'`;
 
-export class DatabaseRunRecord implements RunRecord {
+export class DatabaseRunRecord<Run extends RecordedRun> implements RunRecord<Run> {
   private lastPrune = 0;
 
   /** Marquee's relations must exist (migrateMarquee). */
   constructor(private readonly db: SqlQueries) {}
 
-  async save(run: BuildRun): Promise<void> {
+  async save(run: Run): Promise<void> {
     if (run.state === 'queued' && Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = Date.now();
       await this.db.query(`DELETE FROM marquee_run_records WHERE queued_at < now() - interval '${KEPT_DAYS} days'`);
@@ -45,23 +52,23 @@ export class DatabaseRunRecord implements RunRecord {
     await this.db.query(SAVE, [run.id, run.queuedAt, run.state, JSON.stringify(run)]);
   }
 
-  async list(limit: number): Promise<BuildRun[]> {
-    const rows = await this.db.query<{ run: BuildRun }>('SELECT run FROM marquee_run_records ORDER BY queued_at DESC, id DESC LIMIT $1', [limit]);
+  async list(limit: number): Promise<Run[]> {
+    const rows = await this.db.query<{ run: Run }>('SELECT run FROM marquee_run_records ORDER BY queued_at DESC, id DESC LIMIT $1', [limit]);
     return rows.map((row) => row.run);
   }
 
-  async get(id: string): Promise<BuildRun | undefined> {
-    const [row] = await this.db.query<{ run: BuildRun }>('SELECT run FROM marquee_run_records WHERE id = $1', [id]);
+  async get(id: string): Promise<Run | undefined> {
+    const [row] = await this.db.query<{ run: Run }>('SELECT run FROM marquee_run_records WHERE id = $1', [id]);
     return row?.run;
   }
 }
 
 /** What is written of a run: its results once it has ended, its counts until then. */
-function recorded(run: BuildRun): BuildRun {
+function recorded<Run extends RecordedRun>(run: Run): Run {
   return ended(run) ? run : { ...run, organizations: [] };
 }
 
-function ended(run: BuildRun): boolean {
+function ended(run: RecordedRun): boolean {
   return run.state === 'finished' || run.state === 'failed';
 }
 
@@ -71,7 +78,7 @@ function ended(run: BuildRun): boolean {
  * end, that end is shown everywhere: builders of a divided run each saw it end at their own
  * instant, and another may have finished a run this one stopped taking part in.
  */
-export function mergeRuns(record: readonly BuildRun[], live: readonly BuildRun[], limit: number): BuildRun[] {
+export function mergeRuns<Run extends RecordedRun>(record: readonly Run[], live: readonly Run[], limit: number): Run[] {
   const byId = new Map(record.map((run) => [run.id, run]));
   for (const run of live) {
     const written = byId.get(run.id);
@@ -86,17 +93,17 @@ export function mergeRuns(record: readonly BuildRun[], live: readonly BuildRun[]
  * state written after it; progress at most once per `progressEveryMs`, other changes at once. A
  * failed write is reported (the database is down) and the next change tries again.
  */
-export class RunRecordWriter {
-  private readonly slots = new Map<string, { latest: BuildRun; dirty: boolean; timer?: NodeJS.Timeout; writing?: Promise<void> }>();
+export class RunRecordWriter<Run extends RecordedRun> {
+  private readonly slots = new Map<string, { latest: Run; dirty: boolean; timer?: NodeJS.Timeout; writing?: Promise<void> }>();
 
   constructor(
-    private readonly record: RunRecord,
+    private readonly record: RunRecord<Run>,
     private readonly onError: (error: unknown) => void,
     private readonly progressEveryMs = 1_000,
   ) {}
 
   /** `progress`: only counts changed, which may wait; otherwise written now. */
-  write(run: BuildRun, { progress = false }: { progress?: boolean } = {}): void {
+  write(run: Run, { progress = false }: { progress?: boolean } = {}): void {
     let slot = this.slots.get(run.id);
     if (!slot) {
       slot = { latest: run, dirty: true };

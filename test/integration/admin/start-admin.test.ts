@@ -256,7 +256,7 @@ it("a build of the CLI beside start is one of start's runs: in the admin API and
   expect(page).toContain(`<code>${run.requestedBy}</code>`);
 });
 
-it('a restart of start uses the same admin token, and keeps the runs: the one asked for through the API, and the CLI\'s', async () => {
+it("a restart of start uses the same admin token, and keeps the runs: the one asked for through the API, and the CLI's", async () => {
   const asked = await fetch(`${admin}/admin/v1/builds`, { method: 'POST', headers: json(), body: '{"organizations":["pacific-oss"]}' });
   expect(asked.status).toBe(202);
   const queued = (await asked.json()) as { id: string; requestedBy: string };

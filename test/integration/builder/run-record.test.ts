@@ -28,7 +28,14 @@ beforeAll(async () => {
   const db = await openPostgres(postgres.url);
   try {
     await migrate(db);
-    await generateSyntheticPlatform(db, { organizations: ORGANIZATIONS, eventsPerOrganization: 2, sessionsPerEvent: 2, speakersPerOrganization: 2, registrationsPerEvent: 1, namespace: 'rr' });
+    await generateSyntheticPlatform(db, {
+      organizations: ORGANIZATIONS,
+      eventsPerOrganization: 2,
+      sessionsPerEvent: 2,
+      speakersPerOrganization: 2,
+      registrationsPerEvent: 1,
+      namespace: 'rr',
+    });
   } finally {
     await db.close();
   }

@@ -67,7 +67,9 @@ describe('marquee CLI', () => {
   it('build prints plain lines when not on a terminal, and names an unknown organization', async () => {
     const plain = await marquee(['build', '--org', 'nordic-dev'], env);
     expect(plain.stdout).toMatch(
-      new RegExp(`^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots; run [0-9a-f-]{36}\\n$`),
+      new RegExp(
+        `^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots; run [0-9a-f-]{36}\\n$`,
+      ),
     );
     const unknown = await marquee(['build', '--org', 'no-such-org'], env);
     expect(unknown.code).toBe(1);

@@ -48,7 +48,8 @@ it('warns at registration that the running builder refuses the URL, then shows e
   const added = await marquee(['webhooks', 'add', '--org', 'nordic-dev', '--url', url, '--json'], lenient());
   expect(added.code, added.stderr).toBe(0);
   const endpoint = JSON.parse(added.stdout) as { id: string; organizationSlug: string; warnings?: string[] };
-  const refusal = 'builder strict-builder is running with other WEBHOOK_ALLOW_* settings and refuses every delivery to this URL: url must be https (http only with WEBHOOK_ALLOW_INSECURE=1)';
+  const refusal =
+    'builder strict-builder is running with other WEBHOOK_ALLOW_* settings and refuses every delivery to this URL: url must be https (http only with WEBHOOK_ALLOW_INSECURE=1)';
   expect(endpoint.organizationSlug).toBe('nordic-dev');
   expect(endpoint.warnings).toEqual([expect.stringContaining(refusal)]);
   expect(added.stderr).toContain(`marquee: warning: ${refusal}`);
@@ -59,8 +60,14 @@ it('warns at registration that the running builder refuses the URL, then shows e
 
   const tested = await marquee(['webhooks', 'test', endpoint.id], lenient());
   expect(tested.code, tested.stderr).toBe(0);
-  type Listed = { id: string; organizationSlug: string; enabled: boolean; health: { lastAttempt: { delivered: boolean; error: string | null } | null; waiting: number; nextRetryAt: string | null } };
-  const listed = async () => (JSON.parse((await marquee(['webhooks', 'list', '--org', 'nordic-dev', '--json'], lenient())).stdout) as Listed[]).find((one) => one.id === endpoint.id)!;
+  type Listed = {
+    id: string;
+    organizationSlug: string;
+    enabled: boolean;
+    health: { lastAttempt: { delivered: boolean; error: string | null } | null; waiting: number; nextRetryAt: string | null };
+  };
+  const listed = async () =>
+    (JSON.parse((await marquee(['webhooks', 'list', '--org', 'nordic-dev', '--json'], lenient())).stdout) as Listed[]).find((one) => one.id === endpoint.id)!;
   await expect.poll(async () => (await listed()).health.lastAttempt, { timeout: 30_000, interval: 500 }).not.toBeNull();
   const shown = await listed();
   expect(shown).toMatchObject({ organizationSlug: 'nordic-dev', enabled: true, health: { lastAttempt: { delivered: false }, waiting: 1 } });
@@ -75,7 +82,10 @@ it('warns at registration that the running builder refuses the URL, then shows e
 
   // The admin API answers what --json printed (up to a retry made in between), and the console shows it.
   const api = (await (await fetch(`${admin}/admin/v1/organizations/nordic-dev/webhooks`, { headers: { Authorization: `Bearer ${token}` } })).json()) as Listed[];
-  expect(api.find((one) => one.id === endpoint.id)).toMatchObject({ organizationSlug: 'nordic-dev', health: { lastAttempt: { delivered: false, error: shown.health.lastAttempt!.error }, waiting: 1 } });
+  expect(api.find((one) => one.id === endpoint.id)).toMatchObject({
+    organizationSlug: 'nordic-dev',
+    health: { lastAttempt: { delivered: false, error: shown.health.lastAttempt!.error }, waiting: 1 },
+  });
   const page = await (await fetch(`${admin}/webhooks?organization=nordic-dev`, { headers: { Authorization: `Basic ${Buffer.from(`any:${token}`).toString('base64')}` } })).text();
   expect(page).toContain('<span class="result result-failed">failed</span>: url must be https (http only with WEBHOOK_ALLOW_INSECURE=1)');
   expect(page).toMatch(/1 waiting; next retry <time datetime="\d{4}-/);

@@ -26,7 +26,7 @@ const run = (id: string, fields: Partial<BuildRun> = {}): BuildRun => ({
 function memoryRecord() {
   const saved: BuildRun[] = [];
   const state = { down: false };
-  const record: RunRecord = {
+  const record: RunRecord<BuildRun> = {
     save: async (value) => {
       if (state.down) throw new Error('database down');
       saved.push(structuredClone(value));
@@ -95,7 +95,8 @@ describe('RunRecordWriter', () => {
 describe('BuildRuns with a record', () => {
   it('writes each run with who asked for it, its results only once it ended, and lists the record merged with the live runs', async () => {
     const { record, saved } = memoryRecord();
-    const runs = new BuildRuns({ record });
+    let clock = Date.parse('2026-05-01T09:00:00Z');
+    const runs = new BuildRuns({ record, now: () => new Date((clock += 1000)) });
     const asked = runs.queued('manual', ['o1'], 'cli:ada@host');
     const scheduled = runs.queued('schedule', 'changed');
     runs.started(asked.id);
