@@ -100,7 +100,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('BuildRun'),
     location: (run: { id: string }) => `${ADMIN_API_BASE}/builds/${run.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { body }) => services.builds.start((body.organizations as string[] | undefined) ?? []),
+    answer: (services, { body, by }) => services.builds.start((body.organizations as string[] | undefined) ?? [], by.actor.name),
   },
   {
     name: 'listBuilds',
@@ -108,7 +108,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: '/builds',
     role: 'auditor',
     tag: 'Builds',
-    summary: 'The runs this process keeps (the last 100), newest first',
+    summary: 'The last 100 runs of every builder and of `marquee build`, newest first, each with its trigger and who asked for it (`requestedBy`)',
     status: 200,
     response: listOf('BuildRun'),
     errors: [],
@@ -124,8 +124,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('BuildRun'),
     errors: ['BUILD_NOT_FOUND'],
-    answer: (services, { params }) => {
-      const run = services.builds.get(params.id!);
+    answer: async (services, { params }) => {
+      const run = await services.builds.get(params.id!);
       if (!run) throw buildNotFound(params.id!);
       return run;
     },
@@ -225,9 +225,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: '/organizations/{idOrSlug}/webhooks',
     role: 'auditor',
     tag: 'Webhooks',
-    summary: "The organization's webhook endpoints, never their secrets, as `webhooks list --json`",
+    summary: "The organization's webhook endpoints, never their secrets, each with its health (last attempt, what waits, next retry), as `webhooks list --json`",
     status: 200,
-    response: listOf('WebhookEndpoint'),
+    response: listOf('ListedWebhookEndpoint'),
     errors: ['ORGANIZATION_NOT_FOUND'],
     answer: (services, { params }) => services.webhooks.list(params.idOrSlug),
   },
@@ -254,7 +254,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: '/webhooks/{id}',
     role: 'operator',
     tag: 'Webhooks',
-    summary: "Change an endpoint's URL or description, or enable or disable it, as `webhooks update --json`",
+    summary: "Change an endpoint's URL or description, or enable or disable it, as `webhooks update --json`; `warnings` when a running builder would refuse a new URL",
     body: body({
       url: { type: 'string', description: 'the new URL' },
       description: optionalText("the description; null or '': none"),

@@ -51,6 +51,7 @@ export const ADMIN_SCHEMAS = {
     {
       id: text,
       trigger: TRIGGER,
+      requestedBy: { type: 'string', description: 'the actor who asked for it (`root`, a credential, `cli:<user>@<host>`), or `schedule`, `changes`, `start`' },
       scope: { enum: ['named', 'every', 'changed'] },
       state: { enum: ['queued', 'running', 'finished', 'failed'] },
       done: count,
@@ -92,9 +93,27 @@ export const ADMIN_SCHEMAS = {
     createdAt: instant,
     disabledReason: nullable(text),
   }),
+  WebhookHealth: {
+    ...object({
+      lastAttempt: {
+        anyOf: [object({ at: instant, messageId: text, delivered: { type: 'boolean' }, status: nullable({ type: 'integer' }), error: nullable(text) }), { type: 'null' }],
+      },
+      waiting: count,
+      nextRetryAt: nullable(instant),
+    }),
+    description: 'How deliveries go: the last attempt (how it ended and why), the deliveries waiting, and when the next retry is due.',
+  },
+  ListedWebhookEndpoint: {
+    allOf: [{ $ref: '#/components/schemas/WebhookEndpoint' }, object({ organizationSlug: nullable(text), health: { $ref: '#/components/schemas/WebhookHealth' } })],
+    description: 'An endpoint as `webhooks list --json` prints it: its organization by slug, and its health.',
+  },
   NewWebhookSecret: {
-    allOf: [{ $ref: '#/components/schemas/WebhookEndpoint' }, object({ secret: text })],
-    description: 'The endpoint with its signing secret: shown this once.',
+    allOf: [
+      { $ref: '#/components/schemas/WebhookEndpoint' },
+      object({ secret: text, organizationSlug: text, warnings: { type: 'array', items: text } }, ['organizationSlug', 'warnings']),
+    ],
+    description:
+      'The endpoint with its signing secret: shown this once. `warnings`, when present: a running builder with other WEBHOOK_ALLOW_* settings would refuse to deliver to its URL.',
   },
   WebhookAttempt: object({
     at: instant,

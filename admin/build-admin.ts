@@ -1,20 +1,20 @@
-// Build runs as operators ask for and watch them (docs/design.md "Build runs"): the runs this
-// process keeps, and a requested build queued in its runner. Only a running builder (or start)
-// has a runner: `marquee build` builds in its own process and has no runs to list.
+// Build runs as operators ask for and watch them (docs/design.md "Build runs"): the runs recorded in
+// the platform database (every builder's, `marquee build`'s: builder/runs/run-record.ts), this
+// process's live, and a requested build queued in its runner, naming who asked for it.
 import type { BuildRun, BuildRuns } from '../builder/runs/build-runs.ts';
 import type { OrganizationDirectory } from './organization-admin.ts';
 
 /** What a build request needs of the runner: queue now, run in its turn. */
 export interface BuildQueue {
-  queue(trigger: 'manual', organizationIds?: string[]): { run: BuildRun; results: Promise<unknown> };
+  queue(trigger: 'manual', organizationIds: string[] | undefined, requestedBy: string): { run: BuildRun; results: Promise<unknown> };
 }
 
 export interface BuildOperations {
-  /** Newest first; the last runs only (builder/runs/build-runs.ts). */
-  list(): BuildRun[];
-  get(runId: string): BuildRun | undefined;
-  /** Queues a build of these organizations (ids or slugs; none: all) and returns at once with the queued run. */
-  start(organizations?: readonly string[]): Promise<BuildRun>;
+  /** Newest first; the last 100 runs (builder/runs/build-runs.ts). */
+  list(): Promise<BuildRun[]>;
+  get(runId: string): Promise<BuildRun | undefined>;
+  /** Queues a build of these organizations (ids or slugs; none: all), asked for by `requestedBy` (an actor's name), and returns at once with the queued run. */
+  start(organizations: readonly string[], requestedBy: string): Promise<BuildRun>;
 }
 
 interface BuildParts {
@@ -27,13 +27,13 @@ interface BuildParts {
 
 export function buildOperations({ runs, queue, organizations, onBuildError }: BuildParts): BuildOperations {
   return {
-    list: () => runs.list(),
-    get: (runId) => runs.get(runId),
-    start: async (names = []) => {
+    list: () => runs.recent(),
+    get: (runId) => runs.find(runId),
+    start: async (names, requestedBy) => {
       // Every name is checked before anything is queued: an unknown one queues nothing.
       const ids: string[] = [];
       for (const name of names) ids.push((await organizations.find(name)).id);
-      const queued = queue.queue('manual', ids.length > 0 ? ids : undefined);
+      const queued = queue.queue('manual', ids.length > 0 ? ids : undefined, requestedBy);
       queued.results.catch(onBuildError);
       return queued.run;
     },

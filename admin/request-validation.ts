@@ -19,7 +19,7 @@ interface ArrivingRequest {
 }
 
 /** The route's checks, compiled now: a broken schema stops start-up, not a request. */
-export function requestValidator(route: AdminRoute): (request: ArrivingRequest) => AdminRequest {
+export function requestValidator(route: AdminRoute): (request: ArrivingRequest) => Omit<AdminRequest, 'attribution'> {
   const query = route.query === undefined ? undefined : compiled(route.query);
   const body = route.body === undefined ? undefined : compiled(route.body);
   return (request) => {

@@ -3,11 +3,11 @@
 // secrets shown once at creation and rotation, test messages, attempts, redelivery. A destination
 // is checked (builder/webhooks/destinations.ts) when registered and when its URL changes. The
 // builder keeps the store and delivers; this is what operators do with it.
-import { checkDestination } from '../builder/webhooks/destinations.ts';
+import { checkDestination, type DestinationPolicy } from '../builder/webhooks/destinations.ts';
 import { testMessage } from '../builder/webhooks/messages.ts';
 import type { WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
-import type { WebhookAttempt, WebhookEndpoint, WebhookStore } from '../builder/webhooks/webhook-store.ts';
-import { OperatorError } from '../runtime/errors.ts';
+import type { BuilderPolicy, EndpointHealth, WebhookAttempt, WebhookEndpoint, WebhookStore } from '../builder/webhooks/webhook-store.ts';
+import { describeError, OperatorError } from '../runtime/errors.ts';
 import type { OrganizationDirectory } from './organization-admin.ts';
 
 /** How long a rotated secret keeps signing beside the new one. */
@@ -33,12 +33,21 @@ export class WebhookMessageNotFoundError extends OperatorError {
 /** An endpoint with its secret: the answer to creation and rotation, the only ones that show it. */
 type EndpointWithSecret = WebhookEndpoint & { secret: string };
 
+/**
+ * Said in the answer to a registration or a change of URL: a running builder would refuse to deliver
+ * there (its WEBHOOK_ALLOW_* differ from the settings that accepted it). Absent when there is none.
+ */
+type Warned<T> = T & { warnings?: string[] };
+
+/** An endpoint as listed: its organization's slug, and how its deliveries are going. */
+export type ListedEndpoint = WebhookEndpoint & { organizationSlug: string | null; health: EndpointHealth };
+
 export interface WebhookOperations {
-  list(organization?: string): Promise<WebhookEndpoint[]>;
+  list(organization?: string): Promise<ListedEndpoint[]>;
   /** One endpoint; WebhookNotFoundError when no endpoint has the id. */
   get(id: string): Promise<WebhookEndpoint>;
-  add(organization: string, endpoint: { url: string; description?: string | null }): Promise<EndpointWithSecret>;
-  update(id: string, changes: { url?: string; description?: string | null; enabled?: boolean }): Promise<WebhookEndpoint>;
+  add(organization: string, endpoint: { url: string; description?: string | null }): Promise<Warned<EndpointWithSecret & { organizationSlug: string }>>;
+  update(id: string, changes: { url?: string; description?: string | null; enabled?: boolean }): Promise<Warned<WebhookEndpoint>>;
   remove(id: string): Promise<void>;
   rotate(id: string): Promise<EndpointWithSecret>;
   /** Queues a webhook.test message for the endpoint; its id. */
@@ -63,13 +72,22 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
     return found;
   };
   return {
-    list: async (organization) => store.list(organization === undefined ? undefined : (await organizations.find(organization)).id),
+    list: async (organization) => {
+      const endpoints = await store.list(organization === undefined ? undefined : (await organizations.find(organization)).id);
+      const ids = endpoints.map((listed) => listed.id);
+      const [slugs, health] = await Promise.all([organizations.slugs([...new Set(endpoints.map((listed) => listed.organizationId))]), store.health(ids)]);
+      return endpoints.map((listed) => ({
+        ...listed,
+        organizationSlug: slugs.get(listed.organizationId) ?? null,
+        health: health.get(listed.id) ?? { lastAttempt: null, waiting: 0, nextRetryAt: null },
+      }));
+    },
     get: endpoint,
     add: async (organization, { url, description = null }) => {
-      const { id } = await organizations.find(organization);
+      const { id, slug } = await organizations.find(organization);
       const checked = await checkDestination(url, policy);
       const created = await store.create({ organizationId: id, url: checked.href, description: checkedDescription(description) });
-      return { ...created.endpoint, secret: created.secret };
+      return warned({ ...created.endpoint, organizationSlug: slug, secret: created.secret }, await refusals(checked.href, policy, await store.livePolicies()));
     },
     update: async (id, changes) => {
       await endpoint(id);
@@ -82,7 +100,7 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
       if (updated === undefined) throw new WebhookNotFoundError(id);
       // Enabled again: the deliveries that waited are due.
       if (changes.enabled) onQueued();
-      return updated;
+      return url === undefined ? updated : warned(updated, await refusals(url, policy, await store.livePolicies()));
     },
     remove: async (id) => {
       if (!(await store.remove(id))) throw new WebhookNotFoundError(id);
@@ -109,6 +127,28 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
       onQueued();
     },
   };
+}
+
+/**
+ * What the running builders would refuse of a URL these settings accepted: each builder whose
+ * WEBHOOK_ALLOW_* differ is asked, by the same check a delivery makes, and a refusal is one line
+ * naming the builder and its reason. Builders with the same settings accept what these accepted.
+ */
+export async function refusals(url: string, policy: DestinationPolicy, builders: readonly BuilderPolicy[]): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const builder of builders) {
+    if (builder.allowPrivate === policy.allowPrivate && builder.allowInsecure === policy.allowInsecure) continue;
+    try {
+      await checkDestination(url, builder);
+    } catch (error) {
+      warnings.push(`builder ${builder.builder} is running with other WEBHOOK_ALLOW_* settings and refuses every delivery to this URL: ${describeError(error)}`);
+    }
+  }
+  return warnings;
+}
+
+function warned<T extends object>(answer: T, warnings: string[]): Warned<T> {
+  return warnings.length === 0 ? answer : { ...answer, warnings };
 }
 
 function checkedDescription(description: string | null): string | null {

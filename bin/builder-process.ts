@@ -14,6 +14,8 @@ import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';
 import type { SqlClient } from '../builder/platform/sql.ts';
+import { BuildRuns } from '../builder/runs/build-runs.ts';
+import { DatabaseRunRecord, recordWarnings } from '../builder/runs/run-record.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
 import type { RunResult } from '../builder/runs/work-list.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
@@ -73,8 +75,11 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   const workList = openWorkList(config, db);
   const metrics = options.admin?.registry;
   const webhooks = startWebhooks(db, { policy: config.webhooks, builder: config.builderName, log, ...(metrics ? { metrics: registerWebhookMetrics(metrics) } : {}) });
+  // Every run is also written to the database, with who asked for it: the admin API lists every builder's runs and the CLI's.
+  const runs = new BuildRuns({ record: new DatabaseRunRecord(db), onRecordError: recordWarnings(log) });
   const runner = new BuildRunner(build.context(platformSource(db), db, webhooks.outbox), {
     log,
+    runs,
     fullBuildEveryMs: config.fullBuildEveryMs,
     builder: config.builderName,
     ...(workList ? { workList } : {}),
@@ -95,7 +100,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       store: build.store,
       keys: control.keys,
       webhooks: { store: webhooks.store, policy: config.webhooks, onQueued: webhooks.wake },
-      runs: runner.runs,
+      runs,
       builds: runner,
       trail,
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),

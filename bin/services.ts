@@ -24,9 +24,13 @@ import type { Config } from './config.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
-/** The platform database, checked to hold the platform relations (`relations: 'any'`: the db commands, which create them). */
-export async function openDatabase(config: Config, { relations = 'required' }: { relations?: 'required' | 'any' } = {}): Promise<SqlClient> {
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema });
+/**
+ * The platform database, checked to hold the platform relations (`relations: 'any'`: the db
+ * commands, which create them). An embedded one must exist unless `create` (db migrate): a command
+ * run with the wrong MARQUEE_HOME refuses instead of answering from a new, empty database.
+ */
+export async function openDatabase(config: Config, { relations = 'required', create = false }: DatabaseOptions = {}): Promise<SqlClient> {
+  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, create });
   if (relations === 'required') {
     try {
       await assertPlatformRelations(db);
@@ -100,8 +104,13 @@ export function platformSource(db: SqlClient): PlatformSource {
   return new SqlPlatformSource(db);
 }
 
+interface DatabaseOptions {
+  relations?: 'required' | 'any';
+  create?: boolean;
+}
+
 /** Opens the database for one command and always closes it. */
-export async function withDatabase<T>(config: Config, work: (db: SqlClient) => Promise<T>, options: { relations?: 'required' | 'any' } = {}): Promise<T> {
+export async function withDatabase<T>(config: Config, work: (db: SqlClient) => Promise<T>, options: DatabaseOptions = {}): Promise<T> {
   const db = await openDatabase(config, options);
   try {
     return await work(db);

@@ -2,6 +2,7 @@
 // forms that start a build of everything or of one organization.
 import type { Router } from 'express';
 import type { BuildRun } from '../../builder/runs/build-runs.ts';
+import { actorOf } from '../actor.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
 import type { Pages } from './pages.ts';
@@ -32,7 +33,7 @@ const underWay = (run: BuildRun) => run.state === 'queued' || run.state === 'run
 
 export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   router.get('/builds', requires('auditor'), async (req, res) => {
-    const runs = services.builds.list();
+    const runs = await services.builds.list();
     const organizations = await services.organizations.list();
     const at = now();
     pages.show(
@@ -47,13 +48,13 @@ export function buildPages(router: Router, { services, pages, now }: { services:
 
   router.post('/builds', requires('operator'), async (req, res) => {
     const organization = typeof req.body?.organization === 'string' ? req.body.organization.trim() : '';
-    const run = await services.builds.start(organization === '' ? [] : [organization]);
+    const run = await services.builds.start(organization === '' ? [] : [organization], actorOf(res).name);
     res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
   });
 
-  router.get('/builds/:runId', requires('auditor'), (req, res) => {
-    const run = services.builds.get(req.params.runId);
-    if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs this process keeps.`);
+  router.get('/builds/:runId', requires('auditor'), async (req, res) => {
+    const run = await services.builds.get(req.params.runId);
+    if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs kept.`);
     pages.show(
       req,
       res,

@@ -22,12 +22,15 @@ export interface KeyRow {
   stateText: string;
 }
 
-/** A revocation may lie in the future (a rolled key's grace): until then the key works. */
+/**
+ * A revocation may lie in the future (a rolled key's grace): until then the key works. A revoked or
+ * expired key says since when: "revoked" alone left the operator asking when, and by what.
+ */
 export function keyState(key: KeyItem, now: Date): { state: KeyState; text: string } {
   const revokedAt = key.revokedAt ? new Date(key.revokedAt) : undefined;
-  if (revokedAt && revokedAt <= now) return { state: 'revoked', text: 'revoked' };
+  if (revokedAt && revokedAt <= now) return { state: 'revoked', text: `revoked ${revokedAt.toISOString()}` };
   const expiresAt = key.expiresAt ? new Date(key.expiresAt) : undefined;
-  if (expiresAt && expiresAt <= now) return { state: 'expired', text: 'expired' };
+  if (expiresAt && expiresAt <= now) return { state: 'expired', text: `expired ${expiresAt.toISOString()}` };
   if (revokedAt) return { state: 'active', text: `active until ${revokedAt.toISOString()} (rolled)` };
   return { state: 'active', text: 'active' };
 }

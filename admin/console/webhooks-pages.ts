@@ -3,15 +3,18 @@
 // new signing secret travels to the page that shows it through a one-view ticket (shown-once.ts),
 // as a key's does.
 import type { Request, Response, Router } from 'express';
+import type { WebhookEndpoint } from '../../builder/webhooks/webhook-store.ts';
 import { OperatorError } from '../../runtime/errors.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
+import type { ListedEndpoint } from '../webhook-admin.ts';
 import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 import { ShownOnce } from './shown-once.ts';
 
-type Endpoint = Awaited<ReturnType<AdminServices['webhooks']['list']>>[number];
-type ShownSecret = Endpoint & { secret: string; organizationName: string; rotated: boolean };
+/** An endpoint as listed has its health; one just added, changed or removed does not. */
+type Endpoint = WebhookEndpoint & Partial<Pick<ListedEndpoint, 'health'>>;
+type ShownSecret = Endpoint & { secret: string; organizationName: string; rotated: boolean; warnings?: string[] };
 
 export function webhookPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
   const secrets = new ShownOnce<ShownSecret>();
@@ -20,8 +23,14 @@ export function webhookPages(router: Router, { services, pages, now }: { service
     ...endpoint,
     organizationName: organizationNames.get(endpoint.organizationId) ?? endpoint.organizationId,
     created: showInstant(endpoint.createdAt, now()),
+    ...(endpoint.health
+      ? {
+          lastAttemptAt: showInstant(endpoint.health.lastAttempt?.at, now()),
+          nextRetry: showInstant(endpoint.health.nextRetryAt, now()),
+        }
+      : {}),
   });
-  const showSecret = async (req: Request, res: Response, endpoint: Endpoint & { secret: string }, rotated: boolean) => {
+  const showSecret = async (req: Request, res: Response, endpoint: Endpoint & { secret: string; warnings?: string[] }, rotated: boolean) => {
     const organizationName = (await names()).get(endpoint.organizationId) ?? endpoint.organizationId;
     res.redirect(303, `${req.baseUrl}/webhooks/shown/${secrets.put({ ...endpoint, organizationName, rotated })}`);
   };

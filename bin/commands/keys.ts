@@ -5,6 +5,7 @@ import { KeyCommandError, type KeyOperations, type KeyView, keyOperations } from
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
 import { withKeyStore } from '../../admin/keys/key-backends.ts';
 import { recordedArea } from '../../admin/audit/recorded-operations.ts';
+import { assertEmbeddedDatabase } from '../../builder/platform/database/database-backends.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import type { Config } from '../config.ts';
@@ -81,6 +82,9 @@ export async function keysFindCommand(config: Config, options: { secret: string;
  * command's output.
  */
 async function withKeys<T>(config: Config, work: (keys: KeyOperations, db: () => Promise<SqlClient>) => Promise<T>): Promise<T> {
+  // Embedded, the keys' organizations are in the database beside the key file: no database there
+  // means the wrong MARQUEE_HOME, whose empty key file would list nothing and exit 0.
+  if (config.databaseUrl === undefined) await assertEmbeddedDatabase(config.home);
   let opened: Promise<SqlClient> | undefined;
   const db = (): Promise<SqlClient> => (opened ??= openDatabase(config));
   const log = await createLog({ format: config.logFormat, destination: 2 });

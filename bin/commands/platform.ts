@@ -1,5 +1,10 @@
 // The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
+import { cliActor } from '../../admin/actor.ts';
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
+import { BuildRuns } from '../../builder/runs/build-runs.ts';
+import { DatabaseRunRecord, recordWarnings } from '../../builder/runs/run-record.ts';
+import { runResult } from '../../builder/runs/run-share.ts';
+import { describeError } from '../../runtime/errors.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
@@ -14,48 +19,61 @@ import type { SqlClient } from '../../builder/platform/sql.ts';
 import { cliRecorder, recordedWork } from './trail.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
-  const results = await withDatabase(config, (db) =>
+  const { runId, results } = await withDatabase(config, (db) =>
     recordedWork(
       cliRecorder(async () => db),
       { action: 'build.requested', organization: options.org.length === 1 ? options.org[0] : null, changes: { organizations: options.org } },
       () => build(config, db, options),
-      (results) => {
+      ({ runId, results }) => {
         const failed = results.filter((result) => result.result === 'failed').length;
-        return failed > 0 ? { failure: `${failed} of ${results.length} organizations failed` } : {};
+        return { targetId: runId, ...(failed > 0 ? { failure: `${failed} of ${results.length} organizations failed` } : {}) };
       },
     ),
   );
   if (options.json) {
-    printJson({ organizations: results.map(({ objectsWritten: _written, failure: _failure, warning: _warning, ...result }) => result) });
+    printJson({ runId, organizations: results.map(({ objectsWritten: _written, failure: _failure, warning: _warning, ...result }) => result) });
   } else {
     if (process.stderr.isTTY) for (const result of results) line(describeResult(result));
     const count = (r: OrganizationResult['result']) => results.filter((x) => x.result === r).length;
     line(
-      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore.description}`,
+      `${results.length} organizations: ${count('published')} published, ${count('unchanged')} unchanged, ${count('suspended')} suspended, ${count('failed')} failed; snapshots in ${config.snapshotStore.description}; run ${runId}`,
     );
   }
   if (results.some((r) => r.result === 'failed')) process.exitCode = 1;
 }
 
-async function build(config: Config, db: SqlClient, options: { org: string[]; json?: boolean }): Promise<OrganizationResult[]> {
+async function build(config: Config, db: SqlClient, options: { org: string[]; json?: boolean }): Promise<{ runId: string; results: OrganizationResult[] }> {
   const ids = [];
   for (const name of options.org) ids.push((await findOrganization(db, name)).id);
   const progress = progressReporter(true);
-  // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
   await migrateMarquee(db);
-  const services = openBuildServices(config, await createLog({ format: config.logFormat, destination: 2 }));
+  // Warnings of the parts a build talks to (Redis, CloudFront) go to stderr: stdout is the command's output.
+  const log = await createLog({ format: config.logFormat, destination: 2 });
+  const services = openBuildServices(config, log);
+  // A run like any builder's, recorded with who asked for it: the builders' admin API and console list it.
+  const runs = new BuildRuns({ record: new DatabaseRunRecord(db), onRecordError: recordWarnings(log) });
+  const run = runs.queued('manual', ids.length > 0 ? ids : 'every', cliActor().name);
+  runs.started(run.id);
   try {
     // Its publishes queue their webhook messages; the builders (or start) deliver them.
-    return await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
+    const results = await buildOrganizations(services.context(platformSource(db), db, webhookOutbox(db)), {
       trigger: 'manual',
       ...(ids.length > 0 ? { organizationIds: ids } : {}),
+      onListed: (total) => runs.listed(run.id, total),
       onProgress: (done, total, last) => {
+        runs.progressed(run.id, done, [runResult(last, config.builderName)]);
         progress.update(done, total);
         if (!options.json && !process.stderr.isTTY) line(describeResult(last));
       },
     });
+    runs.finished(run.id);
+    return { runId: run.id, results };
+  } catch (error) {
+    runs.finished(run.id, { error: describeError(error) });
+    throw error;
   } finally {
     progress.finish();
+    await runs.flush();
     await services.close();
   }
 }
@@ -84,7 +102,8 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
         },
         ({ own, platform }) => ({ changes: { marqueeMigrationsApplied: own.applied, platformVersionsApplied: platform.applied } }),
       ),
-    { relations: 'any' },
+    // The one command besides start that makes an embedded database where there is none.
+    { relations: 'any', create: true },
   );
 }
 

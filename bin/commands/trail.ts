@@ -37,7 +37,7 @@ export async function recordedWork<T>(
   recorder: AuditRecorder,
   record: Recorded,
   work: () => Promise<T>,
-  judge?: (result: T) => { failure?: string; changes?: ActionRecord['changes'] },
+  judge?: (result: T) => { failure?: string; changes?: ActionRecord['changes']; targetId?: string },
 ): Promise<T> {
   let result: T;
   try {
@@ -50,9 +50,10 @@ export async function recordedWork<T>(
     });
     throw error;
   }
-  const { failure, changes } = judge?.(result) ?? {};
+  const { failure, changes, targetId } = judge?.(result) ?? {};
   await recorder.record({
     ...record,
+    ...(targetId !== undefined ? { targetId } : {}),
     ...(changes !== undefined ? { changes: { ...record.changes, ...changes } } : {}),
     ...(failure === undefined ? { outcome: 'ok' } : { outcome: 'failed', reason: failure }),
   });

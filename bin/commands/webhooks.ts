@@ -2,7 +2,7 @@
 // operations, as the admin API and the console are; `--json` prints the admin API's shapes.
 import { recordedArea } from '../../admin/audit/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
-import { type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
+import { type ListedEndpoint, type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
 import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
 import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
@@ -28,16 +28,25 @@ function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => 
 
 export async function webhooksAddCommand(config: Config, options: { org: string; url: string; description?: string; json?: boolean }): Promise<void> {
   const created = await withWebhooks(config, (webhooks) => webhooks.add(options.org, { url: options.url, description: options.description ?? null }));
+  warn(created.warnings);
   if (options.json) return printJson(created);
   line(describe(created));
   line(`signing secret (shown once, store it now): ${created.secret}`);
+}
+
+/** A running builder would refuse the URL: said on stderr (and in --json's `warnings`), the registration stands. */
+function warn(warnings: readonly string[] | undefined): void {
+  for (const warning of warnings ?? []) process.stderr.write(`marquee: warning: ${warning}\n`);
 }
 
 export async function webhooksListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
   const endpoints = await withWebhooks(config, (webhooks) => webhooks.list(options.org));
   if (options.json) return printJson(endpoints);
   if (endpoints.length === 0) line('no webhook endpoints');
-  for (const endpoint of endpoints) line(describe(endpoint));
+  for (const endpoint of endpoints) {
+    line(describe(endpoint));
+    line(`  ${describeHealth(endpoint.health)}`);
+  }
 }
 
 export async function webhooksUpdateCommand(
@@ -55,6 +64,7 @@ export async function webhooksUpdateCommand(
   if (Object.keys(changes).length === 0)
     throw new OperatorError(`nothing to change for endpoint ${id}: give --url, --description, --enable or --disable`, { exitCode: EXIT_USAGE });
   const updated = await withWebhooks(config, (webhooks) => webhooks.update(id, changes));
+  warn(updated.warnings);
   if (options.json) return printJson(updated);
   line(describe(updated));
 }
@@ -95,7 +105,18 @@ export async function webhooksRedeliverCommand(config: Config, id: string, messa
   line(`message ${messageId} queued again for ${id}; a running builder (or start) sends it`);
 }
 
-function describe(endpoint: WebhookEndpoint): string {
+function describe(endpoint: WebhookEndpoint & { organizationSlug?: string | null }): string {
   const state = endpoint.enabled ? 'enabled' : `disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
-  return `${endpoint.id} for organization ${endpoint.organizationId}: ${endpoint.url}${endpoint.description ? ` — ${endpoint.description}` : ''}; ${state}`;
+  // By slug, as `keys list` names them; by id only for an organization the platform no longer has.
+  const organization = endpoint.organizationSlug ?? endpoint.organizationId;
+  return `${endpoint.id} for ${organization}: ${endpoint.url}${endpoint.description ? ` — ${endpoint.description}` : ''}; ${state}`;
+}
+
+/** The last attempt, how it ended and why, and what waits: `last attempt 2026-…: failed: answered 503; 2 waiting, next retry 2026-…`. */
+export function describeHealth(health: ListedEndpoint['health']): string {
+  const last = health.lastAttempt;
+  const attempt =
+    last === null ? 'no attempt yet' : `last attempt ${last.at}: ${last.delivered ? `delivered (${last.status})` : `failed: ${last.error ?? `answered ${last.status}`}`}`;
+  const waiting = health.waiting === 0 ? '' : `; ${health.waiting} waiting${health.nextRetryAt ? `, next retry ${health.nextRetryAt}` : ''}`;
+  return attempt + waiting;
 }

@@ -1,10 +1,13 @@
 // The build runs an operator watches (docs/design.md "Admin API and console"): every build the
 // runner starts, whatever asked for it, from queued through running (done of total) to finished
 // with each organization's result, or failed, saying why and how many were left without one (a run
-// is never finished short: docs/design.md "A run never lies"). Kept in memory and bounded: the
-// newest runs only, since the store's manifests are the lasting record of what was published.
+// is never finished short: docs/design.md "A run never lies"). This process's runs are kept live in
+// memory, bounded; with a record (run-record.ts: the platform database), each is also written
+// there as it goes, with who or what asked for it, and the runs listed are the record's: every
+// builder's, and `marquee build`'s, across restarts.
 import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
+import { mergeRuns, type RunRecord, RunRecordWriter } from './run-record.ts';
 import type { OpenedRun, RunResult } from './work-list.ts';
 
 type BuildRunState = 'queued' | 'running' | 'finished' | 'failed';
@@ -15,6 +18,12 @@ export type RunScope = readonly string[] | 'every' | 'changed';
 export interface BuildRun {
   id: string;
   trigger: BuildTrigger;
+  /**
+   * Who or what asked for it: the actor for a build requested through the admin API, the console
+   * or the CLI (`root`, a credential's name, `cli:<user>@<host>`); `schedule`, `changes` or `start`
+   * for those the builders start themselves.
+   */
+  requestedBy: string;
   /** What it builds: those named, every organization, or those changed since they were last built (and a verified share). */
   scope: 'named' | 'every' | 'changed';
   state: BuildRunState;
@@ -44,6 +53,9 @@ export interface LastBuild {
 /** Runs kept unless told otherwise: enough for an operator's screen, bounded whatever the schedule. */
 const DEFAULT_RUNS_KEPT = 100;
 
+/** Who asked for a run the builders start themselves, by its trigger. */
+const REQUESTED_BY: Record<BuildTrigger, string> = { schedule: 'schedule', change: 'changes', start: 'start', manual: 'manual' };
+
 export class BuildRuns {
   /** Oldest first; runs are appended when queued. */
   private readonly runs: BuildRun[] = [];
@@ -52,14 +64,30 @@ export class BuildRuns {
   private readonly joinedIds = new Set<string>();
   private readonly lastBuilds = new Map<string, LastBuild>();
   private readonly finishedListeners: Array<(run: BuildRun, durationSeconds: number) => void> = [];
+  private readonly writer: RunRecordWriter<BuildRun> | undefined;
 
-  constructor(private readonly options: { kept?: number; now?: () => Date } = {}) {}
+  constructor(
+    private readonly options: {
+      kept?: number;
+      now?: () => Date;
+      /** Where runs are also written, and listed from (the platform database). */
+      record?: RunRecord<BuildRun>;
+      /** A write to the record failed; the run goes on, and its next change is written again. */
+      onRecordError?: (error: unknown) => void;
+    } = {},
+  ) {
+    this.writer = options.record ? new RunRecordWriter(options.record, options.onRecordError ?? (() => {})) : undefined;
+  }
 
-  /** A run asked for, as it is now (a copy); organizations named are its total until it lists what it builds. */
-  queued(trigger: BuildTrigger, scope: RunScope): BuildRun {
+  /**
+   * A run asked for, as it is now (a copy); organizations named are its total until it lists what
+   * it builds. `requestedBy`: the actor who asked; by default what the trigger says.
+   */
+  queued(trigger: BuildTrigger, scope: RunScope, requestedBy: string = REQUESTED_BY[trigger]): BuildRun {
     const run: BuildRun = {
       id: randomUUID(),
       trigger,
+      requestedBy,
       scope: typeof scope === 'string' ? scope : 'named',
       state: 'queued',
       done: 0,
@@ -73,6 +101,7 @@ export class BuildRuns {
     this.runs.push(run);
     this.byId.set(run.id, run);
     this.forgetOldRuns();
+    this.write(run);
     return copyRun(run);
   }
 
@@ -81,6 +110,7 @@ export class BuildRuns {
     if (!run) return;
     run.state = 'running';
     run.startedAt = this.now();
+    this.write(run);
   }
 
   /** The run has listed what it builds (buildOrganizations' onListed): its total, before the first is done, and what it skipped. */
@@ -89,6 +119,7 @@ export class BuildRuns {
     if (!run) return;
     run.total = total;
     run.skipped = skipped;
+    this.write(run);
   }
 
   /** A run another builder opened, which this one takes part in: recorded here under the same id. */
@@ -97,6 +128,8 @@ export class BuildRuns {
     const run: BuildRun = {
       id: opened.id,
       trigger: opened.trigger,
+      // A work list opened by an earlier release names no requester.
+      requestedBy: opened.requestedBy ?? REQUESTED_BY[opened.trigger],
       scope: opened.scope,
       state: 'running',
       done: 0,
@@ -123,6 +156,7 @@ export class BuildRuns {
     if (!run) return;
     run.organizations.push(...results.map((result) => ({ ...result })));
     run.done = Math.max(done, run.organizations.length);
+    if (!this.joinedIds.has(runId)) this.write(run, { progress: true });
   }
 
   /**
@@ -138,6 +172,8 @@ export class BuildRuns {
     const error = [outcome.error, short].filter((text) => text !== undefined).join('; ');
     run.state = error ? 'failed' : 'finished';
     if (error) run.error = error;
+    // A run another builder opened is that builder's to write, but for its end: it may have died.
+    if (!this.joinedIds.has(runId) || run.state === 'finished') this.write(run);
     if (this.joinedIds.has(runId)) return;
     const startedMs = Date.parse(run.startedAt ?? run.queuedAt);
     const durationSeconds = Math.max(0, (Date.parse(run.finishedAt) - startedMs) / 1000);
@@ -149,7 +185,7 @@ export class BuildRuns {
     this.finishedListeners.push(listener);
   }
 
-  /** Newest first. Copies: a caller cannot change the record. */
+  /** This process's runs, newest first. Copies: a caller cannot change the record. */
   list(): BuildRun[] {
     return this.runs.map(copyRun).reverse();
   }
@@ -157,6 +193,25 @@ export class BuildRuns {
   get(runId: string): BuildRun | undefined {
     const run = this.byId.get(runId);
     return run ? copyRun(run) : undefined;
+  }
+
+  /** The newest runs of the record (every builder's, the CLI's), this process's live ones as they are now; without a record, this process's. */
+  async recent(limit = this.options.kept ?? DEFAULT_RUNS_KEPT): Promise<BuildRun[]> {
+    if (!this.options.record) return this.list().slice(0, limit);
+    return mergeRuns(await this.options.record.list(limit), this.list(), limit);
+  }
+
+  /** One run, live here or from the record. */
+  async find(runId: string): Promise<BuildRun | undefined> {
+    const live = this.get(runId);
+    const written = this.options.record ? await this.options.record.get(runId) : undefined;
+    if (live === undefined || written === undefined) return live ?? written;
+    return mergeRuns([written], [live], 1)[0];
+  }
+
+  /** Resolves once what was changed has been written to the record (before the database closes). */
+  flush(): Promise<void> {
+    return this.writer?.flush() ?? Promise.resolve();
   }
 
   /** The organization's latest result since this process started; undefined if no run of it finished. */
@@ -172,6 +227,10 @@ export class BuildRuns {
       this.byId.delete(oldest.id);
       this.joinedIds.delete(oldest.id);
     }
+  }
+
+  private write(run: BuildRun, options?: { progress?: boolean }): void {
+    this.writer?.write(copyRun(run), options);
   }
 
   private now(): string {

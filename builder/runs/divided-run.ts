@@ -57,6 +57,7 @@ export async function openRun(parts: DividedRunParts, trigger: BuildTrigger, sco
       id: runId,
       trigger,
       scope: typeof scope === 'string' ? scope : 'named',
+      ...(queued ? { requestedBy: queued.requestedBy } : {}),
       openedBy: parts.builder,
       queuedAt: queued?.queuedAt ?? new Date().toISOString(),
       startedAt: queued?.startedAt ?? new Date().toISOString(),

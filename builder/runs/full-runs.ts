@@ -33,9 +33,9 @@ export class FullRuns {
     private readonly onUnbuilt: (trigger: BuildTrigger, error: unknown) => void,
   ) {}
 
-  /** Queues a build behind those queued before; the run as queued at once, and its results when built. */
-  queue(trigger: BuildTrigger, scope: RunScope): { run: BuildRun; results: Promise<RunResult[]> } {
-    const run = this.runs.queued(trigger, scope);
+  /** Queues a build behind those queued before; the run as queued at once, and its results when built. `requestedBy`: the actor who asked. */
+  queue(trigger: BuildTrigger, scope: RunScope, requestedBy?: string): { run: BuildRun; results: Promise<RunResult[]> } {
+    const run = this.runs.queued(trigger, scope, requestedBy);
     const results = this.tail.then(() => this.runBuild(trigger, scope, run.id));
     this.tail = results.catch(() => undefined);
     return { run, results };

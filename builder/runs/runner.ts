@@ -133,9 +133,9 @@ export class BuildRunner {
     return this.queue(trigger, organizationIds).results;
   }
 
-  /** As build(), and the run as queued at once (the admin API answers with it before the build starts). */
-  queue(trigger: BuildTrigger, organizationIds?: string[]): { run: BuildRun; results: Promise<RunResult[]> } {
-    return this.fullRuns.queue(trigger, organizationIds ?? 'every');
+  /** As build(), and the run as queued at once (the admin API answers with it before the build starts); `requestedBy` names who asked. */
+  queue(trigger: BuildTrigger, organizationIds?: string[], requestedBy?: string): { run: BuildRun; results: Promise<RunResult[]> } {
+    return this.fullRuns.queue(trigger, organizationIds ?? 'every', requestedBy);
   }
 
   /** Queues a run of the organizations changed since they were last built into the store (a process's first run). */
@@ -180,6 +180,8 @@ export class BuildRunner {
     clearInterval(this.joinTimer);
     this.retries.stop();
     await Promise.all([this.fullRuns.stop(), this.changes.stop(), ...this.sharing.values()]);
+    // Their ends written before the database closes.
+    await this.runs.flush();
   }
 
   /** Takes part in the runs other builders opened that this one is not in yet. */

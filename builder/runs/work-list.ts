@@ -15,6 +15,8 @@ export interface OpenedRun {
   id: string;
   trigger: BuildTrigger;
   scope: 'named' | 'every' | 'changed';
+  /** Who or what asked for it (build-runs.ts BuildRun.requestedBy); absent in a run an earlier release opened. */
+  requestedBy?: string;
   /** The builder that opened it (BUILDER_NAME). */
   openedBy: string;
   /** ISO instants. */

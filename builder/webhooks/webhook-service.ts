@@ -8,7 +8,8 @@ import { WebhookDeliverer } from './deliverer.ts';
 import { WebhookOutbox } from './outbox.ts';
 import type { WebhookMetrics } from './webhook-metrics.ts';
 import type { WebhookPolicy } from './webhook-policy.ts';
-import { WebhookStore } from './webhook-store.ts';
+import type { BuilderPolicy } from './webhook-store.ts';
+import { POLICY_ANNOUNCED_EVERY_MS, WebhookStore } from './webhook-store.ts';
 
 export interface RunningWebhooks {
   store: WebhookStore;
@@ -26,7 +27,30 @@ export function startWebhooks(db: SqlClient, parts: { policy: WebhookPolicy; bui
     deliverer.wake();
   });
   deliverer.start();
-  return { store, outbox, wake: () => deliverer.wake(), close: () => deliverer.stop() };
+  // What this builder delivers to, said in the database while it runs: a registration made with
+  // other settings (the CLI's) warns that this builder would refuse the URL (webhook-admin.ts).
+  const policy = { builder: parts.builder, allowPrivate: parts.policy.allowPrivate, allowInsecure: parts.policy.allowInsecure };
+  let announcing = announce(store, policy);
+  const timer = setInterval(() => {
+    announcing = announcing.then(() => announce(store, policy));
+  }, POLICY_ANNOUNCED_EVERY_MS);
+  timer.unref();
+  return {
+    store,
+    outbox,
+    wake: () => deliverer.wake(),
+    close: async () => {
+      clearInterval(timer);
+      await announcing;
+      await deliverer.stop();
+      await store.forgetPolicy(parts.builder).catch(() => {});
+    },
+  };
+}
+
+/** Never fails the builder: a database that does not answer is the deliverer's to report (once per outage), not this. */
+async function announce(store: WebhookStore, policy: BuilderPolicy): Promise<void> {
+  await store.announcePolicy(policy).catch(() => {});
 }
 
 /** For `marquee build`: queues what its publishes send; the builders deliver it. */

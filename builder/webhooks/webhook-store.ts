@@ -37,6 +37,29 @@ export interface WebhookEndpoint {
 
 const ENDPOINT_COLUMNS = `id, organization_id AS "organizationId", url, description, enabled, ${iso('created_at')} AS "createdAt", disabled_reason AS "disabledReason"`;
 
+/**
+ * How deliveries to an endpoint are going (docs/design.md "Webhooks"): its last attempt, how it
+ * ended and why, and what waits — the retry due next among them. What an operator reads first when
+ * a site says it hears nothing.
+ */
+export interface EndpointHealth {
+  lastAttempt: { at: string; messageId: string; delivered: boolean; status: number | null; error: string | null } | null;
+  /** Deliveries waiting: due, or retrying later. */
+  waiting: number;
+  /** When the next retry of a delivery that failed is due; null when none waits for one. */
+  nextRetryAt: string | null;
+}
+
+/** A builder running now, and the destinations it delivers to (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE). */
+export interface BuilderPolicy {
+  builder: string;
+  allowPrivate: boolean;
+  allowInsecure: boolean;
+}
+
+/** A builder announces its policy this often; one not heard from for three times as long is gone. */
+export const POLICY_ANNOUNCED_EVERY_MS = 60_000;
+
 export interface WebhookAttempt {
   at: string;
   messageId: string;
@@ -251,6 +274,45 @@ export class WebhookStore {
       `SELECT ${iso('at')} AS at, message_id AS "messageId", type, status, error, duration_ms AS "durationMs", response
        FROM marquee_webhook_attempts WHERE endpoint_id = $1 ORDER BY id DESC LIMIT ${ATTEMPTS_KEPT}`,
       [endpointId],
+    );
+  }
+
+  /** Each endpoint's health, by endpoint id. */
+  async health(endpointIds: readonly string[]): Promise<Map<string, EndpointHealth>> {
+    if (endpointIds.length === 0) return new Map();
+    const rows = await this.db.query<EndpointHealth & { id: string }>(
+      `SELECT e.id,
+         (SELECT json_build_object('at', ${iso('a.at')}, 'messageId', a.message_id, 'delivered', a.error IS NULL AND a.status BETWEEN 200 AND 299,
+                                   'status', a.status, 'error', a.error)
+          FROM marquee_webhook_attempts a WHERE a.endpoint_id = e.id ORDER BY a.id DESC LIMIT 1) AS "lastAttempt",
+         (SELECT count(*)::int FROM marquee_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending') AS waiting,
+         (SELECT ${iso('min(d.due_at)')} FROM marquee_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.attempts > 0) AS "nextRetryAt"
+       FROM marquee_webhook_endpoints e WHERE e.id = ANY($1::text[])`,
+      [[...endpointIds]],
+    );
+    return new Map(rows.map(({ id, ...health }) => [id, health]));
+  }
+
+  /** A running builder says which destinations it delivers to (at start and every POLICY_ANNOUNCED_EVERY_MS). */
+  async announcePolicy(policy: BuilderPolicy): Promise<void> {
+    await this.db.query(
+      `INSERT INTO marquee_builder_policies (builder, allow_private, allow_insecure, seen_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (builder) DO UPDATE SET allow_private = excluded.allow_private, allow_insecure = excluded.allow_insecure, seen_at = now()`,
+      [policy.builder, policy.allowPrivate, policy.allowInsecure],
+    );
+  }
+
+  /** A builder that stops is no longer one that delivers. */
+  async forgetPolicy(builder: string): Promise<void> {
+    await this.db.query('DELETE FROM marquee_builder_policies WHERE builder = $1', [builder]);
+  }
+
+  /** The builders running now (heard from within three announcement periods) and their policies. */
+  async livePolicies(): Promise<BuilderPolicy[]> {
+    return this.db.query<BuilderPolicy>(
+      `SELECT builder, allow_private AS "allowPrivate", allow_insecure AS "allowInsecure" FROM marquee_builder_policies
+       WHERE seen_at > now() - $1 * interval '1 millisecond' ORDER BY builder`,
+      [3 * POLICY_ANNOUNCED_EVERY_MS],
     );
   }
 

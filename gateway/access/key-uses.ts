@@ -1,7 +1,8 @@
 // Keys' last use (`keys list`'s lastUsedAt), recorded without slowing the hot path: access control
-// notes each accepted request's key id in memory (a Map set), and the noted minutes go to the key
-// store at most once per `intervalMs` (default a minute) and at close, in one KeyStore.recordUse.
-// Minute granularity is all it promises: "used within the last minutes", not an audit log.
+// notes each accepted request's key id and instant in memory (a Map set), and the noted instants go
+// to the key store at most once per `intervalMs` (default a minute) and at close, in one
+// KeyStore.recordUse. The instant is the request's own, never rounded: rounded down to its minute,
+// a key used right after its creation read as used before it was created.
 import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyUses } from './access-control.ts';
@@ -15,7 +16,7 @@ export interface KeyUseRecorderOptions {
 }
 
 export class KeyUseRecorder implements KeyUses {
-  /** Key id → the start of the minute of its latest accepted request, since the last report. */
+  /** Key id → the instant (ms) of its latest accepted request, since the last report. */
   private noted = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
@@ -32,7 +33,7 @@ export class KeyUseRecorder implements KeyUses {
   }
 
   note(keyId: string, nowMs: number): void {
-    this.noted.set(keyId, nowMs - (nowMs % MINUTE_MS));
+    this.noted.set(keyId, nowMs);
   }
 
   /** Reports what was noted since the last report; one report at a time. A failed report is kept for the next one. */

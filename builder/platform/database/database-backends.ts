@@ -1,7 +1,7 @@
 // Which backend serves the platform database, chosen once from the configuration: PostgreSQL
 // when DATABASE_URL is set, else the embedded PGlite under MARQUEE_HOME — or, when another process
 // (start) holds that one, the loopback port it serves it on.
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { connectionSchemas, failureReason, PlatformDatabaseError, type SqlClient } from '../sql.ts';
 import { EmbeddedDatabaseBusyError } from './embedded-lock.ts';
@@ -23,6 +23,17 @@ export interface PlatformDatabaseOptions {
    * commands can use it while this process holds it (embedded-server.ts).
    */
   serve?: boolean;
+  /**
+   * The embedded database only: make it when `home` has none (default). False for the commands
+   * that only use one (keys, webhooks, build…): pointed at the wrong MARQUEE_HOME, they refuse,
+   * naming it, instead of making a new, empty database there and answering from it.
+   */
+  create?: boolean;
+}
+
+/** No embedded database where one was expected: the operator's MARQUEE_HOME is likely not the one they meant. */
+class NoEmbeddedDatabaseError extends PlatformDatabaseError {
+  override name = 'NoEmbeddedDatabaseError';
 }
 
 /**
@@ -34,6 +45,7 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
   const { schema, marqueeSchema } = connectionSchemas(options);
   if (options.databaseUrl) return openPostgres(options.databaseUrl, { schema, marqueeSchema });
   const dataDir = path.join(options.home, 'platform');
+  if (options.create === false) await assertEmbeddedDatabase(options.home);
   try {
     await mkdir(dataDir, { recursive: true });
   } catch (error) {
@@ -53,4 +65,20 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
     const client = await openPostgres(served.url, { schema, marqueeSchema });
     return { ...client, description: `PGlite ${dataDir} (through process ${served.pid}, ${describePostgresTarget(served.url)})` };
   }
+}
+
+/**
+ * Refuses, naming where it looked and how to point elsewhere, when `home` holds no embedded
+ * database (a PostgreSQL data directory has PG_VERSION from its creation on).
+ */
+export async function assertEmbeddedDatabase(home: string): Promise<void> {
+  const dataDir = path.join(home, 'platform');
+  const exists = await access(path.join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (exists) return;
+  throw new NoEmbeddedDatabaseError(
+    `no embedded database in ${path.resolve(dataDir)} (MARQUEE_HOME=${home}): set MARQUEE_HOME to the directory \`marquee start\` uses (./var by default, from where it was run), or DATABASE_URL to a PostgreSQL database; \`marquee start\` or \`marquee db migrate\` make a new one`,
+  );
 }

@@ -37,9 +37,10 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 4, name: 'runs', earlier: ['marquee_runs', 'marquee_run_organizations', 'marquee_run_results', 'marquee_schedule_claims'] },
   { number: 5, name: 'admin-credentials', earlier: [] },
   { number: 6, name: 'audit-trail', earlier: [] },
+  { number: 7, name: 'records', earlier: [] },
 ];
 
-/** In the order they are applied; numbers may skip one a branch of the project took. */
+/** Every migration's number, in the order they are applied. */
 export const MARQUEE_MIGRATION_NUMBERS: readonly number[] = MIGRATIONS.map((migration) => migration.number);
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MARQUEE_MIGRATION_NUMBERS);

@@ -242,9 +242,33 @@ it('as-of through the API answers what marquee show answers', async () => {
   expect(badInstant.status).toBe(400);
 });
 
-it('a restart of start uses the same admin token', async () => {
+it("a build of the CLI beside start is one of start's runs: in the admin API and on the console's builds page, as build --json says", async () => {
+  const cli = await marquee(['build', '--org', 'nordic-dev', '--json'], { MARQUEE_HOME: home });
+  expect(cli.code, cli.stderr).toBe(0);
+  const built = JSON.parse(cli.stdout) as { runId: string; organizations: Array<Record<string, unknown>> };
+  const run = await (await fetch(`${admin}/admin/v1/builds/${built.runId}`, { headers: bearer() })).json();
+  expect(run).toMatchObject({ trigger: 'manual', requestedBy: expect.stringMatching(/^cli:\S+@\S+$/), state: 'finished', done: 1, total: 1 });
+  expect(run.organizations.map(({ builder: _builder, ...result }: { builder: string }) => result)).toEqual(built.organizations);
+  const listed = (await (await fetch(`${admin}/admin/v1/builds`, { headers: bearer() })).json()) as Array<{ id: string }>;
+  expect(listed[0]!.id).toBe(built.runId);
+  const page = await (await fetch(`${admin}/builds`, { headers: basic(token) })).text();
+  expect(page).toContain(`href="/builds/${built.runId}"`);
+  expect(page).toContain(`<code>${run.requestedBy}</code>`);
+});
+
+it("a restart of start uses the same admin token, and keeps the runs: the one asked for through the API, and the CLI's", async () => {
+  const asked = await fetch(`${admin}/admin/v1/builds`, { method: 'POST', headers: json(), body: '{"organizations":["pacific-oss"]}' });
+  expect(asked.status).toBe(202);
+  const queued = (await asked.json()) as { id: string; requestedBy: string };
+  expect(queued.requestedBy).toBe('root');
+  await expect.poll(async () => (await (await fetch(`${admin}/admin/v1/builds/${queued.id}`, { headers: bearer() })).json()).state, { timeout: 30_000 }).toBe('finished');
+  const before = (await (await fetch(`${admin}/admin/v1/builds`, { headers: bearer() })).json()) as Array<{ id: string; state: string }>;
   await start.stop();
   start = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }, /console: (http:\/\/\S+)\/ \(/);
+  admin = start.match[1]!;
   expect((await readFile(join(home, 'admin-token'), 'utf8')).trim()).toBe(token);
-  expect((await fetch(`${start.match[1]!}/admin/v1/builds`, { headers: bearer() })).status).toBe(200);
+  const after = (await (await fetch(`${admin}/admin/v1/builds`, { headers: bearer() })).json()) as Array<{ id: string; state: string }>;
+  // Every run from before the restart, as it ended, behind the restarted start's own first run.
+  expect(after.slice(-before.length)).toEqual(before);
+  expect(await (await fetch(`${admin}/admin/v1/builds/${queued.id}`, { headers: bearer() })).json()).toMatchObject({ requestedBy: 'root', state: 'finished' });
 }, 120_000);

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LATEST_MARQUEE_MIGRATION } from '../../../builder/platform/marquee-schema/migrate.ts';
+import { LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../builder/platform/marquee-schema/migrate.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 it('migrates, seeds, builds and lists history on PostgreSQL, with a custom schema', async () => {
   const env = { MARQUEE_HOME: home, DATABASE_URL: postgres.url, PLATFORM_SCHEMA: 'platform' };
-  const own = Array.from({ length: LATEST_MARQUEE_MIGRATION }, (_, index) => index + 1).join(', ');
+  const own = MARQUEE_MIGRATION_NUMBERS.join(', ');
   expect((await marquee(['db', 'migrate'], env)).stdout).toMatch(
     new RegExp(
       `^PostgreSQL 127\\.0\\.0\\.1:\\d+/postgres: Marquee's relations in schema "marquee" at migration ${LATEST_MARQUEE_MIGRATION} \\(applied ${own}\\)\n` +

@@ -67,7 +67,9 @@ describe('marquee CLI', () => {
   it('build prints plain lines when not on a terminal, and names an unknown organization', async () => {
     const plain = await marquee(['build', '--org', 'nordic-dev'], env);
     expect(plain.stdout).toMatch(
-      new RegExp(`^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots\\n$`),
+      new RegExp(
+        `^nordic-dev \\(${nordic.id}\\): unchanged \\S+\\n1 organizations: 0 published, 1 unchanged, 0 suspended, 0 failed; snapshots in ${home}/snapshots; run [0-9a-f-]{36}\\n$`,
+      ),
     );
     const unknown = await marquee(['build', '--org', 'no-such-org'], env);
     expect(unknown.code).toBe(1);
@@ -165,6 +167,8 @@ describe('marquee CLI', () => {
   it('prints an unexpected error with every cause, and its stack only with MARQUEE_DEBUG', async () => {
     const broken = await mkdtemp(join(tmpdir(), 'marquee-cli-broken-'));
     try {
+      // A home with its database (the keys commands refuse one without), and a key file cut short.
+      expect((await marquee(['db', 'migrate'], { MARQUEE_HOME: broken })).code).toBe(0);
       await writeFile(join(broken, 'keys.json'), '{"format":1,');
       const run = await marquee(['keys', 'list'], { MARQUEE_HOME: broken });
       expect(run.code).toBe(1);

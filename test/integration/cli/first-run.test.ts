@@ -1,6 +1,7 @@
-// What an operator meets first: the version, and a MARQUEE_HOME that cannot be created, refused at
-// once with its name instead of hanging or failing deep inside.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// What an operator meets first: the version, a MARQUEE_HOME that cannot be created, refused at
+// once with its name instead of hanging or failing deep inside, and a MARQUEE_HOME with no
+// database, which the commands that only use one refuse instead of making a new, empty one.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -28,11 +29,46 @@ it('names a MARQUEE_HOME that cannot be created, at once, for start and the comm
     const run = await marquee(args, { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0' });
     expect({ args, code: run.code }).toEqual({ args, code: 1 });
     expect(run.stderr).toMatch(
-      new RegExp(`^marquee: (MARQUEE_HOME=${home} cannot be created|cannot create the embedded database directory ${home}/platform \\(MARQUEE_HOME=${home}\\)): ENOTDIR`),
+      new RegExp(
+        `^marquee: (MARQUEE_HOME=${home} cannot be created: ENOTDIR|cannot create the embedded database directory ${home}/platform \\(MARQUEE_HOME=${home}\\): ENOTDIR|no embedded database in ${home}/platform \\(MARQUEE_HOME=${home}\\))`,
+      ),
     );
     expect(Date.now() - began).toBeLessThan(10_000);
   }
 });
+
+it('refuses every command that only uses the database when MARQUEE_HOME has none, naming where it looked, and makes nothing there', async () => {
+  const home = join(dir, 'not-the-home');
+  const commands = [
+    ['keys', 'list'],
+    ['keys', 'list', '--json'],
+    ['keys', 'create', '--org', 'nordic-dev'],
+    ['keys', 'revoke', 'key_x'],
+    ['webhooks', 'list'],
+    ['webhooks', 'attempts', 'ep_x'],
+    ['webhooks', 'add', '--org', 'nordic-dev', '--url', 'https://example.org/'],
+    ['history', '--org', 'nordic-dev'],
+    ['show', '--org', 'nordic-dev', '--at', '2026-01-01T00:00:00Z', '/events'],
+    ['build'],
+    ['builder'],
+    ['db', 'seed', '--sample'],
+    ['db', 'sql', 'SELECT 1'],
+  ];
+  for (const args of commands) {
+    const run = await marquee(args, { MARQUEE_HOME: home, ADMIN_PORT: '0' });
+    expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: '' });
+    expect(run.stderr.trim()).toBe(
+      `marquee: no embedded database in ${home}/platform (MARQUEE_HOME=${home}): set MARQUEE_HOME to the directory \`marquee start\` uses (./var by default, from where it was run), or DATABASE_URL to a PostgreSQL database; \`marquee start\` or \`marquee db migrate\` make a new one`,
+    );
+  }
+  // Not even an empty directory was left behind.
+  expect(await readdir(home).catch(() => [])).not.toContain('platform');
+  // db migrate makes one, and from then on the same commands answer from it.
+  const migrated = await marquee(['db', 'migrate'], { MARQUEE_HOME: home });
+  expect(migrated.code, migrated.stderr).toBe(0);
+  expect(await marquee(['keys', 'list', '--json'], { MARQUEE_HOME: home })).toMatchObject({ code: 0, stdout: '[]\n' });
+  expect(await marquee(['webhooks', 'list'], { MARQUEE_HOME: home })).toMatchObject({ code: 0, stdout: 'no webhook endpoints\n' });
+}, 120_000);
 
 it('exits 2 on a wrong command line, after saying what is wrong, and 0 for --help', async () => {
   for (const [args, message] of [

@@ -60,6 +60,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 4, name: 'runs', recent: true },
       { number: 5, name: 'admin-credentials', recent: true },
       { number: 6, name: 'audit-trail', recent: true },
+      { number: 7, name: 'records', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

@@ -34,6 +34,9 @@ const MARQUEE_RELATIONS = [
   'marquee_schedule_claims',
   // 6: the audit trail (admin/audit/audit-trail.ts)
   'marquee_audit_trail',
+  // 7: every run with who asked for it (builder/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
+  'marquee_run_records',
+  'marquee_builder_policies',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */

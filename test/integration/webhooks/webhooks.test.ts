@@ -359,11 +359,16 @@ describe('admin API and CLI', () => {
     try {
       const created = await adminRequest('POST', `/admin/v1/organizations/${org.slug}/webhooks`, { url: receiver.url, description: 'from the API' });
       expect(created.status).toBe(201);
-      expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'description', 'disabledReason', 'enabled', 'id', 'organizationId', 'secret', 'url']);
+      expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'description', 'disabledReason', 'enabled', 'id', 'organizationId', 'organizationSlug', 'secret', 'url']);
       const id = created.body.id as string;
       const listed = await adminRequest('GET', `/admin/v1/organizations/${org.slug}/webhooks`);
       const shown = listed.body.find((endpoint: { id: string }) => endpoint.id === id);
-      expect(shown).toEqual({ ...created.body, secret: undefined, description: 'from the API' });
+      expect(shown).toEqual({
+        ...created.body,
+        secret: undefined,
+        description: 'from the API',
+        health: { lastAttempt: null, waiting: 0, nextRetryAt: null },
+      });
       expect(shown.secret).toBeUndefined();
       // The CLI's --json is the API's shape.
       expect((await cli<Array<Json>>(['webhooks', 'list', '--org', org.id])).find((endpoint) => endpoint.id === id)).toEqual(shown);

@@ -84,11 +84,11 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     rolls,
     organizations: { find: organization, list: async () => ORGS },
     builds: {
-      list: () => runs.list(),
-      get: (id) => runs.get(id),
-      start: async (names = []) => {
+      list: async () => runs.list(),
+      get: async (id) => runs.get(id),
+      start: async (names, requestedBy) => {
         const ids = await Promise.all(names.map(async (name) => (await organization(name)).id));
-        return runs.queued('manual', ids.length ? ids : ORGS.map((org) => org.id));
+        return runs.queued('manual', ids.length ? ids : ORGS.map((org) => org.id), requestedBy);
       },
     },
     keys: {

@@ -18,12 +18,12 @@ const key = (fields: Partial<KeyItem>): KeyItem =>
 
 describe('keyState', () => {
   it('is revoked from its revocation on, and active with the instant until a scheduled one (the grace of a roll)', () => {
-    expect(keyState(key({ revokedAt: '2026-11-22T09:00:00Z' }), NOW)).toEqual({ state: 'revoked', text: 'revoked' });
+    expect(keyState(key({ revokedAt: '2026-11-22T09:00:00Z' }), NOW)).toEqual({ state: 'revoked', text: 'revoked 2026-11-22T09:00:00.000Z' });
     expect(keyState(key({ revokedAt: '2026-11-22T11:00:00Z' }), NOW)).toEqual({ state: 'active', text: 'active until 2026-11-22T11:00:00.000Z (rolled)' });
   });
 
   it('is expired from its expiry on', () => {
-    expect(keyState(key({ expiresAt: '2026-11-22T10:00:00Z' }), NOW).state).toBe('expired');
+    expect(keyState(key({ expiresAt: '2026-11-22T10:00:00Z' }), NOW)).toEqual({ state: 'expired', text: 'expired 2026-11-22T10:00:00.000Z' });
     expect(keyState(key({ expiresAt: '2026-11-23T10:00:00Z' }), NOW).state).toBe('active');
   });
 });

@@ -119,7 +119,11 @@ describe('forms', () => {
     const queued = await (await get(location)).text();
     expect(queued).toContain('<meta http-equiv="refresh" content="2">');
     expect(queued).toContain('0 of 1');
-    expect(await (await get('/builds')).text()).toContain('<meta http-equiv="refresh" content="2">');
+    // Who asked for it: the one signed in to the console.
+    expect(queued).toContain('<dt>Requested by</dt><dd><code>root</code></dd>');
+    const list = await (await get('/builds')).text();
+    expect(list).toContain('<meta http-equiv="refresh" content="2">');
+    expect(list).toContain(`<td>manual</td>\n<td><code>root</code></td>`);
     services.runs.started(runId);
     services.runs.progressed(runId, 1, [{ id: ORGS[0]!.id, slug: 'nordic-dev', result: 'published', snapshotId: 'snap-3', builder: 'builder-1' }]);
     services.runs.finished(runId);
@@ -134,7 +138,7 @@ describe('forms', () => {
 
   it('refuses a cross-site form, a form without the token and one with another credential token, changing nothing', async () => {
     const token = await tokenOf('/builds');
-    const before = services.builds.list().length;
+    const before = (await services.builds.list()).length;
     const crossSite = await post('/builds', { _csrf: token }, { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' });
     expect(crossSite.status).toBe(403);
     expect(await crossSite.text()).toContain('Form refused');
@@ -142,7 +146,7 @@ describe('forms', () => {
     expect((await post('/builds', { _csrf: token }, {})).status).toBe(403);
     expect((await post('/builds', {})).status).toBe(403);
     expect((await post('/builds', { _csrf: 'x'.repeat(43) })).status).toBe(403);
-    expect(services.builds.list().length).toBe(before);
+    expect((await services.builds.list()).length).toBe(before);
     expect((await post('/builds', { _csrf: token }, { 'Sec-Fetch-Site': 'same-origin' })).status).toBe(303);
   });
 
@@ -207,6 +211,9 @@ describe('forms', () => {
     expect(services.keyList.at(-1)!.revokedAt).toBeNull();
     expect((await post(`/keys/${id}/revoke`, { _csrf: token })).status).toBe(303);
     expect(services.keyList.at(-1)!.revokedAt).not.toBeNull();
+    // The keys page says when it was revoked, not only that it was.
+    const page = await (await get('/keys')).text();
+    expect(page).toContain(`revoked ${services.keyList.at(-1)!.revokedAt}`);
   });
 });
 

@@ -1,4 +1,4 @@
-// Keys' last use: noted in memory per request, reported to the store as minutes, at most once per
+// Keys' last use: noted in memory per request, reported to the store as instants, at most once per
 // interval and at close, and kept for the next report when the store fails.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KeyUseRecorder } from '../../../../gateway/access/key-uses.ts';
@@ -23,7 +23,7 @@ afterEach(() => {
 });
 
 describe('KeyUseRecorder', () => {
-  it('reports the minute of the latest use per key, once per interval, nothing when nothing was used', async () => {
+  it('reports the instant of the latest use per key, unrounded, once per interval, nothing when nothing was used', async () => {
     vi.useFakeTimers();
     const store = reports();
     const recorder = new KeyUseRecorder(store, { log: new RecordingLog(), intervalMs: 60_000 });
@@ -32,12 +32,13 @@ describe('KeyUseRecorder', () => {
     recorder.note('key_a', T0 + 61_000);
     expect(store.seen).toEqual([]);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:00.000Z', key_b: '2026-05-01T09:00:00.000Z' }]);
+    // Never rounded down: a key created at 09:00:20 and used at 09:00:30 must not read as used at 09:00.
+    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:01.000Z', key_b: '2026-05-01T09:00:30.000Z' }]);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(store.seen).toHaveLength(1);
-    recorder.note('key_b', T0 + 120_000);
+    recorder.note('key_b', T0 + 120_250);
     await recorder.close();
-    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:00.000Z', key_b: '2026-05-01T09:00:00.000Z' }, { key_b: '2026-05-01T09:02:00.000Z' }]);
+    expect(store.seen).toEqual([{ key_a: '2026-05-01T09:01:01.000Z', key_b: '2026-05-01T09:00:30.000Z' }, { key_b: '2026-05-01T09:02:00.250Z' }]);
     // Closed: no timer reports anymore.
     recorder.note('key_c', T0);
     await vi.advanceTimersByTimeAsync(120_000);
