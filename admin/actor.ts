@@ -3,7 +3,7 @@
 // check sets the actor of a request (auth.ts); the CLI acts as `cli:<user>@<host>`, an owner, since
 // whoever can run it can already read the database it writes.
 import { hostname, userInfo } from 'node:os';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 
 /** Weakest first: each role may do all that the ones before it may. */
 export const ADMIN_ROLES = ['auditor', 'operator', 'owner'] as const;

@@ -51,7 +51,13 @@ export async function adminsRevokeCommand(config: Config, name: string, options:
 function withCredentials<T>(config: Config, work: (admins: AdminCredentialOperations) => Promise<T>): Promise<T> {
   return withDatabase(config, async (db) => {
     await migrateMarquee(db);
-    return work(recordedArea('admins', adminCredentialOperations(db), cliRecorder(async () => db)));
+    return work(
+      recordedArea(
+        'admins',
+        adminCredentialOperations(db),
+        cliRecorder(async () => db),
+      ),
+    );
   });
 }
 

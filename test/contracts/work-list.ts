@@ -115,7 +115,9 @@ export function workListContract<H extends WorkListHarness>(name: string, hooks:
       const run = opened(300);
       await list().open(run, organizations(300));
       const views = [list(), harness().view(), harness().view(), harness().view()];
-      const rounds = await Promise.all(views.flatMap((view, index) => [1, 1, 2].map((count) => view.take(run.id, `builder-${index}`, count).then((claims) => ({ count, claims })))));
+      const rounds = await Promise.all(
+        views.flatMap((view, index) => [1, 1, 2].map((count) => view.take(run.id, `builder-${index}`, count).then((claims) => ({ count, claims })))),
+      );
       for (const { count, claims } of rounds) expect(claims.length).toBe(count);
       const rest = await takeAll(harness().view(), run.id, 'builder-late', 50);
       expect(rest).toHaveLength(300 - 16);

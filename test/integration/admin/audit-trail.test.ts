@@ -259,7 +259,14 @@ describe('the admin API', () => {
       });
     });
     expect(response!.status).toBe(403);
-    expect(entry).toMatchObject({ actor: 'audit-reader', actorRole: 'auditor', door: 'api', action: 'key.created', outcome: 'refused', reason: expect.stringContaining('ADMIN_FORBIDDEN: ') });
+    expect(entry).toMatchObject({
+      actor: 'audit-reader',
+      actorRole: 'auditor',
+      door: 'api',
+      action: 'key.created',
+      outcome: 'refused',
+      reason: expect.stringContaining('ADMIN_FORBIDDEN: '),
+    });
   });
 
   it('filters by organization, actor, action and time, and pages newest first', async () => {
@@ -318,7 +325,11 @@ describe('the console', () => {
     expect(await form(`/webhooks/${webhook}/test`)).toMatchObject({ ...console, action: 'webhook.tested', targetId: webhook });
     expect(await form(`/webhooks/${webhook}/remove`)).toMatchObject({ ...console, action: 'webhook.deleted', targetId: webhook });
     const credential = { ...console, organizationId: null, targetId: 'console-auditor' };
-    expect(await form('/admins', { name: 'console-auditor', role: 'auditor', expires: '' })).toMatchObject({ ...credential, action: 'admin.created', changes: { role: 'auditor' } });
+    expect(await form('/admins', { name: 'console-auditor', role: 'auditor', expires: '' })).toMatchObject({
+      ...credential,
+      action: 'admin.created',
+      changes: { role: 'auditor' },
+    });
     expect(await form('/admins/console-auditor/revoke')).toMatchObject({ ...credential, action: 'admin.revoked' });
 
     const refused = await onlyEntryOf(async () => expect((await post('/keys/key_nosuchkey/revoke', {})).status).toBe(404));
