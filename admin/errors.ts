@@ -18,6 +18,7 @@ export const ADMIN_ERRORS = {
   WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook endpoint not found' },
   MESSAGE_NOT_FOUND: { status: 404, title: 'Webhook message not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  HISTORY_BROKEN: { status: 409, title: 'History does not verify' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
