@@ -97,7 +97,8 @@ export async function auditStore(store: SnapshotStore, options: AuditOptions = {
   const keys = new SigningKeys(store);
   const verifications = await mapConcurrently(indexes, ORGANIZATIONS_AT_ONCE, (index) => verifyOrganization(store, index.id, keys));
   for (const verification of verifications) {
-    if (verification.break === undefined) continue;
+    // Missing and edited objects are reported above, each with its path.
+    if (verification.break === undefined || verification.break.kind === 'object-missing' || verification.break.kind === 'object-edited') continue;
     const { snapshotId, kind, detail } = verification.break;
     report.findings.push({ organizationId: verification.organizationId, kind: 'broken-history', detail: `${snapshotId} (${kind}): ${detail}` });
   }

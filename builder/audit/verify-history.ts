@@ -61,6 +61,8 @@ export interface OrganizationVerification {
   /** Snapshots verified on the chain (manifest, signature, link, objects). */
   snapshots: number;
   stateRecords: number;
+  /** Snapshots and state records on the chain that carry no signature (no signing key was published when they were: SNAPSHOT_SIGNING_KEY=none): their hashes and links hold, nothing vouches for their author. */
+  unsigned: number;
   beginning: ChainBeginning;
   /** The oldest snapshot verified: where the chain begins. */
   firstSnapshotId: string | null;
@@ -109,12 +111,21 @@ export class SigningKeys {
   }
 }
 
-type Signed = { signature?: Signature; previous?: string | null };
+type Signed = { signature?: Signature; previous?: string | null; publishedAt?: string };
 
-/** Why a signed document does not verify; undefined when it does. */
-async function signatureProblem(document: Signed, keys: SigningKeys): Promise<{ kind: BreakKind; detail: string } | undefined> {
+/**
+ * Why a document does not verify; undefined when it does. Unsigned is 'unsigned' when published
+ * after signing began in the store (a key's `validFrom`), and holds before, or when no key was
+ * ever published (SNAPSHOT_SIGNING_KEY=none): then only its hashes and links are checked.
+ */
+async function signatureProblem(document: Signed, keys: SigningKeys): Promise<{ kind: BreakKind; detail: string } | 'unsigned' | undefined> {
   const signature = document.signature;
-  if (signature === undefined) return { kind: 'unsigned', detail: 'it has no signature, yet it was published after signing began (or with SNAPSHOT_SIGNING_KEY=none)' };
+  if (signature === undefined) {
+    const began = await keys.signingBegan();
+    const at = Date.parse(String(document.publishedAt));
+    if (began === undefined || at < began.getTime()) return 'unsigned';
+    return { kind: 'unsigned', detail: `it has no signature, yet it was published after signing began (${began.toISOString()})` };
+  }
   if (typeof signature !== 'object' || signature === null || typeof signature.keyId !== 'string' || typeof signature.value !== 'string') {
     return { kind: 'signature-invalid', detail: 'its signature is malformed' };
   }
@@ -127,7 +138,7 @@ async function signatureProblem(document: Signed, keys: SigningKeys): Promise<{ 
 const OBJECTS_AT_ONCE = 16;
 
 export async function verifyOrganization(store: ListableSource, orgId: string, keys = new SigningKeys(store)): Promise<OrganizationVerification> {
-  const result: OrganizationVerification = { organizationId: orgId, ok: true, head: null, snapshots: 0, stateRecords: 0, beginning: 'empty', firstSnapshotId: null, verified: [] };
+  const result: OrganizationVerification = { organizationId: orgId, ok: true, head: null, snapshots: 0, stateRecords: 0, unsigned: 0, beginning: 'empty', firstSnapshotId: null, verified: [] };
   const fail = (snapshotId: string, kind: BreakKind, detail: string): OrganizationVerification => {
     result.ok = false;
     result.break = { snapshotId, kind, detail };
@@ -190,7 +201,8 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
       break;
     }
     const signature = await signatureProblem(manifest, keys);
-    if (signature !== undefined) return fail(id, signature.kind, signature.detail);
+    if (signature === 'unsigned') result.unsigned += 1;
+    else if (signature !== undefined) return fail(id, signature.kind, signature.detail);
 
     const hashes = [...new Set(Object.values(manifest.resources ?? {}))].filter((object) => !checkedObjects.has(object));
     const objectProblems = await mapConcurrently(hashes, OBJECTS_AT_ONCE, async (object) => {
@@ -262,7 +274,8 @@ async function verifyStateRecords(store: ListableSource, orgId: string, keys: Si
       return { snapshotId: name, kind: 'state-record-missing', detail: 'it does not name the record before it: a state record was removed or edited' };
     }
     const signature = await signatureProblem(record, keys);
-    if (signature !== undefined) return { snapshotId: name, kind: signature.kind === 'unknown-key' ? 'unknown-key' : 'state-record-edited', detail: signature.detail };
+    if (signature === 'unsigned') result.unsigned += 1;
+    else if (signature !== undefined) return { snapshotId: name, kind: signature.kind === 'unknown-key' ? 'unknown-key' : 'state-record-edited', detail: signature.detail };
     chained = true;
     previousHash = hash;
     result.stateRecords += 1;
@@ -306,5 +319,6 @@ export function describeVerification(verification: OrganizationVerification): st
         : verification.firstSnapshotId === null
           ? `nothing signed yet: its snapshots up to ${verification.unsignedBefore} predate signing and are not verified`
           : `from the first signed snapshot ${verification.firstSnapshotId}; snapshots up to ${verification.unsignedBefore} predate signing and are not verified`;
-  return `${org}: verified, ${verification.snapshots} snapshots and ${verification.stateRecords} state records, ${beginning}`;
+  const unsigned = verification.unsigned === 0 ? '' : ` (${verification.unsigned} unsigned: no signing key was published in the store then, so only their hashes and links hold)`;
+  return `${org}: verified, ${verification.snapshots} snapshots and ${verification.stateRecords} state records, ${beginning}${unsigned}`;
 }
