@@ -129,8 +129,9 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   } catch (error) {
     // Another publish is current: this manifest never was, and left in place it would be a second
     // head of the chain beside the one the pointer names (docs/design.md "History as evidence").
-    // Only a manifest this publish wrote is withdrawn; one it adopted is its twin's.
-    if (error instanceof PointerConflictError && written.wrote) await store.delete(manifestKey(manifest.organizationId, manifest.snapshotId));
+    // Only a manifest this publish wrote is withdrawn, and only while no pointer names it: a twin
+    // (same content, same millisecond) may have adopted it and won the pointer.
+    if (error instanceof PointerConflictError && written.wrote) await withdrawManifest(store, manifest);
     throw error;
   }
   const warning = await recordStateChange(store, input, current);
@@ -152,6 +153,11 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
     after,
     stored: new Map(input.objects.map((object): [string, Buffer] => [object.path, object.bytes])),
   };
+}
+
+async function withdrawManifest(store: SnapshotStore, manifest: Manifest): Promise<void> {
+  const now = await readCurrentPointer(store, manifest.organizationId);
+  if (now.pointer?.snapshotId !== manifest.snapshotId) await store.delete(manifestKey(manifest.organizationId, manifest.snapshotId));
 }
 
 /** Suspended and closed organizations publish a pointer in that state and no content. */
