@@ -46,8 +46,12 @@ export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSl
       if (answer.snapshotId === null) return answer;
       const verification = await verifyOrganization(store, orgId);
       if (!trustsSnapshot(verification, answer.snapshotId)) {
-        const cause = verification.break ? `the history breaks at ${verification.break.snapshotId} (${verification.break.kind}): ${verification.break.detail}` : 'it is not on the verified chain';
-        throw new HistoryBreakError(`snapshot ${answer.snapshotId} of organization ${orgId}, current at ${at.toISOString()}, does not verify, so it is not answered from: ${cause}`);
+        const cause = verification.break
+          ? `the history breaks at ${verification.break.snapshotId} (${verification.break.kind}): ${verification.break.detail}`
+          : 'it is not on the verified chain';
+        throw new HistoryBreakError(
+          `snapshot ${answer.snapshotId} of organization ${orgId}, current at ${at.toISOString()}, does not verify, so it is not answered from: ${cause}`,
+        );
       }
       return answer;
     },

@@ -104,13 +104,7 @@ try {
     ...(signingRatio === undefined
       ? []
       : [
-          [
-            'full build, signed (two, alternated with the next row)',
-            signing.signed.map((build) => s(build.wallMs)).join(', '),
-            '',
-            '',
-            `${signingRatio.toFixed(3)}× unsigned`,
-          ],
+          ['full build, signed (two, alternated with the next row)', signing.signed.map((build) => s(build.wallMs)).join(', '), '', '', `${signingRatio.toFixed(3)}× unsigned`],
           ['full build, unsigned (SNAPSHOT_SIGNING_KEY=none)', signing.unsigned.map((build) => s(build.wallMs)).join(', '), '', '', ''],
         ]),
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],

@@ -69,11 +69,15 @@ try {
       }
     },
   );
-  console.log(`history: ${ORGANIZATIONS} organizations × ${SNAPSHOTS} signed snapshots × ${3 + 2 * EVENTS} resources published in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `history: ${ORGANIZATIONS} organizations × ${SNAPSHOTS} signed snapshots × ${3 + 2 * EVENTS} resources published in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const timed = async (args: string[]) => {
     const began = performance.now();
-    const done = await run(MARQUEE, args, { env: { ...process.env, SNAPSHOT_STORE: storePath, MARQUEE_HOME: work }, maxBuffer: 64 << 20 }).catch((error: { code?: number; stdout?: string }) => error);
+    const done = await run(MARQUEE, args, { env: { ...process.env, SNAPSHOT_STORE: storePath, MARQUEE_HOME: work }, maxBuffer: 64 << 20 }).catch(
+      (error: { code?: number; stdout?: string }) => error,
+    );
     return { ms: performance.now() - began, code: 'code' in done && typeof done.code === 'number' ? done.code : 0, stdout: String(done.stdout ?? '') };
   };
   const verify = await timed(['verify', '--all']);

@@ -29,14 +29,11 @@ export interface SigningKeyRecord {
   validFrom: string;
 }
 
-/** A document (manifest, state record) with its signature, if any. */
-export type Signed<T> = T & { signature?: Signature };
-
 /**
  * The bytes a signature covers: the document's canonical RFC 8785 form without its `signature`
  * member. Any RFC 8785 implementation reproduces them from the stored JSON.
  */
-export function signedBytes(document: object): Buffer {
+function signedBytes(document: object): Buffer {
   const { signature: _signature, ...rest } = document as { signature?: unknown };
   return contentObject(rest).bytes;
 }
@@ -69,7 +66,8 @@ export function signerFromPem(pem: string, where: string): Signer {
   } catch (error) {
     throw new Error(`${where} does not hold a PEM private key (make one with: marquee signing-key create FILE)`, { cause: error });
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${where} holds a ${key.asymmetricKeyType ?? 'secret'} key, not Ed25519 (make one with: marquee signing-key create FILE)`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`${where} holds a ${key.asymmetricKeyType ?? 'secret'} key, not Ed25519 (make one with: marquee signing-key create FILE)`);
   return new Signer(key);
 }
 
@@ -78,7 +76,7 @@ export function newSigningKeyPem(): string {
   return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
-export function keyIdOf(publicKey: KeyObject): string {
+function keyIdOf(publicKey: KeyObject): string {
   return sha256Hex(publicKey.export({ type: 'spki', format: 'der' })).slice(0, 16);
 }
 

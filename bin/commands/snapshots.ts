@@ -36,7 +36,10 @@ export async function diffCommand(config: Config, options: { org: string; from?:
   let [from, to] = [options.from ?? '', options.to ?? 'current'];
   if (options.since !== undefined) {
     const then = await operations.snapshotAt(options.org, options.since);
-    if (then === null) throw new NothingPublishedThenError(`organization ${options.org} had no snapshot current at ${options.since.toISOString()} (nothing published yet, suspended or closed then, or pruned)`);
+    if (then === null)
+      throw new NothingPublishedThenError(
+        `organization ${options.org} had no snapshot current at ${options.since.toISOString()} (nothing published yet, suspended or closed then, or pruned)`,
+      );
     from = then;
     if (!options.json) line(`from ${then} (current at ${options.since.toISOString()}) to the current snapshot`);
   }
@@ -121,14 +124,20 @@ export async function verifyCommand(config: Config, options: { org?: string; all
   if (options.json) printJson({ ok, organizations: verifications.map(({ verified: _verified, ...rest }) => rest) });
   else {
     for (const verification of verifications) if (!options.all || !verification.ok) line(describeVerification(verification));
-    if (options.all) line(`${verifications.length} organizations: ${verifications.filter((v) => v.ok).length} verified, ${verifications.filter((v) => !v.ok).length} broken in ${store.description}`);
+    if (options.all)
+      line(
+        `${verifications.length} organizations: ${verifications.filter((v) => v.ok).length} verified, ${verifications.filter((v) => !v.ok).length} broken in ${store.description}`,
+      );
   }
   if (!ok) process.exitCode = 1;
 }
 
 export async function signingKeyCreateCommand(file: string): Promise<void> {
   const path = resolve(file);
-  if (createSigningKeyFile(path, { exclusive: true }) === undefined) throw new OperatorError(`${path} exists: a signing key is never overwritten (remove it first, or choose another file)`);
+  if (createSigningKeyFile(path, { exclusive: true }) === undefined)
+    throw new OperatorError(`${path} exists: a signing key is never overwritten (remove it first, or choose another file)`);
   const signer = loadSigner({ signingKey: { file: path, generate: false } });
-  line(`wrote ${path}: Ed25519 signing key ${signer?.keyId}. Give every builder this file as SNAPSHOT_SIGNING_KEY; its public key is published in the store at its first signature.`);
+  line(
+    `wrote ${path}: Ed25519 signing key ${signer?.keyId}. Give every builder this file as SNAPSHOT_SIGNING_KEY; its public key is published in the store at its first signature.`,
+  );
 }

@@ -21,7 +21,7 @@ import { pointerKey } from '../../snapshot/layout.ts';
 import type { KeyObject } from 'node:crypto';
 import { mapConcurrently } from '../concurrently.ts';
 
-export type BreakKind =
+type BreakKind =
   | 'pointer-malformed'
   | 'manifest-missing'
   | 'manifest-edited'
@@ -35,7 +35,7 @@ export type BreakKind =
   | 'state-record-edited'
   | 'state-record-missing';
 
-export interface HistoryBreak {
+interface HistoryBreak {
   /** The snapshot (or state record, `states/{name}`) where the history stops holding. */
   snapshotId: string;
   kind: BreakKind;
@@ -43,7 +43,7 @@ export interface HistoryBreak {
 }
 
 /** Where the verified chain begins, going back from the current snapshot. */
-export type ChainBeginning =
+type ChainBeginning =
   /** The organization's first snapshot (`previous` null). */
   | 'first'
   /** Retention removed what was before: the oldest snapshot kept names one no longer in the store, and none older is there. */
@@ -138,7 +138,17 @@ async function signatureProblem(document: Signed, keys: SigningKeys): Promise<{ 
 const OBJECTS_AT_ONCE = 16;
 
 export async function verifyOrganization(store: ListableSource, orgId: string, keys = new SigningKeys(store)): Promise<OrganizationVerification> {
-  const result: OrganizationVerification = { organizationId: orgId, ok: true, head: null, snapshots: 0, stateRecords: 0, unsigned: 0, beginning: 'empty', firstSnapshotId: null, verified: [] };
+  const result: OrganizationVerification = {
+    organizationId: orgId,
+    ok: true,
+    head: null,
+    snapshots: 0,
+    stateRecords: 0,
+    unsigned: 0,
+    beginning: 'empty',
+    firstSnapshotId: null,
+    verified: [],
+  };
   const fail = (snapshotId: string, kind: BreakKind, detail: string): OrganizationVerification => {
     result.ok = false;
     result.break = { snapshotId, kind, detail };
@@ -173,29 +183,38 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
       if (child === undefined) return fail(id, 'manifest-missing', `${expected?.by ?? 'the listing'} names snapshot ${id}, whose manifest is not in the store`);
       // Retention removes the oldest snapshots only: a gap with older snapshots behind it is a removal.
       const older = ids.filter((other) => other < id!);
-      if (older.length > 0) return fail(id, 'manifest-missing', `snapshot ${child} follows snapshot ${id}, which is missing from the middle of the history (${older.length} older snapshots are in the store)`);
+      if (older.length > 0)
+        return fail(
+          id,
+          'manifest-missing',
+          `snapshot ${child} follows snapshot ${id}, which is missing from the middle of the history (${older.length} older snapshots are in the store)`,
+        );
       result.beginning = 'pruned';
       break;
     }
     const hash = sha256Hex(bytes);
     if (child === undefined) result.head = { snapshotId: id, manifestHash: hash };
-    if (expected !== undefined && hash !== expected.hash) return fail(id, 'manifest-edited', `its bytes hash to ${hash}, not to ${expected.hash} as ${expected.by} says: it was edited or replaced`);
+    if (expected !== undefined && hash !== expected.hash)
+      return fail(id, 'manifest-edited', `its bytes hash to ${hash}, not to ${expected.hash} as ${expected.by} says: it was edited or replaced`);
     let manifest: Manifest;
     try {
       manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
     } catch {
       return fail(id, 'manifest-edited', 'it is not JSON');
     }
-    if (manifest.snapshotId !== id || manifest.organizationId !== orgId) return fail(id, 'manifest-edited', 'it names another snapshot or organization than its place in the store');
+    if (manifest.snapshotId !== id || manifest.organizationId !== orgId)
+      return fail(id, 'manifest-edited', 'it names another snapshot or organization than its place in the store');
 
     if (!('previous' in manifest) && manifest.signature === undefined) {
       // From before chaining and signing: the history proves itself from the next snapshot on,
       // provided this one is older than signing and no signed snapshot comes before it.
       const began = await keys.signingBegan();
-      if (began !== undefined && instantOfName(id)! >= began) return fail(id, 'unsigned', `it has no signature and no link, yet it was published after signing began (${began.toISOString()})`);
+      if (began !== undefined && instantOfName(id)! >= began)
+        return fail(id, 'unsigned', `it has no signature and no link, yet it was published after signing began (${began.toISOString()})`);
       const before = ids.filter((other) => other < id!).at(-1);
       const older = before === undefined ? undefined : await store.get(manifestKey(orgId, before));
-      if (older !== undefined && /"signature":/.test(older.toString('utf8'))) return fail(id, 'unsigned', `it has no signature, yet snapshot ${before} before it is signed: its signature was stripped`);
+      if (older !== undefined && /"signature":/.test(older.toString('utf8')))
+        return fail(id, 'unsigned', `it has no signature, yet snapshot ${before} before it is signed: its signature was stripped`);
       result.beginning = 'unsigned';
       result.unsignedBefore = id;
       break;

@@ -173,18 +173,30 @@ describe('a run divided among builders', () => {
     const id = await ask(a);
     await db.query(`UPDATE organizations SET name = name || ' (renamed)'`);
     const built = async () =>
-      (await db.query<{ done: number; builders: number }>(`SELECT count(*) FILTER (WHERE done)::int AS done, count(DISTINCT claimed_by)::int AS builders FROM marquee_run_organizations WHERE run_id = $1`, [id]))[0]!;
-    await expect.poll(built, { timeout: 60_000, interval: 200 }).toEqual({ done: ORGANIZATIONS, builders: 2 });
+      (
+        await db.query<{ done: number; builders: number }>(
+          `SELECT count(*) FILTER (WHERE done)::int AS done, count(DISTINCT claimed_by)::int AS builders FROM marquee_run_organizations WHERE run_id = $1`,
+          [id],
+        )
+      )[0]!;
+    try {
+      await expect.poll(built, { timeout: 120_000, interval: 200 }).toEqual({ done: ORGANIZATIONS, builders: 2 });
+    } finally {
+      console.info(a.output().slice(-6000));
+    }
     const verify = async () => {
       const done = await marquee(['verify', '--all', '--json'], { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots') });
       return JSON.parse(done.stdout) as { ok: boolean; organizations: Array<{ ok: boolean; snapshots: number; break?: unknown }> };
     };
     // Once the last change build published: every chain verifies, no manifest beside it (a second head is a break).
     await expect
-      .poll(async () => {
-        const verification = await verify();
-        return { ok: verification.ok, renamed: verification.organizations.filter((organization) => organization.snapshots >= 2).length };
-      }, { timeout: 60_000, interval: 1000 })
+      .poll(
+        async () => {
+          const verification = await verify();
+          return { ok: verification.ok, renamed: verification.organizations.filter((organization) => organization.snapshots >= 2).length };
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
       .toEqual({ ok: true, renamed: ORGANIZATIONS });
     expect(await readdir(join(home, 'snapshots', 'signing-keys'))).toHaveLength(1);
   });

@@ -144,7 +144,14 @@ describe('a history that proves itself', () => {
   it('verifies: every manifest signed and chained to the one before, back to the first, with the state records', async () => {
     const verification = await json(['verify', '--org', 'nordic-dev', '--json']);
     expect(verification.ok).toBe(true);
-    expect(verification.organizations[0]).toMatchObject({ ok: true, beginning: 'first', snapshots: snapshots.length, stateRecords: 2, unsigned: 0, head: { snapshotId: head().snapshotId } });
+    expect(verification.organizations[0]).toMatchObject({
+      ok: true,
+      beginning: 'first',
+      snapshots: snapshots.length,
+      stateRecords: 2,
+      unsigned: 0,
+      head: { snapshotId: head().snapshotId },
+    });
     expect((await run(['verify', '--all'])).code).toBe(0);
     await verdicts(await tampered(async () => {}), { ok: true, says: /verified/ });
     const [first, second] = [await readJson(manifestPath(store(), snapshots[0]!.snapshotId)), await readJson(manifestPath(store(), snapshots[1]!.snapshotId))];
@@ -160,7 +167,7 @@ describe('a history that proves itself', () => {
     await verdicts(copy, { ok: false, brokenAt: head().snapshotId, kind: 'object-edited' });
   });
 
-  it("names a past manifest whose trigger was edited, and show --at refuses to answer from it", async () => {
+  it('names a past manifest whose trigger was edited, and show --at refuses to answer from it', async () => {
     const copy = await tampered(async (directory) => {
       const manifest = await readJson(manifestPath(directory, middle().snapshotId));
       await writeCanonical(manifestPath(directory, middle().snapshotId), { ...manifest, trigger: manifest.trigger === 'schedule' ? 'manual' : 'schedule' });
@@ -172,7 +179,12 @@ describe('a history that proves itself', () => {
     expect(shown.stderr).toContain(`breaks at ${middle().snapshotId} (manifest-edited)`);
     // The snapshots after the break still answer, with their evidence.
     const evidence = await json(['show', '--org', ORG, '--at', head().publishedAt, '--evidence', '/team'], { SNAPSHOT_STORE: copy.directory });
-    expect(evidence).toMatchObject({ snapshotId: head().snapshotId, manifestHash: expect.stringMatching(/^[0-9a-f]{64}$/), signature: { keyId: expect.any(String) }, etag: expect.stringMatching(/^"/) });
+    expect(evidence).toMatchObject({
+      snapshotId: head().snapshotId,
+      manifestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      signature: { keyId: expect.any(String) },
+      etag: expect.stringMatching(/^"/),
+    });
   });
 
   it('names a past manifest re-pointed at a newer object', async () => {

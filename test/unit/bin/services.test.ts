@@ -21,7 +21,10 @@ const noPlatform: PlatformSource = {
 describe('openBuildServices', () => {
   it('applies SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS after every publish, and logs a failed retention as a warning', async () => {
     const log = new RecordingLog();
-    const services = openBuildServices(parseConfig({ MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_RETENTION: '7', SNAPSHOT_RETENTION_DAYS: '3', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false), log);
+    const services = openBuildServices(
+      parseConfig({ MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_RETENTION: '7', SNAPSHOT_RETENTION_DAYS: '3', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false),
+      log,
+    );
     try {
       const { retention } = services.context(noPlatform);
       expect(retention).toMatchObject({ keep: 7, days: 3 });
@@ -35,7 +38,13 @@ describe('openBuildServices', () => {
   it("invalidates the changed pointers on the configured distribution, below the store's prefix", async () => {
     cloudFront.on(CreateInvalidationCommand).resolves({});
     const config = parseConfig(
-      { SNAPSHOT_STORE: 's3://snapshots/prod/api', S3_ENDPOINT: 'http://127.0.0.1:1', CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', AWS_REGION: 'us-east-1', SNAPSHOT_SIGNING_KEY: 'none' },
+      {
+        SNAPSHOT_STORE: 's3://snapshots/prod/api',
+        S3_ENDPOINT: 'http://127.0.0.1:1',
+        CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL',
+        AWS_REGION: 'us-east-1',
+        SNAPSHOT_SIGNING_KEY: 'none',
+      },
       '/srv',
       false,
     );

@@ -57,7 +57,12 @@ describe('a chained, signed history', () => {
 
   it('names the snapshot at each break, and trusts only what comes after it', async () => {
     const cases: Array<[string, (store: MemoryStore, ids: string[]) => Promise<void> | void, (ids: string[]) => string, string]> = [
-      ['trigger edited', (store, ids) => store.put(manifestKey(ORG, ids[1]!), Buffer.from(canonicalJson({ ...json(store, manifestKey(ORG, ids[1]!)), trigger: 'manual' }))), (ids) => ids[1]!, 'manifest-edited'],
+      [
+        'trigger edited',
+        (store, ids) => store.put(manifestKey(ORG, ids[1]!), Buffer.from(canonicalJson({ ...json(store, manifestKey(ORG, ids[1]!)), trigger: 'manual' }))),
+        (ids) => ids[1]!,
+        'manifest-edited',
+      ],
       ['removed from the middle', (store, ids) => store.delete(manifestKey(ORG, ids[1]!)), (ids) => ids[1]!, 'manifest-missing'],
       [
         'signed by another key',
