@@ -173,6 +173,14 @@ describe('a history that proves itself', () => {
       await writeCanonical(manifestPath(directory, middle().snapshotId), { ...manifest, trigger: manifest.trigger === 'schedule' ? 'manual' : 'schedule' });
     });
     await verdicts(copy, { ok: false, brokenAt: middle().snapshotId, kind: 'manifest-edited' });
+    // audit relies on the same checks.
+    const audit = await run(['audit', '--json'], { SNAPSHOT_STORE: copy.directory });
+    expect(audit.code).toBe(1);
+    expect(JSON.parse(audit.stdout).findings).toContainEqual({
+      organizationId: ORG,
+      kind: 'broken-history',
+      detail: expect.stringContaining(`${middle().snapshotId} (manifest-edited)`),
+    });
     const shown = await run(['show', '--org', ORG, '--at', middle().publishedAt, '/team'], { SNAPSHOT_STORE: copy.directory });
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain(`snapshot ${middle().snapshotId}`);
