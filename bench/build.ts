@@ -56,8 +56,11 @@ try {
       await rm(join(work, `signed-${round}`), { recursive: true, force: true });
     }
   }
-  const total = (builds: MeasuredBuild[]) => builds.reduce((sum, build) => sum + build.wallMs, 0);
-  const signingRatio = signing.signed.length > 0 ? total(signing.signed) / total(signing.unsigned) : undefined;
+  // Best of each against best of each: on a shared machine a neighbour's burst lands on one build,
+  // and the fastest of each kind is the one it spared (each round's own ratio is printed too).
+  const best = (builds: MeasuredBuild[]) => Math.min(...builds.map((build) => build.wallMs));
+  const signingRatio = signing.signed.length > 0 ? best(signing.signed) / best(signing.unsigned) : undefined;
+  const roundRatios = signing.signed.map((build, round) => `${(build.wallMs / signing.unsigned[round]!.wallMs).toFixed(3)}×`).join(', ');
   const unchanged = await child('build');
   const scheduledNothing = await child('scheduled');
   const renameOne = () =>
@@ -104,7 +107,13 @@ try {
     ...(signingRatio === undefined
       ? []
       : [
-          ['full build, signed (two, alternated with the next row)', signing.signed.map((build) => s(build.wallMs)).join(', '), '', '', `${signingRatio.toFixed(3)}× unsigned`],
+          [
+            'full build, signed (two, alternated with the next row)',
+            signing.signed.map((build) => s(build.wallMs)).join(', '),
+            '',
+            '',
+            `best ${signingRatio.toFixed(3)}× best unsigned (rounds: ${roundRatios})`,
+          ],
           ['full build, unsigned (SNAPSHOT_SIGNING_KEY=none)', signing.unsigned.map((build) => s(build.wallMs)).join(', '), '', '', ''],
         ]),
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
@@ -131,7 +140,7 @@ try {
         ] as const)
       : []),
     ['unchanged rebuild writes 0 objects', unchanged.objectsWritten === 0],
-    ...(signingRatio === undefined ? [] : ([['signed full builds within 5 % of unsigned ones', signingRatio <= 1.05]] as const)),
+    ...(signingRatio === undefined ? [] : ([['signed full build within 5 % of unsigned (best of two each)', signingRatio <= 1.05]] as const)),
     ['scheduled run, nothing changed: ≤ 5 s', scheduledNothing.wallMs <= 5_000],
     // A ratio of fixed costs (a connection, one statement) to a read that grows with the platform:
     // judged at the size the target was set for.
