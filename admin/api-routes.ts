@@ -6,6 +6,7 @@
 // door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
 // for every role, a change for operators, admin credentials for owners.
 import type { AdminRole, Attribution } from './actor.ts';
+import type { AsOfAnswer } from '../gateway/as-of.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { AUDIT_PAGE_MAX } from './audit/audit-admin.ts';
 import type { AuditAction } from './audit/audit-entry.ts';
@@ -33,7 +34,19 @@ export class PastAnswer {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    /** The evidence behind it, as response headers (Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature, ETag). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
+}
+
+/** The snapshot id, manifest hash, signature and ETag behind an as-of answer, as headers: the body stays the API's own. */
+function evidenceHeaders(answer: AsOfAnswer): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (answer.snapshotId !== null) headers['Marquee-Snapshot-Id'] = answer.snapshotId;
+  if (answer.evidence.manifestHash !== null) headers['Marquee-Manifest-Hash'] = answer.evidence.manifestHash;
+  if (answer.evidence.signature !== null) headers['Marquee-Signature'] = `keyId=${answer.evidence.signature.keyId}; value=${answer.evidence.signature.value}`;
+  if (answer.evidence.etag !== null) headers.ETag = answer.evidence.etag;
+  return headers;
 }
 
 export interface AdminRoute {
@@ -367,14 +380,15 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: '/organizations/{idOrSlug}/as-of',
     role: 'auditor',
     tag: 'Snapshots',
-    summary: 'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json)',
+    summary:
+      'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify',
     query: query({ at: text('an ISO 8601 instant with a zone'), path: text('below /api/integration/v1, e.g. /events?timing=past') }, ['at', 'path']),
     status: 200,
     response: { description: 'The resource as the gateway served it then.' },
-    errors: ['ORGANIZATION_NOT_FOUND'],
+    errors: ['ORGANIZATION_NOT_FOUND', 'HISTORY_BROKEN'],
     answer: async (services, { params, query }) => {
       const answer = await services.snapshots.asOf(params.idOrSlug!, requestInstant('at', query.at!), query.path!);
-      return new PastAnswer(answer.status, answer.body);
+      return new PastAnswer(answer.status, answer.body, evidenceHeaders(answer));
     },
   },
   {

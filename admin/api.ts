@@ -51,6 +51,7 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
       res
+        .set(answer.headers)
         .status(answer.status)
         .type(answer.status >= 400 ? 'application/problem+json' : 'application/json')
         .send(JSON.stringify(answer.body));

@@ -21,6 +21,7 @@ export const ADMIN_ERRORS = {
   ADMIN_NOT_FOUND: { status: 404, title: 'Admin credential not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   ADMIN_NAME_TAKEN: { status: 409, title: 'Admin credential name taken' },
+  HISTORY_BROKEN: { status: 409, title: 'History does not verify' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },

@@ -5,6 +5,7 @@
 // 503; anything else is our fault: 500, and one log line with the stack.
 import type { ErrorRequestHandler } from 'express';
 import { SnapshotNotFoundError } from '../builder/audit/history.ts';
+import { HistoryBreakError } from './snapshot-admin.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
 import { PlatformDatabaseError } from '../builder/platform/sql.ts';
 import { OperatorError } from '../runtime/errors.ts';
@@ -38,6 +39,7 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   if (error instanceof OrganizationNotFoundError) return organizationNotFound(error.idOrSlug);
   if (error instanceof KeyNotFoundError) return keyNotFound(error.keyId);
   if (error instanceof SnapshotNotFoundError) return adminError('SNAPSHOT_NOT_FOUND', error.message);
+  if (error instanceof HistoryBreakError) return adminError('HISTORY_BROKEN', error.message);
   if (error instanceof WebhookNotFoundError) return adminError('WEBHOOK_NOT_FOUND', error.message);
   if (error instanceof WebhookMessageNotFoundError) return adminError('MESSAGE_NOT_FOUND', error.message);
   if (error instanceof AdminCredentialNotFoundError) return adminError('ADMIN_NOT_FOUND', error.message);

@@ -3,7 +3,11 @@
 // instant. `history --json`, `diff --json` and the admin API print the shapes below; the console
 // shows more of the same answers (the current entry, the labelled field changes).
 import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/audit/history.ts';
+import { type OrganizationVerification, trustsSnapshot, verifyOrganization } from '../builder/audit/verify-history.ts';
 import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
+import { OperatorError } from '../runtime/errors.ts';
+import { listSnapshotIds, readPointer } from '../snapshot/reader.ts';
+import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 
 export interface SnapshotOperations {
@@ -11,8 +15,21 @@ export interface SnapshotOperations {
   history(organization: string): Promise<HistoryEntry[]>;
   /** `from`/`to` are snapshot ids or `current`. */
   diff(organization: string, from: string, to: string): Promise<SnapshotDiff>;
-  /** What the API path (below /api/integration/v1) answered at that instant: its status, body, the snapshot then and the state then. */
+  /**
+   * What the API path (below /api/integration/v1) answered at that instant: its status, body, the
+   * snapshot then and the state then, with its evidence. Refused (HistoryBreakError) when the
+   * snapshot it would answer from does not verify: a forged past is never answered from.
+   */
   asOf(organization: string, at: Date, path: string): Promise<AsOfAnswer>;
+  /** The organization's history checked from the current pointer back (builder/audit/verify-history.ts). */
+  verify(organization: string): Promise<OrganizationVerification>;
+  /** The snapshot current at `at` (its id; null when none was, or the organization was suspended or closed then), for `diff --since`. */
+  snapshotAt(organization: string, at: Date): Promise<string | null>;
+}
+
+/** An answer refused because the history it would come from does not verify; the message names the break. */
+export class HistoryBreakError extends OperatorError {
+  override name = 'HistoryBreakError';
 }
 
 /**
@@ -23,7 +40,27 @@ export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSl
   return {
     history: async (organization) => snapshotHistory(store, await organizationId(organization)),
     diff: async (organization, from, to) => diffSnapshots(store, await organizationId(organization), from, to),
-    asOf: async (organization, at, path) => answerAsOf(store, await organizationId(organization), at, path),
+    asOf: async (organization, at, path) => {
+      const orgId = await organizationId(organization);
+      const answer = await answerAsOf(store, orgId, at, path);
+      if (answer.snapshotId === null) return answer;
+      const verification = await verifyOrganization(store, orgId);
+      if (!trustsSnapshot(verification, answer.snapshotId)) {
+        const cause = verification.break
+          ? `the history breaks at ${verification.break.snapshotId} (${verification.break.kind}): ${verification.break.detail}`
+          : 'it is not on the verified chain';
+        throw new HistoryBreakError(
+          `snapshot ${answer.snapshotId} of organization ${orgId}, current at ${at.toISOString()}, does not verify, so it is not answered from: ${cause}`,
+        );
+      }
+      return answer;
+    },
+    verify: async (organization) => verifyOrganization(store, await organizationId(organization)),
+    snapshotAt: async (organization, at) => {
+      const orgId = await organizationId(organization);
+      const [ids, marks, pointer] = await Promise.all([listSnapshotIds(store, orgId), listStateMarks(store, orgId), readPointer(store, orgId)]);
+      return currentAt(at, ids, marks, pointer).snapshotId;
+    },
   };
 }
 

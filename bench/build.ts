@@ -6,7 +6,9 @@
 // organization divided between two builders on Redis beside the same run by one (each organization
 // once; wall times reported, no target: this machine has 2 cores). Every build runs in a child
 // process (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is
-// the in-run reference, because this machine is shared and noisy.
+// the in-run reference, because this machine is shared and noisy. Signing (SNAPSHOT_SIGNING_KEY):
+// full builds into fresh stores with and without it (SNAPSHOT_SIGNING_KEY=none), alternated, in
+// the same run; BENCH_SIGNING=0 leaves them out.
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,6 +45,22 @@ try {
   const child = (...args: string[]) => measuredBuild(env, ...args);
   const reference = await child('read');
   const full = await child('build');
+  // Signed (the default: a key made under MARQUEE_HOME) and unsigned full builds, each into a fresh
+  // store, alternated so that the machine's drift falls on both.
+  const signing: { signed: MeasuredBuild[]; unsigned: MeasuredBuild[] } = { signed: [], unsigned: [] };
+  if (process.env.BENCH_SIGNING !== '0') {
+    for (const round of [1, 2]) {
+      signing.unsigned.push(await measuredBuild({ ...env, SNAPSHOT_STORE: join(work, `unsigned-${round}`), SNAPSHOT_SIGNING_KEY: 'none' }, 'build'));
+      signing.signed.push(await measuredBuild({ ...env, SNAPSHOT_STORE: join(work, `signed-${round}`) }, 'build'));
+      await rm(join(work, `unsigned-${round}`), { recursive: true, force: true });
+      await rm(join(work, `signed-${round}`), { recursive: true, force: true });
+    }
+  }
+  // Best of each against best of each: on a shared machine a neighbour's burst lands on one build,
+  // and the fastest of each kind is the one it spared (each round's own ratio is printed too).
+  const best = (builds: MeasuredBuild[]) => Math.min(...builds.map((build) => build.wallMs));
+  const signingRatio = signing.signed.length > 0 ? best(signing.signed) / best(signing.unsigned) : undefined;
+  const roundRatios = signing.signed.map((build, round) => `${(build.wallMs / signing.unsigned[round]!.wallMs).toFixed(3)}×`).join(', ');
   const unchanged = await child('build');
   const scheduledNothing = await child('scheduled');
   const renameOne = () =>
@@ -86,6 +104,18 @@ try {
       `${scheduledOne.maxRssMb.toFixed(0)} MB`,
       `${scheduledOne.organizations} built`,
     ],
+    ...(signingRatio === undefined
+      ? []
+      : [
+          [
+            'full build, signed (two, alternated with the next row)',
+            signing.signed.map((build) => s(build.wallMs)).join(', '),
+            '',
+            '',
+            `best ${signingRatio.toFixed(3)}× best unsigned (rounds: ${roundRatios})`,
+          ],
+          ['full build, unsigned (SNAPSHOT_SIGNING_KEY=none)', signing.unsigned.map((build) => s(build.wallMs)).join(', '), '', '', ''],
+        ]),
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
     ['one organization, unchanged', s(oneUnchanged.wallMs), String(oneUnchanged.objectsWritten), `${oneUnchanged.maxRssMb.toFixed(0)} MB`, ''],
     ['a run over every organization, one builder (Redis work list)', s(oneBuilder.wallMs), '—', `${oneBuilder.maxRssMb.toFixed(0)} MB`, shares(oneBuilder)],
@@ -110,6 +140,7 @@ try {
         ] as const)
       : []),
     ['unchanged rebuild writes 0 objects', unchanged.objectsWritten === 0],
+    ...(signingRatio === undefined ? [] : ([['signed full build within 5 % of unsigned (best of two each)', signingRatio <= 1.05]] as const)),
     ['scheduled run, nothing changed: ≤ 5 s', scheduledNothing.wallMs <= 5_000],
     // A ratio of fixed costs (a connection, one statement) to a read that grows with the platform:
     // judged at the size the target was set for.

@@ -24,6 +24,13 @@ export interface Config {
   snapshotStore: StoreLocation;
   /** SNAPSHOT_CDN_URL: gateways read manifests and objects through this HTTP base. */
   snapshotCdnUrl: string | undefined;
+  /**
+   * SNAPSHOT_SIGNING_KEY: the PKCS#8 PEM file of the Ed25519 key builds sign history with
+   * (`generate`: made there on first use, for a directory store under MARQUEE_HOME); 'none': the
+   * operator's opt-out, history unsigned; 'missing': unset where no key may be made up, an s3://
+   * store that several builders share, which a build refuses to start with (bin/signing-key.ts).
+   */
+  signingKey: { file: string; generate: boolean } | 'none' | 'missing';
   /** CLOUDFRONT_DISTRIBUTION_ID: each publish invalidates the changed pointers there. */
   cloudFrontDistributionId: string | undefined;
   /** REDIS_URL: keys, rate limits, the publish channel and build locks shared by every process. */
@@ -77,6 +84,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const home = resolve(cwd, settings.text('MARQUEE_HOME') ?? 'var');
   const database = databaseSettings(settings);
   const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
+  const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
   const redisUrl = redisSetting(settings);
   const builds = buildSettings(settings);
   const webhooks = webhookPolicy(settings);
@@ -94,6 +102,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     ...database,
     snapshotStore,
     ...snapshotReading,
+    signingKey,
     redisUrl,
     ...ports,
     ...admin,
@@ -231,6 +240,18 @@ function snapshotSettings(
     if (snapshotStore !== undefined && snapshotStore.cdnPrefix === undefined) settings.problem('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
   }
   return { snapshotStore, snapshotCdnUrl, cloudFrontDistributionId };
+}
+
+/**
+ * SNAPSHOT_SIGNING_KEY. Unset, a directory store (one machine) signs with a key made once under
+ * MARQUEE_HOME; an s3:// store is the production shape, where every builder must sign with the
+ * same key (docs/design.md "History as evidence"), so none is made up for it.
+ */
+function signingKeySetting(settings: Settings, home: string, cwd: string, store: StoreLocation | undefined): Config['signingKey'] {
+  const value = settings.text('SNAPSHOT_SIGNING_KEY');
+  if (value === 'none') return 'none';
+  if (value !== undefined) return { file: resolve(cwd, value), generate: false };
+  return store === undefined || store.backend === 'directory' ? { file: resolve(home, 'signing-key.pem'), generate: true } : 'missing';
 }
 
 function redisSetting(settings: Settings): string | undefined {

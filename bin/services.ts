@@ -21,6 +21,7 @@ import { CdnSource } from '../snapshot/stores/cdn-source.ts';
 import { packagePath } from '../runtime/package-root.ts';
 import type { WebhookOutbox } from '../builder/webhooks/outbox.ts';
 import type { Config } from './config.ts';
+import { loadSigner } from './signing-key.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
@@ -66,6 +67,8 @@ export interface BuildServices {
 }
 
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
+  // First: a missing signing key stops a build before it opens anything.
+  const signer = loadSigner(config);
   const store = config.snapshotStore.open();
   const locks = openBuildLocks(config, log);
   const cdnPrefix = config.snapshotStore.cdnPrefix;
@@ -84,6 +87,7 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
       schemas: new SchemaSet(),
       publicBaseUrl: config.platformPublicUrl,
       builderVersion: BUILDER_VERSION,
+      ...(signer ? { signer } : {}),
       channel,
       locks,
       ...(invalidate ? { onPointersChanged: invalidate } : {}),

@@ -6,6 +6,7 @@ import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import type { Signer } from '../snapshot/signing.ts';
 import { describeError } from '../runtime/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
 import { mapConcurrently } from './concurrently.ts';
@@ -26,6 +27,8 @@ export interface BuildContext {
   schemas: SchemaSet;
   publicBaseUrl: string;
   builderVersion: string;
+  /** Signs every manifest and state record these builds publish (SNAPSHOT_SIGNING_KEY); absent: unsigned. */
+  signer?: Signer;
   /** The projection version builds record (builder/projection-version.ts, this release's by default). */
   projectionVersion?: string;
   /**
@@ -311,6 +314,7 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     now,
     builderVersion: context.builderVersion,
     projectionVersion: projectionVersionOf(context),
+    ...(context.signer ? { signer: context.signer } : {}),
   };
   // The pointer before the rows: its version is what this publish's pointer write expects, so a
   // publish by another builder after this read — of rows read after ours — is never replaced by

@@ -6,9 +6,13 @@
 // A change of the organization's state (suspended, closed, reactivated) also writes a state record
 // (snapshot/state-records.ts) after the pointer: history's evidence of it. After, so that a record
 // only ever reports a change that happened; a crash between the two loses that one record.
+// History is evidence (docs/design.md "History as evidence"): each manifest names the hash of the
+// organization's previous one (`previous`) and each state record the previous record's, and both
+// are signed by the builders' signing key when the build has one, whose public half is published
+// in the store before anything it signs.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, newSnapshotId, objectKey, pointerKey, stateRecordKey } from '../snapshot/layout.ts';
+import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey } from '../snapshot/layout.ts';
 import {
   contentHashOf,
   SNAPSHOT_FORMAT,
@@ -20,7 +24,9 @@ import {
   type Pointer,
 } from '../snapshot/manifest.ts';
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
-import { serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
+import { listStateMarks, serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
+import { type Signer, signingKeyRecordKey } from '../snapshot/signing.ts';
+import { contentObject } from '../snapshot/hash.ts';
 import type { ResourceKind } from '../snapshot/resource-catalog.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { describeError } from '../runtime/errors.ts';
@@ -55,6 +61,8 @@ export interface PublishInput {
   projectionVersion?: string;
   sourceVersion?: string;
   durationMs: number;
+  /** Signs the manifest and state record this publish writes; absent: unsigned (SNAPSHOT_SIGNING_KEY=none, tests). */
+  signer?: Signer;
 }
 
 /** Objects written at once; enough to hide store latency without flooding it. */
@@ -95,12 +103,13 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
-  const manifest: Manifest = {
+  const unsigned: Manifest = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
     organizationSlug: input.organizationSlug,
     snapshotId: newSnapshotId(input.now, contentHash),
     previousSnapshotId: latest?.manifest.snapshotId ?? null,
+    previous: latest?.hash ?? null,
     publishedAt: input.now.toISOString(),
     trigger: input.trigger,
     contentHash,
@@ -113,8 +122,18 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       ...(input.projectionVersion === undefined ? {} : { projectionVersion: input.projectionVersion }),
     },
   };
-  const manifestHash = await writeManifest(store, manifest);
-  await writePointer(store, input, current, manifest.snapshotId, manifestHash);
+  const manifest = await signed(store, input, unsigned);
+  const written = await writeManifest(store, manifest);
+  try {
+    await writePointer(store, input, current, manifest.snapshotId, written.hash);
+  } catch (error) {
+    // Another publish is current: this manifest never was, and left in place it would be a second
+    // head of the chain beside the one the pointer names (docs/design.md "History as evidence").
+    // Only a manifest this publish wrote is withdrawn, and only while no pointer names it: a twin
+    // (same content, same millisecond) may have adopted it and won the pointer.
+    if (error instanceof PointerConflictError && written.wrote) await withdrawManifest(store, manifest);
+    throw error;
+  }
   const warning = await recordStateChange(store, input, current);
   const change = changeOf(input, current, latest?.manifest, manifest.snapshotId, resources);
   return { result: 'published', snapshotId: manifest.snapshotId, objectsWritten, change, ...(warning ? { warning } : {}) };
@@ -136,6 +155,11 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
   };
 }
 
+async function withdrawManifest(store: SnapshotStore, manifest: Manifest): Promise<void> {
+  const now = await readCurrentPointer(store, manifest.organizationId);
+  if (now.pointer?.snapshotId !== manifest.snapshotId) await store.delete(manifestKey(manifest.organizationId, manifest.snapshotId));
+}
+
 /** Suspended and closed organizations publish a pointer in that state and no content. */
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
   if (current.pointer?.state === input.state && current.pointer.snapshotId === null) return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
@@ -149,23 +173,59 @@ async function publishClosedState(store: SnapshotStore, input: PublishInput, cur
 async function recordStateChange(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<string | undefined> {
   const previousState = current.pointer?.state ?? null;
   if (previousState === input.state || (previousState === null && input.state === 'active')) return undefined;
-  const record: StateRecord = {
-    format: SNAPSHOT_FORMAT,
-    organizationId: input.organizationId,
-    state: input.state,
-    previousState,
-    publishedAt: input.now.toISOString(),
-    trigger: input.trigger,
-  };
   // The pointer, written just before, is the commit: what the API serves has changed, so the
   // publish succeeded whatever happens here. A record that cannot be written leaves a gap in
   // history, which is reported rather than passed off as a failed build that changed nothing.
   try {
+    const unsigned: StateRecord = {
+      format: SNAPSHOT_FORMAT,
+      organizationId: input.organizationId,
+      state: input.state,
+      previousState,
+      publishedAt: input.now.toISOString(),
+      trigger: input.trigger,
+      previous: await newestStateRecordHash(store, input.organizationId),
+    };
+    const record = await signed(store, input, unsigned);
     await store.put(stateRecordKey(input.organizationId, input.now, input.state), serializeStateRecord(record));
     return undefined;
   } catch (error) {
-    return `the organization is ${input.state} since ${record.publishedAt}, but history has no record of it: ${describeError(error)}`;
+    return `the organization is ${input.state} since ${input.now.toISOString()}, but history has no record of it: ${describeError(error)}`;
   }
+}
+
+/** The hash of the organization's newest state record's bytes, the link the next record names; null when it has none. */
+async function newestStateRecordHash(store: SnapshotStore, orgId: string): Promise<string | null> {
+  const newest = (await listStateMarks(store, orgId)).at(-1);
+  const bytes = newest === undefined ? undefined : await store.get(newest.key);
+  return bytes === undefined ? null : sha256Hex(bytes);
+}
+
+/** `document` signed by the publish's signer (its public key published first), or as it is without one. */
+async function signed<T extends object>(store: SnapshotStore, input: PublishInput, document: T): Promise<T> {
+  if (input.signer === undefined) return document;
+  await publishSigningKey(store, input.signer, input.now);
+  return input.signer.sign(document);
+}
+
+const publishedKeys = new WeakMap<SnapshotStore, Map<string, Promise<void>>>();
+
+/**
+ * Publishes the signer's public key in the store once per store and process, before the first
+ * document it signs: written only where no record of it is (another builder with the same key may
+ * have written it first), so its `validFrom` is the first publication's and is never moved.
+ */
+function publishSigningKey(store: SnapshotStore, signer: Signer, now: Date): Promise<void> {
+  let byKey = publishedKeys.get(store);
+  if (byKey === undefined) publishedKeys.set(store, (byKey = new Map()));
+  let publishing = byKey.get(signer.keyId);
+  if (publishing === undefined) {
+    publishing = store.putIfVersion(signingKeyRecordKey(signer.keyId), contentObject(signer.record(now)).bytes, null).then(() => undefined);
+    // A failed write is tried again by the next publish.
+    publishing.catch(() => byKey.delete(signer.keyId));
+    byKey.set(signer.keyId, publishing);
+  }
+  return publishing;
 }
 
 export async function readCurrentPointer(store: SnapshotStore, orgId: string): Promise<CurrentPointer> {
@@ -185,8 +245,9 @@ async function latestManifest(store: SnapshotStore, orgId: string, current: Poin
   const ids = await listSnapshotIds(store, orgId);
   const newest = ids[ids.length - 1];
   if (!newest) return undefined;
-  const manifest = await readManifest(store, orgId, newest);
-  return manifest ? { manifest, hash: serializeManifest(manifest).hash } : undefined;
+  // Hashed as stored: the chain's link is to these bytes.
+  const bytes = await store.get(`${manifestPrefix(orgId)}${newest}.json`);
+  return bytes ? { manifest: JSON.parse(bytes.toString('utf8')) as Manifest, hash: sha256Hex(bytes) } : undefined;
 }
 
 /**
@@ -212,18 +273,19 @@ async function writeNewObjects(store: SnapshotStore, orgId: string, objects: rea
  * as it is: its hash is returned. Any other is a rival: this publish is refused, as its pointer
  * write would be, and builds again.
  */
-async function writeManifest(store: SnapshotStore, manifest: Manifest): Promise<string> {
+async function writeManifest(store: SnapshotStore, manifest: Manifest): Promise<{ hash: string; wrote: boolean }> {
   const serialized = serializeManifest(manifest);
   const key = manifestKey(manifest.organizationId, manifest.snapshotId);
-  if ((await store.putIfVersion(key, serialized.bytes, null)) === 'written') return serialized.hash;
+  if ((await store.putIfVersion(key, serialized.bytes, null)) === 'written') return { hash: serialized.hash, wrote: true };
   const present = await store.get(key);
-  if (present && sameSnapshot(JSON.parse(present.toString('utf8')) as Manifest, manifest)) return sha256Hex(present);
+  if (present && sameSnapshot(JSON.parse(present.toString('utf8')) as Manifest, manifest)) return { hash: sha256Hex(present), wrote: false };
   throw new PointerConflictError(manifest.organizationId);
 }
 
+/** The signature covers the build and the trigger, so it differs between twins too; `previous` does not. */
 function sameSnapshot(a: Manifest, b: Manifest): boolean {
-  const { build: _a, trigger: _ta, ...restA } = a;
-  const { build: _b, trigger: _tb, ...restB } = b;
+  const { build: _a, trigger: _ta, signature: _sa, ...restA } = a;
+  const { build: _b, trigger: _tb, signature: _sb, ...restB } = b;
   return canonicalJson(restA) === canonicalJson(restB);
 }
 

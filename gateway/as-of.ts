@@ -6,8 +6,11 @@
 //
 // Export: `answerAsOf(store, orgId, at, apiPath): Promise<AsOfAnswer>`.
 import { parse as parseQuery } from 'node:querystring';
-import { serializeManifest, type OrganizationState } from '../snapshot/manifest.ts';
-import { listSnapshotIds, type ListableSource, readManifest, readPointer } from '../snapshot/reader.ts';
+import type { Manifest, OrganizationState } from '../snapshot/manifest.ts';
+import { sha256Hex } from '../snapshot/hash.ts';
+import { manifestKey } from '../snapshot/layout.ts';
+import { listSnapshotIds, type ListableSource, readPointer } from '../snapshot/reader.ts';
+import type { Signature } from '../snapshot/signing.ts';
 import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
 import { SnapshotIntegrityError } from '../snapshot/reader.ts';
 import { ApiError, notFound } from './errors.ts';
@@ -29,6 +32,12 @@ export interface AsOfAnswer {
   snapshotId: string | null;
   /** The organization's state then; null when nothing it had published then is still in the store. */
   state: OrganizationState | null;
+  /**
+   * What the answer rests on, for an auditor's file: the manifest's hash (SHA-256 of its stored
+   * bytes) and signature (null when unsigned) of the snapshot then, and the ETag the answer
+   * carried (null for an error, which carries none).
+   */
+  evidence: { manifestHash: string | null; signature: Signature | null; etag: string | null };
 }
 
 /** One answer reads a few objects; bounds for one call, dropped after it. */
@@ -46,15 +55,24 @@ export async function answerAsOf(store: ListableSource, orgId: string, at: Date,
   const then = currentAt(at, ids, marks, pointer);
   const url = new URL(apiPath, 'http://as-of.invalid');
   const path = pathBelowBase(url.pathname) ?? url.pathname;
-  const answer = (status: number, body: unknown): AsOfAnswer => ({ status, body, snapshotId: then.snapshotId, state: then.state });
-  const problem = (error: ApiError) => answer(error.status, JSON.parse(problemBytes(error, API_BASE + path).toString('utf8')));
-
   let snapshot: OrganizationSnapshot | undefined;
+  let manifestEvidence: { manifestHash: string | null; signature: Signature | null } = { manifestHash: null, signature: null };
   if (then.state === 'active') {
-    const manifest = await readManifest(store, orgId, then.snapshotId);
-    if (!manifest) throw new SnapshotIntegrityError(`snapshot ${then.snapshotId} of organization ${orgId} disappeared while it was read`);
-    snapshot = { state: 'active', manifest: manifestView(manifest, serializeManifest(manifest).hash) };
+    const bytes = await store.get(manifestKey(orgId, then.snapshotId));
+    if (!bytes) throw new SnapshotIntegrityError(`snapshot ${then.snapshotId} of organization ${orgId} disappeared while it was read`);
+    const manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
+    const manifestHash = sha256Hex(bytes);
+    manifestEvidence = { manifestHash, signature: manifest.signature ?? null };
+    snapshot = { state: 'active', manifest: manifestView(manifest, manifestHash) };
   } else if (then.state !== null) snapshot = { state: then.state, manifest: null };
+  const answer = (status: number, body: unknown, etag: string | null): AsOfAnswer => ({
+    status,
+    body,
+    snapshotId: then.snapshotId,
+    state: then.state,
+    evidence: { ...manifestEvidence, etag },
+  });
+  const problem = (error: ApiError) => answer(error.status, JSON.parse(problemBytes(error, API_BASE + path).toString('utf8')), null);
 
   const objects = new ObjectCache(store, OBJECT_BYTES);
   const resources = new OrganizationResources({ get: () => snapshot }, objects, new EventViews(objects, VIEW_BYTES));
@@ -63,7 +81,7 @@ export async function answerAsOf(store: ListableSource, orgId: string, at: Date,
     if (match === undefined) throw notFound();
     const query = parseQuery(url.search.slice(1));
     const representation = await match.route.answer({ resources, organizationId: orgId, query, now: at.getTime() }, match.idOrSlug);
-    return answer(200, JSON.parse(representation.bytes.toString('utf8')));
+    return answer(200, JSON.parse(representation.bytes.toString('utf8')), representation.quotedEtag);
   } catch (error) {
     if (error instanceof ApiError) return problem(error);
     throw error;

@@ -81,6 +81,8 @@ export interface Manifest {
   organizationSlug: string;
   snapshotId: string;
   previousSnapshotId: string | null;
+  /** SHA-256 of the organization's previous manifest's bytes (null for its first): one hash chain per organization. Absent only in manifests published before chaining. */
+  previous?: string | null;
   publishedAt: string;
   trigger: 'manual' | 'schedule' | 'change' | 'start';
   /** SHA-256 of the canonical {resources, slugs}: equal content gives an equal contentHash. */
@@ -96,6 +98,12 @@ export interface Manifest {
     sourceVersion?: string;
     /** The projection version (schemas, reader, projection, serialization) the snapshot was built with */
     projectionVersion?: string;
+  };
+  /** Ed25519 signature of the manifest's canonical bytes without this member, by the signing key `keyId` (published at signing-keys/{keyId}.json). Absent in manifests published before signing or with SNAPSHOT_SIGNING_KEY=none. */
+  signature?: {
+    keyId: string;
+    /** base64 of the 64-byte signature */
+    value: string;
   };
 }
 

@@ -8,6 +8,7 @@ import { contentObject } from './hash.ts';
 import { instantOfName, stateRecordPrefix } from './layout.ts';
 import { ORGANIZATION_STATES, SNAPSHOT_FORMAT, type BuildTrigger, type OrganizationState, type Pointer } from './manifest.ts';
 import type { ListableSource } from './reader.ts';
+import type { Signature } from './signing.ts';
 
 export interface StateRecord {
   format: typeof SNAPSHOT_FORMAT;
@@ -18,6 +19,10 @@ export interface StateRecord {
   previousState: OrganizationState | null;
   publishedAt: string;
   trigger: BuildTrigger;
+  /** The hash of the organization's previous state record's bytes (null for its first); absent in records from before chaining. */
+  previous?: string | null;
+  /** By the builders' signing key (snapshot/signing.ts); absent before signing or with SNAPSHOT_SIGNING_KEY=none. */
+  signature?: Signature;
 }
 
 export function serializeStateRecord(record: StateRecord): Buffer {

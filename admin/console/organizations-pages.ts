@@ -66,7 +66,8 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     const at = parseZonedInstant(values.at);
     if (at === undefined) return show({ error: `${values.at} is not an ISO 8601 instant with a zone` }, 400);
     const answer = await services.snapshots.asOf(values.organization, at, values.path);
-    show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2) } });
+    // The evidence behind the answer, and what changed since: the snapshot then against the current one.
+    show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2), snapshotId: answer.snapshotId, ...answer.evidence } });
   });
 }
 

@@ -1,4 +1,4 @@
-// history, diff, show, gc, audit: the auditors' and the store's commands (bin/commands/snapshots.ts).
+// history, diff, show, gc, audit, verify, signing-key: the auditors' and the store's commands (bin/commands/snapshots.ts).
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../runtime/instant.ts';
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
@@ -30,17 +30,41 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .command('diff')
     .description('what changed between two snapshots ("current" names the current one)')
     .requiredOption('--org <id|slug>', 'the organization')
-    .argument('<from>')
-    .argument('<to>')
+    .argument('[from]')
+    .argument('[to]')
+    .option('--since <instant>', 'compare the snapshot current at this instant with the current one (instead of FROM and TO)', instant)
     .option('--json', 'print the result as JSON')
-    .action(async (from: string, to: string, options: { org: string; json?: boolean }) => (await commands()).diffCommand(config(), { ...options, from, to }));
+    .action(async (from: string | undefined, to: string | undefined, options: { org: string; since?: Date; json?: boolean }) => {
+      if (options.since !== undefined ? from !== undefined || to !== undefined : from === undefined || to === undefined) {
+        throw new InvalidArgumentError('give either FROM and TO, or --since INSTANT');
+      }
+      return (await commands()).diffCommand(config(), { ...options, from, to });
+    });
   program
     .command('show')
     .description('what the integration API answered for PATH (below /api/integration/v1, e.g. "/events?timing=past") at an instant')
     .requiredOption('--org <id|slug>', 'the organization')
     .requiredOption('--at <instant>', 'ISO 8601 instant with a zone, e.g. 2026-03-01T12:00:00Z', instant)
+    .option('--evidence', 'print, with the body, the snapshot id, manifest hash, signature and ETag behind it (JSON)')
     .argument('<path>')
-    .action(async (path: string, options: { org: string; at: Date }) => (await commands()).showCommand(config(), { ...options, path }));
+    .action(async (path: string, options: { org: string; at: Date; evidence?: boolean }) => (await commands()).showCommand(config(), { ...options, path }));
+  program
+    .command('verify')
+    .description("check an organization's history from the current pointer back: every manifest's hash, signature and link, every object's hash; exit 1 at the first break")
+    .option('--org <id|slug>', 'the organization')
+    .option('--all', 'every organization in the store')
+    .option('--json', 'print the result as JSON')
+    .action(async (options: { org?: string; all?: boolean; json?: boolean }) => {
+      if ((options.org === undefined) === (options.all !== true)) throw new InvalidArgumentError('give either --org ID|SLUG or --all');
+      return (await commands()).verifyCommand(config(), options);
+    });
+  program
+    .command('signing-key')
+    .description('the key builders sign history with (SNAPSHOT_SIGNING_KEY)')
+    .command('create')
+    .description('write a new Ed25519 signing key (PKCS#8 PEM, readable by its owner only) to FILE, which must not exist')
+    .argument('<file>')
+    .action(async (file: string) => (await commands()).signingKeyCreateCommand(file));
   program
     .command('gc')
     .description('apply retention: keep snapshots younger than D days, at least the newest N per organization, the current one and those replaced within the grace period')

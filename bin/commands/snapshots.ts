@@ -5,6 +5,9 @@ import { diffJson, historyJson, snapshotOperations } from '../../admin/snapshot-
 import { OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
+import { describeVerification, verifyStore } from '../../builder/audit/verify-history.ts';
+import { resolve } from 'node:path';
+import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { organizationId } from '../services.ts';
@@ -28,8 +31,19 @@ const STATE_DETAIL: Record<OrganizationState, string> = {
   closed: 'the API answers 403 ORGANIZATION_SUSPENDED',
 };
 
-export async function diffCommand(config: Config, options: { org: string; from: string; to: string; json?: boolean }): Promise<void> {
-  const diff = await snapshots(config).diff(options.org, options.from, options.to);
+export async function diffCommand(config: Config, options: { org: string; from?: string | undefined; to?: string | undefined; since?: Date; json?: boolean }): Promise<void> {
+  const operations = snapshots(config);
+  let [from, to] = [options.from ?? '', options.to ?? 'current'];
+  if (options.since !== undefined) {
+    const then = await operations.snapshotAt(options.org, options.since);
+    if (then === null)
+      throw new NothingPublishedThenError(
+        `organization ${options.org} had no snapshot current at ${options.since.toISOString()} (nothing published yet, suspended or closed then, or pruned)`,
+      );
+    from = then;
+    if (!options.json) line(`from ${then} (current at ${options.since.toISOString()}) to the current snapshot`);
+  }
+  const diff = await operations.diff(options.org, from, to);
   if (options.json) return printJson(diffJson(diff));
   for (const text of diffLines(diff)) line(text);
 }
@@ -62,7 +76,7 @@ class NothingPublishedThenError extends OperatorError {
   override name = 'NothingPublishedThenError';
 }
 
-export async function showCommand(config: Config, options: { org: string; at: Date; path: string }): Promise<void> {
+export async function showCommand(config: Config, options: { org: string; at: Date; path: string; evidence?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
   const operations = snapshots(config);
   const answer = await operations.asOf(orgId, options.at, options.path);
@@ -73,7 +87,20 @@ export async function showCommand(config: Config, options: { org: string; at: Da
         (oldest ? `: its oldest retained snapshot is ${oldest.snapshotId}, published ${oldest.publishedAt}` : ': it has none'),
     );
   }
-  printJson(answer.body);
+  if (options.evidence) {
+    printJson({
+      organizationId: orgId,
+      at: options.at.toISOString(),
+      path: options.path,
+      status: answer.status,
+      snapshotId: answer.snapshotId,
+      state: answer.state,
+      manifestHash: answer.evidence.manifestHash,
+      signature: answer.evidence.signature,
+      etag: answer.evidence.etag,
+      body: answer.body,
+    });
+  } else printJson(answer.body);
   if (answer.status < 200 || answer.status > 299) {
     process.stderr.write(`marquee: the API answered ${answer.status} at ${options.at.toISOString()}${answer.state === 'active' ? '' : ` (organization ${answer.state})`}\n`);
     process.exitCode = 1;
@@ -88,4 +115,29 @@ export async function auditCommand(config: Config, options: { graceMinutes: numb
     line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${config.snapshotStore.description}`);
   }
   if (report.findings.length > 0) process.exitCode = 1;
+}
+
+export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; json?: boolean }): Promise<void> {
+  const store = config.snapshotStore.open();
+  const verifications = options.all ? (await verifyStore(store)).organizations : [await snapshots(config).verify(options.org!)];
+  const ok = verifications.every((verification) => verification.ok);
+  if (options.json) printJson({ ok, organizations: verifications.map(({ verified: _verified, ...rest }) => rest) });
+  else {
+    for (const verification of verifications) if (!options.all || !verification.ok) line(describeVerification(verification));
+    if (options.all)
+      line(
+        `${verifications.length} organizations: ${verifications.filter((v) => v.ok).length} verified, ${verifications.filter((v) => !v.ok).length} broken in ${store.description}`,
+      );
+  }
+  if (!ok) process.exitCode = 1;
+}
+
+export async function signingKeyCreateCommand(file: string): Promise<void> {
+  const path = resolve(file);
+  if (createSigningKeyFile(path, { exclusive: true }) === undefined)
+    throw new OperatorError(`${path} exists: a signing key is never overwritten (remove it first, or choose another file)`);
+  const signer = loadSigner({ signingKey: { file: path, generate: false } });
+  line(
+    `wrote ${path}: Ed25519 signing key ${signer?.keyId}. Give every builder this file as SNAPSHOT_SIGNING_KEY; its public key is published in the store at its first signature.`,
+  );
 }

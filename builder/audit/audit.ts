@@ -19,12 +19,22 @@ import { parseStateRecord, stateMarkOf } from '../../snapshot/state-records.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { DEFAULT_GRACE_MINUTES } from '../retention.ts';
+import { SigningKeys, verifyOrganization } from './verify-history.ts';
 
 /** Organizations indexed at once, and objects read at once within one. */
 const ORGANIZATIONS_AT_ONCE = 4;
 const OBJECTS_AT_ONCE = 16;
 
-type FindingKind = 'foreign-email' | 'foreign-id' | 'foreign-slug' | 'orphan-object' | 'missing-object' | 'corrupt-object' | 'broken-snapshot' | 'broken-state-record';
+type FindingKind =
+  | 'foreign-email'
+  | 'foreign-id'
+  | 'foreign-slug'
+  | 'orphan-object'
+  | 'missing-object'
+  | 'corrupt-object'
+  | 'broken-snapshot'
+  | 'broken-state-record'
+  | 'broken-history';
 
 interface AuditFinding {
   organizationId: string;
@@ -81,6 +91,16 @@ export async function auditStore(store: SnapshotStore, options: AuditOptions = {
       report.objects++;
       report.findings.push(...findings);
     }
+  }
+  // The history's own evidence, checked as `verify` checks it: an edited or removed past manifest,
+  // a forged signature, a pointer moved back.
+  const keys = new SigningKeys(store);
+  const verifications = await mapConcurrently(indexes, ORGANIZATIONS_AT_ONCE, (index) => verifyOrganization(store, index.id, keys));
+  for (const verification of verifications) {
+    // Missing and edited objects are reported above, each with its path.
+    if (verification.break === undefined || verification.break.kind === 'object-missing' || verification.break.kind === 'object-edited') continue;
+    const { snapshotId, kind, detail } = verification.break;
+    report.findings.push({ organizationId: verification.organizationId, kind: 'broken-history', detail: `${snapshotId} (${kind}): ${detail}` });
   }
   return report;
 }

@@ -3,11 +3,12 @@
 // and reopen it on the same port and data, as an object store that goes away and comes back.
 // s3rver ignores conditional writes (If-Match / If-None-Match on PUT answer 200 and overwrite);
 // test/support/conditional-writes.ts puts real S3's answers in front of it where a test needs them.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { newSigningKeyPem } from '../../snapshot/signing.ts';
 import { freePort } from './ports.ts';
 
 export interface TestS3 {
@@ -46,6 +47,9 @@ export async function startS3(bucket = 'marquee-test'): Promise<TestS3> {
   };
   await start();
   const endpoint = `http://127.0.0.1:${port}`;
+  // Builders publishing to an s3:// store sign with the one key they all share (SNAPSHOT_SIGNING_KEY).
+  const signingKey = `${directory}.signing-key.pem`;
+  await writeFile(signingKey, newSigningKeyPem(), { mode: 0o600 });
   return {
     endpoint,
     bucket,
@@ -55,12 +59,14 @@ export async function startS3(bucket = 'marquee-test'): Promise<TestS3> {
       AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
       AWS_REGION: 'us-east-1',
+      SNAPSHOT_SIGNING_KEY: signingKey,
     }),
     halt,
     resume: start,
     async stop() {
       await halt();
       await rm(directory, { recursive: true, force: true });
+      await rm(signingKey, { force: true });
     },
   };
 }

@@ -223,6 +223,13 @@ describe('the console of a running start', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     expect(await page.getByRole('heading', { level: 2 }).innerText()).toMatch(/status 200$/);
     expect(JSON.parse(await page.getByLabel('Response body').innerText())).toMatchObject({ slug: 'nordic-dev' });
+    // The evidence behind it: snapshot, manifest hash, signature, ETag; and the changes since then.
+    const evidence = await page.getByLabel('Evidence').innerText();
+    expect(evidence).toMatch(/Manifest hash \(SHA-256\)\s+[0-9a-f]{64}/);
+    expect(evidence).toMatch(/Signature\s+Ed25519 by key [0-9a-f]{16}/);
+    expect(evidence).toMatch(/ETag\s+"/);
+    await page.getByRole('link', { name: 'changes since then' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toMatch(/^Changes in /);
   });
 
   it('refuses a form posted from another site, even one carrying a valid token', async () => {

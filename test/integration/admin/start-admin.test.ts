@@ -238,6 +238,15 @@ it('as-of through the API answers what marquee show answers', async () => {
   const shown = await marquee(['show', '--org', nordic, '--at', at, '/organization'], { MARQUEE_HOME: home });
   expect(shown.code, shown.stderr).toBe(0);
   expect(await answer.json()).toEqual(JSON.parse(shown.stdout));
+  // Its evidence, in headers, as show --evidence prints it.
+  const evidence = await marquee(['show', '--org', nordic, '--at', at, '--evidence', '/organization'], { MARQUEE_HOME: home });
+  expect(evidence.code, evidence.stderr).toBe(0);
+  const cited = JSON.parse(evidence.stdout);
+  expect(cited).toMatchObject({ snapshotId: expect.any(String), manifestHash: expect.stringMatching(/^[0-9a-f]{64}$/), signature: { keyId: expect.any(String) } });
+  expect(answer.headers.get('marquee-snapshot-id')).toBe(cited.snapshotId);
+  expect(answer.headers.get('marquee-manifest-hash')).toBe(cited.manifestHash);
+  expect(answer.headers.get('marquee-signature')).toBe(`keyId=${cited.signature.keyId}; value=${cited.signature.value}`);
+  expect(answer.headers.get('etag')).toBe(cited.etag);
   const badInstant = await fetch(`${admin}/admin/v1/organizations/nordic-dev/as-of?at=yesterday&path=/organization`, { headers: bearer() });
   expect(badInstant.status).toBe(400);
 });

@@ -4,8 +4,9 @@
 // builder takes a share, and every builder's admin API shows the same run, with who built what.
 // A builder killed (SIGKILL) in the middle of its share leaves claims behind in the work list (the
 // platform database); the others take them over within 30 s, and the run still builds every
-// organization.
-import { mkdtemp, rm } from 'node:fs/promises';
+// organization. Every organization changed at once during a run leaves one linear chain of
+// signed manifests per organization, with the one key both builders share.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts'
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { marqueeProcess } from '../../support/cli.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
@@ -137,6 +138,33 @@ describe('a run divided among builders', () => {
     });
     // The builder it was asked of reports the run, with each builder's share.
     expect(a.output()).toMatch(/"message":"manual run over 200 organizations in [\d.]+ s: 200 built \(200 unchanged\); by builder: builder-(a|b) \d+, builder-(a|b) \d+"/);
+  });
+
+  it('keeps one linear, signed chain per organization when every organization changes at once during a run, built by two builders with one key', async () => {
+    const [a] = fleet as [Builder, Builder];
+    // A run divided between the two, and beside it change builds on both (the triggers notify each
+    // organization). 200 change builds push the run out of the runs a builder keeps, so its end is
+    // read from its work list in the platform database.
+    const id = await ask(a);
+    await db.query(`UPDATE organizations SET name = name || ' (renamed)'`);
+    const built = async () =>
+      (await db.query<{ done: number }>(`SELECT count(*) FILTER (WHERE done)::int AS done FROM marquee_run_organizations WHERE run_id = $1`, [id]))[0]!.done;
+    await expect.poll(built, { timeout: 60_000, interval: 200 }).toBe(ORGANIZATIONS);
+    const verify = async () => {
+      const done = await marquee(['verify', '--all', '--json'], { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots') });
+      return JSON.parse(done.stdout) as { ok: boolean; organizations: Array<{ ok: boolean; snapshots: number; break?: unknown }> };
+    };
+    // Once the last change build published: every chain verifies, no manifest beside it (a second head is a break).
+    await expect
+      .poll(
+        async () => {
+          const verification = await verify();
+          return { ok: verification.ok, renamed: verification.organizations.filter((organization) => organization.snapshots >= 2).length };
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
+      .toEqual({ ok: true, renamed: ORGANIZATIONS });
+    expect(await readdir(join(home, 'snapshots', 'signing-keys'))).toHaveLength(1);
   });
 
   it('builds each organization once with three builders, and one killed in the middle of its share has its claims taken over within 30 s', async () => {

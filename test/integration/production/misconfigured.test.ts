@@ -40,6 +40,7 @@ it('a build into a bucket that does not exist fails for every organization, nami
     MARQUEE_HOME: home,
     DATABASE_URL: '',
     SNAPSHOT_STORE: 's3://no-such-bucket/prod',
+    SNAPSHOT_SIGNING_KEY: 'none',
     S3_ENDPOINT: s3.endpoint,
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,

@@ -13,6 +13,7 @@ describe('parseConfig', () => {
       marqueeSchema: 'marquee',
       snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
+      signingKey: { file: '/srv/marquee/var/signing-key.pem', generate: true },
       cloudFrontDistributionId: undefined,
       redisUrl: undefined,
       port: 8080,
@@ -34,6 +35,12 @@ describe('parseConfig', () => {
         disableAfterMs: 432_000_000,
       },
     });
+  });
+
+  it('signs with a key made under MARQUEE_HOME for a directory store, with SNAPSHOT_SIGNING_KEY when set, with none when it says none, and finds it missing for an s3:// store', () => {
+    expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'keys/signing.pem' }, '/srv', false).signingKey).toEqual({ file: '/srv/keys/signing.pem', generate: false });
+    expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false).signingKey).toBe('none');
+    expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false).signingKey).toBe('missing');
   });
 
   it('reads the HTTP timeouts in seconds and refuses a headers timeout longer than the request timeout', () => {

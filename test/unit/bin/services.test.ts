@@ -21,7 +21,10 @@ const noPlatform: PlatformSource = {
 describe('openBuildServices', () => {
   it('applies SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS after every publish, and logs a failed retention as a warning', async () => {
     const log = new RecordingLog();
-    const services = openBuildServices(parseConfig({ MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_RETENTION: '7', SNAPSHOT_RETENTION_DAYS: '3' }, '/srv', false), log);
+    const services = openBuildServices(
+      parseConfig({ MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_RETENTION: '7', SNAPSHOT_RETENTION_DAYS: '3', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false),
+      log,
+    );
     try {
       const { retention } = services.context(noPlatform);
       expect(retention).toMatchObject({ keep: 7, days: 3 });
@@ -35,7 +38,13 @@ describe('openBuildServices', () => {
   it("invalidates the changed pointers on the configured distribution, below the store's prefix", async () => {
     cloudFront.on(CreateInvalidationCommand).resolves({});
     const config = parseConfig(
-      { SNAPSHOT_STORE: 's3://snapshots/prod/api', S3_ENDPOINT: 'http://127.0.0.1:1', CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', AWS_REGION: 'us-east-1' },
+      {
+        SNAPSHOT_STORE: 's3://snapshots/prod/api',
+        S3_ENDPOINT: 'http://127.0.0.1:1',
+        CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL',
+        AWS_REGION: 'us-east-1',
+        SNAPSHOT_SIGNING_KEY: 'none',
+      },
       '/srv',
       false,
     );
@@ -54,7 +63,11 @@ describe('openBuildServices', () => {
   });
 
   it('invalidates nothing without a distribution', () => {
-    const services = openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false), new RecordingLog());
+    const services = openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false), new RecordingLog());
     expect(services.context(noPlatform).onPointersChanged).toBeUndefined();
+  });
+
+  it('refuses to start a build on an s3:// store without SNAPSHOT_SIGNING_KEY, naming the variable', () => {
+    expect(() => openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false), new RecordingLog())).toThrow(/^SNAPSHOT_SIGNING_KEY is not set/);
   });
 });

@@ -141,8 +141,12 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
       asOf: async (name, at, path) => {
         const { id } = await organization(name);
         const org = ORGS.find((candidate) => candidate.id === id)!;
-        return { status: 200, body: { path, at, name: org.name }, snapshotId: org.snapshotId, state: org.state };
+        return { status: 200, body: { path, at, name: org.name }, snapshotId: org.snapshotId, state: org.state, evidence: { manifestHash: null, signature: null, etag: null } };
       },
+      verify: async () => {
+        throw new Error('not in the console fakes');
+      },
+      snapshotAt: async () => 'snap-1',
     },
   };
 }
