@@ -15,6 +15,7 @@ interface RecordedRun {
   state: string;
   queuedAt: string;
   organizations: readonly unknown[];
+  error?: string;
 }
 
 /** Where runs are kept. */
@@ -31,12 +32,29 @@ const KEPT_DAYS = 90;
 /** Old runs are deleted at most this often, by a process queuing a run. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+/** A process writes each run it has under way at least this often, changed or not (RunRecordWriter). */
+export const KEEP_ALIVE_MS = 30_000;
+/**
+ * A run under way not written for this long was left by a process that died (killed, its machine
+ * lost) or lost the database: it is shown failed, never as running forever. Four keep-alives: a
+ * write that waits out a slow database is not taken for a death. Its process, alive after all,
+ * writes it again and it is under way again; only an end recorded is final.
+ */
+const ABANDONED_AFTER = `${(4 * KEEP_ALIVE_MS) / 1000} seconds`;
+const ABANDONED = 'its process stopped writing it before it ended (killed, or cut off from the database); what it built is in the history';
+
+/** Runs shown failed because their process stopped writing them, not because they ended so. */
+const abandonedRuns = new WeakSet<object>();
+
 // A finished run is final: a late write of the same run (a builder that stopped, writing
 // "failed: stopped" after another builder finished it) cannot undo it.
 const SAVE = `
-  INSERT INTO marquee_run_records (id, queued_at, state, run) VALUES ($1, $2, $3, $4::jsonb)
-  ON CONFLICT (id) DO UPDATE SET state = excluded.state, run = excluded.run
+  INSERT INTO marquee_run_records (id, queued_at, state, run, written_at) VALUES ($1, $2, $3, $4::jsonb, now())
+  ON CONFLICT (id) DO UPDATE SET state = excluded.state, run = excluded.run, written_at = excluded.written_at
   WHERE marquee_run_records.state <> 'finished'`;
+
+// Read with whether it was abandoned, by the database's clock (builders' clocks need not agree).
+const READ = `SELECT run, state NOT IN ('finished', 'failed') AND written_at < now() - interval '${ABANDONED_AFTER}' AS abandoned FROM marquee_run_records`;
 
 export class DatabaseRunRecord<Run extends RecordedRun> implements RunRecord<Run> {
   private lastPrune = 0;
@@ -53,14 +71,21 @@ export class DatabaseRunRecord<Run extends RecordedRun> implements RunRecord<Run
   }
 
   async list(limit: number): Promise<Run[]> {
-    const rows = await this.db.query<{ run: Run }>('SELECT run FROM marquee_run_records ORDER BY queued_at DESC, id DESC LIMIT $1', [limit]);
-    return rows.map((row) => row.run);
+    const rows = await this.db.query<{ run: Run; abandoned: boolean }>(`${READ} ORDER BY queued_at DESC, id DESC LIMIT $1`, [limit]);
+    return rows.map(shown);
   }
 
   async get(id: string): Promise<Run | undefined> {
-    const [row] = await this.db.query<{ run: Run }>('SELECT run FROM marquee_run_records WHERE id = $1', [id]);
-    return row?.run;
+    const [row] = await this.db.query<{ run: Run; abandoned: boolean }>(`${READ} WHERE id = $1`, [id]);
+    return row && shown(row);
   }
+}
+
+function shown<Run extends RecordedRun>({ run, abandoned }: { run: Run; abandoned: boolean }): Run {
+  if (!abandoned) return run;
+  const failed = { ...run, state: 'failed', error: ABANDONED };
+  abandonedRuns.add(failed);
+  return failed;
 }
 
 /** What is written of a run: its results once it has ended, its counts until then. */
@@ -82,7 +107,8 @@ export function mergeRuns<Run extends RecordedRun>(record: readonly Run[], live:
   const byId = new Map(record.map((run) => [run.id, run]));
   for (const run of live) {
     const written = byId.get(run.id);
-    if (written && ended(written)) continue;
+    // An end recorded is final; one read as abandoned is not, when this process has it under way.
+    if (written && ended(written) && !abandonedRuns.has(written)) continue;
     byId.set(run.id, run);
   }
   return [...byId.values()].sort((a, b) => (a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1)).slice(0, limit);
@@ -100,7 +126,15 @@ export class RunRecordWriter<Run extends RecordedRun> {
     private readonly record: RunRecord<Run>,
     private readonly onError: (error: unknown) => void,
     private readonly progressEveryMs = 1_000,
-  ) {}
+    keepAliveMs = KEEP_ALIVE_MS,
+  ) {
+    // Every run under way is written again now and then, changed or not: a reader takes one not
+    // written for a while for a run whose process died (a run waiting for its organizations' build
+    // locks may not progress for minutes).
+    setInterval(() => {
+      for (const slot of this.slots.values()) if (!ended(slot.latest)) this.write(slot.latest);
+    }, keepAliveMs).unref();
+  }
 
   /** `progress`: only counts changed, which may wait; otherwise written now. */
   write(run: Run, { progress = false }: { progress?: boolean } = {}): void {

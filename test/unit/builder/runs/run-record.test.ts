@@ -77,6 +77,30 @@ describe('RunRecordWriter', () => {
     }
   });
 
+  it('writes every run under way again each keep-alive period, changed or not, and an ended one never again', async () => {
+    vi.useFakeTimers();
+    try {
+      const { record, saved } = memoryRecord();
+      const writer = new RunRecordWriter(record, () => {}, 1_000, 30_000);
+      writer.write(run('a'));
+      writer.write(run('b', { state: 'finished' }));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(saved.map((value) => value.id)).toEqual(['a', 'b']);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(saved.map((value) => value.id)).toEqual(['a', 'b', 'a']);
+      writer.write(run('a', { state: 'finished', done: 2 }));
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(saved.map((value) => [value.id, value.state])).toEqual([
+        ['a', 'running'],
+        ['b', 'finished'],
+        ['a', 'running'],
+        ['a', 'finished'],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('reports a failed write and writes again at the next change; flush writes what waits', async () => {
     const { record, saved, state } = memoryRecord();
     const errors: unknown[] = [];
