@@ -32,6 +32,8 @@ const MARQUEE_RELATIONS = [
   'marquee_run_results',
   'marquee_runs',
   'marquee_schedule_claims',
+  // 5: named admin credentials (admin/credentials/credential-admin.ts)
+  'marquee_admin_credentials',
   // 6: the audit trail (admin/audit/audit-trail.ts)
   'marquee_audit_trail',
   // 7: every run with who asked for it (builder/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
