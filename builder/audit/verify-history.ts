@@ -258,7 +258,7 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
   for (const other of ids) {
     if (chain.has(other) || (floor !== undefined && other <= floor) || !listed.has(other)) continue;
     if (headId !== undefined && other > headId) {
-      return fail(headId, 'pointer-moved-back', `the pointer names snapshot ${headId}, but snapshot ${other}, published after it, is in the store: the pointer was moved back`);
+      return fail(headId, 'pointer-moved-back', `the pointer names snapshot ${headId}, but snapshot ${other}, published after it, is in the store: the pointer was moved back, or a publish stopped between writing its manifest and its pointer (a crash)`);
     }
     return fail(other, 'outside-chain', 'it is not on the chain from the current snapshot back: forged, or left by a publish that never became current');
   }
