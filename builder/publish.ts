@@ -103,6 +103,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
+  const supersedes = latest ? await neverCurrent(store, input.organizationId, latest) : [];
   const unsigned: Manifest = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
@@ -110,6 +111,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
     snapshotId: newSnapshotId(input.now, contentHash),
     previousSnapshotId: latest?.manifest.snapshotId ?? null,
     previous: latest?.hash ?? null,
+    ...(supersedes.length > 0 ? { supersedes } : {}),
     publishedAt: input.now.toISOString(),
     trigger: input.trigger,
     contentHash,
@@ -248,6 +250,32 @@ async function latestManifest(store: SnapshotStore, orgId: string, current: Poin
   // Hashed as stored: the chain's link is to these bytes.
   const bytes = await store.get(`${manifestPrefix(orgId)}${newest}.json`);
   return bytes ? { manifest: JSON.parse(bytes.toString('utf8')) as Manifest, hash: sha256Hex(bytes) } : undefined;
+}
+
+/**
+ * The manifests a publish wrote and never made current: killed between its manifest and its
+ * pointer, it left one newer than the current snapshot and linked to it, which is also what a
+ * pointer moved back by one publish looks like. The next manifest names each with its hash, signed,
+ * so that verify knows it for a publish that stopped (docs/design.md "History as evidence"). Only
+ * those forked from the current manifest: a manifest further on (a pointer moved back by more than
+ * one publish) is never vouched for, and verify reports it. One listing of the organization's
+ * manifests, only when new content is published.
+ */
+async function neverCurrent(store: SnapshotStore, orgId: string, latest: { manifest: Manifest; hash: string }): Promise<Array<{ snapshotId: string; hash: string }>> {
+  const newer = (await listSnapshotIds(store, orgId)).filter((id) => id > latest.manifest.snapshotId);
+  const left: Array<{ snapshotId: string; hash: string }> = [];
+  for (const snapshotId of newer) {
+    const bytes = await store.get(manifestKey(orgId, snapshotId));
+    if (bytes === undefined) continue;
+    let previous: unknown;
+    try {
+      previous = (JSON.parse(bytes.toString('utf8')) as Partial<Manifest>).previous;
+    } catch {
+      continue;
+    }
+    if (previous === latest.hash) left.push({ snapshotId, hash: sha256Hex(bytes) });
+  }
+  return left;
 }
 
 /**

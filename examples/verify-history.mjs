@@ -4,7 +4,9 @@
 // from each organization's current pointer back, every manifest's SHA-256 against the hash that
 // names it (the pointer's `manifestHash`, then each manifest's `previous`), its Ed25519 signature
 // by a key published at signing-keys/{keyId}.json, every object's SHA-256 against its name, that
-// no manifest stands outside the chain (a pointer moved back), and the state records' chain.
+// no manifest stands outside the chain (a pointer moved back) but those a later signed manifest
+// names as never current (`supersedes`: a publish that stopped before its pointer), and the state
+// records' chain.
 //
 //   node verify-history.mjs STORE [ORG_ID…]
 //
@@ -107,6 +109,8 @@ async function verifyOrganization(orgId) {
   let first;
   const chain = new Set();
   const checked = new Set();
+  // Manifests a signed manifest on the chain names as written by a publish that never became current.
+  const superseded = new Map();
   const broken = (snapshotId, what) => ({ ok: false, line: `${orgId}: BROKEN at ${snapshotId} (${what})` });
   while (id) {
     const bytes = await get(`${org}/snapshots/${id}.json`);
@@ -126,6 +130,7 @@ async function verifyOrganization(orgId) {
     }
     const problem = await signatureProblem(manifest);
     if (problem) return broken(id, problem);
+    for (const left of manifest.supersedes ?? []) superseded.set(left.snapshotId, left.hash);
     for (const [path, hash] of Object.entries(manifest.resources)) {
       if (checked.has(hash)) continue;
       const object = await get(`${org}/objects/${hash}.json`);
@@ -145,6 +150,11 @@ async function verifyOrganization(orgId) {
   }
   for (const other of ids) {
     if (chain.has(other) || (beginning === 'unsigned' && other <= first)) continue;
+    if (superseded.has(other)) {
+      const bytes = await get(`${org}/snapshots/${other}.json`);
+      if (bytes && sha256(bytes) === superseded.get(other)) continue;
+      return broken(other, 'manifest-edited: not the manifest a later snapshot names as never current');
+    }
     if (headId && other > headId) return broken(headId, `pointer-moved-back: ${other} is newer`);
     return broken(other, 'outside-chain');
   }

@@ -83,6 +83,11 @@ export interface Manifest {
   previousSnapshotId: string | null;
   /** SHA-256 of the organization's previous manifest's bytes (null for its first): one hash chain per organization. Absent only in manifests published before chaining. */
   previous?: string | null;
+  /** Manifests of this organization that a publish wrote and never made current (it stopped between its manifest and its pointer), each with the SHA-256 of its bytes: newer than the previous manifest and linked to it. Signed with the rest, so a verifier knows them for what they are; absent when there were none. */
+  supersedes?: {
+    snapshotId: string;
+    hash: string;
+  }[];
   publishedAt: string;
   trigger: 'manual' | 'schedule' | 'change' | 'start';
   /** SHA-256 of the canonical {resources, slugs}: equal content gives an equal contentHash. */

@@ -71,6 +71,8 @@ export interface OrganizationVerification {
   break?: HistoryBreak;
   /** Verified snapshot ids; a snapshot outside this set is not answered from (trustsSnapshot). */
   verified: string[];
+  /** Manifests a publish wrote and never made current, as a later signed manifest on the chain says (its `supersedes`): never served, never answered from. */
+  neverCurrent: string[];
 }
 
 /** The public keys published in the store, read once per verification; `validFrom` of the earliest, for unsigned manifests after it. */
@@ -148,6 +150,7 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
     beginning: 'empty',
     firstSnapshotId: null,
     verified: [],
+    neverCurrent: [],
   };
   const fail = (snapshotId: string, kind: BreakKind, detail: string): OrganizationVerification => {
     result.ok = false;
@@ -175,6 +178,8 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
 
   const checkedObjects = new Set<string>();
   const chain = new Set<string>();
+  /** Manifests that a later one on the chain names as written by a publish that never became current, with their hashes. */
+  const superseded = new Map<string, string>();
   let child: string | undefined;
   let id = headId;
   while (id !== undefined) {
@@ -222,6 +227,8 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
     const signature = await signatureProblem(manifest, keys);
     if (signature === 'unsigned') result.unsigned += 1;
     else if (signature !== undefined) return fail(id, signature.kind, signature.detail);
+    // Vouched for only by a signed manifest: unsigned, anyone could have written it.
+    if (signature === undefined) for (const left of manifest.supersedes ?? []) superseded.set(left.snapshotId, left.hash);
 
     const hashes = [...new Set(Object.values(manifest.resources ?? {}))].filter((object) => !checkedObjects.has(object));
     const objectProblems = await mapConcurrently(hashes, OBJECTS_AT_ONCE, async (object) => {
@@ -257,8 +264,22 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
   const floor = result.beginning === 'unsigned' ? result.unsignedBefore : undefined;
   for (const other of ids) {
     if (chain.has(other) || (floor !== undefined && other <= floor) || !listed.has(other)) continue;
+    const vouched = superseded.get(other);
+    if (vouched !== undefined) {
+      // A publish that stopped between its manifest and its pointer, as the next one says: never current.
+      const bytes = await store.get(manifestKey(orgId, other));
+      if (bytes !== undefined && sha256Hex(bytes) === vouched) {
+        result.neverCurrent.push(other);
+        continue;
+      }
+      return fail(other, 'manifest-edited', `a later snapshot names it as a publish that never became current, with hash ${vouched}; its bytes no longer hash to that`);
+    }
     if (headId !== undefined && other > headId) {
-      return fail(headId, 'pointer-moved-back', `the pointer names snapshot ${headId}, but snapshot ${other}, published after it, is in the store: the pointer was moved back, or a publish stopped between writing its manifest and its pointer (a crash)`);
+      return fail(
+        headId,
+        'pointer-moved-back',
+        `the pointer names snapshot ${headId}, but snapshot ${other}, published after it, is in the store: the pointer was moved back, or a publish stopped between writing its manifest and its pointer (a crash)`,
+      );
     }
     return fail(other, 'outside-chain', 'it is not on the chain from the current snapshot back: forged, or left by a publish that never became current');
   }

@@ -143,4 +143,49 @@ describe('a chained, signed history', () => {
     expect(await listSnapshotIds(store, ORG)).toHaveLength(2);
     expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, snapshots: 2 });
   });
+
+  it('knows a publish killed between its manifest and its pointer once the next publish names it, signed; never one further on, nor an edited one', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, input('A', 0));
+    const putIfVersion = store.putIfVersion.bind(store);
+    let killed = true;
+    // Killed after its manifest, before its pointer.
+    store.putIfVersion = async (key, bytes, expected) => {
+      if (killed && key === pointerKey(ORG)) throw new Error('killed');
+      return putIfVersion(key, bytes, expected);
+    };
+    await expect(publishSnapshot(store, input('B', 1))).rejects.toThrow('killed');
+    killed = false;
+    const [first, left] = await listSnapshotIds(store, ORG);
+    // Until a publish says otherwise, it looks like a pointer moved back: the store alone cannot tell.
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: false, break: { snapshotId: first, kind: 'pointer-moved-back' } });
+
+    await publishSnapshot(store, input('C', 2));
+    const ids = await listSnapshotIds(store, ORG);
+    const next = json(store, manifestKey(ORG, ids[2]!));
+    expect(next.previous).toBe(sha256Hex(store.entries.get(manifestKey(ORG, first!))!.bytes));
+    expect(next.supersedes).toEqual([{ snapshotId: left, hash: sha256Hex(store.entries.get(manifestKey(ORG, left!))!.bytes) }]);
+    const verification = await verifyOrganization(store, ORG);
+    expect(verification).toMatchObject({ ok: true, snapshots: 2, neverCurrent: [left] });
+    expect(trustsSnapshot(verification, left!)).toBe(false);
+    // A later publish names nothing again: only a manifest forked from the current one is vouched for.
+    await publishSnapshot(store, input('D', 3));
+    expect(json(store, manifestKey(ORG, (await listSnapshotIds(store, ORG)).at(-1)!)).supersedes).toBeUndefined();
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, neverCurrent: [left] });
+
+    store.entries.get(manifestKey(ORG, left!))!.bytes = Buffer.from(canonicalJson({ ...json(store, manifestKey(ORG, left!)), trigger: 'manual' }));
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: false, break: { snapshotId: left, kind: 'manifest-edited' } });
+  });
+
+  it('vouches for no manifest of a pointer moved back by two publishes', async () => {
+    const { store, ids } = await history();
+    // The pointer moved back to the second snapshot: the third and fourth were current once.
+    const second = store.entries.get(manifestKey(ORG, ids[1]!))!.bytes;
+    const pointer = json(store, pointerKey(ORG));
+    store.entries.get(pointerKey(ORG))!.bytes = Buffer.from(canonicalJson({ ...pointer, snapshotId: ids[1], manifestHash: sha256Hex(second) }));
+    await publishSnapshot(store, input('E', 9));
+    const verification = await verifyOrganization(store, ORG);
+    expect(verification.ok).toBe(false);
+    expect(verification.break).toMatchObject({ snapshotId: ids[3], kind: 'outside-chain' });
+  });
 });
