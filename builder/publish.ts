@@ -103,12 +103,14 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
-  const supersedes = latest ? await neverCurrent(store, input.organizationId, latest) : [];
+  const snapshotId = newSnapshotId(input.now, contentHash);
+  // The same snapshot left by a killed publish is not superseded: writeManifest adopts it.
+  const supersedes = latest ? (await neverCurrent(store, input.organizationId, latest)).filter((left) => left.snapshotId !== snapshotId) : [];
   const unsigned: Manifest = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
     organizationSlug: input.organizationSlug,
-    snapshotId: newSnapshotId(input.now, contentHash),
+    snapshotId,
     previousSnapshotId: latest?.manifest.snapshotId ?? null,
     previous: latest?.hash ?? null,
     ...(supersedes.length > 0 ? { supersedes } : {}),
