@@ -54,20 +54,17 @@ it('refuses every command that only uses the database when MARQUEE_HOME has none
     ['db', 'seed', '--sample'],
     ['db', 'sql', 'SELECT 1'],
   ];
-  for (const args of commands) {
-    const run = await marquee(args, { MARQUEE_HOME: home, ADMIN_PORT: '0' });
+  // All at once: each is a process that starts, looks and refuses; none waits for another.
+  const runs = await Promise.all(commands.map(async (args) => ({ args, run: await marquee(args, { MARQUEE_HOME: home, ADMIN_PORT: '0' }) })));
+  for (const { args, run } of runs) {
     expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: '' });
     expect(run.stderr.trim()).toBe(
       `marquee: no embedded database in ${home}/platform (MARQUEE_HOME=${home}): set MARQUEE_HOME to the directory \`marquee start\` uses (./var by default, from where it was run), or DATABASE_URL to a PostgreSQL database; \`marquee start\` or \`marquee db migrate\` make a new one`,
     );
   }
-  // Not even an empty directory was left behind.
+  // Not even an empty directory was left behind. (That `db migrate` makes one, which the same
+  // commands then answer from, cli/audit-history shows on its own home.)
   expect(await readdir(home).catch(() => [])).not.toContain('platform');
-  // db migrate makes one, and from then on the same commands answer from it.
-  const migrated = await marquee(['db', 'migrate'], { MARQUEE_HOME: home });
-  expect(migrated.code, migrated.stderr).toBe(0);
-  expect(await marquee(['keys', 'list', '--json'], { MARQUEE_HOME: home })).toMatchObject({ code: 0, stdout: '[]\n' });
-  expect(await marquee(['webhooks', 'list'], { MARQUEE_HOME: home })).toMatchObject({ code: 0, stdout: 'no webhook endpoints\n' });
 }, 120_000);
 
 it('exits 2 on a wrong command line, after saying what is wrong, and 0 for --help', async () => {

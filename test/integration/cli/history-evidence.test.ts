@@ -119,10 +119,13 @@ const pointerPath = (copy: string) => join(copy, pointerKey(ORG));
  * `brokenAt` with `kind`.
  */
 async function verdicts(copy: { directory: string; prefix: string }, expected: { ok: true; says?: RegExp } | { ok: false; brokenAt: string; kind: string }) {
-  const directory = await run(['verify', '--org', ORG], { SNAPSHOT_STORE: copy.directory });
-  const onS3 = await run(['verify', '--org', ORG, '--json'], s3.env(copy.prefix));
-  const exampleDirectory = await example(copy.directory);
-  const exampleCdn = await example(`${cdn.url}/${s3.bucket}/${copy.prefix}`);
+  // Four processes that only read: run at once.
+  const [directory, onS3, exampleDirectory, exampleCdn] = await Promise.all([
+    run(['verify', '--org', ORG], { SNAPSHOT_STORE: copy.directory }),
+    run(['verify', '--org', ORG, '--json'], s3.env(copy.prefix)),
+    example(copy.directory),
+    example(`${cdn.url}/${s3.bucket}/${copy.prefix}`),
+  ]);
   const all = { directory, onS3, exampleDirectory, exampleCdn };
   const codes = Object.values(all).map((outcome) => outcome.code);
   expect(codes, JSON.stringify(all, null, 1)).toEqual(Array(4).fill(expected.ok ? 0 : 1));
