@@ -33,7 +33,7 @@ const KEPT_DAYS = 90;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /** A process writes each run it has under way at least this often, changed or not (RunRecordWriter). */
-export const KEEP_ALIVE_MS = 30_000;
+const KEEP_ALIVE_MS = 30_000;
 /**
  * A run under way not written for this long was left by a process that died (killed, its machine
  * lost) or lost the database: it is shown failed, never as running forever. Four keep-alives: a
