@@ -16,6 +16,8 @@ export interface MeasuredBuild {
   objectsWritten: number;
   failed: string[];
   maxRssMb: number;
+  /** User and system CPU time of the whole child process. */
+  cpuMs: number;
   /** A run divided among builders (`open`, `join`): its results, the distinct organizations among them, each builder's share. */
   run?: number;
   distinct?: number;
