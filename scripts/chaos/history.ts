@@ -1,0 +1,154 @@
+// What a chaos campaign records (scripts/chaos.ts), and all that its invariant checkers
+// (invariants.ts) read: the campaign only observes and writes facts down; every judgement is made
+// afterwards, from this record alone, by pure functions. So a checker can be shown a history with
+// one violation planted (test/unit/chaos/) and must catch it, and a failed campaign's history,
+// written next to its report, can be judged again.
+//
+// Time: every instant is milliseconds on the campaign's one monotonic clock (performance.now()
+// from the campaign's start), whichever process or link it concerns.
+
+/** A backend a Marquee process depends on, or the processes themselves. */
+export type Backend = 'postgres' | 'redis' | 'store' | 'cdn';
+
+/** A Marquee process of the campaign: `gateway-1`, `gateway-2`, `builder-1`, `builder-2`. */
+export type ProcessName = string;
+
+/**
+ * One fault as it was applied: from `startedAt` until `healedAt` (undefined: never healed, itself a
+ * failure of the campaign). `affects` names the backends that a process on the far side could not
+ * use normally meanwhile, for each process it concerns: a SIGSTOPped gateway affects only itself
+ * (its requests get no answer); Redis restarted empty affects every process's 'redis'; a black
+ * hole on gateway-1's link to the CDN affects gateway-1's 'cdn'.
+ */
+export interface AppliedFault {
+  /** The schedule's id for it (schedule.ts), so the report and the replay name the same fault. */
+  id: number;
+  /** e.g. 'kill', 'pause', 'redis-restart-empty', 'redis-flush', 'postgres-restart', 'halt', 'slow', 'latency', 'reset', 'blackhole'. */
+  kind: string;
+  /** What it was applied to: a process name, a backend, or a link `gateway-1→cdn`. */
+  target: string;
+  startedAt: number;
+  healedAt: number | undefined;
+  affects: Array<{ process: ProcessName; backend: Backend | 'itself' }>;
+}
+
+/** One API request the load sent, and what came back. */
+export interface RequestRecord {
+  gateway: ProcessName;
+  /** The key's id (the record's id, never its secret) and the organization it belongs to. */
+  keyId: string;
+  organizationId: string;
+  /** The API path asked for, e.g. /api/integration/v1/events?page=2. */
+  path: string;
+  sentAt: number;
+  /** undefined: no answer (connection refused or reset, or timed out). */
+  answeredAt: number | undefined;
+  status: number | undefined;
+  etag?: string;
+  /** The Retry-After header, as sent. */
+  retryAfter?: string;
+  /** The problem body's errorCode, for an error. */
+  errorCode?: string;
+  /** Every organization that owns an id found in a 200 body (by the campaign's id → owner map). */
+  bodyOrganizations?: string[];
+  /** A 200 body's id for /organization: whose profile was answered. */
+  profileOf?: string;
+}
+
+/** A change made to the platform or to Marquee's own records, and when its call returned. */
+export type Change =
+  | { kind: 'key.created'; keyId: string; organizationId: string; returnedAt: number }
+  | { kind: 'key.revoked'; keyId: string; organizationId: string; returnedAt: number }
+  | {
+      kind: 'organization.suspended' | 'organization.reactivated';
+      organizationId: string;
+      returnedAt: number;
+      /** When the campaign first read the new state in the organization's pointer in the store; undefined: never seen. */
+      publishedAt: number | undefined;
+    }
+  | { kind: 'platform.row'; organizationId: string; statement: string; returnedAt: number }
+  | { kind: 'webhook.added' | 'webhook.enabled' | 'webhook.disabled'; endpointId: string; organizationId: string; returnedAt: number }
+  | { kind: 'admin.created' | 'admin.revoked'; adminId: string; returnedAt: number }
+  | { kind: 'admin.action'; actor: string; action: string; returnedAt: number };
+
+/** A message Marquee queued for an endpoint (read from its webhook store at the end), in queue order. */
+export interface QueuedMessage {
+  endpointId: string;
+  /** The message id, which the receiver sees as `webhook-id`. */
+  messageId: string;
+  queuedAt: number;
+}
+
+/** A message a receiver accepted (answered 2xx to). */
+export interface ReceivedMessage {
+  endpointId: string;
+  webhookId: string;
+  receivedAt: number;
+}
+
+/** One resource of one organization as a gateway answered it after the last fault healed. */
+export interface FinalAnswer {
+  gateway: ProcessName;
+  organizationId: string;
+  path: string;
+  status: number | undefined;
+  etag: string | undefined;
+  /** When this answer was received. */
+  at: number;
+}
+
+/** What a fresh build of the final platform state, into a store of its own, answers for a path. */
+export interface ExpectedAnswer {
+  organizationId: string;
+  path: string;
+  /** 200 with this ETag, or the status a suspended or closed organization gets. */
+  status: number;
+  etag: string | undefined;
+}
+
+/** Everything created during the campaign that must still exist at the end, and what exists. */
+export interface Durables {
+  /** Ids of keys created (and not revoked) whose creation returned, and the ids the key store lists at the end. */
+  keys: { created: string[]; present: string[] };
+  /** Webhook endpoints whose creation returned: each endpoint's secret as shown, and as the store signs with at the end. */
+  webhookSecrets: { created: Record<string, string>; present: Record<string, string> };
+  /** Admin credentials created (ids), and those listed at the end. */
+  adminCredentials: { created: string[]; present: string[] };
+  /** Request ids (X-Request-Id) of the admin API actions that returned, and the request ids the audit trail holds at the end. */
+  auditEntries: { returned: string[]; present: string[] };
+}
+
+/** A verification the campaign ran at the end: `marquee audit-log verify`, `marquee verify` per organization. */
+export interface Verification {
+  what: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** A Marquee process's life: its peak RSS and its target; `leftBehind` when it still ran after the campaign stopped it. */
+export interface ProcessRecord {
+  name: ProcessName;
+  pid: number;
+  peakRssMb: number;
+  targetRssMb: number;
+  leftBehind: boolean;
+}
+
+export interface History {
+  seed: number;
+  /** When the last fault healed. */
+  healedAt: number;
+  faults: AppliedFault[];
+  requests: RequestRecord[];
+  changes: Change[];
+  /** The gateways' answers after healing, for the 30-second convergence check. */
+  final: FinalAnswer[];
+  expected: ExpectedAnswer[];
+  queued: QueuedMessage[];
+  received: ReceivedMessage[];
+  /** Endpoints enabled at the end: every message queued for them must have arrived. */
+  enabledEndpoints: string[];
+  durables: Durables;
+  verifications: Verification[];
+  processes: ProcessRecord[];
+}
