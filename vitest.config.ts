@@ -39,7 +39,7 @@ const ALONE = [
   'gateway/hostile-http',
   'gateway/redis-access',
   'production/many-gateways',
-  // Every one of 1,500 organizations served within 30 s of Redis losing its data mid-run: the
+  // Every one of 800 organizations served within 30 s of Redis losing its data mid-run: the
   // builders' pace on two cores is the bound.
   'production/redis-lost-mid-run',
   'runtime/files',
