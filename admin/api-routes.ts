@@ -5,7 +5,7 @@
 // at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
 // door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
 // for every role, a change for operators, admin credentials for owners.
-import type { AdminRole, Attribution } from './actor.ts';
+import type { AdminRole } from './actor.ts';
 import type { AsOfAnswer } from '../gateway/as-of.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { AUDIT_PAGE_MAX } from './audit/audit-admin.ts';
@@ -25,8 +25,6 @@ export interface AdminRequest {
   readonly query: Readonly<Record<string, string>>;
   /** {} when the route takes none or none was sent. */
   readonly body: Readonly<Record<string, unknown>>;
-  /** Who asked, through the API, from where: what an operation records of its author. */
-  readonly by: Attribution;
 }
 
 /** An answer that is not the route's declared one: as-of answers what the gateway answered then. */
@@ -113,7 +111,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('BuildRun'),
     location: (run: { id: string }) => `${ADMIN_API_BASE}/builds/${run.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { body, by }) => services.builds.start((body.organizations as string[] | undefined) ?? [], by.actor.name),
+    answer: (services, { body }) => services.builds.start((body.organizations as string[] | undefined) ?? []),
   },
   {
     name: 'listBuilds',
@@ -423,15 +421,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('NewAdminCredential'),
     location: (credential: { name: string }) => `${ADMIN_API_BASE}/admins/${encodeURIComponent(credential.name)}`,
     errors: ['ADMIN_NAME_TAKEN'],
-    answer: (services, { body, by }) =>
-      services.admins.create(
-        {
-          name: body.name as string,
-          role: body.role as string,
-          ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt as string) } : {}),
-        },
-        by,
-      ),
+    answer: (services, { body }) =>
+      services.admins.create({
+        name: body.name as string,
+        role: body.role as string,
+        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt as string) } : {}),
+      }),
   },
   {
     name: 'revokeAdmin',
@@ -444,7 +439,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('AdminCredential'),
     errors: ['ADMIN_NOT_FOUND'],
-    answer: (services, { params, by }) => services.admins.revoke(params.name!, by),
+    answer: (services, { params }) => services.admins.revoke(params.name!),
   },
   {
     name: 'listAuditLog',

@@ -45,7 +45,7 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
     const by = requestAttribution(req, res, 'api');
     // Every operation it calls records its entry under who asked, through this door.
     const answer = await actingAs(by, () => {
-      const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route), by });
+      const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route) });
       return route.answer(services, request);
     });
     if (answer instanceof PastAnswer) {

@@ -2,6 +2,7 @@
 // the platform database (every builder's, `marquee build`'s: builder/runs/run-record.ts), this
 // process's live, and a requested build queued in its runner, naming who asked for it.
 import type { BuildRun, BuildRuns } from '../builder/runs/build-runs.ts';
+import { currentAttribution } from './audit/acting.ts';
 import type { OrganizationDirectory } from './organization-admin.ts';
 
 /** What a build request needs of the runner: queue now, run in its turn. */
@@ -13,8 +14,8 @@ export interface BuildOperations {
   /** Newest first; the last 100 runs (builder/runs/build-runs.ts). */
   list(): Promise<BuildRun[]>;
   get(runId: string): Promise<BuildRun | undefined>;
-  /** Queues a build of these organizations (ids or slugs; none: all), asked for by `requestedBy` (an actor's name), and returns at once with the queued run. */
-  start(organizations: readonly string[], requestedBy: string): Promise<BuildRun>;
+  /** Queues a build of these organizations (ids or slugs; none: all), asked for by whoever acts (audit/acting.ts), and returns at once with the queued run. */
+  start(organizations: readonly string[]): Promise<BuildRun>;
 }
 
 interface BuildParts {
@@ -29,7 +30,8 @@ export function buildOperations({ runs, queue, organizations, onBuildError }: Bu
   return {
     list: () => runs.recent(),
     get: (runId) => runs.find(runId),
-    start: async (names, requestedBy) => {
+    start: async (names) => {
+      const requestedBy = currentAttribution().actor.name;
       // Every name is checked before anything is queued: an unknown one queues nothing.
       const ids: string[] = [];
       for (const name of names) ids.push((await organizations.find(name)).id);

@@ -3,7 +3,6 @@
 // operator's 400, whose detail names the field and says what it must be, in words taken from the
 // schema: the same words whichever route it is.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { Attribution } from './actor.ts';
 import type { AdminRequest, AdminRoute } from './api-routes.ts';
 import type { JsonSchema } from './api-schemas.ts';
 import { badRequest } from './errors.ts';
@@ -15,11 +14,10 @@ interface ArrivingRequest {
   params: Record<string, string>;
   query: unknown;
   body: unknown;
-  by: Attribution;
 }
 
 /** The route's checks, compiled now: a broken schema stops start-up, not a request. */
-export function requestValidator(route: AdminRoute): (request: ArrivingRequest) => Omit<AdminRequest, 'attribution'> {
+export function requestValidator(route: AdminRoute): (request: ArrivingRequest) => AdminRequest {
   const query = route.query === undefined ? undefined : compiled(route.query);
   const body = route.body === undefined ? undefined : compiled(route.body);
   return (request) => {
@@ -29,7 +27,6 @@ export function requestValidator(route: AdminRoute): (request: ArrivingRequest) 
       params: request.params,
       query: (query === undefined ? {} : request.query) as Record<string, string>,
       body: (body === undefined ? {} : request.body) as Record<string, unknown>,
-      by: request.by,
     };
   };
 }

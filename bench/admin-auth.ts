@@ -11,6 +11,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { ROOT_ACTOR } from '../admin/actor.ts';
+import { actingAs } from '../admin/audit/acting.ts';
 import { requireAdminCredential } from '../admin/auth.ts';
 import { adminCredentialOperations } from '../admin/credentials/credential-admin.ts';
 import { openPglite } from '../builder/platform/database/pglite.ts';
@@ -34,9 +35,10 @@ const TOKEN = 'bench-admin-token-0123456789';
 async function measureOn(name: string, db: SqlClient): Promise<void> {
   await migrateMarquee(db);
   const admins = adminCredentialOperations(db);
-  const by = { actor: ROOT_ACTOR, door: 'cli' } as const;
   let secret = '';
-  for (let i = 0; i < KEPT; i++) secret = (await admins.create({ name: `bench-${i}`, role: 'auditor' }, by)).secret;
+  await actingAs({ actor: ROOT_ACTOR, door: 'cli' }, async () => {
+    for (let i = 0; i < KEPT; i++) secret = (await admins.create({ name: `bench-${i}`, role: 'auditor' })).secret;
+  });
   const app = express();
   app.use(requireAdminCredential({ token: TOKEN, named: admins.authenticate }));
   app.get('/x', (_req, res) => res.status(204).end());

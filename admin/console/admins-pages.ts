@@ -2,7 +2,6 @@
 // secret shown once, through a one-view ticket as a key's is), and revocation.
 import type { Request, Response, Router } from 'express';
 import { OperatorError } from '../../runtime/errors.ts';
-import { requestAttribution } from '../request-attribution.ts';
 import { credentialExpiry, credentialStanding, type NewAdminCredentialView } from '../credentials/credential-admin.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
@@ -35,7 +34,7 @@ export function adminPages(router: Router, { services, pages }: { services: Admi
     let created: NewAdminCredentialView;
     try {
       const expiresAt = values.expires === '' ? null : credentialExpiry(values.expires, new Date());
-      created = await services.admins.create({ name: values.name, role: values.role, expiresAt }, requestAttribution(req, res, 'console'));
+      created = await services.admins.create({ name: values.name, role: values.role, expiresAt });
     } catch (error) {
       // A bad name, a name taken, a bad expiry: said on the same form.
       if (!(error instanceof OperatorError)) throw error;
@@ -56,7 +55,7 @@ export function adminPages(router: Router, { services, pages }: { services: Admi
   });
 
   router.post('/admins/:name/revoke', requires('owner'), async (req, res) => {
-    await services.admins.revoke(req.params.name, requestAttribution(req, res, 'console'));
+    await services.admins.revoke(req.params.name);
     res.redirect(303, `${req.baseUrl}/admins`);
   });
 }

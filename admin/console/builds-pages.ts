@@ -2,7 +2,6 @@
 // forms that start a build of everything or of one organization.
 import type { Router } from 'express';
 import type { BuildRun } from '../../builder/runs/build-runs.ts';
-import { actorOf } from '../actor.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
 import type { Pages } from './pages.ts';
@@ -48,7 +47,7 @@ export function buildPages(router: Router, { services, pages, now }: { services:
 
   router.post('/builds', requires('operator'), async (req, res) => {
     const organization = typeof req.body?.organization === 'string' ? req.body.organization.trim() : '';
-    const run = await services.builds.start(organization === '' ? [] : [organization], actorOf(res).name);
+    const run = await services.builds.start(organization === '' ? [] : [organization]);
     res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
   });
 

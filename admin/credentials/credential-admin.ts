@@ -7,7 +7,8 @@ import { parseDurationMs } from '../../runtime/duration.ts';
 import { OperatorError } from '../../runtime/errors.ts';
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import type { SqlQueries } from '../../builder/platform/sql.ts';
-import { ADMIN_ROLES, type Actor, type AdminRole, type Attribution, ROOT_ACTOR } from '../actor.ts';
+import { ADMIN_ROLES, type Actor, type AdminRole, ROOT_ACTOR } from '../actor.ts';
+import { currentAttribution } from '../audit/acting.ts';
 import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from './credential-secret.ts';
 import { type AdminCredentialRecord, AdminCredentialStore } from './credential-store.ts';
 
@@ -43,10 +44,10 @@ export type CredentialStanding = 'usable' | 'expired' | 'revoked';
 export interface AdminCredentialOperations {
   /** Every credential, revoked ones included, oldest first. */
   list(): Promise<AdminCredentialView[]>;
-  /** The secret is in the answer, once. `expiresAt` must be in the future; absent or null: never. */
-  create(request: { name: string; role: string; expiresAt?: Date | null }, by: Attribution): Promise<NewAdminCredentialView>;
-  /** Refused from the next request on; final. A credential revoked before keeps its time. */
-  revoke(name: string, by: Attribution): Promise<AdminCredentialView>;
+  /** The secret is in the answer, once. `expiresAt` must be in the future; absent or null: never. Made by whoever acts (audit/acting.ts). */
+  create(request: { name: string; role: string; expiresAt?: Date | null }): Promise<NewAdminCredentialView>;
+  /** Refused from the next request on; final. A credential revoked before keeps its time, and who revoked it. */
+  revoke(name: string): Promise<AdminCredentialView>;
   /**
    * The admin port's check: the actor a secret stands for, or undefined when no usable credential
    * has it (unknown, expired, revoked). Read from the database every time, so a revocation by any
@@ -79,7 +80,7 @@ export function adminCredentialOperations(db: SqlQueries, options: CredentialOpt
   const recorded = new Map<string, number>();
   return {
     list: async () => (await store.list()).map(viewOf),
-    create: async ({ name, role, expiresAt = null }, by) => {
+    create: async ({ name, role, expiresAt = null }) => {
       const checkedName = credentialName(name);
       const checkedRole = adminRole(role);
       const at = now();
@@ -91,7 +92,7 @@ export function adminCredentialOperations(db: SqlQueries, options: CredentialOpt
         secretHash: hashCredentialSecret(secret),
         prefix: recognisablePrefixOf(secret),
         createdAt: at.toISOString(),
-        createdBy: by.actor.name,
+        createdBy: currentAttribution().actor.name,
         expiresAt: expiresAt?.toISOString() ?? null,
         revokedAt: null,
         revokedBy: null,
@@ -100,8 +101,8 @@ export function adminCredentialOperations(db: SqlQueries, options: CredentialOpt
       if (!(await store.insert(record))) throw new AdminNameTakenError(checkedName);
       return { ...viewOf(record), secret };
     },
-    revoke: async (name, by) => {
-      const revoked = await store.revoke(name, now(), by.actor.name);
+    revoke: async (name) => {
+      const revoked = await store.revoke(name, now(), currentAttribution().actor.name);
       if (revoked === undefined) throw new AdminCredentialNotFoundError(name);
       recorded.delete(name);
       return viewOf(revoked);

@@ -1,7 +1,6 @@
 // The admins commands: a door over admin/credentials/credential-admin.ts, as the admin API and the
 // console are. The CLI acts as `cli:<user>@<host>`, an owner: whoever can run it can read the
 // database it writes.
-import { type Attribution, cliActor } from '../../admin/actor.ts';
 import {
   type AdminCredentialOperations,
   type AdminCredentialView,
@@ -18,15 +17,13 @@ import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
 import { cliRecorder } from './trail.ts';
 
-const cli = (): Attribution => ({ actor: cliActor(), door: 'cli' });
-
 export async function adminsCreateCommand(config: Config, options: { name: string; role: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before the database is opened, so a typo costs nothing; a duration counts from creation.
   credentialName(options.name);
   adminRole(options.role);
   const expiry = (now: Date) => (options.expires === undefined ? null : credentialExpiry(options.expires, now));
   expiry(new Date());
-  const created = await withCredentials(config, (admins) => admins.create({ name: options.name, role: options.role, expiresAt: expiry(new Date()) }, cli()));
+  const created = await withCredentials(config, (admins) => admins.create({ name: options.name, role: options.role, expiresAt: expiry(new Date()) }));
   if (options.json) return printJson(created);
   line(`admin credential ${created.name} (${created.prefix}…), role ${created.role}`);
   if (created.expiresAt !== null) line(`expires: ${created.expiresAt}`);
@@ -42,7 +39,7 @@ export async function adminsListCommand(config: Config, options: { json?: boolea
 }
 
 export async function adminsRevokeCommand(config: Config, name: string, options: { json?: boolean } = {}): Promise<void> {
-  const revoked = await withCredentials(config, (admins) => admins.revoke(name, cli()));
+  const revoked = await withCredentials(config, (admins) => admins.revoke(name));
   if (options.json) return printJson(revoked);
   line(`admin credential ${revoked.name} revoked at ${revoked.revokedAt}; refused from the next request on`);
 }

@@ -5,6 +5,7 @@ import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/audit/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
 import type { AdminServices } from '../../../../admin/services.ts';
+import { currentAttribution } from '../../../../admin/audit/acting.ts';
 import type { AuditEntry } from '../../../../admin/audit/audit-entry.ts';
 import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
@@ -86,9 +87,9 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     builds: {
       list: async () => runs.list(),
       get: async (id) => runs.get(id),
-      start: async (names, requestedBy) => {
+      start: async (names) => {
         const ids = await Promise.all(names.map(async (name) => (await organization(name)).id));
-        return runs.queued('manual', ids.length ? ids : ORGS.map((org) => org.id), requestedBy);
+        return runs.queued('manual', ids.length ? ids : ORGS.map((org) => org.id), currentAttribution().actor.name);
       },
     },
     keys: {
