@@ -208,22 +208,27 @@ export class WebhookStore {
 
   /**
    * Up to `limit` deliveries due now, for `builder`, each held for `leaseMs` (a builder that dies
-   * holding one has it taken by another once the lease ends). At most one per endpoint is in
-   * flight in the whole fleet, the oldest due first: a receiver that never answers holds one
-   * delivery slot, not all of them, and a site gets its messages in the order they were queued.
-   * Deliveries to disabled endpoints wait: enabling the endpoint sends them. `due` is
-   * MATERIALIZED so that its LIMIT and row locks are taken once, whatever plan the update gets
-   * (the runs' work list claimed a whole run when its pick was run once per row).
+   * holding one has it taken by another once the lease ends). Per endpoint only its oldest pending
+   * message is a candidate, and only once it is due: a site gets its messages in the order they
+   * were queued, so a message waiting for its retry holds back the endpoint's later ones (which
+   * would otherwise overtake it). At most one per endpoint is in flight in the whole fleet: a
+   * receiver that never answers holds one delivery slot, not all of them. Deliveries to disabled
+   * endpoints wait: enabling the endpoint sends them. `due` is MATERIALIZED so that its LIMIT and
+   * row locks are taken once, whatever plan the update gets (the runs' work list claimed a whole
+   * run when its pick was run once per row).
    */
   async claim(builder: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.db.query<ClaimedDelivery>(
-      `WITH candidates AS (
-         SELECT DISTINCT ON (d.endpoint_id) d.message_id, d.endpoint_id, d.due_at
+      `WITH heads AS (
+         SELECT DISTINCT ON (d.endpoint_id) d.message_id, d.endpoint_id, d.due_at, d.claimed_until
          FROM marquee_webhook_deliveries d JOIN marquee_webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.state = 'pending' AND d.due_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until < now()) AND e.enabled
+         WHERE d.state = 'pending' AND e.enabled
+         ORDER BY d.endpoint_id, d.queued_at, d.message_id),
+       candidates AS (
+         SELECT h.message_id, h.endpoint_id, h.due_at FROM heads h
+         WHERE h.due_at <= now() AND (h.claimed_until IS NULL OR h.claimed_until < now())
            AND NOT EXISTS (SELECT 1 FROM marquee_webhook_deliveries busy
-                           WHERE busy.endpoint_id = d.endpoint_id AND busy.state = 'pending' AND busy.claimed_until >= now())
-         ORDER BY d.endpoint_id, d.due_at, d.queued_at),
+                           WHERE busy.endpoint_id = h.endpoint_id AND busy.state = 'pending' AND busy.claimed_until >= now())),
        due AS MATERIALIZED (
          SELECT d.message_id, d.endpoint_id FROM marquee_webhook_deliveries d JOIN candidates c ON c.message_id = d.message_id AND c.endpoint_id = d.endpoint_id
          ORDER BY c.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)

@@ -72,6 +72,23 @@ it('ends a delivery failed after its last retry, and sends one message per endpo
   expect(await store.redeliver(endpoint.id, 'msg_unknown')).toBe(false);
 });
 
+it('holds back an endpoint\'s later messages while its oldest waits for a retry: a site gets them in the order they were queued', async () => {
+  const endpoint = await endpointFor('org-retry-order');
+  const first = await store.queueFor(endpoint, testMessage('org-retry-order', 'first', endpoint.id, new Date()));
+  const second = await store.queueFor(endpoint, testMessage('org-retry-order', 'second', endpoint.id, new Date()));
+  const ofEndpoint = async (builder: string) => (await store.claim(builder, 10, 30_000)).filter((claim) => claim.endpointId === endpoint.id);
+  const [taken] = await ofEndpoint('a');
+  expect(taken!.messageId).toBe(first);
+  await store.finish('a', taken!, failedAttempt, { outcome: 'retry', afterMs: 300 }, 86_400_000);
+  // The second is due, the first is not yet: nothing of this endpoint is sent until the first is.
+  expect(await ofEndpoint('b')).toEqual([]);
+  let retried: Awaited<ReturnType<typeof ofEndpoint>> = [];
+  await expect.poll(async () => (retried = await ofEndpoint('b')).length, { timeout: 5_000, interval: 50 }).toBe(1);
+  expect(retried[0]!.messageId).toBe(first);
+  await store.finish('b', retried[0]!, { status: 200, error: null, durationMs: 1, response: '' }, { outcome: 'delivered' }, 86_400_000);
+  expect((await ofEndpoint('c')).map((claim) => claim.messageId)).toEqual([second]);
+});
+
 it('queues a publish for every enabled endpoint of the organization, and nothing where it has none', async () => {
   const one = await endpointFor('org-queue');
   const two = await endpointFor('org-queue');
