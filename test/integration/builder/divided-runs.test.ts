@@ -14,12 +14,12 @@ import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts'
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { type BuildRunAnswer, type FleetBuilder, fleetBearer, startFleetBuilder } from '../../support/builder-fleet.ts';
+import { marquee } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
 const ORGANIZATIONS = 200;
-const TOKEN = 'test-admin-token-0123456789abcdef';
 
 let postgres: TestPostgres;
 let redis: TestRedis;
@@ -38,92 +38,48 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-interface Run {
-  id: string;
-  state: string;
-  trigger: string;
-  done: number;
-  total: number;
-  finishedAt: string | null;
-  organizations: Array<{ id: string; result: string; builder: string }>;
-}
+/** A builder of the fleet, ready once its first run is done. */
+const startBuilder = (name: string) => startFleetBuilder({ home, databaseUrl: postgres.url, redisUrl: redis.url, store: join(home, 'snapshots') }, name, 'running');
 
-interface Builder {
-  name: string;
-  admin: string;
-  output(): string;
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-}
-
-const bearer = { Authorization: `Bearer ${TOKEN}` };
-
-/** A builder of the fleet, ready once its first run is done; its admin port's address from the line that says so. */
-async function startBuilder(name: string): Promise<Builder> {
-  const env = {
-    MARQUEE_HOME: home,
-    DATABASE_URL: postgres.url,
-    REDIS_URL: redis.url,
-    SNAPSHOT_STORE: join(home, 'snapshots'),
-    LOG_FORMAT: 'json',
-    BUILD_SCHEDULE: '0 0 1 1 *',
-    BUILDER_NAME: name,
-    ADMIN_TOKEN: TOKEN,
-    ADMIN_PORT: '0',
-  };
-  const started = await marqueeProcess(['builder'], env, /"admin":"(http:\/\/[^"]+)"[^\n]*builder running/, { readyTimeoutMs: 120_000 });
-  const exited = new Promise<void>((resolve) => started.child.once('exit', () => resolve()));
-  return {
-    name,
-    admin: started.match[1]!,
-    output: started.output,
-    stop: started.stop,
-    kill: async () => {
-      started.child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
-
-async function ask(builder: Builder): Promise<string> {
-  const answer = await fetch(`${builder.admin}/admin/v1/builds`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{}' });
+async function ask(builder: FleetBuilder): Promise<string> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds`, { method: 'POST', headers: { ...fleetBearer, 'Content-Type': 'application/json' }, body: '{}' });
   expect(answer.status).toBe(202);
-  return ((await answer.json()) as Run).id;
+  return ((await answer.json()) as BuildRunAnswer).id;
 }
 
-async function runAt(builder: Builder, id: string): Promise<Run | undefined> {
-  const answer = await fetch(`${builder.admin}/admin/v1/builds/${id}`, { headers: bearer });
-  return answer.status === 200 ? ((await answer.json()) as Run) : undefined;
+async function runAt(builder: FleetBuilder, id: string): Promise<BuildRunAnswer | undefined> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds/${id}`, { headers: fleetBearer });
+  return answer.status === 200 ? ((await answer.json()) as BuildRunAnswer) : undefined;
 }
 
 /** The run as `builder` shows it once finished there. */
-async function finishedAt(builder: Builder, id: string, timeout: number): Promise<Run> {
+async function finishedAt(builder: FleetBuilder, id: string, timeout: number): Promise<BuildRunAnswer> {
   await expect.poll(async () => (await runAt(builder, id))?.state, { timeout, interval: 100 }).toBe('finished');
   return (await runAt(builder, id))!;
 }
 
-function expectEachOnce(run: Run): void {
+function expectEachOnce(run: BuildRunAnswer): void {
   expect(run).toMatchObject({ state: 'finished', done: ORGANIZATIONS, total: ORGANIZATIONS });
   expect(run.organizations).toHaveLength(ORGANIZATIONS);
   expect(new Set(run.organizations.map((organization) => organization.id)).size).toBe(ORGANIZATIONS);
   expect(run.organizations.filter((organization) => organization.result === 'failed')).toEqual([]);
 }
 
-const shares = (run: Run) => {
+const shares = (run: BuildRunAnswer) => {
   const counts: Record<string, number> = {};
   for (const organization of run.organizations) counts[organization.builder] = (counts[organization.builder] ?? 0) + 1;
   return counts;
 };
 
 describe('a run divided among builders', () => {
-  const fleet: Builder[] = [];
+  const fleet: FleetBuilder[] = [];
   afterAll(async () => {
     await Promise.all(fleet.map((builder) => builder.stop()));
   });
 
   it('builds each organization once with two builders, each taking a share, one run seen alike from both', async () => {
     fleet.push(await startBuilder('builder-a'), await startBuilder('builder-b'));
-    const [a, b] = fleet as [Builder, Builder];
+    const [a, b] = fleet as [FleetBuilder, FleetBuilder];
     const id = await ask(a);
     const seenByA = await finishedAt(a, id, 60_000);
     const seenByB = await finishedAt(b, id, 10_000);
@@ -141,7 +97,7 @@ describe('a run divided among builders', () => {
   });
 
   it('keeps one linear, signed chain per organization when every organization changes at once during a run, built by two builders with one key', async () => {
-    const [a] = fleet as [Builder, Builder];
+    const [a] = fleet as [FleetBuilder, FleetBuilder];
     // A run divided between the two, and beside it change builds on both (the triggers notify each
     // organization). 200 change builds push the run out of the runs a builder keeps, so its end is
     // read from its work list in the platform database.
@@ -169,11 +125,11 @@ describe('a run divided among builders', () => {
 
   it('builds each organization once with three builders, and one killed in the middle of its share has its claims taken over within 30 s', async () => {
     fleet.push(await startBuilder('builder-c'));
-    const [a, , c] = fleet as [Builder, Builder, Builder];
+    const [a, , c] = fleet as [FleetBuilder, FleetBuilder, FleetBuilder];
     const id = await ask(a);
     // Killed as soon as it has built some: its other workers hold claims then.
     await expect
-      .poll(async () => shares((await runAt(a, id)) ?? ({ organizations: [] } as unknown as Run))['builder-c'] ?? 0, { timeout: 60_000, interval: 20 })
+      .poll(async () => shares((await runAt(a, id)) ?? ({ organizations: [] } as unknown as BuildRunAnswer))['builder-c'] ?? 0, { timeout: 60_000, interval: 20 })
       .toBeGreaterThan(0);
     await c.kill();
     const killedAt = performance.now();

@@ -10,13 +10,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { type BuildRunAnswer, FLEET_ADMIN_TOKEN, fleetBearer, startFleetBuilder } from '../../support/builder-fleet.ts';
+import { marquee } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
 
 const ORGANIZATIONS = 6;
-const TOKEN = 'test-admin-token-0123456789abcdef';
 
 let postgres: TestPostgres;
 let redis: TestRedis;
@@ -46,7 +46,7 @@ beforeAll(async () => {
     SNAPSHOT_STORE: join(home, 'snapshots'),
     LOG_FORMAT: 'json',
     BUILD_SCHEDULE: '0 0 1 1 *',
-    ADMIN_TOKEN: TOKEN,
+    ADMIN_TOKEN: FLEET_ADMIN_TOKEN,
     ADMIN_PORT: '0',
   };
 }, 120_000);
@@ -55,34 +55,20 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-interface Run {
-  id: string;
-  trigger: string;
-  requestedBy: string;
-  state: string;
-  done: number;
-  total: number;
-  organizations: Array<{ id: string; slug: string; result: string; snapshotId?: string; builder: string }>;
-}
-
-const bearer = { Authorization: `Bearer ${TOKEN}` };
 /** Every answer of a builder's admin API checked against its OpenAPI document. */
 const fetch = (input: string, init?: RequestInit) => adminContractFetch(() => input)(input, init);
 
-async function startBuilder(name: string) {
-  const started = await marqueeProcess(['builder'], { ...env, BUILDER_NAME: name }, /"admin":"(http:\/\/[^"]+)"[^\n]*builder running/, { readyTimeoutMs: 120_000 });
-  return { admin: started.match[1]!, stop: started.stop };
-}
+const startBuilder = (name: string) => startFleetBuilder({ home, databaseUrl: postgres.url, redisUrl: redis.url, store: env.SNAPSHOT_STORE! }, name, 'running');
 
-async function runs(admin: string): Promise<Run[]> {
-  const answer = await fetch(`${admin}/admin/v1/builds`, { headers: bearer });
+async function runs(admin: string): Promise<BuildRunAnswer[]> {
+  const answer = await fetch(`${admin}/admin/v1/builds`, { headers: fleetBearer });
   expect(answer.status).toBe(200);
-  return (await answer.json()) as Run[];
+  return (await answer.json()) as BuildRunAnswer[];
 }
 
-async function run(admin: string, id: string): Promise<Run | undefined> {
-  const answer = await fetch(`${admin}/admin/v1/builds/${id}`, { headers: bearer });
-  return answer.status === 200 ? ((await answer.json()) as Run) : undefined;
+async function run(admin: string, id: string): Promise<BuildRunAnswer | undefined> {
+  const answer = await fetch(`${admin}/admin/v1/builds/${id}`, { headers: fleetBearer });
+  return answer.status === 200 ? ((await answer.json()) as BuildRunAnswer) : undefined;
 }
 
 it("lists every builder's runs and the CLI's on each builder, with who asked; a requested run survives its builder's restart", async () => {
@@ -107,9 +93,13 @@ it("lists every builder's runs and the CLI's on each builder, with who asked; a 
     }
 
     // A build asked of builder A through its admin API: root asked for it, and B lists it.
-    const asked = await fetch(`${a.admin}/admin/v1/builds`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{"organizations":["rr-org-2"]}' });
+    const asked = await fetch(`${a.admin}/admin/v1/builds`, {
+      method: 'POST',
+      headers: { ...fleetBearer, 'Content-Type': 'application/json' },
+      body: '{"organizations":["rr-org-2"]}',
+    });
     expect(asked.status).toBe(202);
-    const queued = (await asked.json()) as Run;
+    const queued = (await asked.json()) as BuildRunAnswer;
     expect(queued).toMatchObject({ trigger: 'manual', requestedBy: 'root', state: 'queued' });
     await expect.poll(async () => (await run(a.admin, queued.id))?.state, { timeout: 30_000 }).toBe('finished');
     await expect.poll(async () => (await run(b.admin, queued.id))?.state, { timeout: 10_000 }).toBe('finished');

@@ -20,7 +20,7 @@ import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { readManifest, readObjectBytes, readPointer } from '../../../snapshot/reader.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
-import { marqueeProcess } from '../../support/cli.ts';
+import { type BuildRunAnswer, type FleetBuilder, fleetBearer, startFleetBuilder } from '../../support/builder-fleet.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
@@ -39,8 +39,6 @@ const SERVED_WITHIN_MS = 30_000;
 const LEFT_AT_FAULT = 500;
 /** A scenario starts two builders, builds 300 organizations before its fault and 500 after, and checks every run. */
 const SCENARIO_TIMEOUT_MS = 300_000;
-const TOKEN = 'test-admin-token-0123456789abcdef';
-const bearer = { Authorization: `Bearer ${TOKEN}` };
 
 let postgres: TestPostgres;
 let redis: TestRedis;
@@ -49,7 +47,7 @@ let home: string;
 let store: DirectoryStore;
 let organizationIds: string[];
 /** Every builder started, stopped at the end whatever a test left running. */
-const started: Builder[] = [];
+const started: FleetBuilder[] = [];
 
 beforeAll(async () => {
   [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
@@ -80,50 +78,9 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-interface RunRecord {
-  id: string;
-  trigger: string;
-  state: string;
-  done: number;
-  total: number;
-  error?: string;
-  organizations: Array<{ id: string; result: string; builder: string }>;
-}
-
-interface Builder {
-  name: string;
-  admin: string;
-  output(): string;
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-}
-
 /** A builder of the fleet, resolved as soon as its admin port answers: before its start-up run, which the faults strike. */
-async function startBuilder(name: string): Promise<Builder> {
-  const env = {
-    MARQUEE_HOME: home,
-    DATABASE_URL: postgres.url,
-    REDIS_URL: redis.url,
-    SNAPSHOT_STORE: store.root,
-    LOG_FORMAT: 'json',
-    // The schedule never comes during the test: whatever is built, the run's own recovery built it.
-    BUILD_SCHEDULE: '0 0 1 1 *',
-    BUILDER_NAME: name,
-    ADMIN_TOKEN: TOKEN,
-    ADMIN_PORT: '0',
-  };
-  const child = await marqueeProcess(['builder'], env, /"admin":"(http:\/\/[^"]+)"/, { readyTimeoutMs: 60_000 });
-  const exited = new Promise<void>((resolve) => child.child.once('exit', () => resolve()));
-  const builder = {
-    name,
-    admin: child.match[1]!,
-    output: child.output,
-    stop: child.stop,
-    kill: async () => {
-      child.child.kill('SIGKILL');
-      await exited;
-    },
-  };
+async function startBuilder(name: string): Promise<FleetBuilder> {
+  const builder = await startFleetBuilder({ home, databaseUrl: postgres.url, redisUrl: redis.url, store: store.root }, name, 'admin');
   started.push(builder);
   // What went wrong is in the builders' warnings: a failed test shows the last of them.
   onTestFailed(() => {
@@ -136,19 +93,19 @@ async function startBuilder(name: string): Promise<Builder> {
   return builder;
 }
 
-async function runsOf(builder: Builder): Promise<RunRecord[]> {
-  const answer = await fetch(`${builder.admin}/admin/v1/builds`, { headers: bearer });
+async function runsOf(builder: FleetBuilder): Promise<BuildRunAnswer[]> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds`, { headers: fleetBearer });
   expect(answer.status).toBe(200);
-  return (await answer.json()) as RunRecord[];
+  return (await answer.json()) as BuildRunAnswer[];
 }
 
-async function runAt(builder: Builder, id: string): Promise<RunRecord | undefined> {
-  const answer = await fetch(`${builder.admin}/admin/v1/builds/${id}`, { headers: bearer });
-  return answer.status === 200 ? ((await answer.json()) as RunRecord) : undefined;
+async function runAt(builder: FleetBuilder, id: string): Promise<BuildRunAnswer | undefined> {
+  const answer = await fetch(`${builder.admin}/admin/v1/builds/${id}`, { headers: fleetBearer });
+  return answer.status === 200 ? ((await answer.json()) as BuildRunAnswer) : undefined;
 }
 
 /** Runs over the fleet (not the change builds of one organization). */
-const fleetRuns = (runs: RunRecord[]) => runs.filter((run) => run.trigger !== 'change' || run.total > 1);
+const fleetRuns = (runs: BuildRunAnswer[]) => runs.filter((run) => run.trigger !== 'change' || run.total > 1);
 
 /** Whether the organization's current snapshot's team shows `title`: what the API serves is what the store's pointer names. */
 async function servesTitle(organizationId: string, title: string): Promise<boolean> {
@@ -197,7 +154,7 @@ async function everyOrganizationServes(title: string, since: number): Promise<nu
  * Once the fleet is quiet: no run of `builder` is under way, none is finished short, and each one
  * that failed (saying why) is followed by a run that finished.
  */
-async function expectRunsTellTheTruth(builder: Builder): Promise<RunRecord[]> {
+async function expectRunsTellTheTruth(builder: FleetBuilder): Promise<BuildRunAnswer[]> {
   await expect.poll(async () => (await runsOf(builder)).filter((run) => run.state === 'queued' || run.state === 'running').length, { timeout: 30_000 }).toBe(0);
   const runs = fleetRuns(await runsOf(builder));
   for (const run of runs) {
@@ -228,8 +185,8 @@ async function changeEveryTeam(title: string, { unheard = false } = {}): Promise
 }
 
 /** Waits until `builder` shows a run over the fleet under way with at least `done` organizations built. */
-async function runUnderWay(builder: Builder, done: number, id?: string): Promise<RunRecord> {
-  let found: RunRecord | undefined;
+async function runUnderWay(builder: FleetBuilder, done: number, id?: string): Promise<BuildRunAnswer> {
+  let found: BuildRunAnswer | undefined;
   let seen = '';
   await expect
     .poll(
@@ -253,7 +210,7 @@ async function flush(): Promise<void> {
 }
 
 describe('Redis loses its data in the middle of a run divided between two builders', () => {
-  let fleet: Builder[] = [];
+  let fleet: FleetBuilder[] = [];
   const stopFleet = async () => {
     await Promise.all(fleet.map((builder) => builder.stop()));
     fleet = [];
@@ -261,7 +218,7 @@ describe('Redis loses its data in the middle of a run divided between two builde
   afterAll(stopFleet);
 
   /** The builders start with every organization changed: their start-up runs divide the work. */
-  async function startUpRunsStruckBy(title: string, fault: () => Promise<void>): Promise<{ servedMs: number; runs: RunRecord[] }> {
+  async function startUpRunsStruckBy(title: string, fault: () => Promise<void>): Promise<{ servedMs: number; runs: BuildRunAnswer[] }> {
     await changeEveryTeam(title);
     fleet = [await startBuilder('b1'), await startBuilder('b2')];
     await runUnderWay(fleet[0]!, ORGANIZATIONS - LEFT_AT_FAULT);
@@ -306,9 +263,9 @@ describe('Redis loses its data in the middle of a run divided between two builde
       await Promise.all(fleet.map((builder) => expect.poll(async () => (await runsOf(builder)).every((run) => run.state === 'finished'), { timeout: 60_000 }).toBe(true)));
       await changeEveryTeam(title, { unheard: true });
       const asked = fleet[ask]!;
-      const answer = await fetch(`${asked.admin}/admin/v1/builds`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{}' });
+      const answer = await fetch(`${asked.admin}/admin/v1/builds`, { method: 'POST', headers: { ...fleetBearer, 'Content-Type': 'application/json' }, body: '{}' });
       expect(answer.status).toBe(202);
-      const { id } = (await answer.json()) as RunRecord;
+      const { id } = (await answer.json()) as BuildRunAnswer;
       await runUnderWay(asked, ORGANIZATIONS - LEFT_AT_FAULT, id);
       await fault();
       const since = performance.now();
