@@ -101,6 +101,12 @@ const describeRequest = (request: RequestRecord): string =>
 
 const describeFault = (fault: AppliedFault): string => `fault #${fault.id} ${fault.kind} on ${fault.target} (${instant(fault.startedAt)}–${instant(fault.healedAt)})`;
 
+function append<T>(groups: Map<string, T[]>, key: string, item: T): void {
+  const group = groups.get(key);
+  if (group === undefined) groups.set(key, [item]);
+  else group.push(item);
+}
+
 const served = (request: RequestRecord): boolean => request.status === 200 || request.status === 304;
 
 /** A span of the campaign's clock during which a fault excuses something. */
@@ -241,14 +247,16 @@ export function checkSuspendedOrganizations(history: History): InvariantResult {
       [...excuses(history, gateway, ['store', 'cdn'], STORE_REJOIN_GRACE_MS), ...excuses(history, gateway, ['itself'], GATEWAY_RESUME_GRACE_MS)],
     ]),
   );
+  const requestsFor = new Map<string, RequestRecord[]>();
+  for (const request of history.requests) append(requestsFor, request.organizationId, request);
   const violations: string[] = [];
   const notes: string[] = [];
   let checked = 0;
   for (const suspension of suspensions(history.changes)) {
     const lost = excusing(announcementLost, suspension.publishedAt - PUBLISH_SEEN_SLACK_MS, suspension.publishedAt);
     const bound = suspension.publishedAt + (lost === undefined ? PUBLISH_TO_SERVE_MS : UNANNOUNCED_PUBLISH_TO_SERVE_MS);
-    for (const request of history.requests) {
-      if (request.organizationId !== suspension.organizationId || request.sentAt <= bound || request.sentAt >= suspension.until) continue;
+    for (const request of requestsFor.get(suspension.organizationId) ?? []) {
+      if (request.sentAt <= bound || request.sentAt >= suspension.until) continue;
       checked++;
       if (!served(request)) continue;
       const excuse = excusing(gatewayExcuses.get(request.gateway) ?? [], ...requestSpan(request));
@@ -307,8 +315,7 @@ export function checkConvergence(history: History): InvariantResult {
   const answers = new Map<string, typeof history.final>();
   for (const answer of history.final) {
     if (answer.at < history.healedAt) continue;
-    const key = `${answer.gateway} ${answer.organizationId} ${answer.path}`;
-    answers.set(key, [...(answers.get(key) ?? []), answer]);
+    append(answers, `${answer.gateway} ${answer.organizationId} ${answer.path}`, answer);
   }
   const violations: string[] = [];
   let checked = 0;
@@ -343,8 +350,7 @@ export function checkWebhooks(history: History): InvariantResult {
   const enabled = new Set(history.enabledEndpoints);
   const receipts = new Map<string, number[]>();
   for (const receipt of history.received) {
-    const key = `${receipt.endpointId} ${receipt.webhookId}`;
-    receipts.set(key, [...(receipts.get(key) ?? []), receipt.receivedAt]);
+    append(receipts, `${receipt.endpointId} ${receipt.webhookId}`, receipt.receivedAt);
   }
   const violations: string[] = [];
   let checked = 0;
@@ -424,10 +430,22 @@ const VACUOUS: Record<string, string> = {
   [INVARIANTS.processes]: 'no process was recorded',
 };
 
+/** The changes the campaign's stream must have made (issue 28, "What to build"), each at least once. */
+export const REQUIRED_CHANGES: ReadonlyArray<Change['kind']> = [
+  'platform.row',
+  'key.created',
+  'key.revoked',
+  'organization.suspended',
+  'organization.reactivated',
+  'webhook.added',
+  'webhook.disabled',
+  'admin.action',
+];
+
 /**
  * The campaign did what it must for its other lines to mean something: every checker judged
- * something, faults were applied and all healed, `healedAt` is the last heal, and each kind of
- * durable record was created.
+ * something, faults were applied and all healed, `healedAt` is the last heal, each kind of change
+ * of the stream was made, and each kind of durable record was created.
  */
 export function checkExercised(history: History, results: InvariantResult[]): InvariantResult {
   const violations: string[] = [];
@@ -437,6 +455,8 @@ export function checkExercised(history: History, results: InvariantResult[]): In
     if (fault.healedAt === undefined) violations.push(`${describeFault(fault)} never healed`);
     else if (fault.healedAt > history.healedAt) violations.push(`${describeFault(fault)} healed after the recorded last heal at ${instant(history.healedAt)}`);
   }
+  const made = new Set(history.changes.map((change) => change.kind));
+  for (const kind of REQUIRED_CHANGES) if (!made.has(kind)) violations.push(`no ${kind} change was made`);
   const { keys, webhookSecrets, adminCredentials, auditEntries } = history.durables;
   if (keys.created.length === 0) violations.push('no key was created');
   if (Object.keys(webhookSecrets.created).length === 0) violations.push('no webhook endpoint was created');
@@ -447,7 +467,7 @@ export function checkExercised(history: History, results: InvariantResult[]): In
       (other) => other !== fault && other.startedAt < (fault.healedAt ?? Number.POSITIVE_INFINITY) && fault.startedAt < (other.healedAt ?? Number.POSITIVE_INFINITY),
     ),
   ).length;
-  const checked = results.length + history.faults.length + 5;
+  const checked = results.length + history.faults.length + REQUIRED_CHANGES.length + 4;
   return {
     invariant: INVARIANTS.exercised,
     checked,

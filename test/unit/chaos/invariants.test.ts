@@ -4,7 +4,16 @@
 // a campaign that did nothing fails.
 import { describe, expect, it } from 'vitest';
 import type { History } from '../../../scripts/chaos/history.ts';
-import { checkAll, checkServerErrors, checkSuspendedOrganizations, checkWebhooks, INVARIANTS, type InvariantResult } from '../../../scripts/chaos/invariants.ts';
+import {
+  checkAll,
+  checkCrossOrganization,
+  checkServerErrors,
+  checkSuspendedOrganizations,
+  checkWebhooks,
+  INVARIANTS,
+  type InvariantResult,
+  REQUIRED_CHANGES,
+} from '../../../scripts/chaos/invariants.ts';
 import { EVENTS, PROFILE, request, unavailable, validHistory } from './campaign-history.ts';
 
 const named = (results: InvariantResult[], invariant: string) => results.find((result) => result.invariant === invariant)!;
@@ -58,6 +67,14 @@ describe("no response carries another organization's data", () => {
       /key-a1 \(org-a\)/,
       /the profile answered is org-c's/,
     );
+  });
+
+  it('judges a body by the organization the key was created for, not the one the request was filed under', () => {
+    const history = planted((history) => history.requests.push(request('gateway-1', 'key-a2', 'org-b', 5_000, 200)));
+    expect(checkCrossOrganization(history).violations).toEqual([
+      'gateway-1 GET /api/integration/v1/events with key-a2 (org-b) sent at 5.000 s, answered 200 at 5.020 s: the key belongs to org-a, not org-b',
+      'gateway-1 GET /api/integration/v1/events with key-a2 (org-b) sent at 5.000 s, answered 200 at 5.020 s: the body holds ids of org-b',
+    ]);
   });
 });
 
@@ -247,13 +264,20 @@ describe('every gateway converged within 30 s of the last heal', () => {
     );
   });
 
-  it('catches a gateway that answered nothing for an organization, or the wrong status', () => {
+  it('catches a gateway that answered nothing for an organization (an answer before the heal proves nothing), or the wrong status', () => {
     expectOnly(
       planted((history) => {
         history.final = history.final.filter((final) => final !== answer(history, 'gateway-2', 'org-b'));
       }),
       INVARIANTS.convergence,
       /^gateway-2 org-b .*: no answer after the heal at 72\.000 s; expected 200 "org-b-events"$/,
+    );
+    expectOnly(
+      planted((history) => {
+        answer(history, 'gateway-2', 'org-b').at = 71_000;
+      }),
+      INVARIANTS.convergence,
+      /^gateway-2 org-b .*: no answer after the heal at 72\.000 s/,
     );
     expectOnly(
       planted((history) => {
@@ -387,7 +411,20 @@ describe('campaign exercised', () => {
         'no webhook endpoint was created',
         'no admin credential was created',
         'no audited admin action returned',
+        ...REQUIRED_CHANGES.map((kind) => `no ${kind} change was made`),
       ]),
+    );
+  });
+
+  it('fails a campaign whose stream of changes left a kind out', () => {
+    expectOnly(
+      planted((history) => {
+        history.changes = history.changes.filter((change) => change.kind !== 'organization.reactivated');
+        // Without its reactivation org-b stays suspended: no request for it after 11 s may be served.
+        history.requests = history.requests.filter((record) => !(record.organizationId === 'org-b' && record.sentAt > 11_000));
+      }),
+      INVARIANTS.exercised,
+      /^no organization.reactivated change was made$/,
     );
   });
 
