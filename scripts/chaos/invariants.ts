@@ -1,5 +1,5 @@
-// The chaos campaign's judgement (issue 28): one pure function per invariant of docs/reliability.md
-// "Chaos campaign", each reading only the recorded History (history.ts) and answering how many facts
+// The chaos campaign's judgement (issue 28): one pure function per invariant the campaign promises,
+// each reading only the recorded History (history.ts) and answering how many facts
 // it judged and which of them broke the invariant. `checked` counts real facts so that a campaign
 // that did nothing is seen to have judged nothing: the last line, `campaign exercised`, fails when a
 // checker judged nothing the campaign should have produced, when no fault was applied, or when one
@@ -285,8 +285,15 @@ export function checkServerErrors(history: History): InvariantResult {
   const violations: string[] = [];
   let checked = 0;
   let excused = 0;
+  let unanswered = 0;
+  let unansweredOutsideFaults = 0;
   for (const request of history.requests) {
-    if (request.status === undefined) continue;
+    if (request.status === undefined) {
+      // Not a 5xx, so no violation here; but shown, since a request unanswered while nothing was wrong is a crash or a hang to look into.
+      unanswered++;
+      if (excusing(needed.get(request.gateway) ?? [], ...requestSpan(request)) === undefined) unansweredOutsideFaults++;
+      continue;
+    }
     checked++;
     if (request.status < 500) continue;
     const problems: string[] = [];
@@ -302,7 +309,8 @@ export function checkServerErrors(history: History): InvariantResult {
     if (problems.length > 0) violations.push(`${describeRequest(request)}: ${problems.join('; ')}`);
     else excused++;
   }
-  return { invariant: INVARIANTS.serverErrors, checked, violations, notes: excused > 0 ? [`${excused} × 503 during a fault`] : [] };
+  const notes = [`${excused} × 503 during a fault`, `${unanswered} requests unanswered, ${unansweredOutsideFaults} of them outside any fault of their gateway`];
+  return { invariant: INVARIANTS.serverErrors, checked, violations, notes };
 }
 
 /**

@@ -3,8 +3,9 @@
 //
 // Two gateways, two builders, three organizations. Faults: Redis restarted empty (30–35 s, every
 // process), gateway-1's link to the store black-holed (50–56 s) while builder-2 is killed
-// (52–53 s), PostgreSQL restarted (70–72 s, the builders only). org-b is suspended and reactivated
-// early; org-c is suspended at 40 s (published at 41 s) and stays so. key-a2 is revoked at 20 s.
+// (52–53 s), PostgreSQL restarted (70–72 s, the builders only) while gateway-2 is killed
+// (71.4–71.9 s). org-b is suspended and reactivated early; org-c is suspended at 40 s (published
+// at 41 s) and stays so. key-a2 is revoked at 20 s.
 import type { FinalAnswer, History, RequestRecord } from '../../../scripts/chaos/history.ts';
 
 export const EVENTS = '/api/integration/v1/events';
@@ -56,6 +57,7 @@ export function validHistory(): History {
       { id: 2, kind: 'blackhole', target: 'gateway-1→store', startedAt: 50_000, healedAt: 56_000, affects: [{ process: 'gateway-1', backend: 'store' }] },
       { id: 3, kind: 'kill', target: 'builder-2', startedAt: 52_000, healedAt: 53_000, affects: [{ process: 'builder-2', backend: 'itself' }] },
       { id: 4, kind: 'postgres-restart', target: 'postgres', startedAt: 70_000, healedAt: 72_000, affects: BUILDERS.map((process) => ({ process, backend: 'postgres' as const })) },
+      { id: 5, kind: 'kill', target: 'gateway-2', startedAt: 71_400, healedAt: 71_900, affects: [{ process: 'gateway-2', backend: 'itself' }] },
     ],
     requests: [
       request('gateway-1', 'key-a1', 'org-a', 2_000, 200),
@@ -77,7 +79,7 @@ export function validHistory(): History {
       request('gateway-1', 'key-b1', 'org-b', 54_000, 503, unavailable),
       request('gateway-2', 'key-c1', 'org-c', 60_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
       request('gateway-1', 'key-c1', 'org-c', 71_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
-      // Killed: no answer.
+      // gateway-2 killed: no answer.
       request('gateway-2', 'key-a1', 'org-a', 71_500, undefined),
       request('gateway-2', 'key-a1', 'org-a', 80_000, 200),
     ],
