@@ -1,9 +1,9 @@
 // The chaos campaign's judgement (issue 28): one pure function per invariant the campaign promises,
-// each reading only the recorded History (history.ts) and answering how many facts
-// it judged and which of them broke the invariant. `checked` counts real facts so that a campaign
-// that did nothing is seen to have judged nothing: the last line, `campaign exercised`, fails when a
-// checker judged nothing the campaign should have produced, when no fault was applied, or when one
-// never healed.
+// each reading only the recorded History (history.ts) and answering how many facts it judged and
+// which of them broke the invariant. `checked` counts real facts so that a campaign that did
+// nothing is seen to have judged nothing: the last line, `campaign exercised`, fails when a checker
+// judged nothing, when no fault was applied or one never healed, or when the stream of changes left
+// a kind out.
 //
 // What a fault excuses is the documented behaviour of a backend being down (docs/design.md
 // "Gateway", "Keys outlive any cache", "A run never lies"; docs/production.md "When a backend is
@@ -11,7 +11,17 @@
 // request's gateway could not use normally, from the fault's start to its heal plus the grace
 // named below. A gateway needs Redis (keys, rate-limit counts, the publish channel), the store
 // (pointers) and the CDN (manifests and objects); it never uses PostgreSQL, so a PostgreSQL fault
-// excuses nothing a gateway answers.
+// excuses nothing a gateway answers. In short (each checker's comment says why):
+//
+//   invariant                 excused by a fault span (start → heal + grace)
+//   revoked key served        the gateway's 'redis' (+3 s); a 'redis' of a builder (the writer, the
+//                             key keepers) at the revocation's return (+3 s)
+//   suspended org served      bound 2 s after the publish was seen, 32 s when any 'redis' or a
+//                             builder's 'itself' spans the publish; the gateway's 'store' or 'cdn'
+//                             (+12 s), or its 'itself' (+2 s)
+//   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); never 'postgres'
+//   the other lines           nothing: no fault excuses another organization's data, a lost
+//                             record, a failed verification, a stray process or late convergence.
 import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord } from './history.ts';
 
 export interface InvariantResult {
