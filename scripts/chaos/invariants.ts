@@ -326,7 +326,9 @@ export function checkServerErrors(history: History): InvariantResult {
 /**
  * For every gateway and every path a fresh build of the final state answers: among the gateway's
  * answers received after the last heal, one with the expected status (and ETag, when the fresh
- * build has one) by CONVERGENCE_BOUND_MS after it, and none different after that one.
+ * build has one) by CONVERGENCE_BOUND_MS after it, and none different after that one. Every
+ * organization the campaign asked for or changed must have such expected paths: "every gateway
+ * answers every organization".
  */
 export function checkConvergence(history: History): InvariantResult {
   const deadline = history.healedAt + CONVERGENCE_BOUND_MS;
@@ -336,6 +338,13 @@ export function checkConvergence(history: History): InvariantResult {
     append(answers, `${answer.gateway} ${answer.organizationId} ${answer.path}`, answer);
   }
   const violations: string[] = [];
+  const compared = new Set(history.expected.map((expected) => expected.organizationId));
+  const touched = new Set([
+    ...history.requests.map((request) => request.organizationId),
+    ...history.changes.flatMap((change) => ('organizationId' in change ? [change.organizationId] : [])),
+  ]);
+  for (const organizationId of [...touched].sort())
+    if (!compared.has(organizationId)) violations.push(`${organizationId}: no answer of a fresh build to compare the gateways' with`);
   let checked = 0;
   for (const gateway of gatewaysOf(history)) {
     for (const expected of history.expected) {

@@ -288,6 +288,17 @@ describe('every gateway converged within 30 s of the last heal', () => {
     );
   });
 
+  it('catches an organization the campaign used that nothing was expected of', () => {
+    expectOnly(
+      planted((history) => {
+        history.expected = history.expected.filter((expected) => expected.organizationId !== 'org-b');
+        history.final = history.final.filter((final) => final.organizationId !== 'org-b');
+      }),
+      INVARIANTS.convergence,
+      /^org-b: no answer of a fresh build to compare the gateways' with$/,
+    );
+  });
+
   it('allows wrong answers before the converged one, and catches one that relapses after it', () => {
     const early = planted((history) => history.final.push({ ...answer(history, 'gateway-1', 'org-a'), etag: '"org-a-old"', at: 73_000 }));
     expect(checkAll(early).flatMap((result) => result.violations)).toEqual([]);
