@@ -8,7 +8,6 @@
 // suspension's or reactivation's publication is the first instant the organization's pointer,
 // read straight from the store, shows the new state.
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { SqlClient } from '../../builder/platform/sql.ts';
 import { S3RVER_CREDENTIALS } from '../../test/support/s3.ts';
 import { type KeyRing, revokeWithCli, type SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
@@ -141,10 +140,12 @@ export class ChangeStream {
 
   /** An admin API call as `admin`; throws on anything but 2xx. */
   private async admin(admin: string, method: string, path: string, body?: unknown): Promise<{ json: unknown; requestId: string }> {
+    // Every state-changing admin request is JSON, an empty object when it says nothing more.
+    const sent = method === 'GET' ? undefined : JSON.stringify(body ?? {});
     const response = await fetch(`${this.world.adminUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.tokens.get(admin)}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers: { authorization: `Bearer ${this.tokens.get(admin)}`, ...(sent === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(sent === undefined ? {} : { body: sent }),
       signal: AbortSignal.timeout(20_000),
     });
     const text = await response.text();
@@ -227,7 +228,17 @@ export class ChangeStream {
         // The store halted or the read cut: try again.
       }
       // A later change of the same organization took over: this one's publication may never be seen alone.
-      if (this.changes.some((other) => other !== change && 'organizationId' in other && other.organizationId === change.organizationId && other.kind.startsWith('organization.') && other.returnedAt > change.returnedAt)) return;
+      if (
+        this.changes.some(
+          (other) =>
+            other !== change &&
+            'organizationId' in other &&
+            other.organizationId === change.organizationId &&
+            other.kind.startsWith('organization.') &&
+            other.returnedAt > change.returnedAt,
+        )
+      )
+        return;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

@@ -25,7 +25,8 @@ const now = () => performance.now();
 const everyProcessLoses = (backend: Backend, processes: readonly string[] = PROCESSES): Affects =>
   processes.filter((process) => LINKS[process as (typeof PROCESSES)[number]].includes(backend)).map((process) => ({ process, backend }));
 
-const linksTo = (world: ChaosWorld, backend: string) => PROCESSES.filter((process) => LINKS[process].includes(backend)).map((process) => world.links.get(linkName(process, backend))!);
+const linksTo = (world: ChaosWorld, backend: string) =>
+  PROCESSES.filter((process) => LINKS[process].includes(backend)).map((process) => world.links.get(linkName(process, backend))!);
 
 /** Applies `fault` now and resolves once it is healed; `applied` is filled in as it goes (and left with healedAt undefined if healing failed). */
 export async function applyFault(world: ChaosWorld, fault: ScheduledFault, applied: AppliedFault, log: (line: string) => void): Promise<void> {
@@ -119,7 +120,13 @@ async function onLinks(proxies: FaultProxy[], fault: Fault, durationMs: number):
  * way at once. Resolves when every fault has healed, with them as applied; `signal` stops the
  * faults not yet started (those under way still heal).
  */
-export async function runSchedule(world: ChaosWorld, schedule: readonly ScheduledFault[], startedAt: number, log: (line: string) => void, signal: AbortSignal): Promise<AppliedFault[]> {
+export async function runSchedule(
+  world: ChaosWorld,
+  schedule: readonly ScheduledFault[],
+  startedAt: number,
+  log: (line: string) => void,
+  signal: AbortSignal,
+): Promise<AppliedFault[]> {
   const applied: AppliedFault[] = [];
   const underWay: Promise<void>[] = [];
   for (const fault of schedule) {

@@ -73,7 +73,13 @@ async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<voi
  * expected answers are unknown every pair is asked; once `expected()` gives them, only the pairs
  * that do not answer as expected yet, and a last round asks everything again (a relapse shows).
  */
-export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healedAt: number, expected: () => Map<string, ExpectedAnswer> | undefined, final: FinalAnswer[]): Promise<void> {
+export async function pollFinal(
+  world: ChaosWorld,
+  all: readonly Probe[],
+  healedAt: number,
+  expected: () => Map<string, ExpectedAnswer> | undefined,
+  final: FinalAnswer[],
+): Promise<void> {
   const settled = new Set<string>();
   const name = (gateway: string, probe: Probe) => `${gateway} ${probe.organizationId} ${probe.path}`;
   const end = healedAt + CONVERGENCE_WINDOW_MS;
@@ -200,7 +206,11 @@ export async function verifications(world: ChaosWorld): Promise<Verification[]> 
     ['verify', '--all', '--json'],
   ]) {
     const done = await world.cli(args);
-    results.push({ what: `marquee ${args.join(' ')}`, ok: done.code === 0, ...(done.code === 0 ? {} : { detail: `exit ${done.code}: ${(done.stdout + done.stderr).trim().slice(0, 500)}` }) });
+    results.push({
+      what: `marquee ${args.join(' ')}`,
+      ok: done.code === 0,
+      ...(done.code === 0 ? {} : { detail: `exit ${done.code}: ${(done.stdout + done.stderr).trim().slice(0, 500)}` }),
+    });
   }
   return results;
 }

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyRing, SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
 import { chooseRequest } from '../soak/traffic.ts';
+import { API } from '../../test/support/http-fuzz.ts';
 import type { RequestRecord } from './history.ts';
 
 /** A request not answered within this is recorded unanswered (a paused gateway, a black hole). */
@@ -47,7 +48,15 @@ export async function runLoad(platform: SoakPlatform, ring: KeyRing, options: Lo
 async function send(platform: SoakPlatform, gateway: { name: string; url: string }, key: SoakKey): Promise<RequestRecord> {
   const organization = platform.organizations[key.organization]!;
   const chosen = chooseRequest(platform, key);
-  const record: RequestRecord = { gateway: gateway.name, keyId: key.id, organizationId: organization.id, path: chosen.path, sentAt: performance.now(), answeredAt: undefined, status: undefined };
+  const record: RequestRecord = {
+    gateway: gateway.name,
+    keyId: key.id,
+    organizationId: organization.id,
+    path: chosen.path,
+    sentAt: performance.now(),
+    answeredAt: undefined,
+    status: undefined,
+  };
   try {
     const response = await fetch(`${gateway.url}${chosen.path}`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const body = await response.text();
@@ -84,4 +93,21 @@ export function readBody(platform: SoakPlatform, route: string, status: number, 
     }
   }
   return result;
+}
+
+/** Every key asked once for its organization at every gateway, a few at a time; how many were asked. */
+export async function warmUp(gateways: Array<{ url: string }>, keys: readonly SoakKey[]): Promise<number> {
+  const pairs = gateways.flatMap((gateway) => keys.map((key) => ({ gateway, key })));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < pairs.length) {
+        const { gateway, key } = pairs[next++]!;
+        await fetch(`${gateway.url}${API}/organization`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+          .then((response) => response.arrayBuffer())
+          .catch(() => undefined);
+      }
+    }),
+  );
+  return pairs.length;
 }

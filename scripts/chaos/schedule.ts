@@ -9,17 +9,7 @@
 // slow and a black hole; a paused gateway is not also killed): a draw that meets a busy resource
 // waits for it, so every fault drawn is applied.
 
-export type FaultKind =
-  | 'kill'
-  | 'pause'
-  | 'redis-restart-empty'
-  | 'redis-flush'
-  | 'postgres-restart'
-  | 'halt'
-  | 'slow'
-  | 'latency'
-  | 'reset'
-  | 'blackhole';
+export type FaultKind = 'kill' | 'pause' | 'redis-restart-empty' | 'redis-flush' | 'postgres-restart' | 'halt' | 'slow' | 'latency' | 'reset' | 'blackhole';
 
 export interface ScheduledFault {
   id: number;

@@ -103,6 +103,9 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
       LOG_FORMAT: 'json',
       TRUST_PROXY: '',
       ADMIN_TOKEN,
+      // Receivers are on loopback, over plain HTTP (read by builders and by the operator's CLI).
+      WEBHOOK_ALLOW_PRIVATE: '1',
+      WEBHOOK_ALLOW_INSECURE: '1',
     };
     const operatorEnv = { ...common, DATABASE_URL: postgres.url, REDIS_URL: redis.url, S3_ENDPOINT: bucket.info.endpoint };
     const envOf = (process: string, port: number, adminPort: number): Record<string, string> => {
@@ -116,9 +119,6 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
         ...(uses.includes('postgres')
           ? {
               DATABASE_URL: `postgres://postgres@${via(process, 'postgres')}/postgres`,
-              // Receivers are on loopback, over plain HTTP.
-              WEBHOOK_ALLOW_PRIVATE: '1',
-              WEBHOOK_ALLOW_INSECURE: '1',
             }
           : {}),
         ...(uses.includes('cdn') ? { SNAPSHOT_CDN_URL: `http://${via(process, 'cdn')}/${bucket.info.bucket}/${PREFIX}` } : {}),
