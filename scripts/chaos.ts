@@ -13,7 +13,10 @@
 // are written under a directory printed at the end. Exit status 1 on any violation, and the seed
 // and the fault schedule printed: `--seed` with the same --minutes replays the same schedule.
 //
-//   node --import tsx scripts/chaos.ts [--minutes 30] [--seed N] [--organizations 1000] [--rate 120] [--out DIR]
+//   node --import tsx scripts/chaos.ts [--minutes 30] [--seed N|random …] [--organizations 1000] [--rate 120] [--out DIR]
+//
+// Several --seed divide the fault window among them, in order, each part its seed's schedule: the
+// suite's short campaign shares one set-up between a fixed seed and a random one.
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,12 +27,12 @@ import type { Log } from '../runtime/log.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';
 import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifications, waitForQuiet } from './chaos/final.ts';
-import type { ExpectedAnswer, History, ProcessRecord, RequestRecord } from './chaos/history.ts';
+import type { History, ProcessRecord, RequestRecord } from './chaos/history.ts';
 import { checkAll } from './chaos/invariants.ts';
 import { runLoad, warmUp } from './chaos/load.ts';
 import { startReceivers } from './chaos/receivers.ts';
 import { formatFaultSchedule, formatReport, passed } from './chaos/report.ts';
-import { drawSchedule, overlaps, Random } from './chaos/schedule.ts';
+import { drawSchedules, overlaps, Random } from './chaos/schedule.ts';
 import { type ChaosWorld, startChaosWorld } from './chaos/world.ts';
 import { createKeys, KeyRing } from './soak/keys.ts';
 import { readPlatform } from './soak/platform.ts';
@@ -44,7 +47,8 @@ const SESSIONS_PER_EVENT = 4;
 
 interface Options {
   minutes: number;
-  seed: number;
+  /** One or more: the fault window is divided among them (schedule.ts drawSchedules). */
+  seeds: number[];
   organizations: number;
   rate: number;
   out: string | undefined;
@@ -54,7 +58,7 @@ function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
       minutes: { type: 'string', default: '30' },
-      seed: { type: 'string' },
+      seed: { type: 'string', multiple: true },
       organizations: { type: 'string', default: '1000' },
       rate: { type: 'string', default: '120' },
       out: { type: 'string' },
@@ -65,11 +69,12 @@ function parseOptions(): Options {
     if (!Number.isFinite(parsed) || parsed <= 0) refuse(`--${name} must be a positive number, got ${value}`);
     return parsed;
   };
-  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
-  if (!Number.isInteger(seed) || seed < 0) refuse(`--seed must be a whole number, got ${values.seed}`);
+  // 'random' (or no --seed at all) draws one, printed with the others.
+  const seeds = (values.seed ?? ['random']).map((text) => (text === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(text)));
+  for (const [place, seed] of seeds.entries()) if (!Number.isInteger(seed) || seed < 0) refuse(`--seed must be a whole number or random, got ${values.seed![place]}`);
   const organizations = number('organizations', values.organizations);
   if (!Number.isInteger(organizations) || organizations < 10) refuse(`--organizations must be a whole number of at least 10, got ${values.organizations}`);
-  return { minutes: number('minutes', values.minutes), seed, organizations, rate: number('rate', values.rate), out: values.out };
+  return { minutes: number('minutes', values.minutes), seeds, organizations, rate: number('rate', values.rate), out: values.out };
 }
 
 function refuse(message: string): never {
@@ -108,11 +113,12 @@ async function main(): Promise<number> {
   const options = parseOptions();
   const interrupted = onInterrupt();
   const windowMs = options.minutes * 60_000;
-  const schedule = drawSchedule(options.seed, windowMs);
-  const out = options.out ?? (await mkdtemp(join(tmpdir(), `marquee-chaos-${options.seed}-`)));
+  const schedule = drawSchedules(options.seeds, windowMs);
+  const seedArguments = options.seeds.map((seed) => `--seed ${seed}`).join(' ');
+  const out = options.out ?? (await mkdtemp(join(tmpdir(), `marquee-chaos-${options.seeds.join('-')}-`)));
   await mkdir(out, { recursive: true });
   say(
-    `chaos: seed ${options.seed}, ${options.minutes} min, ${options.organizations} organizations, ${options.rate} requests/s; ` +
+    `chaos: ${seedArguments}, ${options.minutes} min, ${options.organizations} organizations, ${options.rate} requests/s; ` +
       `${schedule.length} faults drawn (${overlaps(schedule)} overlapping pairs); output in ${out}`,
   );
   const world: ChaosWorld = await startChaosWorld(
@@ -121,8 +127,8 @@ async function main(): Promise<number> {
     say,
     interrupted.signal,
   );
-  const random = new Random(options.seed ^ 0x5eed);
-  const receivers = await startReceivers(new Random(options.seed ^ 0xbeef));
+  const random = new Random(options.seeds[0]! ^ 0x5eed);
+  const receivers = await startReceivers(new Random(options.seeds[0]! ^ 0xbeef));
   let changes: ChangeStream | undefined;
   const requests: RequestRecord[] = [];
   let history: History | undefined;
@@ -168,21 +174,16 @@ async function main(): Promise<number> {
     changeStop.abort();
     await changing;
     const healedAt = Math.max(performance.now() - 1, ...faults.map((fault) => fault.healedAt ?? 0));
-    say(`every fault healed (${faults.length} applied); asking every gateway for every organization's answers, computing a fresh build apart`);
+    say(`every fault healed (${faults.length} applied); asking every gateway for every organization's answers`);
 
-    // The fresh build of the final state runs while the gateways are asked.
     const all = probes(platform, initialKeys);
-    let expected: ExpectedAnswer[] | undefined;
-    let expectedMap: Map<string, ExpectedAnswer> | undefined;
-    const computing = expectedAnswers(world, all, say).then((answers) => {
-      expected = answers;
-      expectedMap = new Map(answers.map((answer) => [`${answer.organizationId} ${answer.path}`, answer]));
-    });
     const final: History['final'] = [];
-    await pollFinal(world, all, healedAt, () => expectedMap, final);
+    const rounds = await pollFinal(world, all, healedAt, final);
     loadStop.abort();
-    await Promise.all([load, computing]);
-    say(`final answers: ${final.length}; expected: ${expected?.length}; waiting for builds and deliveries to settle…`);
+    await load;
+    say(`final answers: ${final.length} in ${rounds} rounds; computing a fresh build of the final state apart`);
+    const expected = await expectedAnswers(world, all, say);
+    say(`${expected.length} expected answers; waiting for builds and deliveries to settle…`);
     if (!(await waitForQuiet(world.db, 90_000))) say('builds or deliveries still under way after 90 s: reading what there is');
     await changes.awaitPublications(performance.now() + 5_000);
     const { queued, enabledEndpoints } = await queuedMessages(world.db);
@@ -197,13 +198,14 @@ async function main(): Promise<number> {
     clearInterval(progress);
     interrupted.signal.removeEventListener('abort', stopAll);
     history = {
-      seed: options.seed,
+      seed: options.seeds[0]!,
+      ...(options.seeds.length > 1 ? { seeds: options.seeds } : {}),
       healedAt,
       faults,
       requests: requests.sort((a, b) => a.sentAt - b.sentAt),
       changes: changes.changes,
       final,
-      expected: expected ?? [],
+      expected,
       queued,
       received: receivers.received(),
       enabledEndpoints,
@@ -232,7 +234,7 @@ async function main(): Promise<number> {
   const kinds = new Map<string, number>();
   for (const fault of history.faults) kinds.set(fault.kind, (kinds.get(fault.kind) ?? 0) + 1);
   const summary = [
-    `seed ${history.seed}, ${options.minutes} min, ${options.organizations} organizations`,
+    `${seedArguments}, ${options.minutes} min, ${options.organizations} organizations`,
     `faults: ${history.faults.length} (${[...kinds].map(([kind, count]) => `${kind} ${count}`).join(', ')})`,
     `requests: ${history.requests.length} (${history.requests.filter((request) => request.status === undefined).length} unanswered)`,
     `changes: ${history.changes.length}; webhook messages queued: ${history.queued.length}, received: ${history.received.length}`,
@@ -243,7 +245,7 @@ async function main(): Promise<number> {
   if (!ok)
     summary.push(
       '',
-      `FAILED with seed ${history.seed}: replay with --seed ${history.seed} --minutes ${options.minutes} --organizations ${options.organizations}`,
+      `FAILED: replay with npm run chaos -- ${seedArguments} --minutes ${options.minutes} --organizations ${options.organizations} --rate ${options.rate}`,
       formatFaultSchedule(history),
     );
   const report = summary.join('\n');

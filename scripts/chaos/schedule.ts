@@ -122,3 +122,13 @@ export class Random {
     return items.find((item) => (roll -= item.weight) < 0) ?? items.at(-1)!;
   }
 }
+
+/**
+ * One campaign, several seeds: the fault window divided evenly, each part the schedule of its own
+ * seed (as drawn for a window of that length), its faults numbered from 1,000 × its place. So a
+ * run shares its set-up between a fixed seed and a random one, and each part replays alone too.
+ */
+export function drawSchedules(seeds: readonly number[], windowMs: number): ScheduledFault[] {
+  const partMs = windowMs / seeds.length;
+  return seeds.flatMap((seed, place) => drawSchedule(seed, partMs).map((fault) => ({ ...fault, id: place * 1_000 + fault.id, at: Math.round(place * partMs + fault.at) })));
+}

@@ -1,7 +1,7 @@
 // The chaos campaign's schedule (scripts/chaos/schedule.ts): replayable from its seed, crowded
 // enough that faults come together, and never two faults on one resource at once.
 import { describe, expect, it } from 'vitest';
-import { drawSchedule, overlaps, resourcesOf } from '../../../scripts/chaos/schedule.ts';
+import { drawSchedule, drawSchedules, overlaps, resourcesOf } from '../../../scripts/chaos/schedule.ts';
 
 const THIRTY_MINUTES = 30 * 60_000;
 
@@ -32,5 +32,13 @@ describe('the chaos schedule', () => {
         if (shared.length > 0) expect(b.at, `faults ${a.id} and ${b.id} share ${shared.join(', ')}`).toBeGreaterThanOrEqual(a.at + a.durationMs);
       }
     }
+  });
+
+  it('gives each seed of a campaign its part of the window, each part drawn from its own seed', () => {
+    const both = drawSchedules([5, 9], 120_000);
+    const first = drawSchedule(5, 60_000);
+    const second = drawSchedule(9, 60_000);
+    expect(both).toEqual([...first, ...second.map((fault) => ({ ...fault, id: 1_000 + fault.id, at: 60_000 + fault.at }))]);
+    expect(drawSchedules([5], 120_000)).toEqual(drawSchedule(5, 120_000));
   });
 });
