@@ -18,7 +18,7 @@ import type { Random } from './schedule.ts';
 import type { ChaosWorld } from './world.ts';
 
 /** The campaign's named admin credentials and their roles. */
-export const ADMINS = [
+const ADMINS = [
   { name: 'alice', role: 'operator' },
   { name: 'bob', role: 'owner' },
   { name: 'carol', role: 'auditor' },
@@ -28,7 +28,7 @@ export const ADMINS = [
 const WEBHOOK_ORGANIZATIONS = 8;
 const MAX_ENDPOINTS = 16;
 
-export interface Endpoint {
+interface Endpoint {
   id: string;
   organizationId: string;
   secret: string;

@@ -74,7 +74,7 @@ async function send(platform: SoakPlatform, gateway: { name: string; url: string
 }
 
 /** What the checkers read from a body: an error's code, or the organizations a 200's ids belong to. */
-export function readBody(platform: SoakPlatform, route: string, status: number, body: string): Pick<RequestRecord, 'errorCode' | 'bodyOrganizations' | 'profileOf'> {
+function readBody(platform: SoakPlatform, route: string, status: number, body: string): Pick<RequestRecord, 'errorCode' | 'bodyOrganizations' | 'profileOf'> {
   if (status !== 200) {
     const code = /"errorCode"\s*:\s*"([A-Z_]+)"/.exec(body);
     return code ? { errorCode: code[1]! } : {};

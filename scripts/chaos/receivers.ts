@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReceivedMessage } from './history.ts';
 import type { Random } from './schedule.ts';
 
-export type Behaviour = 'ok' | 'slow' | 'flaky';
+type Behaviour = 'ok' | 'slow' | 'flaky';
 export const BEHAVIOURS: readonly Behaviour[] = ['ok', 'slow', 'flaky'];
 
 export interface Receivers {

@@ -24,8 +24,8 @@ import { LINKS, linkName, PROCESSES } from './schedule.ts';
 import { Supervised } from './supervised.ts';
 
 /** The targets of docs/production.md: a gateway in 256 MB, a builder in 300 MB. */
-export const RSS_TARGET_MB = { gateway: 256, builder: 300 } as const;
-export const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
+const RSS_TARGET_MB = { gateway: 256, builder: 300 } as const;
+const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
 
 export interface ChaosWorld {
   /** The campaign's own connection, straight to PostgreSQL (never through a proxy). */
@@ -47,7 +47,7 @@ export interface ChaosWorld {
   stop(): Promise<void>;
 }
 
-export interface WorldSize {
+interface WorldSize {
   organizations: number;
   eventsPerOrganization: number;
   sessionsPerEvent: number;
