@@ -77,8 +77,10 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
     const resources = resourcesOf({ kind: choice.kind, target });
     // Waits for its resources; the stream goes on from the instant drawn, so faults still crowd.
     const at = Math.round(Math.max(clock, ...resources.map((resource) => busyUntil.get(resource) ?? 0)));
-    // A process killed is busy until its restart is ready: a few seconds more than its delay.
-    const holds = at + durationMs + (choice.kind === 'kill' || choice.kind.includes('restart') ? 5_000 : 500);
+    // A process killed is busy until its restart is ready: seconds more than its delay on a busy
+    // machine (a builder's start took 9 s on two cores shared with a build); kill() also waits for
+    // a restart still under way, so this only keeps the faults apart as drawn.
+    const holds = at + durationMs + (choice.kind === 'kill' ? 12_000 : choice.kind.includes('restart') ? 5_000 : 500);
     for (const resource of resources) busyUntil.set(resource, holds);
     faults.push({ id, kind: choice.kind, target, at, durationMs, ...(delayMs === undefined ? {} : { delayMs }) });
   }

@@ -58,6 +58,9 @@ export class Supervised {
 
   /** SIGKILL, then systemd's restart after `delayMs`; resolves once the new process is ready. */
   async kill(delayMs: number): Promise<void> {
+    // A restart still under way (a slow start on a busy machine) finishes first: two at once would
+    // race for the same ports.
+    await this.restarting;
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -67,7 +70,16 @@ export class Supervised {
     await this.restartAfter(delayMs);
   }
 
-  private async restartAfter(delayMs: number): Promise<void> {
+  private restarting: Promise<void> | undefined;
+
+  private restartAfter(delayMs: number): Promise<void> {
+    this.restarting ??= this.restart(delayMs).finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
+  private async restart(delayMs: number): Promise<void> {
     await sleep(delayMs);
     // systemd keeps trying: a start that fails (a backend down meanwhile) is tried again a second later.
     for (;;) {
