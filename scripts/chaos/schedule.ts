@@ -3,8 +3,8 @@
 // so a failed campaign is replayed by running it again with the seed it printed. Pure: no clock, no
 // process; faults.ts applies what this draws.
 //
-// Faults arrive as a Poisson stream (about FAULTS_PER_MINUTE), each lasting a few seconds, so they
-// overlap by themselves: a fault on Redis while a builder is paused and a gateway's link to the
+// Faults arrive about FAULTS_PER_MINUTE, in bursts (BURST_SHARE of them within seconds of the one
+// before) between Poisson gaps, each lasting a few seconds, so they overlap: a fault on Redis while a builder is paused and a gateway's link to the
 // CDN drops everything. Two faults never hold the same resource at once (one link cannot be both
 // slow and a black hole; a paused gateway is not also killed): a draw that meets a busy resource
 // waits for it, so every fault drawn is applied.
@@ -36,6 +36,9 @@ export const linkName = (process: string, backend: string): string => `${process
 const ALL_LINKS = PROCESSES.flatMap((process) => LINKS[process].map((backend) => linkName(process, backend)));
 
 export const FAULTS_PER_MINUTE = 7.5;
+/** The share of faults that strike within about BURST_GAP_MS of the one before. */
+const BURST_SHARE = 0.4;
+const BURST_GAP_MS = 1_500;
 
 /** How likely each kind is, and how to draw its target and its length. */
 const KINDS: Array<{ kind: FaultKind; weight: number; target(random: Random): string; durationMs: [number, number]; delayMs?: [number, number] }> = [
@@ -69,7 +72,11 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
   const faults: ScheduledFault[] = [];
   let clock = 0;
   for (let id = 1; id <= count; id++) {
-    clock += -Math.log(1 - random.next()) * meanGapMs;
+    // Incidents come together: a share of the faults follow the one before within a few seconds
+    // (a burst), the others after an exponential gap long enough to keep the mean rate.
+    const burst = random.next() < BURST_SHARE;
+    const gap = burst ? random.between(0, 2 * BURST_GAP_MS) : -Math.log(1 - random.next()) * ((meanGapMs - BURST_SHARE * BURST_GAP_MS) / (1 - BURST_SHARE));
+    clock += Math.max(0, gap);
     const choice = random.weighted(KINDS);
     const target = choice.target(random);
     const durationMs = Math.round(random.between(...choice.durationMs));
