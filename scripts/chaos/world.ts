@@ -137,7 +137,8 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
 
     say(`first build of ${size.organizations} organizations (builder-1 is ready once it is published)…`);
     const building = performance.now();
-    const builder1 = await supervise('builder-1', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000);
+    const heartbeat = setInterval(() => say(`  still building (${seconds(building)})`), 30_000);
+    const builder1 = await supervise('builder-1', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000).finally(() => clearInterval(heartbeat));
     await supervise('builder-2', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000);
     signal.throwIfAborted();
     say(`first build published and both builders running in ${seconds(building)}`);
