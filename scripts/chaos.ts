@@ -195,7 +195,7 @@ async function main(): Promise<number> {
     await changes.awaitPublications(performance.now() + 5_000);
     const { queued, enabledEndpoints } = await queuedMessages(world.db);
     const durables = await readDurables(world, {
-      keys: [...initialKeys, ...changes.keysCreated].filter((key) => key.revokingSince === undefined).map((key) => key.id),
+      keys: [...initialKeys, ...changes.keysCreated].filter((key) => !changes!.revocationsTried.has(key.id)).map((key) => key.id),
       webhookSecrets: Object.fromEntries(changes.endpoints.map((endpoint) => [endpoint.id, endpoint.secret])),
       admins: changes.adminsCreated,
       auditedRequests: changes.auditedRequests,

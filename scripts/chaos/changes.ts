@@ -44,6 +44,8 @@ export class ChangeStream {
   readonly auditedRequests: string[] = [];
   readonly endpoints: Endpoint[] = [];
   readonly keysCreated: SoakKey[] = [];
+  /** Keys whose revocation was asked for, returned or not: one whose call failed may still have been revoked, so none is required at the end. */
+  readonly revocationsTried = new Set<string>();
   readonly adminsCreated: string[] = [];
   readonly adminsRevoked: string[] = [];
   /** Organizations suspended now (by index), with their change record. */
@@ -178,6 +180,7 @@ export class ChangeStream {
   private async revokeKey(): Promise<void> {
     const viaApi = this.serial % 2 === 0;
     const key = await this.ring.revokeOne(async (id) => {
+      this.revocationsTried.add(id);
       if (viaApi) await this.admin('bob', 'POST', `/keys/${id}/revoke`);
       else await revokeWithCli(this.world.cli, id);
     });
