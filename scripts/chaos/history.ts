@@ -136,6 +136,8 @@ export interface ProcessRecord {
 
 export interface History {
   seed: number;
+  /** Every seed of the campaign, in order, when it ran several (schedule.ts drawSchedules: each its part of the window); `seed` is the first. */
+  seeds?: number[];
   /** When the last fault healed. */
   healedAt: number;
   faults: AppliedFault[];

@@ -24,7 +24,7 @@ import { startRedis } from '../../test/support/redis.ts';
 import type { BucketInfo } from './bucket-child.ts';
 import { type LogTally, tallyLog } from './process-log.ts';
 
-const PREFIX = 'marquee/api';
+export const PREFIX = 'marquee/api';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A thousand organizations' first build into s3rver on a busy 2-core machine takes minutes; this only bounds a hang. */
 const FIRST_BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -151,7 +151,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
  * their parent pid: test/support/cli.ts hands a process over only once it is ready, and a builder
  * doing its first build is not. A terminal's Ctrl-C reaches them anyway; a SIGTERM to the soak alone does not.
  */
-function terminateStartingProcesses(): void {
+export function terminateStartingProcesses(): void {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -171,7 +171,7 @@ function soakProcess(name: string, child: ChildProcess, output: () => string): S
 }
 
 /** bucket-child.ts started and its first line read; `stop` closes its stdin and waits for it to exit. */
-async function startBucket(): Promise<{ info: BucketInfo; pid: number; stop(): Promise<void> }> {
+export async function startBucket(): Promise<{ info: BucketInfo; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/soak/bucket-child.ts'), PREFIX], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -199,6 +199,6 @@ async function startBucket(): Promise<{ info: BucketInfo; pid: number; stop(): P
   }
 }
 
-function seconds(since: number): string {
+export function seconds(since: number): string {
   return `${((performance.now() - since) / 1000).toFixed(1)} s`;
 }

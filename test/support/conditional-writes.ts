@@ -246,16 +246,24 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
       void forward(req, res);
       return;
     }
-    void inTurn(proxied.name, async () => {
+    // A client gone while its request waited for its turn (or while the proxy asked s3rver
+    // something first) is gone before the step listens for it: its 'close' was missed, and the step
+    // would wait for it for ever, holding the object's turn and every request after it (a builder
+    // whose PUT of a pointer timed out behind a slow read left that pointer unreadable for good:
+    // the chaos campaign found it). The turn is given up when the client goes, whatever the step awaits.
+    const clientGone = new Promise<void>((resolve) => res.once('close', resolve));
+    void inTurn(proxied.name, () => Promise.race([clientGone, turn()])).catch((error: Error) => {
+      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
+      res.end(`proxy: ${error.message}`);
+    });
+    async function turn(): Promise<void> {
+      if (res.destroyed || req.destroyed) return;
       const refused = proxied.method === 'PUT' ? await refusal(req, path) : undefined;
       if (refused) await answer(req, res, refused);
       else if (proxied.method === 'PUT') await put(req, res, path);
       else if (proxied.method === 'GET' && (await notModified(req, res, path))) return;
       else await forward(req, res);
-    }).catch((error: Error) => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
-      res.end(`proxy: ${error.message}`);
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -86,6 +86,22 @@ describe('fault proxy', () => {
     socket.destroy();
   });
 
+  it('adds no latency once a delay is healed, on a connection opened during it and on a new one', async () => {
+    proxy.set({ kind: 'delay', ms: 400 });
+    const during = open();
+    expect((await exchange(during, 'a', { expected: 6 })).ms).toBeGreaterThanOrEqual(700);
+    proxy.set({ kind: 'pass' });
+    const faulted = proxy.stats.faulted;
+    const again = await exchange(during, 'b', { expected: 6 });
+    expect(again.text).toBe('echo:b');
+    expect(again.ms).toBeLessThan(300);
+    const fresh = open();
+    expect(await exchange(fresh, 'c', { expected: 6 })).toMatchObject({ text: 'echo:c', ending: 'complete' });
+    expect(proxy.stats.faulted).toBe(faulted);
+    during.destroy();
+    fresh.destroy();
+  });
+
   it('resets open connections when set, new ones as they come, and forwards again once lifted', async () => {
     const socket = open();
     expect((await exchange(socket, 'one', { expected: 8 })).text).toBe('echo:one');

@@ -1,0 +1,113 @@
+// The campaign's steady load: open-loop, `rate` requests a second whatever the answers (a gateway
+// that stops answering does not slow the load down), each from the next key of the rotation to a
+// route of its organization (scripts/soak/traffic.ts chooses them), the gateways in turn. Now and
+// then a revoked key is tried on purpose. Every request is written down as it went (history.ts
+// RequestRecord); nothing is judged here: the body's ids are traced to their organizations with
+// the platform's id → owner map, for the checkers to read.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KeyRing, SoakKey } from '../soak/keys.ts';
+import type { SoakPlatform } from '../soak/platform.ts';
+import { chooseRequest } from '../soak/traffic.ts';
+import { API } from '../../test/support/http-fuzz.ts';
+import type { RequestRecord } from './history.ts';
+
+/** A request not answered within this is recorded unanswered (a paused gateway, a black hole). */
+const REQUEST_TIMEOUT_MS = 15_000;
+const REVOKED_PROBE_SHARE = 0.03;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+export interface LoadOptions {
+  rate: number;
+  gateways: Array<{ name: string; url: string }>;
+  /** Stops sending; requests under way are still recorded. */
+  signal: AbortSignal;
+}
+
+/** Sends until `signal` aborts; resolves once every request sent is recorded. */
+export async function runLoad(platform: SoakPlatform, ring: KeyRing, options: LoadOptions, requests: RequestRecord[]): Promise<void> {
+  const underWay = new Set<Promise<void>>();
+  const started = performance.now();
+  let sent = 0;
+  while (!options.signal.aborted) {
+    const due = started + (sent * 1000) / options.rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    if (options.signal.aborted) break;
+    const gateway = options.gateways[sent % options.gateways.length]!;
+    const key = ring.revoked.length > 0 && Math.random() < REVOKED_PROBE_SHARE ? ring.revoked[Math.floor(Math.random() * ring.revoked.length)]! : ring.take();
+    sent++;
+    const request = send(platform, gateway, key).then((record) => {
+      requests.push(record);
+    });
+    underWay.add(request);
+    void request.finally(() => underWay.delete(request));
+  }
+  await Promise.all(underWay);
+}
+
+async function send(platform: SoakPlatform, gateway: { name: string; url: string }, key: SoakKey): Promise<RequestRecord> {
+  const organization = platform.organizations[key.organization]!;
+  const chosen = chooseRequest(platform, key);
+  const record: RequestRecord = {
+    gateway: gateway.name,
+    keyId: key.id,
+    organizationId: organization.id,
+    path: chosen.path,
+    sentAt: performance.now(),
+    answeredAt: undefined,
+    status: undefined,
+  };
+  try {
+    const response = await fetch(`${gateway.url}${chosen.path}`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const body = await response.text();
+    record.answeredAt = performance.now();
+    record.status = response.status;
+    const etag = response.headers.get('etag');
+    const retryAfter = response.headers.get('retry-after');
+    if (etag !== null) record.etag = etag;
+    if (retryAfter !== null) record.retryAfter = retryAfter;
+    Object.assign(record, readBody(platform, chosen.route, response.status, body));
+  } catch {
+    // No answer: refused, reset, or timed out. answeredAt stays undefined.
+  }
+  return record;
+}
+
+/** What the checkers read from a body: an error's code, or the organizations a 200's ids belong to. */
+function readBody(platform: SoakPlatform, route: string, status: number, body: string): Pick<RequestRecord, 'errorCode' | 'bodyOrganizations' | 'profileOf'> {
+  if (status !== 200) {
+    const code = /"errorCode"\s*:\s*"([A-Z_]+)"/.exec(body);
+    return code ? { errorCode: code[1]! } : {};
+  }
+  const owners = new Set<string>();
+  for (const [id] of body.matchAll(UUID)) {
+    const owner = platform.owners.get(id.toLowerCase());
+    owners.add(owner === undefined ? `unknown:${id}` : platform.organizations[owner]!.id);
+  }
+  const result: ReturnType<typeof readBody> = { bodyOrganizations: [...owners] };
+  if (route === 'organization') {
+    try {
+      result.profileOf = String((JSON.parse(body) as { id?: unknown }).id);
+    } catch {
+      result.profileOf = 'not JSON';
+    }
+  }
+  return result;
+}
+
+/** Every key asked once for its organization at every gateway, a few at a time; how many were asked. */
+export async function warmUp(gateways: Array<{ url: string }>, keys: readonly SoakKey[]): Promise<number> {
+  const pairs = gateways.flatMap((gateway) => keys.map((key) => ({ gateway, key })));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < pairs.length) {
+        const { gateway, key } = pairs[next++]!;
+        await fetch(`${gateway.url}${API}/organization`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+          .then((response) => response.arrayBuffer())
+          .catch(() => undefined);
+      }
+    }),
+  );
+  return pairs.length;
+}

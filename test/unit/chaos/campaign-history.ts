@@ -1,0 +1,134 @@
+// A small recorded campaign that keeps every invariant (scripts/chaos/invariants.ts), including
+// the answers a fault excuses; the tests plant one violation at a time in a fresh copy of it.
+//
+// Two gateways, two builders, three organizations. Faults: Redis restarted empty (30–35 s, every
+// process), gateway-1's link to the store black-holed (50–56 s) while builder-2 is killed
+// (52–53 s), PostgreSQL restarted (70–72 s, the builders only) while gateway-2 is killed
+// (71.4–71.9 s). org-b is suspended and reactivated early; org-c is suspended at 40 s (published
+// at 41 s) and stays so. key-a2 is revoked at 20 s.
+import type { FinalAnswer, History, RequestRecord } from '../../../scripts/chaos/history.ts';
+
+export const EVENTS = '/api/integration/v1/events';
+export const PROFILE = '/api/integration/v1/organization';
+
+const BUILDERS = ['builder-1', 'builder-2'];
+const GATEWAYS = ['gateway-1', 'gateway-2'];
+
+/** A request answered in 20 ms; 200s carry their organization's ids, as the campaign's id map reads them. */
+export function request(gateway: string, keyId: string, organizationId: string, sentAt: number, status: number | undefined, extra: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    gateway,
+    keyId,
+    organizationId,
+    path: EVENTS,
+    sentAt,
+    answeredAt: status === undefined ? undefined : sentAt + 20,
+    status,
+    ...(status === 200 ? { bodyOrganizations: [organizationId], etag: `"${organizationId}-events"` } : {}),
+    ...extra,
+  };
+}
+
+/** 503 as the gateway answers an outage. */
+export const unavailable = { retryAfter: '5', errorCode: 'SERVICE_UNAVAILABLE' } as const;
+
+export function validHistory(): History {
+  const expected = [
+    { organizationId: 'org-a', path: EVENTS, status: 200, etag: '"org-a-events"' },
+    { organizationId: 'org-a', path: PROFILE, status: 200, etag: '"org-a-profile"' },
+    { organizationId: 'org-b', path: EVENTS, status: 200, etag: '"org-b-events"' },
+    { organizationId: 'org-c', path: EVENTS, status: 403, etag: undefined },
+  ];
+  const final: FinalAnswer[] = GATEWAYS.flatMap((gateway, index) =>
+    expected.map((answer) => ({ gateway, organizationId: answer.organizationId, path: answer.path, status: answer.status, etag: answer.etag, at: 75_000 + index * 100 })),
+  );
+  return {
+    seed: 28,
+    healedAt: 72_000,
+    faults: [
+      {
+        id: 1,
+        kind: 'redis-restart-empty',
+        target: 'redis',
+        startedAt: 30_000,
+        healedAt: 35_000,
+        affects: [...BUILDERS, ...GATEWAYS].map((process) => ({ process, backend: 'redis' as const })),
+      },
+      { id: 2, kind: 'blackhole', target: 'gateway-1→store', startedAt: 50_000, healedAt: 56_000, affects: [{ process: 'gateway-1', backend: 'store' }] },
+      { id: 3, kind: 'kill', target: 'builder-2', startedAt: 52_000, healedAt: 53_000, affects: [{ process: 'builder-2', backend: 'itself' }] },
+      { id: 4, kind: 'postgres-restart', target: 'postgres', startedAt: 70_000, healedAt: 72_000, affects: BUILDERS.map((process) => ({ process, backend: 'postgres' as const })) },
+      { id: 5, kind: 'kill', target: 'gateway-2', startedAt: 71_400, healedAt: 71_900, affects: [{ process: 'gateway-2', backend: 'itself' }] },
+    ],
+    requests: [
+      request('gateway-1', 'key-a1', 'org-a', 2_000, 200),
+      request('gateway-2', 'key-a1', 'org-a', 2_100, 200, { path: PROFILE, bodyOrganizations: undefined, profileOf: 'org-a' }),
+      request('gateway-2', 'key-b1', 'org-b', 3_000, 304, { etag: '"org-b-events"' }),
+      // org-b suspended at 10 s (published 11 s), reactivated at 14 s.
+      request('gateway-1', 'key-b1', 'org-b', 13_100, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
+      request('gateway-2', 'key-b1', 'org-b', 16_000, 200),
+      // key-a2: served before its revocation returned (20 s), refused after.
+      request('gateway-1', 'key-a2', 'org-a', 19_000, 200),
+      request('gateway-2', 'key-a2', 'org-a', 19_990, 200),
+      request('gateway-1', 'key-a2', 'org-a', 20_500, 401, { errorCode: 'API_KEY_INVALID' }),
+      // Redis down (30–35 s): a key never seen is refused 503; one seen is served from memory.
+      request('gateway-2', 'key-c1', 'org-c', 31_000, 503, unavailable),
+      request('gateway-1', 'key-a1', 'org-a', 32_000, 200),
+      // org-c suspended at 40 s, published at 41 s: refused from then on, but for gateway-1 while its store link is black-holed.
+      request('gateway-2', 'key-c1', 'org-c', 44_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
+      request('gateway-1', 'key-c1', 'org-c', 51_000, 200),
+      request('gateway-1', 'key-b1', 'org-b', 54_000, 503, unavailable),
+      request('gateway-2', 'key-c1', 'org-c', 60_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
+      request('gateway-1', 'key-c1', 'org-c', 71_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
+      // gateway-2 killed: no answer.
+      request('gateway-2', 'key-a1', 'org-a', 71_500, undefined),
+      request('gateway-2', 'key-a1', 'org-a', 80_000, 200),
+    ],
+    changes: [
+      { kind: 'key.created', keyId: 'key-a2', organizationId: 'org-a', returnedAt: 1_000 },
+      { kind: 'organization.suspended', organizationId: 'org-b', returnedAt: 10_000, publishedAt: 11_000 },
+      { kind: 'organization.reactivated', organizationId: 'org-b', returnedAt: 14_000, publishedAt: 15_000 },
+      { kind: 'key.revoked', keyId: 'key-a2', organizationId: 'org-a', returnedAt: 20_000 },
+      { kind: 'platform.row', organizationId: 'org-a', statement: "UPDATE events SET title = 'x'", returnedAt: 25_000 },
+      { kind: 'organization.suspended', organizationId: 'org-c', returnedAt: 40_000, publishedAt: 41_000 },
+      { kind: 'webhook.added', endpointId: 'ep-1', organizationId: 'org-a', returnedAt: 5_000 },
+      { kind: 'webhook.disabled', endpointId: 'ep-3', organizationId: 'org-a', returnedAt: 45_000 },
+      { kind: 'admin.created', adminId: 'adm-1', returnedAt: 6_000 },
+      { kind: 'admin.action', actor: 'alice', action: 'keys.revoke', returnedAt: 20_000 },
+    ],
+    final,
+    expected,
+    queued: [
+      { endpointId: 'ep-1', messageId: 'msg-1', queuedAt: 26_000 },
+      { endpointId: 'ep-2', messageId: 'msg-2', queuedAt: 26_500 },
+      { endpointId: 'ep-1', messageId: 'msg-3', queuedAt: 27_000 },
+      { endpointId: 'ep-3', messageId: 'msg-4', queuedAt: 27_500 },
+      { endpointId: 'ep-1', messageId: 'msg-5', queuedAt: 60_000 },
+    ],
+    received: [
+      { endpointId: 'ep-1', webhookId: 'msg-1', receivedAt: 26_100 },
+      { endpointId: 'ep-2', webhookId: 'msg-2', receivedAt: 26_600 },
+      { endpointId: 'ep-1', webhookId: 'msg-3', receivedAt: 27_100 },
+      // Delivered again after a lost acknowledgement: at least once.
+      { endpointId: 'ep-1', webhookId: 'msg-3', receivedAt: 35_000 },
+      { endpointId: 'ep-1', webhookId: 'msg-5', receivedAt: 60_200 },
+    ],
+    enabledEndpoints: ['ep-1', 'ep-2'],
+    durables: {
+      keys: { created: ['key-a1', 'key-b1'], present: ['key-a1', 'key-a2', 'key-b1', 'key-c1'] },
+      webhookSecrets: { created: { 'ep-1': 'whsec_one', 'ep-2': 'whsec_two' }, present: { 'ep-1': 'whsec_one', 'ep-2': 'whsec_two', 'ep-3': 'whsec_three' } },
+      adminCredentials: { created: ['adm-1'], present: ['adm-1', 'root'] },
+      auditEntries: { returned: ['req-1', 'req-2'], present: ['req-0', 'req-1', 'req-2'] },
+    },
+    verifications: [
+      { what: 'marquee audit-log verify', ok: true },
+      { what: 'marquee verify org-a', ok: true },
+      { what: 'marquee verify org-b', ok: true },
+    ],
+    processes: [
+      { name: 'gateway-1', pid: 101, peakRssMb: 180, targetRssMb: 256, leftBehind: false },
+      { name: 'gateway-2', pid: 102, peakRssMb: 190, targetRssMb: 256, leftBehind: false },
+      { name: 'builder-1', pid: 103, peakRssMb: 200, targetRssMb: 384, leftBehind: false },
+      { name: 'builder-2', pid: 104, peakRssMb: 210, targetRssMb: 384, leftBehind: false },
+    ],
+  };
+}

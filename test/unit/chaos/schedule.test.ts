@@ -1,0 +1,44 @@
+// The chaos campaign's schedule (scripts/chaos/schedule.ts): replayable from its seed, crowded
+// enough that faults come together, and never two faults on one resource at once.
+import { describe, expect, it } from 'vitest';
+import { drawSchedule, drawSchedules, overlaps, resourcesOf } from '../../../scripts/chaos/schedule.ts';
+
+const THIRTY_MINUTES = 30 * 60_000;
+
+describe('the chaos schedule', () => {
+  it('is the same for the same seed, and another for another seed', () => {
+    expect(drawSchedule(42, THIRTY_MINUTES)).toEqual(drawSchedule(42, THIRTY_MINUTES));
+    expect(drawSchedule(43, THIRTY_MINUTES)).not.toEqual(drawSchedule(42, THIRTY_MINUTES));
+  });
+
+  it('draws at least 200 faults in 30 minutes, of every kind, many of them overlapping', () => {
+    const faults = drawSchedule(7, THIRTY_MINUTES);
+    expect(faults.length).toBeGreaterThanOrEqual(200);
+    expect(new Set(faults.map((fault) => fault.kind))).toEqual(
+      new Set(['kill', 'pause', 'redis-restart-empty', 'redis-flush', 'postgres-restart', 'halt', 'slow', 'latency', 'reset', 'blackhole']),
+    );
+    expect(overlaps(faults)).toBeGreaterThanOrEqual(50);
+  });
+
+  it('makes a short campaign overlap too', () => {
+    for (const seed of [1, 2, 3]) expect(overlaps(drawSchedule(seed, 90_000))).toBeGreaterThan(0);
+  });
+
+  it('never holds one resource with two faults at once', () => {
+    const faults = drawSchedule(11, THIRTY_MINUTES);
+    for (const [i, a] of faults.entries()) {
+      for (const b of faults.slice(i + 1)) {
+        const shared = resourcesOf(a).filter((resource) => resourcesOf(b).includes(resource));
+        if (shared.length > 0) expect(b.at, `faults ${a.id} and ${b.id} share ${shared.join(', ')}`).toBeGreaterThanOrEqual(a.at + a.durationMs);
+      }
+    }
+  });
+
+  it('gives each seed of a campaign its part of the window, each part drawn from its own seed', () => {
+    const both = drawSchedules([5, 9], 120_000);
+    const first = drawSchedule(5, 60_000);
+    const second = drawSchedule(9, 60_000);
+    expect(both).toEqual([...first, ...second.map((fault) => ({ ...fault, id: 1_000 + fault.id, at: 60_000 + fault.at }))]);
+    expect(drawSchedules([5], 120_000)).toEqual(drawSchedule(5, 120_000));
+  });
+});
