@@ -20,14 +20,13 @@ import type { SqlClient } from '../../builder/platform/sql.ts';
 import { marquee, marqueeProcess } from '../../test/support/cli.ts';
 import { API } from '../../test/support/http-fuzz.ts';
 import { freePort } from '../../test/support/ports.ts';
-import { createDatabase } from '../../test/support/postgres.ts';
+import { createDatabase, POSTGRES_BIN } from '../../test/support/postgres.ts';
 import type { SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
 import type { Durables, ExpectedAnswer, FinalAnswer, QueuedMessage, Verification } from './history.ts';
 import type { ChaosWorld } from './world.ts';
 
 const run = promisify(execFile);
-const PG_BIN = '/usr/lib/postgresql/15/bin';
 /**
  * What the gateways are asked for after the heal, per organization: the profile and the first page
  * of events, the two that every change of the stream alters (names of organizations and of events;
@@ -104,7 +103,7 @@ export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healed
 export async function expectedAnswers(world: ChaosWorld, all: readonly Probe[], say: (line: string) => void): Promise<ExpectedAnswer[]> {
   const databaseUrl = await createDatabase(world.postgres.url, `expected_${Date.now()}`);
   // The platform's relations only (Marquee's own are made by db migrate): its final state.
-  const dump = await run('sh', ['-c', `${PG_BIN}/pg_dump --no-owner -T 'marquee_*' '${world.postgres.url}' | ${PG_BIN}/psql -q -v ON_ERROR_STOP=1 '${databaseUrl}'`], {
+  const dump = await run('sh', ['-c', `${POSTGRES_BIN}/pg_dump --no-owner -T 'marquee_*' '${world.postgres.url}' | ${POSTGRES_BIN}/psql -q -v ON_ERROR_STOP=1 '${databaseUrl}'`], {
     maxBuffer: 64 << 20,
   });
   if (dump.stderr.trim() !== '') say(`copying the platform: ${dump.stderr.trim().split('\n')[0]}`);

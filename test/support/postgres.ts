@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './ports.ts';
 
-const BIN = '/usr/lib/postgresql/15/bin';
+/** PostgreSQL 15's programs, as Debian installs them (scripts/ensure-test-services.sh). */
+export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin';
 const run = promisify(execFile);
 
 export interface TestPostgres {
@@ -24,8 +25,8 @@ export interface TestPostgres {
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
-  if (!existsSync(path.join(BIN, 'pg_ctl'))) {
-    throw new Error(`PostgreSQL 15 is not installed: ${BIN} is missing (Debian package postgresql-15)`);
+  if (!existsSync(path.join(POSTGRES_BIN, 'pg_ctl'))) {
+    throw new Error(`PostgreSQL 15 is not installed: ${POSTGRES_BIN} is missing (Debian package postgresql-15)`);
   }
   const root = await mkdtemp(path.join(tmpdir(), 'marquee-pg-'));
   const dataDir = path.join(root, 'data');
@@ -38,9 +39,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   // immediate shutdown, loses nothing committed, as a real server's crash would not. With it off, a
   // commit made just before a halt (a GRANT) was lost in recovery on a slow machine.
   const start = () =>
-    asPostgres(`${BIN}/pg_ctl -D ${dataDir} -l ${root}/server.log -w ` + `-o "-p ${port} -c listen_addresses=127.0.0.1 -k ${root} -c fsync=off -c full_page_writes=off" start`);
+    asPostgres(`${POSTGRES_BIN}/pg_ctl -D ${dataDir} -l ${root}/server.log -w ` + `-o "-p ${port} -c listen_addresses=127.0.0.1 -k ${root} -c fsync=off -c full_page_writes=off" start`);
   try {
-    await asPostgres(`${BIN}/initdb -D ${dataDir} -U postgres --auth=trust --no-sync -E UTF8 --locale=C.UTF-8`);
+    await asPostgres(`${POSTGRES_BIN}/initdb -D ${dataDir} -U postgres --auth=trust --no-sync -E UTF8 --locale=C.UTF-8`);
     await start();
   } catch (error) {
     await rm(root, { recursive: true, force: true });
@@ -49,12 +50,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    halt: () => asPostgres(`${BIN}/pg_ctl -D ${dataDir} -m immediate -w stop`),
+    halt: () => asPostgres(`${POSTGRES_BIN}/pg_ctl -D ${dataDir} -m immediate -w stop`),
     resume: start,
     async stop() {
       if (stopped) return;
       stopped = true;
-      await asPostgres(`${BIN}/pg_ctl -D ${dataDir} -m immediate -w stop`).catch(() => {});
+      await asPostgres(`${POSTGRES_BIN}/pg_ctl -D ${dataDir} -m immediate -w stop`).catch(() => {});
       await rm(root, { recursive: true, force: true });
     },
   };
