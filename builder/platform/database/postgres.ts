@@ -34,19 +34,24 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
     schema,
     marqueeSchema,
     async query<T>(text: string, params?: unknown[]) {
-      const result = await pool.query(text, params);
-      return result.rows as T[];
+      try {
+        return (await pool.query(text, params)).rows as T[];
+      } catch (error) {
+        throw unreachable(error, target);
+      }
     },
     async exec(script: string) {
-      const { client, release } = await checkOut(pool);
+      const { client, release } = await checkOut(pool, target);
       try {
         await runScript(client, script);
+      } catch (error) {
+        throw unreachable(error, target);
       } finally {
         release();
       }
     },
     async transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
-      const { client, release } = await checkOut(pool);
+      const { client, release } = await checkOut(pool, target);
       try {
         await client.query(transactionOptions.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
         const result = await work({
@@ -57,7 +62,7 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        throw error;
+        throw unreachable(error, target);
       } finally {
         release();
       }
@@ -77,8 +82,13 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
  * already fails with the loss, so the event only marks the connection broken, and it is released
  * as such: closed, not handed out again.
  */
-async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(): void }> {
-  const client = await pool.connect();
+async function checkOut(pool: pg.Pool, target: string): Promise<{ client: pg.PoolClient; release(): void }> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw unreachable(error, target);
+  }
   let lost: Error | undefined;
   const onError = (error: Error) => {
     lost = error;
@@ -91,6 +101,24 @@ async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release
       client.release(lost);
     },
   };
+}
+
+/**
+ * A statement that failed because the server could not be reached or went away under it (a
+ * restart, a failover, a network fault) becomes a PlatformDatabaseError: 503 with Retry-After from
+ * the admin API, one line from the CLI, a build failed for want of a backend (retried). A
+ * statement the server answered with an error keeps its own.
+ */
+function unreachable(error: unknown, target: string): unknown {
+  if (error instanceof PlatformDatabaseError || !connectionLost(error)) return error;
+  return new PlatformDatabaseError(`the platform database (${target}) cannot be reached: ${failureReason(error)}`, { cause: error });
+}
+
+/** Connection exceptions (SQLSTATE class 08), the server shutting down (57P01–57P03), a socket's system error, or pg's own words for a lost connection. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && (/^E[A-Z]+$/.test(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
+  return error instanceof Error && /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(error.message);
 }
 
 /** A script that fails half-way must not leave its pooled connection inside an aborted transaction. */

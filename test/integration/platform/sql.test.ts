@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
 import { openPostgres } from '../../../builder/platform/database/postgres.ts';
 import { PlatformDatabaseError, type SqlClient } from '../../../builder/platform/sql.ts';
+import { startFaultProxy } from '../../support/fault-proxy.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
+import { startPostgres } from '../../support/postgres.ts';
 
 const { backends, close } = platformBackends();
 afterAll(close);
@@ -34,6 +36,34 @@ describe('opening the platform database', () => {
       expect((await stat(path.join(home, 'platform', 'PG_VERSION'))).isFile()).toBe(true);
     } finally {
       await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('PostgreSQL lost under an open client', () => {
+  it('reports a statement cut off by the network as the database unreachable, and one the server refused as itself', async () => {
+    const postgres = await startPostgres();
+    const server = new URL(postgres.url);
+    const proxy = await startFaultProxy({ host: server.hostname, port: Number(server.port) });
+    const through = new URL(postgres.url);
+    through.port = String(proxy.port);
+    const db = await openPostgres(through.toString());
+    try {
+      const refused = await db.query('SELECT no_such_column').catch((error: unknown) => error);
+      expect(refused).not.toBeInstanceOf(PlatformDatabaseError);
+      expect((refused as Error).message).toMatch(/no_such_column/);
+      proxy.set({ kind: 'reset' });
+      for (const statement of [() => db.query('SELECT 1'), () => db.exec('SELECT 1'), () => db.transaction((tx) => tx.query('SELECT 1'))]) {
+        const lost = await statement().catch((error: unknown) => error);
+        expect(lost).toBeInstanceOf(PlatformDatabaseError);
+        expect((lost as Error).message).toMatch(/^the platform database \(127\.0\.0\.1:\d+\/postgres\) cannot be reached: /);
+      }
+      proxy.set({ kind: 'pass' });
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+      await proxy.close();
+      await postgres.stop();
     }
   });
 });
