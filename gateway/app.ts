@@ -24,15 +24,15 @@ import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
+import { cacheBudgets, type CacheName, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
+import { ParsedKeys } from './keys/parsed-keys.ts';
+import { OriginMatcherCache } from './access/origin.ts';
+import type { CacheStats } from '../runtime/lru.ts';
 
-/** Memory bounds and freshness; defaults keep 1,000 organizations well inside 200 MB RSS. */
+/** Memory bounds and freshness. */
 interface GatewayLimits {
-  /** Snapshot object bytes kept in memory. */
-  objectBytes: number;
-  /** Parsed event indexes and details, weighed at about four times their stored size. */
-  viewBytes: number;
-  /** Organizations whose pointer and manifest are kept. */
-  organizations: number;
+  /** Heap bytes of everything kept per organization and per key, split among the caches (gateway/cache-budget.ts). */
+  cacheBytes: number;
   /** A pointer older than this is re-read before use: another process's publish shows within 2 s. */
   pointerMaxAgeMs: number;
   /** Between readiness probes of the store and the key store (readiness.ts). */
@@ -40,18 +40,10 @@ interface GatewayLimits {
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
-  objectBytes: 24 * 1024 * 1024,
-  viewBytes: 32 * 1024 * 1024,
-  organizations: 20_000,
+  cacheBytes: DEFAULT_CACHE_BYTES,
   pointerMaxAgeMs: 1000,
   healthProbeMs: 2000,
 };
-
-/**
- * Addresses whose invalid credentials are counted at once: a bucket is about 400 bytes, so a
- * spray of addresses costs at most ~4 MB; past it the least recently seen address is forgotten.
- */
-const FAILURE_ADDRESSES = 10_000;
 
 export interface GatewayDeps {
   snapshots: SnapshotSource;
@@ -63,7 +55,7 @@ export interface GatewayDeps {
    * When given, requests are judged by it alone and `keys` and `rateLimiter` are not consulted.
    */
   keyVerdicts?: KeyVerdicts;
-  /** Invalid credentials per client address; default in-process, 60 a minute, 10,000 addresses. */
+  /** Invalid credentials per client address; default in-process, 60 a minute, bounded by the address_failures budget. */
   authFailures?: RateLimiter;
   /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY); default none. */
   trustProxy?: TrustProxy;
@@ -91,17 +83,32 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? Date.now;
   const log = deps.log;
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const budgets = cacheBudgets(limits.cacheBytes);
 
   const snapshots = new CurrentSnapshots({
     store: deps.snapshots,
     log,
     maxAgeMs: limits.pointerMaxAgeMs,
     ...(deps.channel ? { deliveryEpoch: () => deps.channel?.deliveryEpoch } : {}),
-    maxOrganizations: limits.organizations,
+    maxBytes: budgets.snapshots,
   });
   const metrics = deps.metrics;
-  const objects = new ObjectCache(deps.snapshots, limits.objectBytes, metrics && ((hit) => metrics.objectLookup(hit)));
-  const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
+  const objects = new ObjectCache(deps.snapshots, budgets.objects);
+  const views = new EventViews(objects, budgets.views);
+  const resources = new OrganizationResources(snapshots, objects, views);
+  const keyRates = deps.keyVerdicts === undefined ? (deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates })) : undefined;
+  const addressFailures = deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBytes: budgets.address_failures });
+  const parsedKeys = new ParsedKeys(budgets.parsed_keys);
+  const matchers = new OriginMatcherCache(budgets.origins);
+  metrics?.caches({
+    snapshots: snapshots.stats,
+    objects: objects.stats,
+    views: views.stats,
+    parsed_keys: parsedKeys.stats,
+    origins: matchers.stats,
+    ...statsOf({ key_rates: keyRates, address_failures: addressFailures }),
+    ...deps.keyVerdicts?.caches,
+  });
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
   const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
   // Keys' last use: noted per accepted request, written to the key store at most once a minute.
@@ -123,10 +130,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.use(
     apiRouter({
       access: accessControl({
-        ...(deps.keyVerdicts !== undefined
-          ? { verdicts: deps.keyVerdicts }
-          : { keys: deps.keys, limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }) }),
-        failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
+        ...(deps.keyVerdicts !== undefined ? { verdicts: deps.keyVerdicts } : { keys: deps.keys, limiter: keyRates! }),
+        failures: addressFailures,
+        parsedKeys,
+        matchers,
         clock,
         organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
         uses,
@@ -154,4 +161,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
       await uses.close();
     },
   };
+}
+
+/** The limiters that are this gateway's own in-process caches (an injected one may keep its counts elsewhere). */
+function statsOf(limiters: Partial<Record<CacheName, RateLimiter | undefined>>): Partial<Record<CacheName, CacheStats>> {
+  const stats: Partial<Record<CacheName, CacheStats>> = {};
+  for (const [name, limiter] of Object.entries(limiters) as Array<[CacheName, RateLimiter | undefined]>) {
+    if (limiter instanceof InMemoryRateLimiter) stats[name] = limiter.stats;
+  }
+  return stats;
 }
