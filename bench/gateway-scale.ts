@@ -95,7 +95,13 @@ async function heapReport(gateway: ServingGateway): Promise<string> {
   const response = await fetch(`${gateway.admin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   const text = await response.text();
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-  const sample = (name: string) => Number(text.split('\n').find((line) => line.startsWith(`${name} `))?.split(' ')[1] ?? Number.NaN);
+  const sample = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${name} `))
+        ?.split(' ')[1] ?? Number.NaN,
+    );
   const byCache = (metric: string) =>
     [...text.matchAll(new RegExp(`^${metric}\\{cache="(\\w+)"\\} (\\S+)$`, 'gm'))].map(([, cache, value]) => [cache!, Number(value)] as const).filter(([, value]) => value > 0);
   const caches = byCache('marquee_gateway_cache_bytes').map(([cache, bytes]) => `${cache} ${mb(bytes)}`);

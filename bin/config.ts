@@ -93,7 +93,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const builds = buildSettings(settings);
   const webhooks = webhookPolicy(settings);
   const httpTimeouts = httpTimeoutSettings(settings);
-  const gatewayCacheBytes = settings.wholeNumber('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES / MB, MIN_CACHE_MB) * MB;
+  const gatewayCacheBytes = settings.megabytes('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES, MIN_CACHE_MB);
   const retention = retentionSettings(settings);
   const admin = adminSettings(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
@@ -192,6 +192,17 @@ class Settings {
     if (value === undefined || value === '0') return false;
     if (value !== '1') this.problem(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(value)}`);
     return value === '1';
+  }
+
+  /** A whole number of megabytes (MiB) from `minMb` to 1,000,000; in bytes. */
+  megabytes(name: string, fallbackBytes: number, minMb: number): number {
+    const value = this.text(name);
+    if (value === undefined) return fallbackBytes;
+    if (!/^\d+$/.test(value) || Number(value) < minMb || Number(value) > 1_000_000) {
+      this.problem(`${name} must be a whole number of megabytes from ${minMb} to 1000000, got ${JSON.stringify(value)}`);
+      return fallbackBytes;
+    }
+    return Number(value) * MB;
   }
 
   wholeNumber(name: string, fallback: number, min: number): number {
