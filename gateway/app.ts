@@ -24,10 +24,9 @@ import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
-import { cacheBudgets, type CacheName, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
+import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './keys/parsed-keys.ts';
 import { OriginMatcherCache } from './access/origin.ts';
-import type { CacheStats } from '../runtime/lru.ts';
 
 /** Memory bounds and freshness. */
 interface GatewayLimits {
@@ -96,8 +95,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
   const views = new EventViews(objects, budgets.views);
   const resources = new OrganizationResources(snapshots, objects, views);
-  const keyRates = deps.keyVerdicts === undefined ? (deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates })) : undefined;
-  const addressFailures = deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBytes: budgets.address_failures });
+  // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
+  const ownKeyRates =
+    deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
+  const ownAddressFailures = deps.authFailures === undefined ? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBytes: budgets.address_failures }) : undefined;
   const parsedKeys = new ParsedKeys(budgets.parsed_keys);
   const matchers = new OriginMatcherCache(budgets.origins);
   metrics?.caches({
@@ -106,7 +107,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     views: views.stats,
     parsed_keys: parsedKeys.stats,
     origins: matchers.stats,
-    ...statsOf({ key_rates: keyRates, address_failures: addressFailures }),
+    ...(ownKeyRates && { key_rates: ownKeyRates.stats }),
+    ...(ownAddressFailures && { address_failures: ownAddressFailures.stats }),
     ...deps.keyVerdicts?.caches,
   });
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
@@ -130,8 +132,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.use(
     apiRouter({
       access: accessControl({
-        ...(deps.keyVerdicts !== undefined ? { verdicts: deps.keyVerdicts } : { keys: deps.keys, limiter: keyRates! }),
-        failures: addressFailures,
+        ...(deps.keyVerdicts !== undefined ? { verdicts: deps.keyVerdicts } : { keys: deps.keys, limiter: (deps.rateLimiter ?? ownKeyRates)! }),
+        failures: (deps.authFailures ?? ownAddressFailures)!,
         parsedKeys,
         matchers,
         clock,
@@ -161,13 +163,4 @@ export function createGateway(deps: GatewayDeps): Gateway {
       await uses.close();
     },
   };
-}
-
-/** The limiters that are this gateway's own in-process caches (an injected one may keep its counts elsewhere). */
-function statsOf(limiters: Partial<Record<CacheName, RateLimiter | undefined>>): Partial<Record<CacheName, CacheStats>> {
-  const stats: Partial<Record<CacheName, CacheStats>> = {};
-  for (const [name, limiter] of Object.entries(limiters) as Array<[CacheName, RateLimiter | undefined]>) {
-    if (limiter instanceof InMemoryRateLimiter) stats[name] = limiter.stats;
-  }
-  return stats;
 }
