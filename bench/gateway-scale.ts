@@ -37,11 +37,11 @@ async function serveGateway(env: NodeJS.ProcessEnv, redisUrl: string, extra: Rec
       (entry): entry is [string, string] => entry[1] !== undefined,
     ),
   );
-  const gateway = await marqueeProcess(['serve'], serveEnv, /gateway listening on (http:\/\/\S+),.*?"admin":"(http:\/\/[^"]+)"/, { readyTimeoutMs: 120_000 });
-  const pool = new Pool(gateway.match[1]!, { connections: GATEWAY_CONCURRENCY });
+  const gateway = await marqueeProcess(['serve'], serveEnv, /"admin":"(http:\/\/[^"]+)".*?gateway listening on (http:\/\/\S+),/, { readyTimeoutMs: 120_000 });
+  const pool = new Pool(gateway.match[2]!, { connections: GATEWAY_CONCURRENCY });
   return {
     pool,
-    admin: gateway.match[2]!,
+    admin: gateway.match[1]!,
     pid: gateway.child.pid!,
     stop: async () => {
       await pool.close();
