@@ -14,15 +14,15 @@ import { marqueeProcess } from '../test/support/cli.ts';
 import { memoryOf } from './process-memory.ts';
 
 /** Requests in flight to a gateway at once. */
-export const GATEWAY_CONCURRENCY = 8;
+const GATEWAY_CONCURRENCY = 8;
 /** The first RSS reading: where the bench read it before the caches were bounded by bytes. */
 const FIRST_READING = 20_000;
 export const HOT = 1_000;
 /** Rounds of the hot comparison (each gateway once per round, alternating which goes first), and each one's length. */
-export const HOT_ROUNDS = 8;
-export const HOT_ROUND_MS = 5_000;
+const HOT_ROUNDS = 8;
+const HOT_ROUND_MS = 5_000;
 /** The reference's budget: more than 1,000 organizations could ever fill. */
-export const UNBOUNDED_CACHE_MB = '16384';
+const UNBOUNDED_CACHE_MB = '16384';
 const ADMIN_TOKEN = 'bench-platform-scale-admin-token';
 
 interface ServingGateway {
