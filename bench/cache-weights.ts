@@ -19,6 +19,13 @@ import { ParsedKeys } from '../gateway/keys/parsed-keys.ts';
 import { CurrentSnapshots } from '../gateway/snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from '../gateway/snapshot-cache/object-cache.ts';
 import type { CacheStats } from '../runtime/lru.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { Pool } from 'undici';
+import { createGateway } from '../gateway/app.ts';
+import { InMemoryKeyStore } from '../gateway/keys/memory-store.ts';
+import { gatewayMetrics } from '../gateway/metrics.ts';
 import { DEFAULT_EVENTS_QUERY } from '../snapshot/clock-rendering/events-query.ts';
 import { resourcePath } from '../snapshot/resource-catalog.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
@@ -199,7 +206,34 @@ try {
     },
   );
 
+  // The whole gateway, caches filled past a small budget: what its heap holds besides the caches
+  // must not grow with the organizations served (nothing per organization outside a budget).
+  const keyStore = new InMemoryKeyStore();
+  const keys = await Promise.all(ids.map(async (organizationId) => (await keyStore.create({ organizationId, label: null, origins: [] })).secret));
+  const registry = new Registry();
+  const gateway = createGateway({ snapshots: store, keys: keyStore, log: new RecordingLog(), metrics: gatewayMetrics(registry), limits: { cacheBytes: 16 * 1024 * 1024 } });
+  const server = createServer(gateway.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 4 });
+  const besidesCaches: string[] = [];
+  const cachedBytes = async () =>
+    [...(await registry.metrics()).matchAll(/^marquee_gateway_cache_bytes\{cache="\w+"\} (\S+)$/gm)].reduce((sum, [, bytes]) => sum + Number(bytes), 0);
+  const baseline = heapBytes() - (await cachedBytes());
+  for (let round = 0; round < 3; round++) {
+    for (const key of keys) {
+      const response = await client.request({ path: '/api/integration/v1/organization', method: 'GET', headers: { authorization: `Bearer ${key}` } });
+      await response.body.dump();
+    }
+    besidesCaches.push(`${((heapBytes() - (await cachedBytes()) - baseline) / 1024 / 1024).toFixed(1)} MB after round ${round + 1}`);
+  }
+  await client.close();
+  server.close();
+  await gateway.close();
+
   console.log(`node ${process.version}, ${ORGANIZATIONS} organizations\n`);
+  console.log(
+    `gateway (GATEWAY_CACHE_MB=16, ${ORGANIZATIONS} organizations round-robin): heap besides its caches, beyond what it was before the first request: ${besidesCaches.join(', ')}\n`,
+  );
   console.log('| cache | entries | measured bytes/entry | estimated (weigh) | estimate ÷ measured |\n|---|---|---|---|---|');
   for (const row of rows) {
     console.log(`| ${row.cache} | ${row.entries} | ${row.measured.toFixed(0)} | ${row.estimated.toFixed(0)} | ${(row.estimated / row.measured).toFixed(2)} |`);
