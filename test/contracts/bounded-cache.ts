@@ -14,7 +14,7 @@ import type { Awaitable } from '../../gateway/awaitable.ts';
 import type { CacheStats } from '../../runtime/lru.ts';
 import { type ContractHooks, useHarness } from './harness.ts';
 
-export interface BoundedCache {
+interface BoundedCache {
   use(n: number): Awaitable<unknown>;
   readonly stats: CacheStats;
 }
