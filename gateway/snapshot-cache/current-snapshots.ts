@@ -186,12 +186,14 @@ export class CurrentSnapshots {
     const generation = entry.generation;
     try {
       const read = await this.store.getIfChanged(pointerKey(orgId), entry.version);
-      if (read === undefined) {
-        entry.snapshot = undefined;
-        entry.version = undefined;
-      } else if (read !== 'unchanged') {
-        entry.snapshot = await this.load(orgId, parsePointer(orgId, read.bytes), entry.snapshot);
-        entry.version = read.version;
+      if (read !== 'unchanged') {
+        if (read === undefined) {
+          entry.snapshot = undefined;
+          entry.version = undefined;
+        } else {
+          entry.snapshot = await this.load(orgId, parsePointer(orgId, read.bytes), entry.snapshot);
+          entry.version = read.version;
+        }
         // Weighed again with what it now holds, unless it was evicted meanwhile (then it is not put back).
         if (this.entries.peek(orgId) === entry) this.entries.set(orgId, entry);
       }
