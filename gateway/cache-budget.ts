@@ -34,12 +34,13 @@ const SHARES: Readonly<Record<CacheName, number>> = {
 const MB = 1024 * 1024;
 
 /**
- * 96 MB: a gateway serving 100,000 organizations round-robin stays under 256 MB RSS
- * (docs/performance.md). Its resident memory is about 70 MB of code and buffers, 45 MB of heap
- * that is not cache, and the caches with the garbage their churn leaves (the heap may grow to 1.5
- * times what survives a collection: bin/marquee's --heap-growing-percent).
+ * 48 MB, so that a gateway serving 100,000 organizations round-robin stays under 256 MB RSS
+ * (docs/performance.md). Its resident memory is about 70 MB of code and buffers outside the heap,
+ * some 45 MB of heap that is not cache, and the caches with the garbage their churn leaves: at 96
+ * MB, serving 20,000 organizations round-robin (every request a miss) took the heap to 180 MB and
+ * the RSS to 271 MB, 338 MB at its peak.
  */
-export const DEFAULT_CACHE_BYTES = 96 * MB;
+export const DEFAULT_CACHE_BYTES = 48 * MB;
 
 /** The smallest total GATEWAY_CACHE_MB accepts: below it an index of a few hundred events would not fit. */
 export const MIN_CACHE_MB = 16;

@@ -28,7 +28,7 @@ describe('parseConfig', () => {
       trustProxy: false,
       logFormat: 'json',
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
-      gatewayCacheBytes: 96 * 1024 * 1024,
+      gatewayCacheBytes: 48 * 1024 * 1024,
       webhooks: {
         allowPrivate: false,
         allowInsecure: false,
