@@ -69,7 +69,10 @@ try {
     ['scheduled run, one changed: that one alone', one.organizations === 1],
     ['builder peak RSS ≤ 300 MB in every phase', Math.max(full.maxRssMb, nothing.maxRssMb, one.maxRssMb) <= 300],
     [`the gateway answered each of the ${served.length} organizations, in both rounds`, gateway.answered.every((answered) => answered === served.length)],
-    [`gateway RSS ≤ 256 MB, peak included, serving ${served.length} organizations round-robin`, Math.max(...gateway.readings.map((reading) => reading.rss), gateway.afterSecondRound.rss, gateway.afterSecondRound.peak) <= 256],
+    [
+      `gateway RSS ≤ 256 MB, peak included, serving ${served.length} organizations round-robin`,
+      Math.max(...gateway.readings.map((reading) => reading.rss), gateway.afterSecondRound.rss, gateway.afterSecondRound.peak) <= 256,
+    ],
     [`the ${HOT} hottest organizations' requests/s within 5 % of a gateway that evicts nothing (median ratio ≥ 0.95)`, gateway.hot.ratio >= 0.95],
   ]);
 } finally {
