@@ -4,67 +4,23 @@
 // organization changed. Issue targets: a scheduled run with nothing changed ≤ 30 s, builder peak
 // RSS ≤ 300 MB in every phase. BENCH_ORGANIZATIONS picks another size. Each build runs in its own
 // child process (bench/build-child.ts) wired like `marquee build`, so each peak RSS is its own.
-// Last, a `marquee serve` over the same store (keys in Redis, as in production) is asked for
-// 20,000 organizations' /organization, one key each, and its resident memory is reported (no
-// target: the gateway keeps at most 20,000 organizations' pointers, docs/design.md "Gateway").
+// Last, the gateway over the same store (bench/gateway-scale.ts): its RSS after serving 20,000
+// and every organization round-robin, and the 1,000 hottest organizations' requests/s against a
+// reference that evicts nothing.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../builder/platform/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
-import { Pool } from 'undici';
-import { openRedisKeyStore } from '../gateway/access/redis-access.ts';
-import { marqueeProcess } from '../test/support/cli.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startRedis } from '../test/support/redis.ts';
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
-import { memoryOf } from './process-memory.ts';
+import { gatewayAtScale, HOT, printGatewayScale } from './gateway-scale.ts';
 import { measuredBuild } from './measured-build.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
 const ORGANIZATIONS = Number(process.env.BENCH_ORGANIZATIONS ?? 100_000);
-const GATEWAY_ORGANIZATIONS = Math.min(20_000, ORGANIZATIONS);
-/** Requests in flight to the gateway at once. */
-const GATEWAY_CONCURRENCY = 8;
-
-/**
- * A `marquee serve` over the store, with a key in Redis for each of `organizationIds`, asked once
- * for each one's /organization: its memory afterwards, and how many answered 200.
- */
-async function gatewayOver(env: NodeJS.ProcessEnv, redisUrl: string, organizationIds: readonly string[]) {
-  const keyStore = await openRedisKeyStore({ url: redisUrl });
-  const keys: string[] = [];
-  try {
-    for (const organizationId of organizationIds) keys.push((await keyStore.keys.create({ organizationId, label: 'bench', origins: [] })).secret);
-  } finally {
-    await keyStore.close();
-  }
-  const serveEnv = Object.fromEntries(
-    Object.entries({ ...env, REDIS_URL: redisUrl, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-  const gateway = await marqueeProcess(['serve'], serveEnv, /gateway listening on (http:\/\/\S+),/, { readyTimeoutMs: 120_000 });
-  try {
-    const pool = new Pool(gateway.match[1]!, { connections: GATEWAY_CONCURRENCY });
-    const started = performance.now();
-    let answered = 0;
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: GATEWAY_CONCURRENCY }, async () => {
-        for (let index = next++; index < keys.length; index = next++) {
-          const response = await pool.request({ path: '/api/integration/v1/organization', method: 'GET', headers: { authorization: `Bearer ${keys[index]}` } });
-          await response.body.dump();
-          if (response.statusCode === 200) answered++;
-        }
-      }),
-    );
-    const wallMs = performance.now() - started;
-    await pool.close();
-    return { ...memoryOf(gateway.child.pid!), answered, wallMs };
-  } finally {
-    await gateway.stop();
-  }
-}
 const SHAPE = {
   eventsPerOrganization: 2,
   sessionsPerEvent: 5,
@@ -90,9 +46,9 @@ try {
   const nothing = await measuredBuild(env, 'scheduled');
   await db.query(`UPDATE organizations SET name = name || ' (renamed)' WHERE id = (SELECT id FROM organizations WHERE status = 'active' ORDER BY id DESC LIMIT 1)`);
   const one = await measuredBuild(env, 'scheduled');
-  const served = await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id LIMIT ${GATEWAY_ORGANIZATIONS}`);
+  const served = await db.query<{ id: string }>(`SELECT id FROM organizations WHERE status = 'active' ORDER BY id`);
   await db.close();
-  const gateway = await gatewayOver(
+  const gateway = await gatewayAtScale(
     env,
     redis.url,
     served.map((row) => row.id),
@@ -107,14 +63,17 @@ try {
   ] as const) {
     console.log(`| ${phase} | ${s(measured.wallMs)} | ${measured.organizations} | ${measured.objectsWritten} | ${measured.maxRssMb.toFixed(0)} MB |`);
   }
-  console.log(
-    `\ngateway (marquee serve, keys in Redis) after one /organization of each of ${served.length} organizations, ${GATEWAY_CONCURRENCY} at once, in ${s(gateway.wallMs)}: ${gateway.answered} answered 200; RSS ${gateway.rss.toFixed(0)} MB, peak ${gateway.peak.toFixed(0)} MB`,
-  );
+  printGatewayScale(gateway);
   reportChecks([
     ['scheduled run, nothing changed ≤ 30 s', nothing.wallMs <= 30_000 && nothing.organizations === 0],
     ['scheduled run, one changed: that one alone', one.organizations === 1],
     ['builder peak RSS ≤ 300 MB in every phase', Math.max(full.maxRssMb, nothing.maxRssMb, one.maxRssMb) <= 300],
-    [`the gateway answered each of the ${served.length} organizations`, gateway.answered === served.length],
+    [`the gateway answered each of the ${served.length} organizations, in both rounds`, gateway.answered.every((answered) => answered === served.length)],
+    [
+      `gateway RSS ≤ 256 MB, peak included, serving ${served.length} organizations round-robin`,
+      Math.max(...gateway.readings.map((reading) => reading.rss), gateway.afterSecondRound.rss, gateway.afterSecondRound.peak) <= 256,
+    ],
+    [`the ${HOT} hottest organizations' requests/s within 5 % of a gateway that evicts nothing (median ratio ≥ 0.95)`, gateway.hot.ratio >= 0.95],
   ]);
 } finally {
   await Promise.all([postgres.stop(), redis.stop()]);

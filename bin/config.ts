@@ -7,6 +7,7 @@ import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_UR
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
+import { DEFAULT_CACHE_BYTES, MIN_CACHE_MB } from '../gateway/cache-budget.ts';
 import { parseDurationMs } from '../runtime/duration.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
@@ -56,11 +57,14 @@ export interface Config {
   logFormat: LogFormat;
   /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
   httpTimeouts: HttpTimeouts;
+  /** GATEWAY_CACHE_MB: the heap bytes a gateway keeps per organization and per key, all caches together (gateway/cache-budget.ts). */
+  gatewayCacheBytes: number;
   /** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
   webhooks: WebhookPolicy;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const MB = 1024 * 1024;
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
 export type LogFormat = 'json' | 'pretty';
@@ -89,6 +93,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const builds = buildSettings(settings);
   const webhooks = webhookPolicy(settings);
   const httpTimeouts = httpTimeoutSettings(settings);
+  const gatewayCacheBytes = settings.megabytes('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES, MIN_CACHE_MB);
   const retention = retentionSettings(settings);
   const admin = adminSettings(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
@@ -110,6 +115,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     ...builds,
     trustProxy: trustProxy.ok ? trustProxy.value : false,
     httpTimeouts,
+    gatewayCacheBytes,
     logFormat,
     webhooks,
   };
@@ -186,6 +192,17 @@ class Settings {
     if (value === undefined || value === '0') return false;
     if (value !== '1') this.problem(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(value)}`);
     return value === '1';
+  }
+
+  /** A whole number of megabytes (MiB) from `minMb` to 1,000,000; in bytes. */
+  megabytes(name: string, fallbackBytes: number, minMb: number): number {
+    const value = this.text(name);
+    if (value === undefined) return fallbackBytes;
+    if (!/^\d+$/.test(value) || Number(value) < minMb || Number(value) > 1_000_000) {
+      this.problem(`${name} must be a whole number of megabytes from ${minMb} to 1000000, got ${JSON.stringify(value)}`);
+      return fallbackBytes;
+    }
+    return Number(value) * MB;
   }
 
   wholeNumber(name: string, fallback: number, min: number): number {

@@ -15,6 +15,7 @@ import type { SqlClient } from '../builder/platform/sql.ts';
 import { migrateMarquee } from '../builder/platform/marquee-schema/migrate.ts';
 import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
+import { cacheBudgets } from '../gateway/cache-budget.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';
 import type { HealthReport } from '../gateway/readiness.ts';
 import { type RunningGateway, startGateway } from '../gateway/server.ts';
@@ -44,7 +45,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     // One channel for both halves: the gateway hears this process's publishes, and with Redis every other gateway does too.
     gateway: async (build) => {
       const source = openSnapshotSource(config, build.store);
-      const access = await openGatewayAccess(config, gatewayLog);
+      const access = await openGatewayAccess(config, gatewayLog, cacheBudgets(config.gatewayCacheBytes));
       const running = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
       return {
         running,
@@ -79,7 +80,7 @@ export async function serveCommand(config: Config): Promise<void> {
   const admin = await listenAdminPort(config, createAdminApp({ token: config.adminToken, registry, health: () => gateway?.health() ?? starting, log }));
   if (config.adminToken === undefined) log.info(`ADMIN_TOKEN is not set: ${admin.url} answers /healthz only, not /metrics`, { admin: admin.url });
   const source = openSnapshotSource(config, config.snapshotStore.open());
-  const access = await openGatewayAccess(config, log);
+  const access = await openGatewayAccess(config, log, cacheBudgets(config.gatewayCacheBytes));
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
   gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) });
@@ -152,7 +153,7 @@ function shownPath(path: string): string {
 /** The gateway on PORT; a port in use is the operator's to fix, so the message names the variable. */
 async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGateway> {
   try {
-    return await startGateway({ ...deps, port: config.port, trustProxy: config.trustProxy, timeouts: config.httpTimeouts });
+    return await startGateway({ ...deps, port: config.port, trustProxy: config.trustProxy, timeouts: config.httpTimeouts, limits: { cacheBytes: config.gatewayCacheBytes } });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
       throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);

@@ -24,15 +24,14 @@ import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
+import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
+import { ParsedKeys } from './keys/parsed-keys.ts';
+import { OriginMatcherCache } from './access/origin.ts';
 
-/** Memory bounds and freshness; defaults keep 1,000 organizations well inside 200 MB RSS. */
+/** Memory bounds and freshness. */
 interface GatewayLimits {
-  /** Snapshot object bytes kept in memory. */
-  objectBytes: number;
-  /** Parsed event indexes and details, weighed at about four times their stored size. */
-  viewBytes: number;
-  /** Organizations whose pointer and manifest are kept. */
-  organizations: number;
+  /** Heap bytes of everything kept per organization and per key, split among the caches (gateway/cache-budget.ts). */
+  cacheBytes: number;
   /** A pointer older than this is re-read before use: another process's publish shows within 2 s. */
   pointerMaxAgeMs: number;
   /** Between readiness probes of the store and the key store (readiness.ts). */
@@ -40,18 +39,10 @@ interface GatewayLimits {
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
-  objectBytes: 24 * 1024 * 1024,
-  viewBytes: 32 * 1024 * 1024,
-  organizations: 20_000,
+  cacheBytes: DEFAULT_CACHE_BYTES,
   pointerMaxAgeMs: 1000,
   healthProbeMs: 2000,
 };
-
-/**
- * Addresses whose invalid credentials are counted at once: a bucket is about 400 bytes, so a
- * spray of addresses costs at most ~4 MB; past it the least recently seen address is forgotten.
- */
-const FAILURE_ADDRESSES = 10_000;
 
 export interface GatewayDeps {
   snapshots: SnapshotSource;
@@ -63,7 +54,7 @@ export interface GatewayDeps {
    * When given, requests are judged by it alone and `keys` and `rateLimiter` are not consulted.
    */
   keyVerdicts?: KeyVerdicts;
-  /** Invalid credentials per client address; default in-process, 60 a minute, 10,000 addresses. */
+  /** Invalid credentials per client address; default in-process, 60 a minute, bounded by the address_failures budget. */
   authFailures?: RateLimiter;
   /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY); default none. */
   trustProxy?: TrustProxy;
@@ -91,17 +82,35 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? Date.now;
   const log = deps.log;
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const budgets = cacheBudgets(limits.cacheBytes);
 
   const snapshots = new CurrentSnapshots({
     store: deps.snapshots,
     log,
     maxAgeMs: limits.pointerMaxAgeMs,
     ...(deps.channel ? { deliveryEpoch: () => deps.channel?.deliveryEpoch } : {}),
-    maxOrganizations: limits.organizations,
+    maxBytes: budgets.snapshots,
   });
   const metrics = deps.metrics;
-  const objects = new ObjectCache(deps.snapshots, limits.objectBytes, metrics && ((hit) => metrics.objectLookup(hit)));
-  const resources = new OrganizationResources(snapshots, objects, new EventViews(objects, limits.viewBytes));
+  const objects = new ObjectCache(deps.snapshots, budgets.objects);
+  const views = new EventViews(objects, budgets.views);
+  const resources = new OrganizationResources(snapshots, objects, views);
+  // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
+  const ownKeyRates =
+    deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
+  const ownAddressFailures = deps.authFailures === undefined ? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBytes: budgets.address_failures }) : undefined;
+  const parsedKeys = new ParsedKeys(budgets.parsed_keys);
+  const matchers = new OriginMatcherCache(budgets.origins);
+  metrics?.caches({
+    snapshots: snapshots.stats,
+    objects: objects.stats,
+    views: views.stats,
+    parsed_keys: parsedKeys.stats,
+    origins: matchers.stats,
+    ...(ownKeyRates && { key_rates: ownKeyRates.stats }),
+    ...(ownAddressFailures && { address_failures: ownAddressFailures.stats }),
+    ...deps.keyVerdicts?.caches,
+  });
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
   const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
   // Keys' last use: noted per accepted request, written to the key store at most once a minute.
@@ -123,10 +132,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.use(
     apiRouter({
       access: accessControl({
-        ...(deps.keyVerdicts !== undefined
-          ? { verdicts: deps.keyVerdicts }
-          : { keys: deps.keys, limiter: deps.rateLimiter ?? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60 }) }),
-        failures: deps.authFailures ?? new InMemoryRateLimiter({ limit: 60, windowSeconds: 60, maxBuckets: FAILURE_ADDRESSES }),
+        ...(deps.keyVerdicts !== undefined ? { verdicts: deps.keyVerdicts } : { keys: deps.keys, limiter: (deps.rateLimiter ?? ownKeyRates)! }),
+        failures: (deps.authFailures ?? ownAddressFailures)!,
+        parsedKeys,
+        matchers,
         clock,
         organizationState: (organizationId) => after(snapshots.get(organizationId), (snapshot) => snapshot?.state),
         uses,

@@ -1,13 +1,16 @@
 // The gateway's Prometheus metrics (prom-client), registered in a registry its caller owns and
 // serves (the admin port's /metrics): requests by route template and status, latency by route,
-// rate-limit refusals, and the object cache's hits and misses. Labels are bounded: route names
-// come from gateway/route-label.ts, statuses from the gateway's own code.
+// rate-limit refusals, and each bounded cache's lookups, evictions, bytes and budget. Labels are
+// bounded: route names come from gateway/route-label.ts, statuses from the gateway's own code,
+// cache names from gateway/cache-budget.ts.
 //
 // The hot path pays little: counts, and the latency histogram's buckets, are plain numbers handed
 // to prom-client only when the registry is read, because a prom-client inc() or observe() builds
 // and looks up a string of its labels every time (measured: metrics through prom-client's own
 // histogram cost GET /organization about 9 % of its throughput in bench:gateway's A/B).
-import { Counter, type Metric, type Registry } from 'prom-client';
+import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
+import type { CacheStats } from '../runtime/lru.ts';
+import type { CacheName } from './cache-budget.ts';
 import { ROUTE_NAMES, PROTOCOL } from './route-label.ts';
 
 export interface GatewayMetrics {
@@ -18,8 +21,11 @@ export interface GatewayMetrics {
   served(route: string, status: number, seconds: number | undefined): void;
   /** A 429: the key's own limit, or the address's throttle of invalid credentials. */
   rateLimited(limit: RateLimitKind): void;
-  /** A stored resource looked up in the object cache: served from memory, or read from the store. */
-  objectLookup(hit: boolean): void;
+  /**
+   * The gateway's bounded caches, read when the registry is (their counts are plain numbers the
+   * caches keep, so the hot path pays nothing here). A later call replaces an earlier one's.
+   */
+  caches(caches: Partial<Record<CacheName, CacheStats>>): void;
 }
 
 type RateLimitKind = 'key' | 'address';
@@ -134,7 +140,8 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
     'Requests refused 429: limit="key" over a key\'s rate limit, limit="address" an address over its invalid-credential threshold.',
     ['limit'],
   );
-  const lookups = new TalliedCounter(registry, 'marquee_gateway_object_cache_lookups_total', 'Stored resources looked up in the object cache, by result (hit, miss).', ['result']);
+  let caches: Partial<Record<CacheName, CacheStats>> = {};
+  cacheMetrics(registry, () => caches);
 
   const routes = new Map<string, RouteSeries>();
   const seriesOf = (route: string): RouteSeries => {
@@ -147,8 +154,6 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
   };
   for (const route of [...ROUTE_NAMES, PROTOCOL]) seriesOf(route);
   const limits: Record<RateLimitKind, Tally> = { key: refusals.tally({ limit: 'key' }), address: refusals.tally({ limit: 'address' }) };
-  const hits = lookups.tally({ result: 'hit' });
-  const misses = lookups.tally({ result: 'miss' });
 
   return {
     served(route, status, seconds) {
@@ -164,8 +169,58 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
     rateLimited(limit) {
       limits[limit].pending++;
     },
-    objectLookup(hit) {
-      (hit ? hits : misses).pending++;
+    caches(watched) {
+      caches = watched;
     },
   };
+}
+
+/** Each cache's lookups by result, evictions, bytes held and budget, read from its CacheStats when collected. */
+function cacheMetrics(registry: Registry, caches: () => Partial<Record<CacheName, CacheStats>>): void {
+  const each = (write: (cache: string, stats: CacheStats) => void) => {
+    for (const [cache, stats] of Object.entries(caches())) if (stats !== undefined) write(cache, stats);
+  };
+  new Counter({
+    name: 'marquee_gateway_cache_lookups_total',
+    help: "Lookups in the gateway's bounded caches, by cache and result (hit: found in memory; miss: read or computed).",
+    labelNames: ['cache', 'result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((cache, stats) => {
+        this.inc({ cache, result: 'hit' }, stats.hits);
+        this.inc({ cache, result: 'miss' }, stats.misses);
+      });
+    },
+  });
+  new Counter({
+    name: 'marquee_gateway_cache_evictions_total',
+    help: 'Entries a cache dropped, least recently used first, to stay within its budget.',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((cache, stats) => this.inc({ cache }, stats.evictions));
+    },
+  });
+  new Gauge({
+    name: 'marquee_gateway_cache_bytes',
+    help: "Estimated heap bytes a cache holds (the sum of its entries' weights).",
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((cache, stats) => this.set({ cache }, stats.weight));
+    },
+  });
+  new Gauge({
+    name: 'marquee_gateway_cache_budget_bytes',
+    help: 'The bytes a cache may hold: its share of GATEWAY_CACHE_MB.',
+    labelNames: ['cache'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      each((cache, stats) => this.set({ cache }, stats.capacity));
+    },
+  });
 }

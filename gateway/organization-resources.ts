@@ -43,14 +43,14 @@ export class OrganizationResources {
     return after(this.manifest(orgId), (manifest) => {
       const hash = manifest.resources.get(resourcePath.eventIndex);
       if (hash === undefined) throw notFound();
-      return after(this.views.index(orgId, hash), (index) => index.page(now, query));
+      return this.views.page(orgId, hash, now, query);
     });
   }
 
   event(orgId: string, idOrSlug: string, now: number): Awaitable<Representation> {
     return after(this.manifest(orgId), (manifest) => {
       const hash = manifest.resources.get(resourcePath.event(this.eventId(manifest, idOrSlug)))!;
-      return after(this.views.detail(orgId, hash), (detail) => detail.at(now));
+      return this.views.detail(orgId, hash, now);
     });
   }
 

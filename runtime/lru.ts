@@ -1,13 +1,29 @@
 // A bounded least-recently-used map, weighted (e.g. by bytes), so that the gateway's memory stays
-// bounded however many organizations and objects it has served.
+// bounded however many organizations, objects and keys it has served. It also counts its hits,
+// misses and evictions, which the gateway reports on /metrics (gateway/metrics.ts).
 
-export class LruCache<K, V> {
+/** What a cache reports of itself (gateway/metrics.ts reads it when /metrics is scraped). */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+  readonly evictions: number;
+  /** The sum of the held entries' weights. */
+  readonly weight: number;
+  readonly capacity: number;
+}
+
+export class LruCache<K, V> implements CacheStats {
   private readonly entries = new Map<K, { value: V; weight: number }>();
   private total = 0;
+  /** get() calls that found an entry / found none. */
+  hits = 0;
+  misses = 0;
+  /** Entries dropped to make room (not those deleted or replaced). */
+  evictions = 0;
 
   constructor(
     readonly capacity: number,
-    private readonly weigh: (value: V) => number = () => 1,
+    private readonly weigh: (value: V, key: K) => number = () => 1,
   ) {}
 
   get size(): number {
@@ -18,18 +34,29 @@ export class LruCache<K, V> {
     return this.total;
   }
 
+  /** The value, marked most recently used; counted as a hit or a miss. */
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
+    if (!entry) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     // Map iteration follows insertion order: re-inserting marks the entry most recently used.
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;
   }
 
+  /** The value, without marking it used or counting a lookup (for bookkeeping, not for serving). */
+  peek(key: K): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Held (or replaced) as the most recently used, weighed now; the least recently used make room. */
   set(key: K, value: V): void {
     this.delete(key);
-    const weight = this.weigh(value);
+    const weight = this.weigh(value, key);
     // Something larger than the whole budget would only evict everything else and then itself.
     if (weight > this.capacity) return;
     this.entries.set(key, { value, weight });
@@ -38,6 +65,7 @@ export class LruCache<K, V> {
       if (this.total <= this.capacity) break;
       this.entries.delete(oldest);
       this.total -= entry.weight;
+      this.evictions++;
     }
   }
 
@@ -46,5 +74,10 @@ export class LruCache<K, V> {
     if (!entry) return;
     this.entries.delete(key);
     this.total -= entry.weight;
+  }
+
+  /** Least recently used first. Deleting the entry just visited is allowed. */
+  *[Symbol.iterator](): IterableIterator<[K, V]> {
+    for (const [key, entry] of this.entries) yield [key, entry.value];
   }
 }

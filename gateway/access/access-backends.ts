@@ -11,6 +11,7 @@ import { FileKeyStore } from '../keys/file-store.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import { openRedisAccess } from './redis-access.ts';
+import type { CacheBudgets } from '../cache-budget.ts';
 
 /** A gateway's keys; `keyVerdicts` when a backend judges and counts in one step (otherwise the gateway's in-process limiter counts). */
 export interface GatewayAccess {
@@ -19,9 +20,10 @@ export interface GatewayAccess {
   close(): Promise<void>;
 }
 
-export async function openGatewayAccess(shared: SharedState, log: Log): Promise<GatewayAccess> {
+/** `budgets`: the gateway's (gateway/cache-budget.ts), of which Redis's verdicts keep `verdicts` and `key_rates` in this process. */
+export async function openGatewayAccess(shared: SharedState, log: Log, budgets: CacheBudgets): Promise<GatewayAccess> {
   if (shared.redisUrl === undefined) return { deps: { keys: await openKeyFile(shared.home) }, close: async () => {} };
-  const access = await openRedisAccess({ url: shared.redisUrl, log }).catch((error: unknown) => {
+  const access = await openRedisAccess({ url: shared.redisUrl, log, recent: { maxBytes: budgets.verdicts }, localRateBytes: budgets.key_rates }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
   return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };

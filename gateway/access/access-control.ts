@@ -33,6 +33,9 @@ interface CommonAccessOptions {
   organizationState: (organizationId: string) => Awaitable<OrganizationState | undefined>;
   /** Told of every accepted request's key (a Map set, no I/O): keys' last use (access/key-uses.ts). */
   uses?: KeyUses;
+  /** Presented keys' parsed form, and keys' compiled origin lists: bounded caches the gateway sizes (default 1 MB each). */
+  parsedKeys?: ParsedKeys;
+  matchers?: OriginMatcherCache;
 }
 
 /** Where accepted requests' keys are noted; `note` must be cheap and never throw. */
@@ -93,8 +96,8 @@ const UNCHECKABLE = 'The API key cannot be checked at the moment; try again shor
 export function accessControl(options: AccessOptions): AccessControl {
   const { failures, clock, organizationState, uses } = options;
   const verdicts = 'verdicts' in options ? options.verdicts : new EmbeddedKeyVerdicts(options.keys, options.limiter);
-  const parsedKeys = new ParsedKeys();
-  const matchers = new OriginMatcherCache();
+  const parsedKeys = options.parsedKeys ?? new ParsedKeys();
+  const matchers = options.matchers ?? new OriginMatcherCache();
   const policy = `"default";q=${verdicts.limit};w=${verdicts.windowSeconds}`;
 
   /** Counts the failure against the address: 401, or 429 once the address is over its threshold. */

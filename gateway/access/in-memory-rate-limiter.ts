@@ -6,8 +6,11 @@
 // and each slot once per elapsed second, so a consume is O(1) amortised. Refused requests are
 // not counted: a client that keeps retrying still gets in once a slot frees.
 //
-// With `maxBuckets`, memory stays bounded however many distinct bucket names arrive (an address
-// spray against the failed-credentials limiter): the least recently used bucket makes room.
+// With `maxBytes`, memory stays bounded however many distinct bucket names arrive (an address
+// spray against the failed-credentials limiter, or more keys than the budget holds): the least
+// recently used bucket makes room. A bucket dropped so forgets its counts, which can only let its
+// key or address in sooner, never refuse it wrongly.
+import { type CacheStats, LruCache } from '../../runtime/lru.ts';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';
 
 interface Bucket {
@@ -22,25 +25,30 @@ interface Bucket {
 export interface RateLimiterOptions {
   limit: number;
   windowSeconds?: number;
-  /** Buckets held at most; the least recently used one is dropped for a new one. Unbounded by default. */
-  maxBuckets?: number;
+  /** Heap bytes the buckets may take (weighBucket); the least recently used is dropped for a new one. Unbounded by default. */
+  maxBytes?: number;
 }
+
+/**
+ * A bucket's heap bytes besides its counters (4 bytes a second) and its name: the bucket object,
+ * the Uint32Array and its backing store, the name's header and the LRU's Map slot. Measured with
+ * bench/cache-weights.ts.
+ */
+const BUCKET_BYTES = 380;
 
 export class InMemoryRateLimiter implements RateLimiter {
   readonly limit: number;
   readonly windowSeconds: number;
-  private readonly maxBuckets: number;
-  /** In least-recently-used order when bounded (Map iteration follows insertion). */
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets: LruCache<string, Bucket>;
   private lastSweepSecond = -Infinity;
 
-  constructor({ limit, windowSeconds = 60, maxBuckets = Infinity }: RateLimiterOptions) {
+  constructor({ limit, windowSeconds = 60, maxBytes = Infinity }: RateLimiterOptions) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);
     if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`windowSeconds must be a positive integer, not ${windowSeconds}`);
-    if (maxBuckets !== Infinity && (!Number.isInteger(maxBuckets) || maxBuckets < 1)) throw new RangeError(`maxBuckets must be a positive integer, not ${maxBuckets}`);
+    if (!(maxBytes > 0)) throw new RangeError(`maxBytes must be above 0, not ${maxBytes}`);
     this.limit = limit;
     this.windowSeconds = windowSeconds;
-    this.maxBuckets = maxBuckets;
+    this.buckets = new LruCache(maxBytes, (bucket, name) => BUCKET_BYTES + 4 * bucket.counts.length + name.length);
   }
 
   /** Buckets currently held (for tests of the bounded memory). */
@@ -48,17 +56,17 @@ export class InMemoryRateLimiter implements RateLimiter {
     return this.buckets.size;
   }
 
+  /** Hits (a bucket held), misses (a new bucket), evictions and bytes, for /metrics. */
+  get stats(): CacheStats {
+    return this.buckets;
+  }
+
   consume(bucketName: string, nowMs: number): RateDecision {
     const second = Math.floor(nowMs / 1000);
     this.sweep(second);
     let bucket = this.buckets.get(bucketName);
     if (bucket === undefined) {
-      if (this.buckets.size >= this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
       bucket = { counts: new Uint32Array(this.windowSeconds), total: 0, second, oldest: -1 };
-      this.buckets.set(bucketName, bucket);
-    } else if (this.maxBuckets !== Infinity) {
-      // Most recently used last.
-      this.buckets.delete(bucketName);
       this.buckets.set(bucketName, bucket);
     }
     this.advance(bucket, second);

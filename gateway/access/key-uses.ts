@@ -3,6 +3,10 @@
 // to the key store at most once per `intervalMs` (default a minute) and at close, in one
 // KeyStore.recordUse. The instant is the request's own, never rounded: rounded down to its minute,
 // a key used right after its creation read as used before it was created.
+//
+// Bounded whatever the number of keys: once `maxPending` keys are noted, a report starts at once
+// rather than at the minute; and while the store refuses reports, what is kept for the next one
+// stays within `maxPending` (a last use dropped so is noted again by the key's next request).
 import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { KeyUses } from './access-control.ts';
@@ -13,6 +17,8 @@ export interface KeyUseRecorderOptions {
   log: Log;
   /** Longest wait between two reports to the store; default a minute. */
   intervalMs?: number;
+  /** Keys noted at most before a report starts; default 20,000 (about 2 MB). */
+  maxPending?: number;
 }
 
 export class KeyUseRecorder implements KeyUses {
@@ -21,12 +27,14 @@ export class KeyUseRecorder implements KeyUses {
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly log: Log;
+  private readonly maxPending: number;
 
   constructor(
     private readonly store: Pick<KeyStore, 'recordUse'>,
-    { log, intervalMs = MINUTE_MS }: KeyUseRecorderOptions,
+    { log, intervalMs = MINUTE_MS, maxPending = 20_000 }: KeyUseRecorderOptions,
   ) {
     this.log = log;
+    this.maxPending = maxPending;
     this.timer = setInterval(() => void this.flush(), intervalMs);
     // Reporting last use is never a reason to keep a process alive.
     this.timer.unref();
@@ -34,6 +42,12 @@ export class KeyUseRecorder implements KeyUses {
 
   note(keyId: string, nowMs: number): void {
     this.noted.set(keyId, nowMs);
+    if (this.noted.size === this.maxPending) void this.flush();
+  }
+
+  /** Keys noted and not yet reported (for tests of the bound). */
+  get pending(): number {
+    return this.noted.size;
   }
 
   /** Reports what was noted since the last report; one report at a time. A failed report is kept for the next one. */
@@ -56,7 +70,10 @@ export class KeyUseRecorder implements KeyUses {
       await this.store.recordUse(new Map([...batch].map(([id, at]) => [id, new Date(at)])));
     } catch (error) {
       // Kept for the next report, unless a later use was noted meanwhile.
-      for (const [id, at] of batch) if (!this.noted.has(id)) this.noted.set(id, at);
+      for (const [id, at] of batch) {
+        if (this.noted.size >= this.maxPending) break;
+        if (!this.noted.has(id)) this.noted.set(id, at);
+      }
       this.log.warn("could not record keys' last use in the key store; trying again at the next report", { err: error, keys: batch.size });
     }
   }

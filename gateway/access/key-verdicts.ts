@@ -5,6 +5,8 @@
 import { after, type Awaitable } from '../awaitable.ts';
 import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';
+import type { CacheName } from '../cache-budget.ts';
+import type { CacheStats } from '../../runtime/lru.ts';
 
 export interface KeyVerdict {
   /** The key's record, revoked or expired or not; undefined for a key the store does not know, or could not be asked about. */
@@ -37,6 +39,8 @@ export interface KeyVerdicts {
   settle(verdict: UsableVerdict, nowMs: number): Awaitable<RateDecision>;
   /** Gives back the slot the verdict counted, if it counted one. Never fails: a lost give-back costs one slot. */
   release(verdict: UsableVerdict): Awaitable<void>;
+  /** The bounded memories this backend keeps in the gateway's process, for /metrics. */
+  readonly caches?: Partial<Record<CacheName, CacheStats>>;
 }
 
 /** Any KeyStore and RateLimiter, asked one after the other: the lookup first, the count only for a request that passed. */

@@ -28,8 +28,10 @@ export interface RedisAccessOptions {
   windowSeconds?: number;
   /** A command not answered within this is a Redis that cannot be reached; default 500 ms. */
   commandTimeoutMs?: number;
-  /** The memory of recent verdicts used while Redis cannot be reached; default 10,000 keys, 5 minutes. */
+  /** The memory of recent verdicts used while Redis cannot be reached; default 4 MB, 5 minutes. */
   recent?: RecentVerdictsOptions;
+  /** Heap bytes of the per-key counts kept while Redis cannot be reached; default 4 MB. */
+  localRateBytes?: number;
 }
 
 /** For GatewayDeps: `keys` and `keyVerdicts: verdicts`. */

@@ -18,6 +18,7 @@ import { RECORD_FIELDS, recordKey, recordOf } from '../keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';
+import type { CacheStats } from '../../runtime/lru.ts';
 import { RecentVerdicts, type RecentVerdictsOptions } from './recent-verdicts.ts';
 import { SLIDING_WINDOW_LUA } from './redis-sliding-window.ts';
 
@@ -31,6 +32,8 @@ export interface RedisKeyVerdictsOptions {
   windowSeconds?: number;
   /** The memory of recent verdicts used while Redis cannot be reached. */
   recent?: RecentVerdictsOptions;
+  /** Heap bytes of the per-key counts kept in this process while Redis cannot be reached; default 4 MB. */
+  localRateBytes?: number;
   /** Retry-After of the 503 for a key that cannot be judged; default 5 s, about when a reconnect has been tried. */
   retryAfterSeconds?: number;
 }
@@ -87,7 +90,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.namespace = options.namespace ?? 'marquee:';
     this.log = options.log;
     this.recent = new RecentVerdicts(options.recent);
-    this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBuckets: options.recent?.capacity ?? 10_000 });
+    this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
     this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
     if (!('marqueeKeyVerdict' in redis)) {
@@ -95,6 +98,11 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       redis.defineCommand('marqueeKeyGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_LUA });
     }
     this.redis = redis as Redis & VerdictCommands;
+  }
+
+  /** The bounded memories, for /metrics. */
+  get caches(): { verdicts: CacheStats; key_rates: CacheStats } {
+    return { verdicts: this.recent.stats, key_rates: this.local.stats };
   }
 
   verdict(secretHash: string, nowMs: number): Awaitable<KeyVerdict> {

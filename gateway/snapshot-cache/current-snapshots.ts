@@ -18,8 +18,8 @@ import type { OrganizationState, Pointer } from '../../snapshot/manifest.ts';
 import { parsePointer, readManifest, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { Log } from '../../runtime/log.ts';
 import { type SnapshotSource, StoreUnavailableError, type Version } from '../../snapshot/store.ts';
-import { LruCache } from '../../runtime/lru.ts';
-import { manifestView, type ManifestView } from './manifest-view.ts';
+import { type CacheStats, LruCache } from '../../runtime/lru.ts';
+import { manifestView, type ManifestView, weighManifestView } from './manifest-view.ts';
 import { OutageWarning } from './outage-warning.ts';
 import { StoreBackoff } from './store-backoff.ts';
 
@@ -49,7 +49,8 @@ export interface CurrentSnapshotsOptions {
   log: Log;
   /** A pointer older than this is re-read before it is used (1 s: publish-to-serve within 2 s). */
   maxAgeMs?: number;
-  maxOrganizations?: number;
+  /** Heap bytes the held pointers and manifests may take (weighed by weighSnapshotEntry); default 24 MB. */
+  maxBytes?: number;
   /** A re-read of a snapshot already held that takes longer is not waited for (default 500 ms). */
   slowReadMs?: number;
   /**
@@ -90,7 +91,7 @@ export class CurrentSnapshots {
     this.deliveryEpoch = options.deliveryEpoch ?? (() => undefined);
     this.notifiedMaxAgeMs = options.notifiedMaxAgeMs ?? 30_000;
     this.now = options.monotonicNow ?? (() => performance.now());
-    this.entries = new LruCache(options.maxOrganizations ?? 20_000);
+    this.entries = new LruCache(options.maxBytes ?? 24 * 1024 * 1024, weighSnapshotEntry);
     this.outage = new OutageWarning(options.log, 'snapshot pointer refresh failed: storage unreachable', options.outageWarningIntervalMs, this.now);
     this.backoff = new StoreBackoff({ now: this.now });
   }
@@ -152,9 +153,15 @@ export class CurrentSnapshots {
     return entry.checkedAt >= this.staleBefore && age < this.notifiedMaxAgeMs;
   }
 
+  /** Hits, misses, evictions and bytes, for /metrics. */
+  get stats(): CacheStats {
+    return this.entries;
+  }
+
   /** A build published for this organization (snapshot/notifications.ts): re-read now. */
   invalidate(orgId: string): void {
-    const entry = this.entries.get(orgId);
+    // Not a lookup: an organization nobody asks for is neither promoted nor counted.
+    const entry = this.entries.peek(orgId);
     if (!entry) return;
     entry.generation++;
     entry.checkedAt = -Infinity;
@@ -179,12 +186,16 @@ export class CurrentSnapshots {
     const generation = entry.generation;
     try {
       const read = await this.store.getIfChanged(pointerKey(orgId), entry.version);
-      if (read === undefined) {
-        entry.snapshot = undefined;
-        entry.version = undefined;
-      } else if (read !== 'unchanged') {
-        entry.snapshot = await this.load(orgId, parsePointer(orgId, read.bytes), entry.snapshot);
-        entry.version = read.version;
+      if (read !== 'unchanged') {
+        if (read === undefined) {
+          entry.snapshot = undefined;
+          entry.version = undefined;
+        } else {
+          entry.snapshot = await this.load(orgId, parsePointer(orgId, read.bytes), entry.snapshot);
+          entry.version = read.version;
+        }
+        // Weighed again with what it now holds, unless it was evicted meanwhile (then it is not put back).
+        if (this.entries.peek(orgId) === entry) this.entries.set(orgId, entry);
       }
       entry.loaded = true;
       entry.failing = false;
@@ -221,3 +232,14 @@ export class CurrentSnapshots {
     return { state: pointer.state, manifest: manifestView(manifest, pointer.manifestHash) };
   }
 }
+
+/**
+ * An entry's heap bytes, estimated: the entry, its pointer fields and the LRU's Map slot, plus the
+ * manifest view it holds. Measured with bench/cache-weights.ts (heap used before and after holding
+ * a few thousand entries, after a forced GC): ENTRY_BYTES is an organization without a snapshot.
+ */
+function weighSnapshotEntry(entry: Entry, orgId: string): number {
+  return ENTRY_BYTES + 2 * orgId.length + (entry.snapshot?.manifest ? weighManifestView(entry.snapshot.manifest) : 0);
+}
+
+const ENTRY_BYTES = 600;

@@ -20,3 +20,18 @@ export function manifestView(manifest: Manifest, hash: string): ManifestView {
     slugs: new Map(Object.entries(manifest.slugs)),
   };
 }
+
+/**
+ * A view's heap bytes, estimated: each resource and slug costs its two strings' characters (one
+ * byte each: paths, ids, slugs and hashes are ASCII) plus a fixed share for the two string headers
+ * and the Map's slot. Measured with bench/cache-weights.ts; see the constants.
+ */
+export function weighManifestView(view: ManifestView): number {
+  let bytes = VIEW_BYTES + view.snapshotId.length + view.hash.length;
+  for (const [path, hash] of view.resources) bytes += MAPPED_PAIR_BYTES + path.length + hash.length;
+  for (const [slug, id] of view.slugs) bytes += MAPPED_PAIR_BYTES + slug.length + id.length;
+  return bytes;
+}
+
+const VIEW_BYTES = 400;
+const MAPPED_PAIR_BYTES = 50;

@@ -1,12 +1,12 @@
 // Snapshot objects by content hash. Objects are immutable (docs/design.md "Store layout"), so a cached
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
-// Kept as the Representation a stored resource is served as, so a hit allocates nothing. Each
-// lookup of a representation is reported as a hit or a miss, for the metrics.
+// Kept as the Representation a stored resource is served as, so a hit allocates nothing.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { SnapshotSource } from '../../snapshot/store.ts';
 import type { Awaitable } from '../awaitable.ts';
 import { storedRepresentation, type Representation } from '../../snapshot/representation.ts';
 import { LoadingCache } from '../../runtime/loading-cache.ts';
+import type { CacheStats } from '../../runtime/lru.ts';
 
 export class ObjectCache {
   private readonly cache: LoadingCache<Representation>;
@@ -14,10 +14,13 @@ export class ObjectCache {
   constructor(
     private readonly store: SnapshotSource,
     maxBytes: number,
-    /** Told of every representation looked up: true when served from memory (GatewayMetrics.objectLookup). */
-    private readonly lookedUp: (hit: boolean) => void = () => {},
   ) {
-    this.cache = new LoadingCache(maxBytes, (representation) => representation.bytes.length);
+    this.cache = new LoadingCache(maxBytes, weighRepresentation);
+  }
+
+  /** Hits (served from memory), misses (read from the store), evictions and bytes, for /metrics. */
+  get stats(): CacheStats {
+    return this.cache.stats;
   }
 
   /**
@@ -26,10 +29,7 @@ export class ObjectCache {
    * A cached object is returned as is; only a load is a promise.
    */
   representation(orgId: string, hash: string): Awaitable<Representation> {
-    const found = this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
-    // A request that joins a load already under way waits for the store too: a miss.
-    this.lookedUp(!(found instanceof Promise));
-    return found;
+    return this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
   }
 
   /**
@@ -42,3 +42,14 @@ export class ObjectCache {
     return bytes;
   }
 }
+
+/**
+ * A representation's heap bytes, estimated: its body, plus the Buffer object, the tag strings and
+ * the header array, and the key and the LRU's Map slot (REPRESENTATION_BYTES, measured with
+ * bench/cache-weights.ts).
+ */
+function weighRepresentation(representation: Representation): number {
+  return REPRESENTATION_BYTES + representation.bytes.length;
+}
+
+const REPRESENTATION_BYTES = 500;

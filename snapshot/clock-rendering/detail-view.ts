@@ -20,6 +20,13 @@ export class EventDetailView {
     ({ template: this.template, clock: this.clock } = splitClock(stored, DETAIL_ORDER));
   }
 
+  /** Heap bytes of the renderings kept (bodies, plus about 500 bytes of tags and headers each; bench/cache-weights.ts). */
+  get renderedBytes(): number {
+    let bytes = 0;
+    for (const rendered of this.rendered) if (rendered !== undefined) bytes += 500 + rendered.bytes.length;
+    return bytes;
+  }
+
   static parse(hash: string, bytes: Buffer): EventDetailView {
     return new EventDetailView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventDetail);
   }

@@ -27,8 +27,18 @@ interface Window {
 
 const SUMMARY_ORDER = keyOrderOf('event-summary');
 
-/** Rendered pages kept per window: enough for every page size a site plausibly uses. */
-const PAGES_PER_WINDOW = 256;
+/**
+ * Bytes of rendered pages kept per window, for an index stored in `storedBytes`: room for every
+ * page of each filter at a couple of page sizes, and a floor for small indexes. Bounded by bytes
+ * rather than by count (256 pages of 100 events each would be far more than the index itself), and
+ * reported (renderedBytes), so that the gateway counts them in the view's weight (gateway/events/views.ts).
+ */
+function pageBudgetOf(storedBytes: number): number {
+  return 16 * 1024 + 4 * storedBytes;
+}
+
+/** A rendered page's heap bytes besides its body: the Representation's strings and headers, its key and slot (bench/cache-weights.ts). */
+const PAGE_BYTES = 800;
 
 export class EventIndexView {
   private readonly events: IndexedEvent[];
@@ -40,14 +50,21 @@ export class EventIndexView {
   constructor(
     private readonly hash: string,
     index: readonly StoredEventSummary[],
+    /** Rendered pages' bytes kept at most (pageBudgetOf the stored size). */
+    private readonly pageBytes: number,
   ) {
     this.events = index.map((event) => splitClock(event, SUMMARY_ORDER));
     this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
     this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));
   }
 
+  /** Heap bytes of the pages rendered and kept for the current window. */
+  get renderedBytes(): number {
+    return this.window?.pages.weight ?? 0;
+  }
+
   static parse(hash: string, bytes: Buffer): EventIndexView {
-    return new EventIndexView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventSummary[]);
+    return new EventIndexView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventSummary[], pageBudgetOf(bytes.length));
   }
 
   page(now: number, query: EventsQuery): Representation {
@@ -82,7 +99,7 @@ export class EventIndexView {
         past: inOrder(this.newestFirst, 'past'),
         all: ascending,
       },
-      pages: new LruCache(PAGES_PER_WINDOW),
+      pages: new LruCache(this.pageBytes, (page, key) => PAGE_BYTES + key.length + page.bytes.length),
     };
     return this.window;
   }

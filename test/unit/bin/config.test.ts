@@ -28,6 +28,7 @@ describe('parseConfig', () => {
       trustProxy: false,
       logFormat: 'json',
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
+      gatewayCacheBytes: 48 * 1024 * 1024,
       webhooks: {
         allowPrivate: false,
         allowInsecure: false,
@@ -51,6 +52,16 @@ describe('parseConfig', () => {
     });
     expect(() => parseConfig({ HTTP_HEADERS_TIMEOUT: '40' }, '/srv', false)).toThrow('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
     expect(() => parseConfig({ HTTP_KEEP_ALIVE_TIMEOUT: '0' }, '/srv', false)).toThrow('HTTP_KEEP_ALIVE_TIMEOUT must be a number of seconds');
+  });
+
+  it('reads GATEWAY_CACHE_MB as whole megabytes, at least 16, and refuses anything else naming the variable', () => {
+    expect(parseConfig({ GATEWAY_CACHE_MB: '64' }, '/srv', false).gatewayCacheBytes).toBe(64 * 1024 * 1024);
+    expect(parseConfig({ GATEWAY_CACHE_MB: ' 16 ' }, '/srv', false).gatewayCacheBytes).toBe(16 * 1024 * 1024);
+    for (const value of ['15', '0', '-64', '64MB', '1.5', 'lots', '1000001']) {
+      expect(() => parseConfig({ GATEWAY_CACHE_MB: value }, '/srv', false)).toThrow(
+        `GATEWAY_CACHE_MB must be a whole number of megabytes from 16 to 1000000, got ${JSON.stringify(value)}`,
+      );
+    }
   });
 
   it('logs JSON lines by default, readable lines on a terminal, and as LOG_FORMAT says', () => {
@@ -159,6 +170,7 @@ describe('parseConfig', () => {
         CLOUDFRONT_DISTRIBUTION_ID: 'e-1',
         TRUST_PROXY: 'true',
         LOG_FORMAT: 'xml',
+        GATEWAY_CACHE_MB: '8',
       });
     expect(attempt).toThrow(ConfigError);
     try {
@@ -176,6 +188,7 @@ describe('parseConfig', () => {
         'REDIS_URL',
         'PLATFORM_PUBLIC_URL',
         'BUILD_SCHEDULE',
+        'GATEWAY_CACHE_MB',
         'TRUST_PROXY:',
         'LOG_FORMAT',
         'PORT',

@@ -1,5 +1,5 @@
 // The RateLimiter contract (test/contracts/rate-limiter.ts) against the in-process limiter, as the
-// key limiter uses it (unbounded) and as the invalid-credentials throttle does (maxBuckets).
+// key limiter uses it (unbounded) and and bounded in bytes, as the gateway builds it (maxBytes).
 import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
 import { rateLimiterContract } from '../../contracts/rate-limiter.ts';
 
@@ -7,8 +7,8 @@ rateLimiterContract('InMemoryRateLimiter', {
   setup: () => ({ limiter: (options: { limit: number; windowSeconds: number }) => new InMemoryRateLimiter(options) }),
 });
 
-rateLimiterContract('InMemoryRateLimiter with maxBuckets', {
+rateLimiterContract('InMemoryRateLimiter with maxBytes', {
   setup: () => ({
-    limiter: (options: { limit: number; windowSeconds: number }) => new InMemoryRateLimiter({ ...options, maxBuckets: 10_000 }),
+    limiter: (options: { limit: number; windowSeconds: number }) => new InMemoryRateLimiter({ ...options, maxBytes: 4 * 1024 * 1024 }),
   }),
 });

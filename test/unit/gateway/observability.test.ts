@@ -137,7 +137,7 @@ describe('request ids', () => {
 });
 
 describe('metrics', () => {
-  it('count responses by route template and status, time them by route, and count object-cache misses and hits', async () => {
+  it('count responses by route template and status, time them by route, and count object-cache misses and hits in the one cache shape', async () => {
     const registry = new Registry();
     const harness = await startHarness({ deps: { metrics: gatewayMetrics(registry) } });
     try {
@@ -145,7 +145,7 @@ describe('metrics', () => {
       const key = await harness.keyFor(fixture.organization.id);
       const before = await scrape(registry);
       expect(before.get(requests(`${API}/organization`, 200))).toBeUndefined();
-      expect(before.get('marquee_gateway_object_cache_lookups_total{result="hit"}')).toBe(0);
+      expect(before.get('marquee_gateway_cache_lookups_total{cache="objects",result="hit"}')).toBe(0);
       expect(before.get('marquee_gateway_rate_limited_total{limit="key"}')).toBe(0);
 
       for (let i = 0; i < 3; i++) expect((await harness.call(`${API}/organization`, { key })).status).toBe(200);
@@ -172,14 +172,14 @@ describe('metrics', () => {
       expect(after.get(`marquee_gateway_request_duration_seconds_bucket{le="+Inf",route="${API}/organization"}`)).toBe(4);
       expect(after.get(`marquee_gateway_request_duration_seconds_sum{route="${API}/organization"}`)).toBeGreaterThan(0);
       // /organization and the sessions: each read once from the store; /organization then served from memory twice.
-      expect(after.get('marquee_gateway_object_cache_lookups_total{result="miss"}')).toBe(2);
-      expect(after.get('marquee_gateway_object_cache_lookups_total{result="hit"}')).toBe(2);
+      expect(after.get('marquee_gateway_cache_lookups_total{cache="objects",result="miss"}')).toBe(2);
+      expect(after.get('marquee_gateway_cache_lookups_total{cache="objects",result="hit"}')).toBe(2);
 
       // Counts carry over from one scrape to the next.
       expect((await harness.call(`${API}/organization`, { key })).status).toBe(200);
       const again = await scrape(registry);
       expect(again.get(requests(`${API}/organization`, 200))).toBe(4);
-      expect(again.get('marquee_gateway_object_cache_lookups_total{result="hit"}')).toBe(3);
+      expect(again.get('marquee_gateway_cache_lookups_total{cache="objects",result="hit"}')).toBe(3);
     } finally {
       await harness.close();
     }

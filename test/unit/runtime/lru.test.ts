@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LoadingCache } from '../../../runtime/loading-cache.ts';
 import { LruCache } from '../../../runtime/lru.ts';
@@ -30,6 +31,58 @@ describe('LruCache', () => {
     cache.set('b', 3);
     expect(cache.size).toBe(2);
     expect(cache.get('a')).toBe(2);
+  });
+});
+
+describe('LruCache accounting', () => {
+  it('counts hits, misses and evictions, not deletes or replacements; peek counts nothing and keeps the order', () => {
+    const cache = new LruCache<string, string>(8, (value) => value.length);
+    cache.set('a', 'aaaa');
+    cache.set('b', 'bbbb');
+    expect(cache.peek('a')).toBe('aaaa');
+    cache.set('c', 'cc'); // a is still the least recently used: peek did not touch it
+    expect(cache.peek('a')).toBeUndefined();
+    expect(cache.get('b')).toBe('bbbb');
+    expect(cache.get('a')).toBeUndefined();
+    cache.set('b', 'bb');
+    cache.delete('c');
+    expect({ hits: cache.hits, misses: cache.misses, evictions: cache.evictions, weight: cache.weight }).toEqual({ hits: 1, misses: 1, evictions: 1, weight: 2 });
+  });
+
+  it('holds the sum of its entries’ weights, never more than its capacity, and 0 once every entry is deleted (property)', () => {
+    const operation = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), key: fc.integer({ min: 0, max: 20 }), weight: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ op: fc.constant('get' as const), key: fc.integer({ min: 0, max: 20 }) }),
+      fc.record({ op: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 20 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100 }), fc.array(operation, { maxLength: 200 }), (capacity, operations) => {
+        const cache = new LruCache<number, number>(capacity, (weight) => weight);
+        // The model: keys from least to most recently used, with their weights.
+        let model: Array<[number, number]> = [];
+        for (const operation of operations) {
+          if (operation.op === 'set') {
+            cache.set(operation.key, operation.weight);
+            model = model.filter(([key]) => key !== operation.key);
+            if (operation.weight <= capacity) model.push([operation.key, operation.weight]);
+            while (model.reduce((sum, [, weight]) => sum + weight, 0) > capacity) model.shift();
+          } else if (operation.op === 'get') {
+            const held = model.find(([key]) => key === operation.key);
+            expect(cache.get(operation.key)).toBe(held?.[1]);
+            if (held) model = [...model.filter(([key]) => key !== operation.key), held];
+          } else {
+            cache.delete(operation.key);
+            model = model.filter(([key]) => key !== operation.key);
+          }
+          expect(cache.weight).toBeLessThanOrEqual(capacity);
+          expect(cache.weight).toBe(model.reduce((sum, [, weight]) => sum + weight, 0));
+          expect([...cache].map(([key]) => key)).toEqual(model.map(([key]) => key));
+        }
+        for (const [key] of [...cache]) cache.delete(key);
+        expect(cache.weight).toBe(0);
+        expect(cache.size).toBe(0);
+      }),
+    );
   });
 });
 

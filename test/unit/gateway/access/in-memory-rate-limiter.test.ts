@@ -19,15 +19,19 @@ describe('InMemoryRateLimiter', () => {
     expect(() => new InMemoryRateLimiter({ limit: 10, windowSeconds: 1.5 })).toThrow(RangeError);
   });
 
-  describe('with maxBuckets', () => {
-    it('holds at most maxBuckets buckets under a spray of distinct names', () => {
-      const limiter = new InMemoryRateLimiter({ limit: 60, maxBuckets: 1000 });
+  describe('with maxBytes', () => {
+    it('holds at most maxBytes of buckets under a spray of distinct names, evicting the rest', () => {
+      const limiter = new InMemoryRateLimiter({ limit: 60, maxBytes: 600_000 });
       for (let i = 0; i < 100_000; i++) limiter.consume(`198.51.${i >> 8}.${i & 255}`, T0 + i);
-      expect(limiter.size).toBe(1000);
+      expect(limiter.stats.weight).toBeLessThanOrEqual(600_000);
+      // A bucket of a 60-second window weighs about 600 bytes.
+      expect(limiter.size).toBeGreaterThan(900);
+      expect(limiter.stats.evictions).toBe(100_000 - limiter.size);
     });
 
     it('drops the least recently used bucket: one that keeps failing stays counted', () => {
-      const limiter = new InMemoryRateLimiter({ limit: 3, maxBuckets: 3 });
+      // Room for three buckets of a 60-second window and a short name (about 600 bytes each), not four.
+      const limiter = new InMemoryRateLimiter({ limit: 3, maxBytes: 2_000 });
       for (let i = 0; i < 3; i++) limiter.consume('busy', T0);
       expect(limiter.consume('busy', T0)).toMatchObject({ allowed: false });
       for (let i = 0; i < 10; i++) {
@@ -38,9 +42,9 @@ describe('InMemoryRateLimiter', () => {
       expect(limiter.size).toBe(3);
     });
 
-    it('refuses a maxBuckets that is not a positive integer', () => {
-      expect(() => new InMemoryRateLimiter({ limit: 1, maxBuckets: 0 })).toThrow(RangeError);
-      expect(() => new InMemoryRateLimiter({ limit: 1, maxBuckets: 1.5 })).toThrow(RangeError);
+    it('refuses a maxBytes that is not above 0', () => {
+      expect(() => new InMemoryRateLimiter({ limit: 1, maxBytes: 0 })).toThrow(RangeError);
+      expect(() => new InMemoryRateLimiter({ limit: 1, maxBytes: Number.NaN })).toThrow(RangeError);
     });
   });
 });

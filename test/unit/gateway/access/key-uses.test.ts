@@ -58,4 +58,23 @@ describe('KeyUseRecorder', () => {
     await recorder.close();
     expect(store.seen).toEqual([{ key_a: '2026-05-01T09:00:00.000Z', key_b: '2026-05-01T09:01:00.000Z' }]);
   });
+
+  it('reports at once when maxPending keys are noted, and keeps at most maxPending while the store refuses', async () => {
+    let down = false;
+    const store = reports(() => down);
+    const log = new RecordingLog();
+    const recorder = new KeyUseRecorder(store, { log, intervalMs: 60_000, maxPending: 3 });
+    recorder.note('key_a', T0);
+    recorder.note('key_b', T0);
+    expect(store.seen).toEqual([]);
+    recorder.note('key_c', T0);
+    await expect.poll(() => store.seen).toEqual([{ key_a: '2026-05-01T09:00:00.000Z', key_b: '2026-05-01T09:00:00.000Z', key_c: '2026-05-01T09:00:00.000Z' }]);
+    down = true;
+    for (const id of ['key_d', 'key_e', 'key_f', 'key_g', 'key_h']) recorder.note(id, T0);
+    await recorder.flush();
+    expect(recorder.pending).toBeLessThanOrEqual(3);
+    down = false;
+    await recorder.close();
+    expect(store.seen.length).toBeGreaterThan(1);
+  });
 });

@@ -159,12 +159,16 @@ describe('OriginMatcherCache', () => {
     expect(changed.allows('https://b.example')).toBe(true);
   });
 
-  it('stays bounded', () => {
-    const cache = new OriginMatcherCache(2);
+  it('stays within its bytes, forgetting the least recently used key first', () => {
+    // One key with one origin of 17 characters weighs 500 + 5 + 150 + 3 × 17 = 706 bytes: room for two.
+    const cache = new OriginMatcherCache(1_500);
     const list = ['https://a.example'];
     const a = cache.matcherFor('key_a', list);
-    cache.matcherFor('key_b', list);
+    const b = cache.matcherFor('key_b', list);
+    expect(cache.matcherFor('key_a', list)).toBe(a);
     cache.matcherFor('key_c', list);
-    expect(cache.matcherFor('key_a', list)).not.toBe(a);
+    expect(cache.stats).toMatchObject({ weight: 2 * 706, evictions: 1 });
+    expect(cache.matcherFor('key_a', list)).toBe(a);
+    expect(cache.matcherFor('key_b', list)).not.toBe(b);
   });
 });

@@ -1,5 +1,5 @@
 // What a gateway may answer from memory while the shared key store cannot be reached: recently
-// confirmed valid keys, revoked keys whatever their age, nothing else; bounded in entries.
+// confirmed valid keys, revoked keys whatever their age, nothing else; bounded in bytes.
 import { describe, expect, it } from 'vitest';
 import { RecentVerdicts } from '../../../../gateway/access/recent-verdicts.ts';
 import type { KeyRecord } from '../../../../gateway/keys/key-store.ts';
@@ -78,12 +78,24 @@ describe('RecentVerdicts', () => {
     expect(recent.recall('hash-1', T0)).toBeUndefined();
   });
 
-  it('holds at most `capacity` keys, forgetting the least recently used first', () => {
-    const recent = new RecentVerdicts({ capacity: 3 });
+  it('holds at most `maxBytes` of keys, forgetting the least recently used first', () => {
+    // A record without label or origins weighs 1,050 bytes: room for three, not four.
+    const recent = new RecentVerdicts({ maxBytes: 3 * 1050 + 100 });
     for (let n = 1; n <= 3; n++) recent.confirm(record(n), T0);
     // Asked for again: now the most recently used.
     recent.recall('hash-1', T0);
     recent.confirm(record(4), T0);
     expect([1, 2, 3, 4].map((n) => recent.recall(`hash-${n}`, T0)?.id)).toEqual(['key_1', undefined, 'key_3', 'key_4']);
+    expect(recent.stats).toMatchObject({ weight: 3 * 1050, evictions: 1 });
+  });
+
+  it('weighs a key again when its label or origins change', () => {
+    const recent = new RecentVerdicts();
+    recent.confirm(record(1), T0);
+    expect(recent.stats.weight).toBe(1050);
+    recent.confirm({ ...record(1), label: 'site', origins: ['https://a.example'] }, T0);
+    expect(recent.stats.weight).toBe(1050 + 4 + 32 + 17);
+    recent.confirm(record(1), T0);
+    expect(recent.stats.weight).toBe(1050);
   });
 });

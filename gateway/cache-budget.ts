@@ -1,0 +1,53 @@
+// The gateway's memory for what it keeps per organization and per key: one budget in bytes
+// (GATEWAY_CACHE_MB, bin/config.ts), split among its caches by fixed shares, so that its memory is
+// bounded whatever the platform's size (docs/design.md "Gateway memory").
+//
+// One total rather than a variable per cache: an operator sizes a gateway by the memory its
+// machine or container has, and knows that number; how it should be divided depends on how many
+// bytes a manifest, a parsed event index or a remembered key takes in this release's heap, which
+// the shares below encode and the operator cannot know. Each cache's hits, misses, evictions and
+// bytes are on /metrics (gateway/metrics.ts): a cache that evicts while its hit rate falls says
+// the total is too small for the working set, and the remedy is the same knob.
+
+/** The caches, as /metrics labels them (cache="…"). */
+export const CACHE_NAMES = ['snapshots', 'objects', 'views', 'verdicts', 'key_rates', 'address_failures', 'parsed_keys', 'origins'] as const;
+export type CacheName = (typeof CACHE_NAMES)[number];
+
+/**
+ * Shares of the total, in hundredths. Pointers and manifests (one per organization served) and the
+ * stored objects take most, parsed event views next (an index of 5,000 events weighs about 10 MB
+ * with its pages); what is kept per key is small. verdicts and key_rates are used only with Redis
+ * (the keys seen recently, and counts while Redis is away) or only without it (the per-key counts),
+ * so a gateway never fills all of them at once.
+ */
+const SHARES: Readonly<Record<CacheName, number>> = {
+  snapshots: 30,
+  objects: 20,
+  views: 32,
+  verdicts: 6,
+  key_rates: 6,
+  address_failures: 3,
+  parsed_keys: 1.5,
+  origins: 1.5,
+};
+
+const MB = 1024 * 1024;
+
+/**
+ * 48 MB, aiming at ≤ 256 MB RSS for a gateway serving 100,000 organizations round-robin
+ * (docs/performance.md: at 20,000, 215 MB after two rounds, but a 308 MB peak). Its resident memory is about 70 MB of code and buffers outside the heap,
+ * some 45 MB of heap that is not cache, and the caches with the garbage their churn leaves: at 96
+ * MB, serving 20,000 organizations round-robin (every request a miss) took the heap to 180 MB and
+ * the RSS to 271 MB, 338 MB at its peak.
+ */
+export const DEFAULT_CACHE_BYTES = 48 * MB;
+
+/** The smallest total GATEWAY_CACHE_MB accepts: below it an index of a few hundred events would not fit. */
+export const MIN_CACHE_MB = 16;
+
+export type CacheBudgets = Readonly<Record<CacheName, number>>;
+
+/** Each cache's budget in bytes, from the total. */
+export function cacheBudgets(totalBytes: number): CacheBudgets {
+  return Object.fromEntries(CACHE_NAMES.map((name) => [name, Math.floor((totalBytes * SHARES[name]) / 100)])) as Record<CacheName, number>;
+}
