@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, R
 import { actorOf, roleAllows } from './actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
-import { actingAs } from './audit/acting.ts';
+import { actingAs } from './acting.ts';
 import type { AuditAction } from './audit/audit-entry.ts';
 import { adminError } from './errors.ts';
 import { requestAttribution } from './request-attribution.ts';

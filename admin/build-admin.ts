@@ -2,7 +2,7 @@
 // the platform database (every builder's, `marquee build`'s: builder/runs/run-record.ts), this
 // process's live, and a requested build queued in its runner, naming who asked for it.
 import type { BuildRun, BuildRuns } from '../builder/runs/build-runs.ts';
-import { currentAttribution } from './audit/acting.ts';
+import { currentAttribution } from './acting.ts';
 import type { OrganizationDirectory } from './organization-admin.ts';
 
 /** What a build request needs of the runner: queue now, run in its turn. */
@@ -14,7 +14,7 @@ export interface BuildOperations {
   /** Newest first; the last 100 runs (builder/runs/build-runs.ts). */
   list(): Promise<BuildRun[]>;
   get(runId: string): Promise<BuildRun | undefined>;
-  /** Queues a build of these organizations (ids or slugs; none: all), asked for by whoever acts (audit/acting.ts), and returns at once with the queued run. */
+  /** Queues a build of these organizations (ids or slugs; none: all), asked for by whoever acts (admin/acting.ts), and returns at once with the queued run. */
   start(organizations: readonly string[]): Promise<BuildRun>;
 }
 

@@ -11,7 +11,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { ROOT_ACTOR } from '../admin/actor.ts';
-import { actingAs } from '../admin/audit/acting.ts';
+import { actingAs } from '../admin/acting.ts';
 import { requireAdminCredential } from '../admin/auth.ts';
 import { adminCredentialOperations } from '../admin/credentials/credential-admin.ts';
 import { openPglite } from '../builder/platform/database/pglite.ts';

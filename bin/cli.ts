@@ -8,7 +8,7 @@ import { parseConfig } from './config.ts';
 import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import { registerAdminCommands } from './cli/admins.ts';
 import { cliActor } from '../admin/actor.ts';
-import { actingAs } from '../admin/audit/acting.ts';
+import { actingAs } from '../admin/acting.ts';
 import { registerAuditLogCommands } from './cli/audit-log.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';

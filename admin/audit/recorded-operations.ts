@@ -13,7 +13,7 @@ import type { AdminCredentialOperations } from '../credentials/credential-admin.
 import type { KeyOperations } from '../keys/key-admin.ts';
 import type { WebhookOperations } from '../webhook-admin.ts';
 import type { AuditAction, AuditChanges, AuditEntry, AuditOutcome } from './audit-entry.ts';
-import { currentAttribution } from './acting.ts';
+import { currentAttribution } from '../acting.ts';
 import type { AuditTrail } from './audit-trail.ts';
 
 /** What an entry says of its subject; the organization may be named by id or slug (resolved when recorded). */

@@ -4,7 +4,7 @@
 // recorded by the operation; this records only what no operation saw.
 import type { RequestHandler } from 'express';
 import type { Log } from '../../runtime/log.ts';
-import { actingAs } from '../audit/acting.ts';
+import { actingAs } from '../acting.ts';
 import type { AuditAction } from '../audit/audit-entry.ts';
 import { entriesRecordedUnder } from '../audit/recorded-operations.ts';
 import { AdminError } from '../errors.ts';

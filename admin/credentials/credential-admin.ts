@@ -8,7 +8,7 @@ import { OperatorError } from '../../runtime/errors.ts';
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import type { SqlQueries } from '../../builder/platform/sql.ts';
 import { ADMIN_ROLES, type Actor, type AdminRole, ROOT_ACTOR } from '../actor.ts';
-import { currentAttribution } from '../audit/acting.ts';
+import { currentAttribution } from '../acting.ts';
 import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from './credential-secret.ts';
 import { type AdminCredentialRecord, AdminCredentialStore } from './credential-store.ts';
 
@@ -44,7 +44,7 @@ export type CredentialStanding = 'usable' | 'expired' | 'revoked';
 export interface AdminCredentialOperations {
   /** Every credential, revoked ones included, oldest first. */
   list(): Promise<AdminCredentialView[]>;
-  /** The secret is in the answer, once. `expiresAt` must be in the future; absent or null: never. Made by whoever acts (audit/acting.ts). */
+  /** The secret is in the answer, once. `expiresAt` must be in the future; absent or null: never. Made by whoever acts (admin/acting.ts). */
   create(request: { name: string; role: string; expiresAt?: Date | null }): Promise<NewAdminCredentialView>;
   /** Refused from the next request on; final. A credential revoked before keeps its time, and who revoked it. */
   revoke(name: string): Promise<AdminCredentialView>;

@@ -5,7 +5,7 @@ import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/audit/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
 import type { AdminServices } from '../../../../admin/services.ts';
-import { currentAttribution } from '../../../../admin/audit/acting.ts';
+import { currentAttribution } from '../../../../admin/acting.ts';
 import type { AuditEntry } from '../../../../admin/audit/audit-entry.ts';
 import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';

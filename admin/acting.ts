@@ -1,9 +1,10 @@
 // Who acts, for the length of one request or one command (docs/design.md "Who did what"): the door
 // that took it says so once (actingAs), and every operation it calls records its audit entry under
-// that attribution (recorded-operations.ts), however deep the call. Kept apart and small: the CLI
-// sets it before it knows which command runs, without loading what the commands load.
+// that attribution (audit/recorded-operations.ts), however deep the call. Kept apart and small: the CLI
+// sets it before it knows which command runs, without loading what the commands load; and the
+// operations that name their author (a credential's creator, a requested run's asker) read it here.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Attribution } from '../actor.ts';
+import type { Attribution } from './actor.ts';
 
 const acting = new AsyncLocalStorage<Attribution>();
 
