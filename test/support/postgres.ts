@@ -39,7 +39,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   // immediate shutdown, loses nothing committed, as a real server's crash would not. With it off, a
   // commit made just before a halt (a GRANT) was lost in recovery on a slow machine.
   const start = () =>
-    asPostgres(`${POSTGRES_BIN}/pg_ctl -D ${dataDir} -l ${root}/server.log -w ` + `-o "-p ${port} -c listen_addresses=127.0.0.1 -k ${root} -c fsync=off -c full_page_writes=off" start`);
+    asPostgres(
+      `${POSTGRES_BIN}/pg_ctl -D ${dataDir} -l ${root}/server.log -w ` + `-o "-p ${port} -c listen_addresses=127.0.0.1 -k ${root} -c fsync=off -c full_page_writes=off" start`,
+    );
   try {
     await asPostgres(`${POSTGRES_BIN}/initdb -D ${dataDir} -U postgres --auth=trust --no-sync -E UTF8 --locale=C.UTF-8`);
     await start();

@@ -72,7 +72,7 @@ it('ends a delivery failed after its last retry, and sends one message per endpo
   expect(await store.redeliver(endpoint.id, 'msg_unknown')).toBe(false);
 });
 
-it('holds back an endpoint\'s later messages while its oldest waits for a retry: a site gets them in the order they were queued', async () => {
+it("holds back an endpoint's later messages while its oldest waits for a retry: a site gets them in the order they were queued", async () => {
   const endpoint = await endpointFor('org-retry-order');
   const first = await store.queueFor(endpoint, testMessage('org-retry-order', 'first', endpoint.id, new Date()));
   const second = await store.queueFor(endpoint, testMessage('org-retry-order', 'second', endpoint.id, new Date()));
