@@ -80,7 +80,11 @@ export function workListContract<H extends WorkListHarness>(name: string, hooks:
       await list().open(run, targets);
       expect((await other.unfinished()).find((listed) => listed.id === run.id)).toEqual(run);
 
-      const [mine, theirs] = await Promise.all([takeAll(list(), run.id, 'builder-a'), takeAll(other, run.id, 'builder-b')]);
+      // One share each, one after the other, so that each builder has some to complete (taking at
+      // once, one builder may take them all before the other's first take: the next tests race them).
+      const mine = await list().take(run.id, 'builder-a', 4);
+      const theirs = await takeAll(other, run.id, 'builder-b');
+      expect([mine.length, theirs.length]).toEqual([4, 6]);
       const taken = [...mine, ...theirs];
       expect(taken.map((claim) => claim.organization).sort((a, b) => a.slug.localeCompare(b.slug))).toEqual([...targets].sort((a, b) => a.slug.localeCompare(b.slug)));
       expect(new Set(taken.map((claim) => claim.entry)).size).toBe(10);
