@@ -6,9 +6,12 @@
 //
 // A gateway's commands must never queue behind a Redis that is down: with no offline queue and
 // no retry of a command in flight, a command fails at once while the connection is down, and a
-// command to a Redis that stopped answering fails after `commandTimeoutMs`; the verdicts then
-// answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the background
-// with a capped backoff. Auto-pipelining writes the commands of one event-loop turn together.
+// verdict from a Redis that stopped answering is given up after `commandTimeoutMs` (measured so
+// that a stall of the gateway's own event loop does not count: runtime/deadline.ts); the verdicts
+// then answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the
+// background with a capped backoff. The connection's own timeout is only a backstop that frees
+// the commands a black-holed Redis never answers. Auto-pipelining writes the commands of one
+// event-loop turn together.
 import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../keys/key-store.ts';
@@ -34,6 +37,9 @@ export interface RedisAccessOptions {
   localRateBytes?: number;
 }
 
+/** When a command still unanswered is dropped; well past any verdict's timeout, which is what requests wait for. */
+const ABANDONED_COMMAND_MS = 10_000;
+
 /** For GatewayDeps: `keys` and `keyVerdicts: verdicts`. */
 export interface RedisAccess {
   keys: KeyStore;
@@ -48,7 +54,7 @@ export async function openRedisAccess(options: RedisAccessOptions): Promise<Redi
     enableAutoPipelining: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    commandTimeout: ABANDONED_COMMAND_MS,
     // 100 ms, 200 ms, … capped at 2 s: a restarted Redis is found again within about 2 s.
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });

@@ -18,6 +18,7 @@ import { RECORD_FIELDS, recordKey, recordOf } from '../keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';
+import { withinDeadline } from '../../runtime/deadline.ts';
 import type { CacheStats } from '../../runtime/lru.ts';
 import { RecentVerdicts, type RecentVerdictsOptions } from './recent-verdicts.ts';
 import { SLIDING_WINDOW_LUA } from './redis-sliding-window.ts';
@@ -36,6 +37,8 @@ export interface RedisKeyVerdictsOptions {
   localRateBytes?: number;
   /** Retry-After of the 503 for a key that cannot be judged; default 5 s, about when a reconnect has been tried. */
   retryAfterSeconds?: number;
+  /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default 500 ms. */
+  commandTimeoutMs?: number;
 }
 
 const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
@@ -79,6 +82,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   /** Counts while Redis cannot be reached, per key id, in this process only. */
   private readonly local: InMemoryRateLimiter;
   private readonly unavailable: KeyVerdict;
+  private readonly commandTimeoutMs: number;
   private degraded = false;
   private probing = false;
   private isoMs = Number.NaN;
@@ -92,6 +96,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.recent = new RecentVerdicts(options.recent);
     this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
     this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
     if (!('marqueeKeyVerdict' in redis)) {
       redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 2, lua: VERDICT_LUA });
@@ -110,7 +115,8 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       this.probe();
       return this.fromMemory(secretHash, nowMs);
     }
-    return this.redis.marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs, this.isoOf(nowMs)).then(
+    const reply = this.redis.marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs, this.isoOf(nowMs));
+    return withinDeadline(reply, this.commandTimeoutMs, 'Redis key verdict').then(
       (reply) => this.fromReply(reply, secretHash, nowMs),
       (error: unknown) => {
         this.degrade(error);
@@ -172,7 +178,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private probe(): void {
     if (this.probing) return;
     this.probing = true;
-    this.redis.ping().then(
+    withinDeadline(this.redis.ping(), this.commandTimeoutMs, 'Redis PING').then(
       () => {
         this.probing = false;
         if (!this.degraded) return;

@@ -279,6 +279,29 @@ describe('while Redis is down', () => {
   });
 });
 
+describe('while the gateway itself stalls', () => {
+  const namespace = `test-${randomUUID()}:`;
+
+  it('reads a reply that arrived during the stall before calling Redis unreachable', async () => {
+    const stalled = await redisGateway(namespace, { commandTimeoutMs: 200 });
+    const key = await createKey(await cliStore(namespace));
+    const verdict = stalled.access.verdicts.verdict(hashSecret(key.secret), Date.now());
+    // The auto-pipeline writes the command from a setImmediate; this one runs right after it, before
+    // the loop reads any socket, and stalls for five times the timeout (a long garbage collection,
+    // a paused process): Redis answers meanwhile, and its reply waits unread.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const until = performance.now() + 1_000;
+        while (performance.now() < until);
+        resolve();
+      }),
+    );
+    expect((await verdict).record?.id).toBe(key.id);
+    expect(stalled.log.lines).toEqual([]);
+    expect((await stalled.get(key.secret)).status).toBe(200);
+  });
+});
+
 /**
  * The commands clients sent while `act` ran, as MONITOR shows them (without those a script
  * issued, and without the marker that tells when MONITOR has shown everything).
