@@ -30,7 +30,7 @@ const shares = (run: MeasuredBuild) =>
     .map(([builder, count]) => `${builder} ${count}`)
     .join(', ');
 
-const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+const [postgres, redis] = await Promise.all([startPostgres(), startRedis({ appendfsync: 'everysec' })]);
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
 try {
   const db = await openPostgres(postgres.url);

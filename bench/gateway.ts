@@ -314,9 +314,8 @@ async function startProductionBackends(): Promise<ProductionBackends> {
     for (const part of started.reverse()) await part.stop();
   };
   try {
-    const redis = await startRedis();
+    const redis = await startRedis({ appendfsync: 'everysec' });
     started.push(redis);
-    await fsyncEverySecond(redis.url);
     const s3 = await startS3();
     started.push(s3);
     const cdn = await startHttpCache(s3.endpoint);
@@ -330,22 +329,6 @@ async function startProductionBackends(): Promise<ProductionBackends> {
   } catch (error) {
     await stop();
     throw error;
-  }
-}
-
-/**
- * The test launcher's Redis syncs its append-only file after every write, so that a halted server
- * keeps its keys; every counted request writes its rate bucket, and that would measure the disk.
- * Redis's own default, and what a production Redis with persistence runs, is once a second.
- */
-async function fsyncEverySecond(url: string): Promise<void> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await redis.connect();
-    await redis.config('SET', 'appendfsync', 'everysec');
-  } finally {
-    redis.disconnect();
   }
 }
 

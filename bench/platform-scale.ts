@@ -31,7 +31,7 @@ const SHAPE = {
   registrationsPerEvent: 2,
 };
 
-const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+const [postgres, redis] = await Promise.all([startPostgres(), startRedis({ appendfsync: 'everysec' })]);
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-scale-'));
 try {
   const db = await openPostgres(postgres.url);

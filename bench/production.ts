@@ -304,7 +304,7 @@ async function buildPart(organizations: number): Promise<boolean> {
   try {
     const postgres = await startPostgres();
     stops.push(() => postgres.stop());
-    const redis = await startRedis();
+    const redis = await startRedis({ appendfsync: 'everysec' });
     stops.push(() => redis.stop());
     const s3 = await startS3();
     stops.push(() => s3.stop());

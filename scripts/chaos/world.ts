@@ -66,7 +66,7 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
     await mkdir(logs, { recursive: true });
     const postgres = await startPostgres();
     stops.push(() => postgres.stop());
-    const redis = await startRedis();
+    const redis = await startRedis({ appendfsync: 'everysec' });
     stops.push(() => redis.stop());
     const bucket = await startBucket();
     stops.push(() => bucket.stop());

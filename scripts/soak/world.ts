@@ -81,7 +81,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
     // one that failed would otherwise be left behind.
     const postgres = await startPostgres();
     stops.push(() => postgres.stop());
-    const redis = await startRedis();
+    const redis = await startRedis({ appendfsync: 'everysec' });
     stops.push(() => redis.stop());
     const bucket = await startBucket();
     stops.push(() => bucket.stop());
