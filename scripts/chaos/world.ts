@@ -6,20 +6,16 @@
 // `builder-2→store`, … so that a network fault hits one process's link and nothing else. Gateways
 // and builders listen on fixed ports, so a process restarted after a fault is where it was.
 // Everything on loopback; `stop` ends all of it, also half-way through the set-up.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateSyntheticPlatform } from '../../bench/synthetic-platform.ts';
-import { migrate } from '../../builder/platform/migrations.ts';
-import { openPostgres } from '../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import { type CliRun, marquee } from '../../test/support/cli.ts';
 import { type FaultProxy, startFaultProxy } from '../../test/support/fault-proxy.ts';
-import { startHttpCache, type TestHttpCache } from '../../test/support/http-cache.ts';
+import type { TestHttpCache } from '../../test/support/http-cache.ts';
 import { freePort } from '../../test/support/ports.ts';
-import { startPostgres, type TestPostgres } from '../../test/support/postgres.ts';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
-import { PREFIX, seconds, startBucket, terminateStartingProcesses } from '../soak/world.ts';
+import type { TestPostgres } from '../../test/support/postgres.ts';
+import type { TestRedis } from '../../test/support/redis.ts';
+import { PREFIX, seconds, startBackends, terminateStartingProcesses } from '../soak/world.ts';
 import { LINKS, linkName, PROCESSES } from './schedule.ts';
 import { Supervised } from './supervised.ts';
 
@@ -60,26 +56,9 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
     for (const part of stops.splice(0).reverse()) await part().catch((error: Error) => say(`clean-up: ${error.message}`));
   };
   try {
-    const home = await mkdtemp(join(tmpdir(), 'marquee-chaos-'));
-    stops.push(() => rm(home, { recursive: true, force: true }));
     const logs = join(outputDir, 'logs');
     await mkdir(logs, { recursive: true });
-    const postgres = await startPostgres();
-    stops.push(() => postgres.stop());
-    const redis = await startRedis({ appendfsync: 'everysec' });
-    stops.push(() => redis.stop());
-    const bucket = await startBucket();
-    stops.push(() => bucket.stop());
-    const cdn = await startHttpCache(bucket.info.endpoint);
-    stops.push(() => cdn.stop());
-    const db = await openPostgres(postgres.url);
-    stops.push(() => db.close());
-
-    const started = performance.now();
-    await migrate(db);
-    await generateSyntheticPlatform(db, size);
-    signal.throwIfAborted();
-    say(`synthetic platform: ${size.organizations} organizations × ${size.eventsPerOrganization} events × ${size.sessionsPerEvent} sessions in ${seconds(started)}`);
+    const { home, postgres, redis, bucket, cdn, db } = await startBackends('chaos', size, stops, say, signal);
 
     const backends: Record<string, { host: string; port: number }> = {
       postgres: { host: '127.0.0.1', port: Number(new URL(postgres.url).port) },

@@ -12,15 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ControlKeys, openKeyStore } from '../../admin/keys/key-backends.ts';
-import { generateSyntheticPlatform } from '../../bench/synthetic-platform.ts';
+import { generateSyntheticPlatform, type SyntheticPlatformOptions } from '../../bench/synthetic-platform.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPostgres } from '../../builder/platform/database/postgres.ts';
 import type { SqlClient } from '../../builder/platform/sql.ts';
 import type { Log } from '../../runtime/log.ts';
 import { type CliRun, marquee, marqueeProcess } from '../../test/support/cli.ts';
-import { startHttpCache } from '../../test/support/http-cache.ts';
-import { startPostgres } from '../../test/support/postgres.ts';
-import { startRedis } from '../../test/support/redis.ts';
+import { startHttpCache, type TestHttpCache } from '../../test/support/http-cache.ts';
+import { startPostgres, type TestPostgres } from '../../test/support/postgres.ts';
+import { startRedis, type TestRedis } from '../../test/support/redis.ts';
 import type { BucketInfo } from './bucket-child.ts';
 import { type LogTally, tallyLog } from './process-log.ts';
 
@@ -75,26 +75,7 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
     for (const part of stops.splice(0).reverse()) await part().catch((error: Error) => say(`clean-up: ${error.message}`));
   };
   try {
-    const home = await mkdtemp(join(tmpdir(), 'marquee-soak-'));
-    stops.push(() => rm(home, { recursive: true, force: true }));
-    // One after the other, each stop registered as soon as its part runs: a part started beside
-    // one that failed would otherwise be left behind.
-    const postgres = await startPostgres();
-    stops.push(() => postgres.stop());
-    const redis = await startRedis({ appendfsync: 'everysec' });
-    stops.push(() => redis.stop());
-    const bucket = await startBucket();
-    stops.push(() => bucket.stop());
-    const cdn = await startHttpCache(bucket.info.endpoint);
-    stops.push(() => cdn.stop());
-    const db = await openPostgres(postgres.url);
-    stops.push(() => db.close());
-
-    const started = performance.now();
-    await migrate(db);
-    await generateSyntheticPlatform(db, size);
-    signal.throwIfAborted();
-    say(`synthetic platform: ${size.organizations} organizations × ${size.eventsPerOrganization} events × ${size.sessionsPerEvent} sessions in ${seconds(started)}`);
+    const { home, postgres, redis, bucket, cdn, db } = await startBackends('soak', size, stops, say, signal);
 
     const env: Record<string, string> = {
       MARQUEE_HOME: home,
@@ -144,6 +125,51 @@ export async function startSoakWorld(size: WorldSize, say: (line: string) => voi
   } finally {
     signal.removeEventListener('abort', terminateStartingProcesses);
   }
+}
+
+/** The backends a world runs on, each one's stop registered in the world's `stops` as soon as it runs. */
+export interface Backends {
+  home: string;
+  postgres: TestPostgres;
+  redis: TestRedis;
+  bucket: Awaited<ReturnType<typeof startBucket>>;
+  cdn: TestHttpCache;
+  /** The world's own connection, straight to PostgreSQL, with the synthetic platform of `size` in it. */
+  db: SqlClient;
+}
+
+/**
+ * A MARQUEE_HOME (marquee-`kind`-…), PostgreSQL with the synthetic platform, Redis syncing once a
+ * second as in production, s3rver in a child process and nginx in front of it. One after the
+ * other, each stop pushed as soon as its part runs: a part started beside one that failed would
+ * otherwise be left behind.
+ */
+export async function startBackends(
+  kind: string,
+  size: SyntheticPlatformOptions & { organizations: number },
+  stops: Array<() => Promise<unknown>>,
+  say: (line: string) => void,
+  signal: AbortSignal,
+): Promise<Backends> {
+  const home = await mkdtemp(join(tmpdir(), `marquee-${kind}-`));
+  stops.push(() => rm(home, { recursive: true, force: true }));
+  const postgres = await startPostgres();
+  stops.push(() => postgres.stop());
+  const redis = await startRedis({ appendfsync: 'everysec' });
+  stops.push(() => redis.stop());
+  const bucket = await startBucket();
+  stops.push(() => bucket.stop());
+  const cdn = await startHttpCache(bucket.info.endpoint);
+  stops.push(() => cdn.stop());
+  const db = await openPostgres(postgres.url);
+  stops.push(() => db.close());
+
+  const started = performance.now();
+  await migrate(db);
+  await generateSyntheticPlatform(db, size);
+  signal.throwIfAborted();
+  say(`synthetic platform: ${size.organizations} organizations × ${size.eventsPerOrganization} events × ${size.sessionsPerEvent} sessions in ${seconds(started)}`);
+  return { home, postgres, redis, bucket, cdn, db };
 }
 
 /**
