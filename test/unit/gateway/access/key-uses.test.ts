@@ -77,4 +77,25 @@ describe('KeyUseRecorder', () => {
     await recorder.close();
     expect(store.seen.length).toBeGreaterThan(1);
   });
+
+  it('hands a report to the store a chunk at a time, and keeps the chunks not reported when one fails', async () => {
+    let calls = 0;
+    const store = reports(() => ++calls === 3);
+    const log = new RecordingLog();
+    const recorder = new KeyUseRecorder(store, { log, intervalMs: 60_000, chunkSize: 2 });
+    for (const id of ['key_a', 'key_b', 'key_c', 'key_d', 'key_e', 'key_f']) recorder.note(id, T0);
+    await recorder.flush();
+    expect(store.seen.map((report) => Object.keys(report))).toEqual([
+      ['key_a', 'key_b'],
+      ['key_c', 'key_d'],
+    ]);
+    expect(recorder.pending).toBe(2);
+    expect(log.lines).toMatchObject([{ level: 'warn', fields: { keys: 2 } }]);
+    await recorder.close();
+    expect(store.seen.map((report) => Object.keys(report))).toEqual([
+      ['key_a', 'key_b'],
+      ['key_c', 'key_d'],
+      ['key_e', 'key_f'],
+    ]);
+  });
 });
