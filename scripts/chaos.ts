@@ -227,7 +227,9 @@ async function main(): Promise<number> {
     await receivers.close();
     await world.stop();
   }
-  const processes: ProcessRecord[] = [...world.processes.values()].map((process) => ({
+  // By name: the processes after the first builder started together, in no set order.
+  const supervised = [...world.processes.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const processes: ProcessRecord[] = supervised.map((process) => ({
     name: process.name,
     pid: process.pids.at(-1) ?? 0,
     peakRssMb: Math.round(process.peakRssMb),
@@ -235,7 +237,7 @@ async function main(): Promise<number> {
     leftBehind: process.pids.some(running),
   }));
   history.processes = processes;
-  for (const process of world.processes.values()) say(`${process.name}: ${process.pids.length} lives, peak RSS ${process.peakRssMb.toFixed(0)} MB`);
+  for (const process of supervised) say(`${process.name}: ${process.pids.length} lives, peak RSS ${process.peakRssMb.toFixed(0)} MB`);
 
   const results = checkAll(history);
   const kinds = new Map<string, number>();

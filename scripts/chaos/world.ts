@@ -118,15 +118,15 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
     const building = performance.now();
     const heartbeat = setInterval(() => say(`  still building (${seconds(building)})`), 30_000);
     const builder1 = await supervise('builder-1', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000).finally(() => clearInterval(heartbeat));
-    await supervise('builder-2', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000);
+    // The rest start together: none waits for another once the first build is published.
+    const gatewayNames = ['gateway-1', 'gateway-2'];
+    const [, ...gatewayPorts] = await Promise.all([
+      supervise('builder-2', ['builder'], /builder running/, RSS_TARGET_MB.builder, 30 * 60_000),
+      ...gatewayNames.map((name) => supervise(name, ['serve'], /gateway listening on (http:\/\/\S+),/, RSS_TARGET_MB.gateway)),
+    ]);
     signal.throwIfAborted();
-    say(`first build published and both builders running in ${seconds(building)}`);
-    const gateways: ChaosWorld['gateways'] = [];
-    for (const name of ['gateway-1', 'gateway-2']) {
-      const { port } = await supervise(name, ['serve'], /gateway listening on (http:\/\/\S+),/, RSS_TARGET_MB.gateway);
-      gateways.push({ name, url: `http://127.0.0.1:${port}` });
-    }
-    signal.throwIfAborted();
+    say(`first build published, the other builder and both gateways running in ${seconds(building)}`);
+    const gateways: ChaosWorld['gateways'] = gatewayNames.map((name, i) => ({ name, url: `http://127.0.0.1:${gatewayPorts[i]!.port}` }));
     return {
       db,
       postgres,
