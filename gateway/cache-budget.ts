@@ -34,8 +34,8 @@ const SHARES: Readonly<Record<CacheName, number>> = {
 const MB = 1024 * 1024;
 
 /**
- * 48 MB, aiming at ≤ 256 MB RSS for a gateway serving 100,000 organizations round-robin
- * (docs/performance.md: at 20,000, 215 MB after two rounds, but a 308 MB peak). Its resident memory is about 70 MB of code and buffers outside the heap,
+ * 48 MB, for ≤ 256 MB RSS serving 100,000 organizations round-robin (docs/performance.md: 211 MB
+ * at 20,000 and at 100,000, a 222 MB peak). Its resident memory is about 70 MB of code and buffers outside the heap,
  * some 45 MB of heap that is not cache, and the caches with the garbage their churn leaves: at 96
  * MB, serving 20,000 organizations round-robin (every request a miss) took the heap to 180 MB and
  * the RSS to 271 MB, 338 MB at its peak.
