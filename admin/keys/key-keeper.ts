@@ -6,7 +6,10 @@
 //   persistence, a new empty instance) or was never filled: the keeper claims the refill, first
 //   records in the database any key that only Redis knows (an existing deployment's keys, on the
 //   first start of this release), then writes every record, and sets the marker to the change it
-//   read up to — unless the marker went meanwhile, in which case the next tick starts over;
+//   read up to — unless the marker went meanwhile, in which case the next tick starts over. The
+//   claim is renewed after every batch and given back when the refill fails (the database away
+//   mid-way): every key is refused while Redis is empty, so no keeper waits out a claim nobody
+//   works on longer than a dead keeper's lapses;
 // - otherwise it copies the records written after the marker's change (writes that could not reach
 //   Redis when they were made: a revocation while Redis was down), and raises the marker;
 // - it moves the last uses gateways reported into the durable record.
@@ -21,8 +24,8 @@ import type { PostgresKeyStore } from './postgres-key-store.ts';
 
 /** Records per database read while copying. */
 const BATCH = 500;
-/** A refill not finished by then is another keeper's to do again (its keeper died mid-way). */
-const RELOAD_CLAIM_SECONDS = 60;
+/** A refill claim not renewed by then (its keeper died mid-way) is another keeper's to take. */
+const RELOAD_CLAIM_SECONDS = 10;
 
 export interface KeyKeeperOptions {
   log: Log;
@@ -89,7 +92,10 @@ export class KeyKeeper {
             ? await this.refill()
             : await this.copyChanges(state.change);
       const uses = await this.moveUses();
-      if (this.failing) this.log.info('key keeper: Redis and the database answer again; the keys are in sync');
+      if (this.failing) {
+        const how = result.outcome === 'skipped' ? 'another keeper is refilling Redis' : 'the keys are in sync';
+        this.log.info(`key keeper: Redis and the database answer again; ${how}`);
+      }
       this.failing = false;
       return { ...result, uses };
     } catch (error) {
@@ -102,9 +108,18 @@ export class KeyKeeper {
   private async refill(): Promise<Omit<SyncResult, 'uses'>> {
     const token = randomUUID();
     if (!(await this.copy.beginReload(token, RELOAD_CLAIM_SECONDS))) return { outcome: 'skipped', records: 0, adopted: 0 };
-    const adopted = await this.durable.adopt(await this.copy.list());
-    const upTo = await this.durable.latestChange();
-    const records = await this.copyRange(0, upTo);
+    let adopted: number;
+    let upTo: number;
+    let records: number;
+    try {
+      adopted = await this.durable.adopt(await this.copy.list());
+      upTo = await this.durable.latestChange();
+      records = await this.copyRange(0, upTo, token);
+    } catch (error) {
+      // Best effort: a Redis that cannot take this either lets the claim lapse.
+      await this.copy.abandonReload(token).catch(() => {});
+      throw error;
+    }
     if (!(await this.copy.finishReload(token, upTo))) {
       this.log.warn('key keeper: Redis lost its data again while being refilled; refilling again');
       return { outcome: 'skipped', records, adopted };
@@ -124,8 +139,12 @@ export class KeyKeeper {
     return { outcome: 'copied', records, adopted: 0 };
   }
 
-  /** Writes every record whose latest change is in (after, upTo]; answers how many were written. */
-  private async copyRange(after: number, upTo: number): Promise<number> {
+  /**
+   * Writes every record whose latest change is in (after, upTo]; answers how many were written. A
+   * refill's `claim` is renewed after each batch; once it is gone the copying stops, and finishing
+   * the refill is refused.
+   */
+  private async copyRange(after: number, upTo: number, claim?: string): Promise<number> {
     let written = 0;
     let from = after;
     for (;;) {
@@ -133,6 +152,7 @@ export class KeyKeeper {
       const results = await Promise.all(batch.map((kept) => this.copy.put(kept.record, kept.change)));
       written += results.filter(Boolean).length;
       if (batch.length < BATCH) return written;
+      if (claim !== undefined && !(await this.copy.renewReload(claim, RELOAD_CLAIM_SECONDS))) return written;
       from = batch.at(-1)!.change;
     }
   }

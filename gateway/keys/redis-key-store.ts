@@ -134,6 +134,13 @@ if not number or number >= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
+// KEYS: keys-synced; ARGV: the reload's token, and seconds (0: give the claim back). Touches the
+// marker only while that reload holds it: 1 then, 0 once it went (with the data) or lapsed.
+const RELOAD_CLAIM_LUA = `
+if redis.call('GET', KEYS[1]) ~= 'reloading:' .. ARGV[1] then return 0 end
+if ARGV[2] == '0' then redis.call('DEL', KEYS[1]) else redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
+
 interface StoreCommands {
   marqueeKeyRevoke(record: string, at: string, kind: 'outright' | 'scheduled'): Promise<number>;
   marqueeKeyLastUsed(record: string, at: string): Promise<number>;
@@ -142,6 +149,7 @@ interface StoreCommands {
   marqueeKeyNoteUses(uses: string, ...pairs: string[]): Promise<number>;
   marqueeKeyTakeUses(uses: string): Promise<string[]>;
   marqueeKeySynced(marker: string, change: number, token: string): Promise<number>;
+  marqueeKeyReloadClaim(marker: string, token: string, seconds: number): Promise<number>;
 }
 
 /** How far the Redis copy is known to follow the durable store (the `keys-synced` marker). */
@@ -169,6 +177,7 @@ export class RedisKeyStore implements KeyStore {
       redis.defineCommand('marqueeKeyNoteUses', { numberOfKeys: 1, lua: NOTE_USES_LUA });
       redis.defineCommand('marqueeKeyTakeUses', { numberOfKeys: 1, lua: TAKE_USES_LUA });
       redis.defineCommand('marqueeKeySynced', { numberOfKeys: 1, lua: SYNCED_LUA });
+      redis.defineCommand('marqueeKeyReloadClaim', { numberOfKeys: 1, lua: RELOAD_CLAIM_LUA });
     }
     this.redis = redis as Redis & StoreCommands;
   }
@@ -217,6 +226,16 @@ export class RedisKeyStore implements KeyStore {
    */
   async beginReload(token: string, seconds: number): Promise<boolean> {
     return (await this.redis.set(this.syncedKey(), `reloading:${token}`, 'EX', seconds, 'NX')) === 'OK';
+  }
+
+  /** Holds the refill `token` claimed for `seconds` more; false when the marker went (with the data) or the claim lapsed. */
+  async renewReload(token: string, seconds: number): Promise<boolean> {
+    return (await this.redis.marqueeKeyReloadClaim(this.syncedKey(), token, seconds)) === 1;
+  }
+
+  /** Gives back the refill `token` claimed, unfinished, so that the next sync of any keeper starts it over at once. */
+  async abandonReload(token: string): Promise<void> {
+    await this.redis.marqueeKeyReloadClaim(this.syncedKey(), token, 0);
   }
 
   /** Ends the refill `token` holds at `change`; false when the marker went meanwhile (the data went with it: refill again). */

@@ -156,6 +156,37 @@ describe('KeyKeeper', () => {
     expect(await copy.syncState()).toEqual({ state: 'synced', change: await durable.latestChange() });
   });
 
+  it('gives its claim back when a refill fails mid-way (the database away), so that the next sync of any keeper refills at once', async () => {
+    await fourKeys();
+    await flush();
+    const durableAway = new PostgresKeyStore(db);
+    durableAway.latestChange = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+    const failing = new KeyKeeper(durableAway, copy, { log });
+    expect(await failing.sync()).toBeUndefined();
+    expect(log.lines.filter((line) => line.level === 'warn' && /cannot sync the keys/.test(line.message))).toHaveLength(1);
+    // Not a claim lapsing in seconds while every key is refused: empty, for the next sync to refill.
+    expect(await copy.syncState()).toEqual({ state: 'empty' });
+    expect(await keeper.sync()).toMatchObject({ outcome: 'refilled', records: 4 });
+  });
+
+  it('holds a refill claim only while its keeper renews it, and gives back only its own', async () => {
+    const marker = `${namespace}keys-synced`;
+    expect(await copy.beginReload('mine', 10)).toBe(true);
+    expect(await client.ttl(marker)).toBeLessThanOrEqual(10);
+    expect(await copy.renewReload('mine', 30)).toBe(true);
+    expect(await client.ttl(marker)).toBeGreaterThan(10);
+    expect(await copy.renewReload('theirs', 30)).toBe(false);
+    await copy.abandonReload('theirs');
+    expect(await copy.syncState()).toEqual({ state: 'reloading' });
+    await copy.abandonReload('mine');
+    expect(await copy.syncState()).toEqual({ state: 'empty' });
+    // Gone with the data: nothing to renew, and renewing does not bring it back.
+    expect(await copy.beginReload('mine', 10)).toBe(true);
+    await flush();
+    expect(await copy.renewReload('mine', 10)).toBe(false);
+    expect(await copy.syncState()).toEqual({ state: 'empty' });
+  });
+
   it('two keepers syncing at once refill once and agree', async () => {
     await fourKeys();
     const other = new KeyKeeper(new PostgresKeyStore(db), new RedisKeyStore(client, { namespace }), { log });
