@@ -55,6 +55,7 @@ export class ChangeStream {
   private readonly tokens = new Map<string, string>();
   private readonly publications: Promise<void>[] = [];
   private serial = 0;
+  private adminTurns = 0;
   private readonly store: S3Client;
   readonly webhookOrganizations: number[];
 
@@ -98,10 +99,11 @@ export class ChangeStream {
       () => this.platformRow(),
       () => this.createKey(),
       () => this.platformRow(),
-      () => this.revokeKey(),
       () => this.suspendOrReactivate(),
+      () => this.revokeKey(),
       () => this.platformRow(),
       () => this.webhookChange(),
+      () => this.suspendOrReactivate(),
       () => this.adminAction(),
     ];
     let next = performance.now();
@@ -192,13 +194,24 @@ export class ChangeStream {
     this.record({ kind: 'key.revoked', keyId: key.id, organizationId: this.platform.organizations[key.organization]!.id, returnedAt: key.revokedAt! });
   }
 
-  /** Suspends an organization (never a webhook one), or reactivates one suspended for a while. */
+  /**
+   * Suspends an organization (never a webhook one), or reactivates the one suspended longest. The
+   * first reactivation comes as soon as something is suspended, so that even a short campaign makes
+   * both kinds of change; later ones come at random, so that suspensions overlap.
+   */
   private async suspendOrReactivate(): Promise<void> {
     const [oldest] = this.suspended.entries();
-    if (oldest && (this.suspended.size >= 3 || this.random.next() < 0.4)) {
-      const [index] = oldest;
+    const reactivated = this.changes.some((change) => change.kind === 'organization.reactivated');
+    if (oldest && (!reactivated || this.suspended.size >= 3 || this.random.next() < 0.4)) {
+      const [index, suspension] = oldest;
       this.suspended.delete(index);
-      await this.setState(index, 'active');
+      try {
+        await this.setState(index, 'active');
+      } catch (error) {
+        // Still suspended as far as anyone knows: reactivated by a later turn.
+        this.suspended.set(index, suspension);
+        throw error;
+      }
       return;
     }
     const candidates = this.platform.organizations.map((o) => o.index).filter((index) => !this.webhookOrganizations.includes(index) && !this.suspended.has(index));
@@ -270,9 +283,11 @@ export class ChangeStream {
   }
 
   private async webhookChange(): Promise<void> {
-    const roll = this.random.next();
+    // Until an endpoint has been disabled, every turn disables one, so that even a short campaign does.
+    const disabled = this.changes.some((change) => change.kind === 'webhook.disabled');
+    const roll = disabled ? this.random.next() : 1;
     if (roll < 0.3 && this.endpoints.length < MAX_ENDPOINTS) return this.addEndpoint(this.random.pick(this.webhookOrganizations));
-    const endpoint = this.random.pick(this.endpoints);
+    const endpoint = disabled ? this.random.pick(this.endpoints) : this.random.pick(this.endpoints.filter((candidate) => candidate.enabled));
     if (roll < 0.6) {
       await this.admin('alice', 'POST', `/webhooks/${endpoint.id}/test`);
       return;
@@ -285,7 +300,7 @@ export class ChangeStream {
 
   /** An owner makes and revokes credentials, an operator asks for builds, an auditor reads. */
   private async adminAction(): Promise<void> {
-    const turn = Math.floor(this.serial / 8) % 3;
+    const turn = this.adminTurns++ % 3;
     if (turn === 0) {
       const name = `chaos-${this.serial}`;
       await this.admin('bob', 'POST', '/admins', { name, role: 'auditor' });

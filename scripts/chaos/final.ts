@@ -181,9 +181,11 @@ export async function readDurables(world: ChaosWorld, created: Created): Promise
     if (done.code !== 0) throw new Error(`marquee ${args.join(' ')} exited ${done.code}: ${done.stderr.trim().slice(0, 300)}`);
     return JSON.parse(done.stdout) as T;
   };
-  const keys = await json<Array<{ id: string; revokedAt: string | null }>>(['keys', 'list', '--json']);
-  const admins = await json<Array<{ name: string }>>(['admins', 'list', '--json']);
-  const audit = await world.cli(['audit-log', '--jsonl']);
+  const [keys, admins, audit] = await Promise.all([
+    json<Array<{ id: string; revokedAt: string | null }>>(['keys', 'list', '--json']),
+    json<Array<{ name: string }>>(['admins', 'list', '--json']),
+    world.cli(['audit-log', '--jsonl']),
+  ]);
   if (audit.code !== 0) throw new Error(`marquee audit-log --jsonl exited ${audit.code}: ${audit.stderr.trim().slice(0, 300)}`);
   const requestIds = audit.stdout
     .split('\n')
@@ -204,11 +206,7 @@ const STORE_TIMEOUT = /did not answer|requestTimeout|ECONNRESET|ETIMEDOUT/;
 const VERIFY_ATTEMPTS = 3;
 
 export async function verifications(world: ChaosWorld): Promise<Verification[]> {
-  const results: Verification[] = [];
-  for (const args of [
-    ['audit-log', 'verify', '--json'],
-    ['verify', '--all', '--json'],
-  ]) {
+  const verify = async (args: string[]): Promise<Verification> => {
     let done = await world.cli(args);
     let attempts = 1;
     while (done.code !== 0 && STORE_TIMEOUT.test(done.stderr) && attempts < VERIFY_ATTEMPTS) {
@@ -217,7 +215,7 @@ export async function verifications(world: ChaosWorld): Promise<Verification[]> 
     }
     const tried = attempts > 1 ? `attempt ${attempts}; the ones before could not read the store in time` : undefined;
     const detail = done.code === 0 ? tried : `exit ${done.code}${tried ? ` (${tried})` : ''}: ${(done.stdout + done.stderr).trim().slice(0, 500)}`;
-    results.push({ what: `marquee ${args.join(' ')}`, ok: done.code === 0, ...(detail === undefined ? {} : { detail }) });
-  }
-  return results;
+    return { what: `marquee ${args.join(' ')}`, ok: done.code === 0, ...(detail === undefined ? {} : { detail }) };
+  };
+  return Promise.all([verify(['audit-log', 'verify', '--json']), verify(['verify', '--all', '--json'])]);
 }
