@@ -28,13 +28,13 @@ const GATEWAY_SUITES = ['auth-suite', 'routes-happy', 'routes-errors', 'security
  */
 const ALONE = [
   'builder/change-during-run',
-  'builder/pipeline',
-  'cli/cli',
+  'builder/change-triggered',
+  'cli/serve-beside',
   'cli/start',
   // A 64 MiB object written through the S3 proxy in the test's own process within the store's 5 s
-  // request timeout, and a store that fails within 2 s (one that gives up after 15 s waits beside
-  // others: s3-store-stuck).
-  'contracts/s3-store',
+  // request timeout, and a store that fails within 2 s (the rest of its suite, s3-store, and one
+  // that gives up after 15 s, s3-store-stuck, wait beside others).
+  'contracts/s3-store-bounds',
   'gateway/cdn',
   'gateway/freshness',
   'gateway/hostile-http',
