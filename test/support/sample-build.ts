@@ -9,7 +9,7 @@ import { SchemaSet } from '../../snapshot/schemas.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 
 /** The instant every build here is made at: the sample's events are upcoming. */
-export const SAMPLE_NOW = new Date('2026-11-21T12:00:00Z');
+const SAMPLE_NOW = new Date('2026-11-21T12:00:00Z');
 const schemas = new SchemaSet();
 
 export const sampleBuildContext = (db: SqlClient, store: SnapshotStore): BuildContext => ({
