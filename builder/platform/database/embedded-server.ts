@@ -5,9 +5,15 @@
 // PGlite has ONE session, shared by start's own queries and every client of the port. Two rules
 // keep them from mixing:
 // - turns: start's statements and transactions, and each client's messages, run one at a time
-//   (the gate below), and start never runs while a client's transaction is open, nor a client's
-//   message inside start's transaction. Clients among themselves are kept apart the same way by
-//   the socket server's own queue.
+//   (the gate below), and start never runs while a client holds the session, nor a client's
+//   message inside start's transaction. A client holds it from a message until the database's
+//   next ReadyForQuery: through an open transaction, and through the messages of one extended-
+//   protocol exchange (Parse, Bind, Describe, Execute … Sync), which share the session's unnamed
+//   statement and portal — a statement of start, or of another client, between a client's Parse
+//   and its Bind took that statement away ("unnamed prepared statement does not exist", seen in
+//   CI when `keys create` ran beside admin API calls into start). Clients among themselves are
+//   kept apart by the socket server's own queue, which serves one client while the session says
+//   it is in a transaction: the view below says so while a client holds it.
 // - notifications: PGlite hands NOTIFY to its in-process listeners only for statements it ran
 //   through its own query API; a statement sent through the port answers with a raw byte stream,
 //   so the server reads NotificationResponse messages out of that stream and passes them on.
@@ -28,16 +34,23 @@ export type NotificationHandler = (channel: string, payload: string) => void;
 /** One turn at a time on PGlite's single session. */
 export class SessionTurns {
   private tail: Promise<unknown> = Promise.resolve();
+  /** A client's message ran and the database has not said ReadyForQuery since: the rest of its exchange is to come. */
+  private exchangeOpen = false;
 
   constructor(private readonly db: PGlite) {}
 
+  /** A client holds the session: its transaction is open, or its exchange is. */
+  clientHolds(): boolean {
+    return this.exchangeOpen || this.db.isInTransaction();
+  }
+
   /**
-   * For start's own work: its turn, at a moment when no client's transaction is open. The turn is
-   * given back while it waits, or the client could never send the COMMIT that ends its transaction.
+   * For start's own work: its turn, at a moment when no client holds the session. The turn is
+   * given back while it waits, or the client could never send the Sync or COMMIT that ends its hold.
    */
   async ownTurn<T>(work: () => Promise<T>): Promise<T> {
     for (;;) {
-      const outcome = await this.take(async () => (this.db.isInTransaction() ? undefined : { value: await work() }));
+      const outcome = await this.take(async () => (this.clientHolds() ? undefined : { value: await work() }));
       if (outcome) return outcome.value;
       await new Promise((resolve) => setTimeout(resolve, TRANSACTION_POLL_MS));
     }
@@ -46,6 +59,16 @@ export class SessionTurns {
   /** For one message of a client: its transaction may be open, start's may not (start holds its turn throughout). */
   clientTurn<T>(work: () => Promise<T>): Promise<T> {
     return this.take(work);
+  }
+
+  /** A client's message is about to run: its exchange is open until the database's next ReadyForQuery. */
+  exchangeStarted(): void {
+    this.exchangeOpen = true;
+  }
+
+  /** The database said ReadyForQuery, or the client went: the session is nobody's. */
+  exchangeEnded(): void {
+    this.exchangeOpen = false;
   }
 
   private take<T>(work: () => Promise<T>): Promise<T> {
@@ -90,13 +113,27 @@ export async function servedBy(dataDir: string): Promise<ServedDatabase | undefi
 
 export async function serveEmbedded(db: PGlite, turns: SessionTurns, onNotification: NotificationHandler): Promise<EmbeddedServer> {
   // The socket server sees PGlite through this view: the same database, but every message takes
-  // its turn, and notifications in the answers are passed on.
+  // its turn, a client holding the session is "in a transaction" (the server's queue then serves
+  // that client alone), and notifications in the answers are passed on.
   const view = new Proxy(db, {
     get(target, property) {
       if (property === 'runExclusive') return <T>(work: () => Promise<T>) => turns.clientTurn(() => target.runExclusive(work));
+      if (property === 'isInTransaction') return () => turns.clientHolds();
+      if (property === 'exec') {
+        // Only called by the server for a client gone while it held the session: end whatever
+        // exchange it left half-way (a Sync), then its transaction.
+        return (sql: string) =>
+          turns.clientTurn(async () => {
+            await target.execProtocolRawStream(SYNC, { onRawData: () => {} });
+            turns.exchangeEnded();
+            return target.isInTransaction() ? target.exec(sql) : [];
+          });
+      }
       if (property === 'execProtocolRawStream') {
         return (message: Uint8Array, options: { onRawData: (data: Uint8Array) => void }) => {
-          const reader = new NotificationReader(onNotification);
+          const reader = new BackendMessageReader(onNotification, () => turns.exchangeEnded());
+          // Terminate ('X') is answered by nothing: the client is going, and holds nothing after it.
+          if (message[0] !== TERMINATE) turns.exchangeStarted();
           return target.execProtocolRawStream(message, {
             ...options,
             onRawData: (data: Uint8Array) => {
@@ -116,14 +153,21 @@ export async function serveEmbedded(db: PGlite, turns: SessionTurns, onNotificat
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, close: () => server.stop() };
 }
 
+const TERMINATE = 0x58;
+/** The frontend's Sync message: ends an extended-protocol exchange, and the error state one may have left. */
+const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
+
 /**
- * Finds NotificationResponse messages ('A': int32 length, int32 pid, channel\0, payload\0) in a
- * stream of backend messages that may arrive in pieces.
+ * Finds NotificationResponse ('A': int32 length, int32 pid, channel\0, payload\0) and
+ * ReadyForQuery ('Z') messages in a stream of backend messages that may arrive in pieces.
  */
-class NotificationReader {
+class BackendMessageReader {
   private pending: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly onNotification: NotificationHandler) {}
+  constructor(
+    private readonly onNotification: NotificationHandler,
+    private readonly onReadyForQuery: () => void,
+  ) {}
 
   read(data: Uint8Array): void {
     this.pending = this.pending.length === 0 ? Buffer.from(data) : Buffer.concat([this.pending, data]);
@@ -131,6 +175,7 @@ class NotificationReader {
     while (this.pending.length - offset >= 5) {
       const length = this.pending.readInt32BE(offset + 1);
       if (this.pending.length - offset < 1 + length) break;
+      if (this.pending[offset] === 0x5a) this.onReadyForQuery();
       if (this.pending[offset] === 0x41) {
         const body = this.pending.subarray(offset + 9, offset + 1 + length);
         const channelEnd = body.indexOf(0);

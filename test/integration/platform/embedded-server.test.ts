@@ -1,12 +1,15 @@
 // The embedded database served on a loopback port by the process that holds it (start): another
 // opener goes through it instead of being refused, a change made through it reaches the holder's
 // listeners (that is what triggers a build), and the one PGlite session is taken in turns, so a
-// transaction of either side never sees or swallows the other's statements.
+// transaction or an extended-protocol exchange of either side never sees or swallows the other's
+// statements.
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
 import type { SqlClient } from '../../../builder/platform/sql.ts';
 
@@ -81,6 +84,100 @@ it("runs the holder's statements only outside a client's transaction, and a clie
   } finally {
     await client.end();
   }
+});
+
+/** A client speaking the wire protocol by hand, so that a test decides where its exchange pauses. */
+async function rawClient(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  await once(socket, 'connect');
+  let received = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+  const message = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(4 + body.length, 1);
+    return Buffer.concat([head, body]);
+  };
+  const cstring = (text: string) => Buffer.from(`${text}\0`, 'utf8');
+  /** Waits for the backend messages of `type`, answers every message received so far and clears them. */
+  const until = async (type: string) => {
+    await vi.waitFor(() => {
+      if (!types().includes(type)) throw new Error(`no ${type} yet, only ${types().join('')}`);
+    });
+    const seen = { types: types(), text: received.toString('latin1') };
+    received = Buffer.alloc(0);
+    return seen;
+  };
+  const types = () => {
+    const found: string[] = [];
+    for (let at = 0; at + 5 <= received.length; at += 1 + received.readInt32BE(at + 1)) found.push(String.fromCharCode(received[at]!));
+    return found;
+  };
+  const startup = Buffer.concat([Buffer.from([0, 3, 0, 0]), cstring('user'), cstring('postgres'), cstring('database'), cstring('postgres'), Buffer.from([0])]);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(4 + startup.length);
+  socket.write(Buffer.concat([length, startup]));
+  await until('Z');
+  return {
+    /** Parse of the unnamed statement, then Flush: the exchange is open once ParseComplete comes. */
+    parse: async (sql: string) => {
+      socket.write(Buffer.concat([message('P', Buffer.concat([cstring(''), cstring(sql), Buffer.from([0, 0])])), message('H', Buffer.alloc(0))]));
+      await until('1');
+    },
+    /** Bind of the unnamed statement with text parameters, Execute, Sync: what the exchange answered. */
+    finish: (parameters: string[]) => {
+      const values = parameters.map((value) => {
+        const bytes = Buffer.from(value, 'utf8');
+        const size = Buffer.alloc(4);
+        size.writeInt32BE(bytes.length);
+        return Buffer.concat([size, bytes]);
+      });
+      const counts = Buffer.alloc(2);
+      counts.writeInt16BE(parameters.length);
+      const bind = Buffer.concat([cstring(''), cstring(''), Buffer.from([0, 0]), counts, ...values, Buffer.from([0, 0])]);
+      socket.write(Buffer.concat([message('B', bind), message('E', Buffer.concat([cstring(''), Buffer.alloc(4)])), message('S', Buffer.alloc(0))]));
+      return until('Z');
+    },
+    end: () => socket.end(message('X', Buffer.alloc(0))),
+  };
+}
+
+it("keeps a client's exchange whole from Parse to Sync: the holder's statements and another client's wait for it", async () => {
+  const raw = await rawClient(await servedUrl());
+  const other = new pg.Client({ connectionString: await servedUrl() });
+  await other.connect();
+  try {
+    await raw.parse("SELECT $1::int + 100 AS n, 'the client''s statement' AS whose");
+    // Between the client's Parse and its Bind, the holder and another client each run a statement
+    // of their own through the unnamed statement, if they may.
+    let holderRan = false;
+    let otherRan = false;
+    const holderStatement = holder.query<{ t: string }>('SELECT $1::text AS t', ['holder']).finally(() => {
+      holderRan = true;
+    });
+    const otherStatement = other.query<{ n: number }>('SELECT $1::int * 2 AS n', [21]).finally(() => {
+      otherRan = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect({ holderRan, otherRan }).toEqual({ holderRan: false, otherRan: false });
+    const answer = await raw.finish(['7']);
+    expect(answer.types).not.toContain('E');
+    expect(answer.text).toContain('107');
+    expect(answer.text).toContain("the client's statement");
+    expect(await holderStatement).toEqual([{ t: 'holder' }]);
+    expect((await otherStatement).rows).toEqual([{ n: 42 }]);
+  } finally {
+    raw.end();
+    await other.end();
+  }
+});
+
+it('gives the session back when a client goes in the middle of an exchange', async () => {
+  const raw = await rawClient(await servedUrl());
+  await raw.parse('SELECT $1::int AS n');
+  raw.end();
+  expect(await holder.query<{ n: number }>('SELECT $1::int AS n', [5])).toEqual([{ n: 5 }]);
 });
 
 it('stops serving when the holder closes: the advertisement goes, and the next opener holds the database itself', async () => {
