@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { marquee } from '../../support/cli.ts';
+import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 
 let home: string;
 let env: Record<string, string>;
@@ -20,14 +20,6 @@ const workshop = SAMPLE.events.rustWorkshop;
  */
 const WORKSHOP_STARTS_IN_MS = 30_000;
 
-async function platform<T>(run: (db: Awaited<ReturnType<typeof openPglite>>) => Promise<T>): Promise<T> {
-  const db = await openPglite(join(home, 'platform'));
-  try {
-    return await run(db);
-  } finally {
-    await db.close();
-  }
-}
 const json = async (args: string[]) => {
   const run = await marquee(args, env);
   expect(run, run.stderr).toMatchObject({ code: 0 });
@@ -47,7 +39,7 @@ beforeAll(async () => {
   expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
   expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
   workshopStart = new Date(Date.now() + WORKSHOP_STARTS_IN_MS);
-  await platform((db) =>
+  await onEmbeddedPlatform(home, (db) =>
     db.query('UPDATE events SET starts_at = $2, ends_at = $3, registration_starts_at = NULL, registration_ends_at = NULL WHERE id = $1', [
       workshop.id,
       workshopStart,
@@ -60,12 +52,12 @@ beforeAll(async () => {
   const team = (await json(['show', '--org', nordic.id, '--at', firstBuiltAt.toISOString(), '/team'])) as Array<{ id: string; fullName: string }>;
   expect(team.length).toBeGreaterThanOrEqual(3);
   removedMember = { id: team[1]!.id, fullName: team[1]!.fullName, index: 1 };
-  await platform((db) => db.query('DELETE FROM team_members WHERE id = $1', [removedMember.id]));
+  await onEmbeddedPlatform(home, (db) => db.query('DELETE FROM team_members WHERE id = $1', [removedMember.id]));
   await build();
-  await platform((db) => db.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [nordic.id]));
+  await onEmbeddedPlatform(home, (db) => db.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [nordic.id]));
   await build();
   suspendedAt = new Date();
-  await platform((db) => db.query(`UPDATE organizations SET status = 'active' WHERE id = $1`, [nordic.id]));
+  await onEmbeddedPlatform(home, (db) => db.query(`UPDATE organizations SET status = 'active' WHERE id = $1`, [nordic.id]));
   await build();
   snapshots = ((await json(['history', '--org', nordic.id, '--json'])) as Array<{ snapshotId: string | null }>).flatMap((e) => (e.snapshotId ? [e.snapshotId] : []));
 }, 180_000);

@@ -6,25 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { contentObject } from '../../../snapshot/hash.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 
 let home: string;
 let env: Record<string, string>;
 const nordic = SAMPLE.organizations.nordic;
 const renamedEvent = SAMPLE.events.stockholmDevDays.id;
-
-/** Changes the embedded platform database between CLI runs, as the platform itself would. */
-async function changePlatform(sql: string, params: unknown[]): Promise<void> {
-  const db = await openPglite(join(home, 'platform'));
-  try {
-    await db.query(sql, params);
-  } finally {
-    await db.close();
-  }
-}
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-cli-'));
@@ -79,7 +69,7 @@ describe('marquee CLI', () => {
   });
 
   it('history and diff show what changed between two snapshots', async () => {
-    await changePlatform(`UPDATE events SET name = 'Stockholm Dev Days 2026' WHERE id = $1`, [renamedEvent]);
+    await onEmbeddedPlatform(home, (db) => db.query(`UPDATE events SET name = 'Stockholm Dev Days 2026' WHERE id = $1`, [renamedEvent]));
     const built = JSON.parse((await marquee(['build', '--org', nordic.id, '--json'], env)).stdout);
     expect(built.organizations[0].result).toBe('published');
 

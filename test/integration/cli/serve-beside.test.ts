@@ -6,32 +6,22 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
 import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 
 let home: string;
 let env: Record<string, string>;
 const renamedEvent = SAMPLE.events.stockholmDevDays.id;
-
-/** Changes the embedded platform database between CLI runs, as the platform itself would. */
-async function onPlatform(change: (db: Awaited<ReturnType<typeof openPglite>>) => Promise<unknown>): Promise<void> {
-  const db = await openPglite(join(home, 'platform'));
-  try {
-    await change(db);
-  } finally {
-    await db.close();
-  }
-}
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-serve-beside-'));
   env = { MARQUEE_HOME: home };
   await mkdir(join(home, 'platform'));
   // What `marquee db migrate` and `db seed --sample` make (cli.test.ts runs those), in this process.
-  await onPlatform(async (db) => {
+  await onEmbeddedPlatform(home, async (db) => {
     await migrate(db);
     await migrateMarquee(db);
     await seedSample(db, { now: new Date() });
@@ -55,7 +45,7 @@ it('serve answers with keys made by the CLI; a revocation and a publish by other
     expect((await event.json()).name).toBe('Stockholm Dev Days');
     expect((await get('/team')).headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
 
-    await onPlatform((db) => db.query(`UPDATE events SET name = 'Stockholm Dev Days, again' WHERE id = $1`, [renamedEvent]));
+    await onEmbeddedPlatform(home, (db) => db.query(`UPDATE events SET name = 'Stockholm Dev Days, again' WHERE id = $1`, [renamedEvent]));
     expect((await marquee(['build', '--org', 'nordic-dev'], env)).code).toBe(0);
     const published = Date.now();
     await expect.poll(async () => (await (await get(`/events/${renamedEvent}`)).json()).name, { timeout: 2000, interval: 100 }).toBe('Stockholm Dev Days, again');
