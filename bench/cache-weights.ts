@@ -30,6 +30,8 @@ import { DEFAULT_EVENTS_QUERY } from '../snapshot/clock-rendering/events-query.t
 import { resourcePath } from '../snapshot/resource-catalog.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
 import { PlatformFixture } from '../test/support/platform-fixture.ts';
+import { LARGE_ORGANIZATION_EVENTS, LARGE_PROGRAMME_SLUG, largeOrganization } from '../test/support/large-organization.ts';
+import { cacheBudgets, DEFAULT_CACHE_BYTES } from '../gateway/cache-budget.ts';
 import { RecordingLog } from '../test/support/recording-log.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -148,6 +150,51 @@ try {
         await views.detail(id, manifest.resources.get(resourcePath.event(firstEvent(manifest)))!, now);
       }
       return ids.length;
+    },
+  );
+
+  // The largest organization the gateway benchmark serves: its 5,000-event index and its largest
+  // detail, each one entry, against the default views budget they must fit in.
+  const large = largeOrganization(now);
+  const largeProjection = projectOrganization(large.data(), { publicBaseUrl: 'https://events.example.com' });
+  await publishSnapshot(store, {
+    organizationId: large.organization.id,
+    organizationSlug: large.organization.slug,
+    state: 'active',
+    resources: resourcesOf(largeProjection),
+    slugs: largeProjection.slugs,
+    trigger: 'manual',
+    now: new Date('2026-01-01T00:00:00Z'),
+  });
+  const largeManifest = (await snapshots.get(large.organization.id))!.manifest!;
+  const largeIndex = largeManifest.resources.get(resourcePath.eventIndex)!;
+  const largeDetail = largeManifest.resources.get(resourcePath.event(largeManifest.slugs.get(LARGE_PROGRAMME_SLUG)!))!;
+  const largeViews = new EventViews(objects, HUGE);
+  console.log(
+    `the largest organization: event index ${(await objects.read(large.organization.id, largeIndex)).length} stored bytes, largest detail ${(await objects.read(large.organization.id, largeDetail)).length}; the default views budget ${cacheBudgets(DEFAULT_CACHE_BYTES).views}`,
+  );
+  await measure(
+    `views (event index of ${LARGE_ORGANIZATION_EVENTS} events, parsed)`,
+    () => largeViews.stats,
+    async () => {
+      await largeViews.page(large.organization.id, largeIndex, Number.NEGATIVE_INFINITY, { timing: 'all', page: 1_000_000, pageSize: 1 });
+      return 1;
+    },
+  );
+  await measure(
+    'views (the same, every upcoming page of 100 rendered)',
+    () => largeViews.stats,
+    async () => {
+      for (let page = 1; page <= 25; page++) await largeViews.page(large.organization.id, largeIndex, now, { timing: 'upcoming', page, pageSize: 100 });
+      return 1;
+    },
+  );
+  await measure(
+    'views (the largest event detail, one rendering)',
+    () => largeViews.stats,
+    async () => {
+      await largeViews.detail(large.organization.id, largeDetail, now);
+      return 1;
     },
   );
 

@@ -269,27 +269,6 @@ function smallOrganization(PlatformFixture: typeof import('../test/support/platf
   return fixture;
 }
 
-/** 5,000 published events over ±4 years around now: about half are upcoming. */
-function bigOrganization(PlatformFixture: typeof import('../test/support/platform-fixture.ts').PlatformFixture): PlatformFixture {
-  const fixture = new PlatformFixture({ id: randomUUID(), name: 'Big Events', slug: 'big' });
-  const now = Date.now();
-  for (let e = 0; e < 5000; e++) {
-    const start = now + Math.round((e - 2500) * 0.7 * DAY);
-    fixture.event({
-      name: `Big Event ${e}`,
-      slug: `big-${e}`,
-      description: 'One of many events.',
-      venueName: 'Hall',
-      city: 'Paris',
-      country: 'FR',
-      startsAt: iso(start),
-      endsAt: iso(start + 6 * 3_600_000),
-      cover: fixture.image(),
-    });
-  }
-  return fixture;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The production backends: Redis, s3rver and nginx as the CDN in front of it.
 
@@ -491,6 +470,7 @@ async function main(): Promise<void> {
   const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
   const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
+  const { largeOrganization } = await import('../test/support/large-organization.ts');
   const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
   const children: Child[] = [];
   let backends: ProductionBackends | undefined;
@@ -501,7 +481,7 @@ async function main(): Promise<void> {
     const keys = new FileKeyStore(keyFile);
     let started = performance.now();
     const soloFixture = smallOrganization(PlatformFixture, 0, 6);
-    const bigFixture = bigOrganization(PlatformFixture);
+    const bigFixture = largeOrganization();
     const solo = await publishOrganization(store, keys, soloFixture);
     const big = await publishOrganization(store, keys, bigFixture);
     const many: Published[] = [];

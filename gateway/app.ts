@@ -93,7 +93,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   });
   const metrics = deps.metrics;
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
-  const views = new EventViews(objects, budgets.views);
+  const views = new EventViews(objects, budgets.views, log);
   const resources = new OrganizationResources(snapshots, objects, views);
   // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
   const ownKeyRates =

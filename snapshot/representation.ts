@@ -33,8 +33,8 @@ export function storedRepresentation(bytes: Buffer, hash: string): Representatio
  * state holds; changes exactly when it changes. The version prefix changes the tags if the
  * gateway ever renders the same state differently.
  */
-export function computedRepresentation(body: string, sourceHash: string, state: string): Representation {
-  return representation(Buffer.from(body, 'utf8'), computedTag(sourceHash, state));
+export function computedRepresentation(body: string | Buffer, sourceHash: string, state: string): Representation {
+  return representation(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, computedTag(sourceHash, state));
 }
 
 /** The tag of a clock-dependent response, unquoted; for who needs it without the body (webhook messages). */

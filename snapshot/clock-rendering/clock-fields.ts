@@ -9,7 +9,7 @@ import type { KeyOrder } from '../key-order.ts';
 import type { EventClock } from '../schema-types.ts';
 import { isOpenIn, parseClock, timingOf, type ClockState, type ParsedClock } from './timing.ts';
 
-type ClockField = 'timing' | 'isRegistrationOpen';
+export type ClockField = 'timing' | 'isRegistrationOpen';
 const CLOCK_FIELDS: ReadonlySet<string> = new Set<ClockField>(['timing', 'isRegistrationOpen']);
 
 /** Canonical JSON of an event cut at its clock fields: parts[0] slot[0] parts[1] … parts[n]. */

@@ -1,70 +1,124 @@
 // GET /events from the stored event index (docs/api.md §4, docs/design.md "Clock-dependent fields").
-// Parsed once per index hash. Between two consecutive clock boundaries of its events nothing can
-// change, so per such window the filtered lists are computed once and each requested page is
-// rendered once from each item's clock template. A request inside a known window
-// with a known page costs a few lookups, which is what makes 5,000 events cheap.
+// Parsed once per index hash into a compact form: every event's API text, cut at its two clock
+// fields, lies in one UTF-8 buffer, and the cuts, clocks and orders in typed arrays — about one
+// byte of memory per stored byte and no object per event, so that the largest organization's index
+// stays in the gateway's views budget (an index of 5,000 events as objects per event took 2.5 bytes
+// per stored byte and no longer fitted). A page is copied out of the buffer with its clock fields.
+// Between two consecutive clock boundaries of its events nothing can change, so per such window the
+// filtered lists are computed once and each requested page is rendered once and kept within a byte
+// budget: a request inside a known window for a known page costs a few lookups.
 import { LruCache } from '../../runtime/lru.ts';
 import { keyOrderOf } from '../key-order.ts';
 import { computedRepresentation, type Representation } from '../representation.ts';
 import type { StoredEventSummary } from '../schema-types.ts';
-import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
+import { type ClockField, splitClock } from './clock-fields.ts';
 import type { EventsQuery, TimingFilter } from './events-query.ts';
-import { clockStateAt, sortedBoundaries, stableInterval, timingOf, type ClockState, type ParsedClock } from './timing.ts';
+import { type ClockState, clockStateAt, isOpenIn, type ParsedClock, sortedBoundaries, stableInterval, timingOf } from './timing.ts';
 
-interface IndexedEvent {
-  readonly template: ClockTemplate;
-  readonly clock: ParsedClock;
+const SUMMARY_ORDER = keyOrderOf('event-summary');
+
+/** A rendered page's heap bytes besides its body: the Representation's strings and headers, its key and slot (bench/cache-weights.ts). */
+const PAGE_BYTES = 800;
+/** The view object, its arrays' headers, the window's lists' headers (bench/cache-weights.ts). */
+const VIEW_OVERHEAD_BYTES = 2700;
+
+/**
+ * Bytes of rendered pages kept per window, for an index whose API text is `textBytes`: room for
+ * every page of each filter at a page size or two, and a floor for small indexes — unless the
+ * view's whole weight must stay within `maxBytes`, the cache that holds it (a view reweighed past
+ * its cache's capacity would be dropped, and parsed again on the next request).
+ */
+function pageBudgetOf(textBytes: number, parsedBytes: number, maxBytes: number): number {
+  return Math.max(0, Math.min(16 * 1024 + 2 * textBytes, maxBytes - parsedBytes));
 }
 
 interface Window {
   readonly from: number;
   readonly until: number;
+  /** Each event's clock state in this window. */
   readonly states: Uint8Array;
   /** Positions in the index, in the order each filter lists them. */
-  readonly lists: Readonly<Record<TimingFilter, readonly number[]>>;
+  readonly lists: Readonly<Record<TimingFilter, Uint32Array>>;
   readonly pages: LruCache<string, Representation>;
 }
 
-const SUMMARY_ORDER = keyOrderOf('event-summary');
-
-/**
- * Bytes of rendered pages kept per window, for an index stored in `storedBytes`: room for every
- * page of each filter at a couple of page sizes, and a floor for small indexes. Bounded by bytes
- * rather than by count (256 pages of 100 events each would be far more than the index itself), and
- * reported (renderedBytes), so that the gateway counts them in the view's weight (gateway/events/views.ts).
- */
-function pageBudgetOf(storedBytes: number): number {
-  return 16 * 1024 + 4 * storedBytes;
-}
-
-/** A rendered page's heap bytes besides its body: the Representation's strings and headers, its key and slot (bench/cache-weights.ts). */
-const PAGE_BYTES = 800;
+/** The texts a clock field takes, as the bytes copied into a page. */
+const TIMING_TEXT = { upcoming: Buffer.from('upcoming'), ongoing: Buffer.from('ongoing'), past: Buffer.from('past') } as const;
+const OPEN_TEXT = { true: Buffer.from('true'), false: Buffer.from('false') } as const;
+const PAGE_HEAD = Buffer.from('{"items":[');
+const COMMA = Buffer.from(',');
 
 export class EventIndexView {
-  private readonly events: IndexedEvent[];
+  /** Every event's API text, cut at its clock fields: part p of event i is text[cuts[i·P + p], cuts[i·P + p + 1]). */
+  private readonly text: Buffer;
+  private readonly cuts: Uint32Array;
+  /** The clock fields every summary has, in the API schema's order; P = slots.length + 1 parts per event. */
+  private readonly slots: readonly ClockField[];
+  /** start, end, registrationStart, registrationEnd (NaN: unset) per event, in milliseconds. */
+  private readonly instants: Float64Array;
+  private readonly registrationAvailable: Uint8Array;
   private readonly boundaries: number[];
   /** Positions in `past` order. */
-  private readonly newestFirst: number[];
+  private readonly newestFirst: Uint32Array;
+  private readonly pageBytes: number;
   private window: Window | undefined;
 
+  /** `maxBytes`: what the view may weigh at most, its rendered pages included (its cache's capacity). */
   constructor(
     private readonly hash: string,
     index: readonly StoredEventSummary[],
-    /** Rendered pages' bytes kept at most (pageBudgetOf the stored size). */
-    private readonly pageBytes: number,
+    maxBytes = Number.POSITIVE_INFINITY,
   ) {
-    this.events = index.map((event) => splitClock(event, SUMMARY_ORDER));
-    this.boundaries = sortedBoundaries(this.events.map((event) => event.clock));
-    this.newestFirst = pastOrder(this.events.map((event) => event.clock.start));
+    const count = index.length;
+    const clocks: ParsedClock[] = [];
+    // The texts are gathered as strings and encoded once: one buffer, not one per part.
+    const parts: string[] = [];
+    let slots: readonly ClockField[] | undefined;
+    for (const stored of index) {
+      const { template, clock } = splitClock(stored, SUMMARY_ORDER);
+      slots ??= template.slots;
+      if (template.slots.join() !== slots.join()) throw new Error('every summary in an event index has the same clock fields');
+      parts.push(...template.parts);
+      clocks.push(clock);
+    }
+    this.slots = slots ?? [];
+    this.text = Buffer.from(parts.join(''), 'utf8');
+    this.cuts = new Uint32Array(parts.length + 1);
+    let offset = 0;
+    for (const [i, part] of parts.entries()) {
+      this.cuts[i] = offset;
+      offset += Buffer.byteLength(part, 'utf8');
+    }
+    this.cuts[parts.length] = offset;
+
+    this.instants = new Float64Array(count * 4);
+    this.registrationAvailable = new Uint8Array(count);
+    for (const [i, clock] of clocks.entries()) {
+      this.instants.set([clock.start, clock.end, clock.registrationStart ?? Number.NaN, clock.registrationEnd ?? Number.NaN], i * 4);
+      this.registrationAvailable[i] = clock.registrationAvailable ? 1 : 0;
+    }
+    this.boundaries = sortedBoundaries(clocks);
+    this.newestFirst = Uint32Array.from(pastOrder(clocks.map((clock) => clock.start)));
+    this.pageBytes = pageBudgetOf(this.text.length, this.parsedBytes, maxBytes);
+  }
+
+  static parse(hash: string, bytes: Buffer, maxBytes?: number): EventIndexView {
+    return new EventIndexView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventSummary[], maxBytes);
+  }
+
+  /** Memory the parsed view takes without its rendered pages: its buffer, its arrays and the current window's. */
+  get parsedBytes(): number {
+    const count = this.registrationAvailable.length;
+    // Per event in a window: a state byte and its place in `all` and in one of the timing lists.
+    const windowBytes = count * (1 + 4 + 4);
+    return (
+      VIEW_OVERHEAD_BYTES + this.text.length + this.cuts.byteLength + this.instants.byteLength + count + this.newestFirst.byteLength + 8 * this.boundaries.length + windowBytes
+    );
   }
 
   /** Heap bytes of the pages rendered and kept for the current window. */
   get renderedBytes(): number {
     return this.window?.pages.weight ?? 0;
-  }
-
-  static parse(hash: string, bytes: Buffer): EventIndexView {
-    return new EventIndexView(hash, JSON.parse(bytes.toString('utf8')) as StoredEventSummary[], pageBudgetOf(bytes.length));
   }
 
   page(now: number, query: EventsQuery): Representation {
@@ -78,17 +132,31 @@ export class EventIndexView {
     return page;
   }
 
+  private clockOf(position: number): ParsedClock {
+    const at = position * 4;
+    const optional = (ms: number) => (Number.isNaN(ms) ? null : ms);
+    return {
+      start: this.instants[at]!,
+      end: this.instants[at + 1]!,
+      registrationStart: optional(this.instants[at + 2]!),
+      registrationEnd: optional(this.instants[at + 3]!),
+      registrationAvailable: this.registrationAvailable[position] === 1,
+    };
+  }
+
   private windowAt(now: number): Window {
     const current = this.window;
     if (current && now >= current.from && now < current.until) return current;
     const { from, until } = stableInterval(this.boundaries, now);
-    const states = Uint8Array.from(this.events, (event) => clockStateAt(event.clock, now));
-    const inOrder = (order: Iterable<number>, timing: string): number[] => {
+    const count = this.registrationAvailable.length;
+    const states = new Uint8Array(count);
+    for (let position = 0; position < count; position++) states[position] = clockStateAt(this.clockOf(position), now);
+    const inOrder = (order: Iterable<number>, timing: string): Uint32Array => {
       const out: number[] = [];
       for (const position of order) if (timingOf(states[position]!) === timing) out.push(position);
-      return out;
+      return Uint32Array.from(out);
     };
-    const ascending = this.events.map((_, position) => position);
+    const ascending = Uint32Array.from({ length: count }, (_, position) => position);
     this.window = {
       from,
       until,
@@ -106,20 +174,38 @@ export class EventIndexView {
 
   private render(window: Window, query: EventsQuery): Representation {
     const list = window.lists[query.timing];
-    const first = (query.page - 1) * query.pageSize;
-    const positions = list.slice(first, first + query.pageSize);
-    const items: string[] = [];
-    let state = `${query.timing} ${query.page} ${query.pageSize} ${list.length}`;
-    for (const position of positions) {
-      const event = this.events[position]!;
-      const eventState: ClockState = window.states[position]!;
-      items.push(renderWithClockFields(event.template, eventState));
-      state += ` ${position}:${eventState}`;
-    }
+    const first = Math.min((query.page - 1) * query.pageSize, list.length);
+    const positions = list.subarray(first, first + query.pageSize);
     // hasMore: whether the next page could return anything (docs/api.md §2 PagedResponse).
     const hasMore = first + query.pageSize < list.length;
     // Members in the paged-event-summaries schema's order, as canonicalJson would write them.
-    const body = `{"items":[${items.join(',')}],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length},"hasMore":${hasMore}}`;
+    const tail = Buffer.from(`],"page":${query.page},"pageSize":${query.pageSize},"totalCount":${list.length},"hasMore":${hasMore}}`);
+
+    const partsPerEvent = this.slots.length + 1;
+    const fieldText = (slot: ClockField, state: ClockState): Buffer => (slot === 'timing' ? TIMING_TEXT[timingOf(state)] : OPEN_TEXT[`${isOpenIn(state)}`]);
+    let length = PAGE_HEAD.length + tail.length + Math.max(0, positions.length - 1);
+    let state = `${query.timing} ${query.page} ${query.pageSize} ${list.length}`;
+    for (const position of positions) {
+      const eventState: ClockState = window.states[position]!;
+      const at = position * partsPerEvent;
+      length += this.cuts[at + partsPerEvent]! - this.cuts[at]!;
+      for (const slot of this.slots) length += fieldText(slot, eventState).length;
+      state += ` ${position}:${eventState}`;
+    }
+
+    const body = Buffer.allocUnsafe(length);
+    let written = PAGE_HEAD.copy(body, 0);
+    for (const [n, position] of positions.entries()) {
+      if (n > 0) written += COMMA.copy(body, written);
+      const eventState: ClockState = window.states[position]!;
+      const at = position * partsPerEvent;
+      for (let part = 0; part < partsPerEvent; part++) {
+        written += this.text.copy(body, written, this.cuts[at + part]!, this.cuts[at + part + 1]!);
+        const slot = this.slots[part];
+        if (slot !== undefined) written += fieldText(slot, eventState).copy(body, written);
+      }
+    }
+    tail.copy(body, written);
     return computedRepresentation(body, this.hash, state);
   }
 }
