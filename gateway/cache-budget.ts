@@ -15,8 +15,9 @@ export type CacheName = (typeof CACHE_NAMES)[number];
 
 /**
  * Shares of the total, in hundredths. Pointers and manifests (one per organization served) and the
- * stored objects take most, parsed event views next (an index of 5,000 events weighs about 10 MB
- * with its pages); what is kept per key is small. verdicts and key_rates are used only with Redis
+ * stored objects take most, parsed event views next (indexes and details share theirs: an index
+ * of 5,000 events weighs 3.6 MB parsed, 5.4 MB with every upcoming page of 100 rendered, against
+ * 15 MB at the default total; bench/cache-weights.ts); what is kept per key is small. verdicts and key_rates are used only with Redis
  * (the keys seen recently, and counts while Redis is away) or only without it (the per-key counts),
  * so a gateway never fills all of them at once.
  */
