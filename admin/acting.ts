@@ -4,7 +4,7 @@
 // sets it before it knows which command runs, without loading what the commands load; and the
 // operations that name their author (a credential's creator, a requested run's asker) read it here.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Attribution } from './actor.ts';
+import type { Attribution } from '../records/actor.ts';
 
 const acting = new AsyncLocalStorage<Attribution>();
 

@@ -5,12 +5,12 @@
 // at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
 // door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
 // for every role, a change for operators, admin credentials for owners.
-import type { AdminRole } from './actor.ts';
-import type { AsOfAnswer } from '../gateway/as-of.ts';
+import type { AdminRole } from '../records/actor.ts';
+import type { AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
-import { AUDIT_PAGE_MAX } from './audit/audit-admin.ts';
-import type { AuditAction } from './audit/audit-entry.ts';
-import { sinceInstant } from './audit/audit-since.ts';
+import { AUDIT_PAGE_MAX } from './trail/audit-admin.ts';
+import type { AuditAction } from '../records/trail/audit-entry.ts';
+import { sinceInstant } from './trail/audit-since.ts';
 import { type AdminErrorCode, buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
 import type { AdminServices } from './services.ts';

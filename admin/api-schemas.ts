@@ -3,7 +3,7 @@
 // the routes' declarations (api-routes.ts) and the OpenAPI document made from them
 // (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
 
-import { ADMIN_ROLES } from './actor.ts';
+import { ADMIN_ROLES } from '../records/actor.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 

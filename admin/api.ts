@@ -5,11 +5,12 @@
 // every role). Each route's role is checked before anything else of the request. Errors are thrown
 // and answered by admin/problem.ts; no route writes an error body.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
-import { actorOf, roleAllows } from './actor.ts';
+import { roleAllows } from '../records/actor.ts';
+import { actorOf } from './request-actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
 import { actingAs } from './acting.ts';
-import type { AuditAction } from './audit/audit-entry.ts';
+import type { AuditAction } from '../records/trail/audit-entry.ts';
 import { adminError } from './errors.ts';
 import { requestAttribution } from './request-attribution.ts';
 import { requestValidator } from './request-validation.ts';

@@ -5,7 +5,7 @@
 // are refused, so a page of another site can neither read an answer nor send JSON.
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
-import type { HealthReport } from '../gateway/readiness.ts';
+import type { HealthReport } from '../runtime/health.ts';
 import type { Log } from '../runtime/log.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminCredential } from './auth.ts';

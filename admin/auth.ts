@@ -5,7 +5,8 @@
 // actor's role may do is decided by the route (api-routes.ts, the console's declarations).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { type Actor, ROOT_ACTOR, setActor } from './actor.ts';
+import { type Actor, ROOT_ACTOR } from '../records/actor.ts';
+import { setActor } from './request-actor.ts';
 import { adminError } from './errors.ts';
 
 /**

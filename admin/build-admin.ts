@@ -1,5 +1,5 @@
 // Build runs as operators ask for and watch them (docs/design.md "Build runs"): the runs recorded in
-// the platform database (every builder's, `marquee build`'s: builder/runs/run-record.ts), this
+// the platform database (every builder's, `marquee build`'s: records/runs/run-record.ts), this
 // process's live, and a requested build queued in its runner, naming who asked for it.
 import type { BuildRun, BuildRuns } from '../builder/runs/build-runs.ts';
 import { currentAttribution } from './acting.ts';

@@ -3,7 +3,7 @@
 // operations module names organizations through the directory made here.
 import type { BuildRuns, LastBuild } from '../builder/runs/build-runs.ts';
 import { findOrganization, listNamedOrganizations, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
-import type { SqlQueries } from '../builder/platform/sql.ts';
+import type { SqlQueries } from '../records/database/sql.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';

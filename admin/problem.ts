@@ -4,10 +4,10 @@
 // is a 4xx carrying its message, which names the thing; a backend that cannot be reached is a
 // 503; anything else is our fault: 500, and one log line with the stack.
 import type { ErrorRequestHandler } from 'express';
-import { SnapshotNotFoundError } from '../builder/audit/history.ts';
+import { SnapshotNotFoundError } from '../builder/history/history.ts';
 import { HistoryBreakError } from './snapshot-admin.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
-import { PlatformDatabaseError } from '../builder/platform/sql.ts';
+import { PlatformDatabaseError } from '../records/database/sql.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';

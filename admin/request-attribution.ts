@@ -1,9 +1,10 @@
-// Who made an admin request, as the audit trail records it (admin/actor.ts Attribution): the actor
+// Who made an admin request, as the audit trail records it (records/actor.ts Attribution): the actor
 // the credential check found, the door (the JSON API or the console), the request's id and the
 // client's address as the admin port saw it.
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { type Attribution, actorOf, type Door } from './actor.ts';
+import type { Attribution, Door } from '../records/actor.ts';
+import { actorOf } from './request-actor.ts';
 
 /** A client's own X-Request-Id is kept when it is short printable text; anything else is replaced. */
 const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;

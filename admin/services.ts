@@ -3,15 +3,16 @@
 // snapshot-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
 // beside those, one member here, its routes and its pages. Every door is given these operations
-// with each state-changing one recording its audit entry (audit/recorded-operations.ts).
+// with each state-changing one recording its audit entry (trail/recorded-operations.ts).
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
-import type { SqlQueries } from '../builder/platform/sql.ts';
-import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { SqlQueries } from '../records/database/sql.ts';
+import type { KeyStore } from '../records/keys/key-store.ts';
+import type { AnswerAsOf } from '../snapshot/as-of-answer.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type AdminCredentialOperations, adminCredentialOperations } from './credentials/credential-admin.ts';
-import { type AuditOperations, auditOperations } from './audit/audit-admin.ts';
-import type { AuditTrail } from './audit/audit-trail.ts';
-import { auditRecorder, recordedServices } from './audit/recorded-operations.ts';
+import { type AuditOperations, auditOperations } from './trail/audit-admin.ts';
+import type { AuditTrail } from '../records/trail/audit-trail.ts';
+import { auditRecorder, recordedServices } from './trail/recorded-operations.ts';
 import { type BuildOperations, type BuildQueue, buildOperations } from './build-admin.ts';
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
@@ -40,6 +41,8 @@ export interface AdminServiceParts {
   trail: AuditTrail;
   /** Where a failed requested build's rejection goes (it has no caller waiting for it). */
   onBuildError: (error: unknown) => void;
+  /** What an API path answered at an instant: the gateway's (gateway/as-of.ts). */
+  answerAsOf: AnswerAsOf;
 }
 
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
@@ -51,7 +54,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     builds: buildOperations({ runs, queue: parts.builds, organizations, onBuildError: parts.onBuildError }),
     keys: keyOperations(parts.keys, organizations),
     webhooks: webhookOperations({ ...parts.webhooks, organizations }),
-    snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id),
+    snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id, parts.answerAsOf),
     admins: adminCredentialOperations(db),
     audit: auditOperations({ trail, store, organizations, recorder }),
   };

@@ -2,12 +2,12 @@
 // organization's history, the diff of two of its snapshots, and what an API path answered at an
 // instant. `history --json`, `diff --json` and the admin API print the shapes below; the console
 // shows more of the same answers (the current entry, the labelled field changes).
-import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/audit/history.ts';
-import { type OrganizationVerification, trustsSnapshot, verifyOrganization } from '../builder/audit/verify-history.ts';
-import { type AsOfAnswer, answerAsOf } from '../gateway/as-of.ts';
+import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/history/history.ts';
+import { type OrganizationVerification, trustsSnapshot, verifyOrganization } from '../builder/history/verify-history.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import { listSnapshotIds, readPointer } from '../snapshot/reader.ts';
 import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
+import type { AnswerAsOf, AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 
 export interface SnapshotOperations {
@@ -21,7 +21,7 @@ export interface SnapshotOperations {
    * snapshot it would answer from does not verify: a forged past is never answered from.
    */
   asOf(organization: string, at: Date, path: string): Promise<AsOfAnswer>;
-  /** The organization's history checked from the current pointer back (builder/audit/verify-history.ts). */
+  /** The organization's history checked from the current pointer back (builder/history/verify-history.ts). */
   verify(organization: string): Promise<OrganizationVerification>;
   /** The snapshot current at `at` (its id; null when none was, or the organization was suspended or closed then), for `diff --since`. */
   snapshotAt(organization: string, at: Date): Promise<string | null>;
@@ -34,9 +34,11 @@ export class HistoryBreakError extends OperatorError {
 
 /**
  * Over the store alone: `organizationId` turns the id or slug an operator gave into an id (the
- * CLI's needs no database for an id, since auditors may hold only the store).
+ * CLI's needs no database for an id, since auditors may hold only the store); `answerAsOf` is the
+ * gateway's (gateway/as-of.ts), handed over by bin/, so an as-of answer is rendered by the code
+ * that served it.
  */
-export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSlug: string) => Promise<string>): SnapshotOperations {
+export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSlug: string) => Promise<string>, answerAsOf: AnswerAsOf): SnapshotOperations {
   return {
     history: async (organization) => snapshotHistory(store, await organizationId(organization)),
     diff: async (organization, from, to) => diffSnapshots(store, await organizationId(organization), from, to),

@@ -10,14 +10,14 @@
 //   node --import tsx bench/admin-auth.ts [--rounds 10] [--requests 200]
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { ROOT_ACTOR } from '../admin/actor.ts';
+import { ROOT_ACTOR } from '../records/actor.ts';
 import { actingAs } from '../admin/acting.ts';
 import { requireAdminCredential } from '../admin/auth.ts';
 import { adminCredentialOperations } from '../admin/credentials/credential-admin.ts';
-import { openPglite } from '../builder/platform/database/pglite.ts';
-import { openPostgres } from '../builder/platform/database/postgres.ts';
-import { migrateMarquee } from '../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../builder/platform/sql.ts';
+import { openPglite } from '../records/database/pglite.ts';
+import { openPostgres } from '../records/database/postgres.ts';
+import { migrateMarquee } from '../records/schema/migrate.ts';
+import type { SqlClient } from '../records/database/sql.ts';
 import { createDatabase, startPostgres } from '../test/support/postgres.ts';
 import { machine } from './machine.ts';
 

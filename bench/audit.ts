@@ -9,6 +9,7 @@
 //   and the same key: PATCH /admin/v1/keys/{id} (a label change) with the trail's append on, and with
 //   it replaced by one that appends nothing, 400 requests each, interleaved one by one so both see
 //   the same machine; p50/p95 of each and the p95 added — target ≤ 10 ms.
+import { answerAsOf } from '../gateway/as-of.ts';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -17,15 +18,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { createAdminApp } from '../admin/app.ts';
-import { auditOperations } from '../admin/audit/audit-admin.ts';
-import { type AuditEntry, chainedEntry } from '../admin/audit/audit-entry.ts';
-import { type AuditTrail, databaseAuditTrail } from '../admin/audit/audit-trail.ts';
-import { auditRecorder } from '../admin/audit/recorded-operations.ts';
-import { PostgresKeyStore } from '../admin/keys/postgres-key-store.ts';
+import { auditOperations } from '../admin/trail/audit-admin.ts';
+import { type AuditEntry, chainedEntry } from '../records/trail/audit-entry.ts';
+import { type AuditTrail, databaseAuditTrail } from '../records/trail/audit-trail.ts';
+import { auditRecorder } from '../admin/trail/recorded-operations.ts';
+import { PostgresKeyStore } from '../records/keys/postgres-key-store.ts';
 import { organizationDirectory } from '../admin/organization-admin.ts';
 import { createAdminServices } from '../admin/services.ts';
-import { openPostgres } from '../builder/platform/database/postgres.ts';
-import { migrateMarquee } from '../builder/platform/marquee-schema/migrate.ts';
+import { openPostgres } from '../records/database/postgres.ts';
+import { migrateMarquee } from '../records/schema/migrate.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../builder/platform/sample.ts';
 import { BuildRuns } from '../builder/runs/build-runs.ts';
@@ -150,6 +151,7 @@ try {
         builds: { queue: () => ({ run: undefined as never, results: Promise.resolve() }) },
         trail: usedTrail,
         onBuildError: () => {},
+        answerAsOf,
       });
       const app = createAdminApp({ token: TOKEN, registry: new Registry(), health: () => ({ status: 'ok' }), log: new RecordingLog(), services });
       const server = app.listen(0, '127.0.0.1');

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
   const { projectOrganization, resourcesOf } = await import('../builder/projection/index.ts');
   const { publishSnapshot } = await import('../builder/publish.ts');
-  const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
+  const { FileKeyStore } = await import('../records/keys/file-store.ts');
   const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
   const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-ab-'));
   const servers: Server[] = [];

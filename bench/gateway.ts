@@ -28,8 +28,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FileKeyStore } from '../gateway/keys/file-store.ts';
-import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { FileKeyStore } from '../records/keys/file-store.ts';
+import type { KeyStore } from '../records/keys/key-store.ts';
 import type { Log } from '../runtime/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
@@ -79,7 +79,7 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
 /** The compiled product, as bin/marquee runs it, on a directory store and a key file. */
 async function embeddedGateway(config: ServeConfig): Promise<number> {
   const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
-  const { FileKeyStore } = (await import(compiled('gateway/keys/file-store.js'))) as typeof import('../gateway/keys/file-store.ts');
+  const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
   const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
   const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
   const gateway = await startGateway({
@@ -472,7 +472,7 @@ async function main(): Promise<void> {
   console.log(`command: node --import tsx bench/gateway.ts ${args.join(' ')}`.trimEnd());
   console.log(`${machine()}\n`);
 
-  const { FileKeyStore } = await import('../gateway/keys/file-store.ts');
+  const { FileKeyStore } = await import('../records/keys/file-store.ts');
   const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
   const { largeOrganization } = await import('../test/support/large-organization.ts');

@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPostgres } from '../builder/platform/database/postgres.ts';
+import { openPostgres } from '../records/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startRedis } from '../test/support/redis.ts';

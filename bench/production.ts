@@ -32,7 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { migrate } from '../builder/platform/migrations.ts';
 import { SAMPLE } from '../builder/platform/sample.ts';
-import { openPostgres } from '../builder/platform/database/postgres.ts';
+import { openPostgres } from '../records/database/postgres.ts';
 import { openRedisKeyStore } from '../gateway/access/redis-access.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { type MarqueeProcess, type ProductionWorld, startProductionWorld } from '../test/support/production.ts';

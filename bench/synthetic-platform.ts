@@ -2,7 +2,7 @@
 // organizations, events, sessions, people and sponsors, generated inside the database
 // (INSERT … SELECT over generate_series), so 1,000 organizations load in seconds.
 // Ids are md5-derived uuids of (namespace, kind, indexes): the same options give the same ids.
-import type { SqlClient, SqlQueries } from '../builder/platform/sql.ts';
+import type { SqlClient, SqlQueries } from '../records/database/sql.ts';
 
 export interface SyntheticPlatformOptions {
   organizations?: number;

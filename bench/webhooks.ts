@@ -15,7 +15,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openPostgres } from '../builder/platform/database/postgres.ts';
+import { openPostgres } from '../records/database/postgres.ts';
 import { SAMPLE } from '../builder/platform/sample.ts';
 import { WebhookStore } from '../builder/webhooks/webhook-store.ts';
 import { startProductionWorld } from '../test/support/production.ts';

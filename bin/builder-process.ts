@@ -4,23 +4,24 @@
 // what each tells the operator (start's banner, builder's log lines).
 import type { Registry } from 'prom-client';
 import { createAdminApp } from '../admin/app.ts';
-import { keepAuditHeads } from '../admin/audit/audit-heads.ts';
-import { databaseAuditTrail } from '../admin/audit/audit-trail.ts';
+import { keepAuditHeads } from '../records/trail/audit-heads.ts';
+import { databaseAuditTrail } from '../records/trail/audit-trail.ts';
 import { consoleRouter } from '../admin/console/router.ts';
-import { openKeyKeeping } from '../admin/keys/key-backends.ts';
+import { openKeyKeeping } from '../records/keys/key-backends.ts';
 import { createAdminServices } from '../admin/services.ts';
 import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
 import { listOrganizations } from '../builder/platform/organizations.ts';
-import type { SqlClient } from '../builder/platform/sql.ts';
+import type { SqlClient } from '../records/database/sql.ts';
 import { BuildRuns } from '../builder/runs/build-runs.ts';
-import { DatabaseRunRecord, recordWarnings } from '../builder/runs/run-record.ts';
+import { DatabaseRunRecord, recordWarnings } from '../records/runs/run-record.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
 import type { RunResult } from '../builder/runs/work-list.ts';
 import { registerWebhookMetrics } from '../builder/webhooks/webhook-metrics.ts';
 import { startWebhooks } from '../builder/webhooks/webhook-service.ts';
-import type { KeyStore } from '../gateway/keys/key-store.ts';
+import type { KeyStore } from '../records/keys/key-store.ts';
+import { answerAsOf } from '../gateway/as-of.ts';
 import type { RunningGateway } from '../gateway/server.ts';
 import type { ListeningServer } from '../runtime/http-server.ts';
 import type { Log } from '../runtime/log.ts';
@@ -52,7 +53,7 @@ interface ServedGateway {
 
 export interface BuilderProcess {
   store: SnapshotStore;
-  /** The keys operators write (admin/keys/key-backends.ts): start's demo key is made here. */
+  /** The keys operators write (records/keys/key-backends.ts): start's demo key is made here. */
   keys: KeyStore;
   admin: ListeningServer | undefined;
   gateway: RunningGateway | undefined;
@@ -104,6 +105,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       builds: runner,
       trail,
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
+      answerAsOf,
     });
     const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
     admin = await listenAdminPort(config, createAdminApp({ token, registry, health, log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }));

@@ -7,7 +7,7 @@ import { packagePath } from '../runtime/package-root.ts';
 import { parseConfig } from './config.ts';
 import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import { registerAdminCommands } from './cli/admins.ts';
-import { cliActor } from '../admin/actor.ts';
+import { cliActor } from '../records/actor.ts';
 import { actingAs } from '../admin/acting.ts';
 import { registerAuditLogCommands } from './cli/audit-log.ts';
 import { registerKeyCommands } from './cli/keys.ts';
@@ -49,7 +49,7 @@ function config() {
 // MARQUEE_DEBUG=1 adds the stack. A wrong command line (already explained by commander, with the
 // help) exits 2; --help and --version exit 0.
 try {
-  // Whatever a command changes is recorded in the audit trail under the CLI's actor (admin/actor.ts).
+  // Whatever a command changes is recorded in the audit trail under the CLI's actor (records/actor.ts).
   await actingAs({ actor: cliActor(), door: 'cli' }, () => program.parseAsync(process.argv));
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);

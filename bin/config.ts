@@ -3,7 +3,8 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
-import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA, DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
+import { DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
+import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA } from '../records/database/schemas.ts';
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
@@ -19,7 +20,7 @@ export interface Config {
   home: string;
   databaseUrl: string | undefined;
   platformSchema: string;
-  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (builder/platform/marquee-schema/). */
+  /** MARQUEE_SCHEMA: where Marquee keeps its own relations in the platform database (records/schema/). */
   marqueeSchema: string;
   /** Where snapshots are published and read from (SNAPSHOT_STORE and its backend's variables: snapshot/stores/store-backends.ts). */
   snapshotStore: StoreLocation;

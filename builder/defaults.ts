@@ -3,11 +3,5 @@
 // back to them when called without one. A small module with no imports, so reading the
 // configuration loads nothing heavy.
 
-/** PLATFORM_SCHEMA: the schema holding the platform relations. */
-export const DEFAULT_PLATFORM_SCHEMA = 'public';
-
-/** MARQUEE_SCHEMA: the schema holding Marquee's own relations, apart from the platform's (builder/platform/marquee-schema/). */
-export const DEFAULT_MARQUEE_SCHEMA = 'marquee';
-
 /** PLATFORM_PUBLIC_URL: the base of `publicUrl` fields (and of the sample data's image urls). */
 export const DEFAULT_PUBLIC_BASE_URL = 'https://events.example.com';

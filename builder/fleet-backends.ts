@@ -10,7 +10,7 @@ import type { RunCoordinator } from 'node-cron';
 import type { Log } from '../runtime/log.ts';
 import type { SharedState } from '../runtime/shared-state.ts';
 import { type BuildLocks, InProcessBuildLocks } from './build-locks.ts';
-import type { SqlClient } from './platform/sql.ts';
+import type { SqlClient } from '../records/database/sql.ts';
 import { RedisBuildLocks } from './redis-build-locks.ts';
 import { DatabaseScheduleClaims } from './runs/database-schedule-claims.ts';
 import { DatabaseWorkList } from './runs/database-work-list.ts';

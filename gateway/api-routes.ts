@@ -21,7 +21,7 @@ import {
   splitPattern,
 } from '../snapshot/resource-catalog.ts';
 import type { SchemaName } from '../snapshot/schema-catalog.ts';
-import type { Awaitable } from './awaitable.ts';
+import type { Awaitable } from '../runtime/awaitable.ts';
 import { badRequest } from './errors.ts';
 import { parseEventsQuery } from './events/query.ts';
 import type { OrganizationResources } from './organization-resources.ts';

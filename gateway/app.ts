@@ -9,15 +9,16 @@ import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
 import type { KeyVerdicts } from './access/key-verdicts.ts';
 import { KeyUseRecorder } from './access/key-uses.ts';
-import { after } from './awaitable.ts';
+import { after } from '../runtime/awaitable.ts';
 import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
-import type { KeyStore } from './keys/key-store.ts';
+import type { KeyStore } from '../records/keys/key-store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { requestObserver } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
-import { GatewayHealth, type HealthReport, healthz } from './readiness.ts';
+import type { HealthReport } from '../runtime/health.ts';
+import { GatewayHealth, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
 import { apiRouter } from './routes/api-router.ts';
 import { docs } from './routes/docs.ts';
@@ -25,8 +26,8 @@ import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
-import { ParsedKeys } from './keys/parsed-keys.ts';
-import { OriginMatcherCache } from './access/origin.ts';
+import { ParsedKeys } from './access/parsed-keys.ts';
+import { OriginMatcherCache } from './access/origin-matchers.ts';
 
 /** Memory bounds and freshness. */
 interface GatewayLimits {

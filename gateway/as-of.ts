@@ -2,15 +2,15 @@
 // current then (snapshot/state-records.ts), served through the gateway's own routes and resource
 // code with the clock fixed at that instant, so clock-dependent fields (an event's `timing`,
 // GET /events?timing=…) are what a client saw then. No key is checked: the caller (the CLI, the
-// admin API) is the operator, and names the organization itself.
-//
-// Export: `answerAsOf(store, orgId, at, apiPath): Promise<AsOfAnswer>`.
+// admin API) is the operator, and names the organization itself. The control plane is given this
+// function by bin/ (it never imports the gateway): snapshot/as-of-answer.ts is the contract.
 import { parse as parseQuery } from 'node:querystring';
-import type { Manifest, OrganizationState } from '../snapshot/manifest.ts';
+import type { Manifest } from '../snapshot/manifest.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
 import { manifestKey } from '../snapshot/layout.ts';
-import { listSnapshotIds, type ListableSource, readPointer } from '../snapshot/reader.ts';
+import { listSnapshotIds, readPointer } from '../snapshot/reader.ts';
 import type { Signature } from '../snapshot/signing.ts';
+import type { AnswerAsOf, AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
 import { SnapshotIntegrityError } from '../snapshot/reader.ts';
 import { ApiError, notFound } from './errors.ts';
@@ -23,34 +23,12 @@ import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts
 import { manifestView } from './snapshot-cache/manifest-view.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 
-export interface AsOfAnswer {
-  /** The HTTP status the gateway answered with; 404 when nothing was published then. */
-  status: number;
-  /** The JSON body: the resource, or its problem+json. */
-  body: unknown;
-  /** The snapshot that was current; null when the organization was suspended or closed, or had nothing published then. */
-  snapshotId: string | null;
-  /** The organization's state then; null when nothing it had published then is still in the store. */
-  state: OrganizationState | null;
-  /**
-   * What the answer rests on, for an auditor's file: the manifest's hash (SHA-256 of its stored
-   * bytes) and signature (null when unsigned) of the snapshot then, and the ETag the answer
-   * carried (null for an error, which carries none).
-   */
-  evidence: { manifestHash: string | null; signature: Signature | null; etag: string | null };
-}
-
 /** One answer reads a few objects; bounds for one call, dropped after it. */
 const OBJECT_BYTES = 16 * 1024 * 1024;
 const VIEW_BYTES = 64 * 1024 * 1024;
 
-/**
- * What GET `apiPath` answered at `at` for organization `orgId`. `apiPath` is below
- * /api/integration/v1 (`/events?timing=past&page=2`, `/events/{slug}/sessions`); the base may be
- * included. Expected outcomes (404, 403 ORGANIZATION_SUSPENDED, 400) are answers; a broken or
- * unreachable store throws.
- */
-export async function answerAsOf(store: ListableSource, orgId: string, at: Date, apiPath: string): Promise<AsOfAnswer> {
+/** The gateway's own routes and rendering, with the clock at `at` (snapshot/as-of-answer.ts). */
+export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
   const [ids, marks, pointer] = await Promise.all([listSnapshotIds(store, orgId), listStateMarks(store, orgId), readPointer(store, orgId)]);
   const then = currentAt(at, ids, marks, pointer);
   const url = new URL(apiPath, 'http://as-of.invalid');
@@ -86,4 +64,4 @@ export async function answerAsOf(store: ListableSource, orgId: string, at: Date,
     if (error instanceof ApiError) return problem(error);
     throw error;
   }
-}
+};

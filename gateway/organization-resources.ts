@@ -1,8 +1,8 @@
 // What the API serves for one organization, read from its current snapshot only: the key's
 // organization decides which manifest is consulted, so no input can reach another organization.
-// Synchronous while the pointer, manifest and objects are in memory (gateway/awaitable.ts).
+// Synchronous while the pointer, manifest and objects are in memory (runtime/awaitable.ts).
 import { type ClockDependentKind, type EventResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
-import { after, type Awaitable } from './awaitable.ts';
+import { after, type Awaitable } from '../runtime/awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
 import { resolveEventId } from './events/resolve.ts';
 import type { EventsQuery } from '../snapshot/clock-rendering/events-query.ts';

@@ -16,24 +16,19 @@
 // every organization and object it holds, and 503 only for the rest; if readiness followed the
 // store, one storage outage would take every gateway out of the balancer at once, and what they
 // hold would be served by none of them.
+import type { HealthReport } from '../runtime/health.ts';
 import type { RequestHandler } from 'express';
 import { describeError } from '../runtime/errors.ts';
 import { ORGS_PREFIX } from '../snapshot/layout.ts';
 import type { Log } from '../runtime/log.ts';
 import { type SnapshotSource, StoreUnavailableError } from '../snapshot/store.ts';
-import type { KeyStore } from './keys/key-store.ts';
+import type { KeyStore } from '../records/keys/key-store.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
 const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
 const PROBLEM_RECHECK_MS = 250;
 /** No secret hashes to this: a lookup that reads the key store and finds nothing. */
 const PROBE_SECRET_HASH = '0'.repeat(64);
-
-export interface HealthReport {
-  status: 'ok' | 'starting' | 'unavailable';
-  /** Why not ok, one line each, for the operator. */
-  problems?: string[];
-}
 
 export interface GatewayHealthOptions {
   store: SnapshotSource;

@@ -12,7 +12,7 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
  */
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
- * An API key (gateway/keys/format.ts: mqk_…) is made of those characters too, and a confused
+ * An API key (records/keys/format.ts: mqk_…) is made of those characters too, and a confused
  * client may send one as its request id: it would be logged with every failure, so it is replaced.
  */
 const KEY_LIKE = /mqk_/i;

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { listenHttp } from '../runtime/http-server.ts';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
-import type { HealthReport } from './readiness.ts';
+import type { HealthReport } from '../runtime/health.ts';
 import { answerProtocolErrors, rejectMissingHost } from './protocol-errors.ts';
 
 /** How often Node checks connections against the headers and request timeouts. */

@@ -1,6 +1,6 @@
 // Files that several processes share on one machine: replaced atomically, and changed under a
 // lock file. Used by the snapshot directory (snapshot/stores/directory.ts), the key file
-// (gateway/keys/file-store.ts), the embedded database (builder/platform/database/embedded-lock.ts),
+// (records/keys/file-store.ts), the embedded database (records/database/embedded-lock.ts),
 // start's demo key (bin/platform-setup.ts) and its admin token (bin/processes.ts).
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';

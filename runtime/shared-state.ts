@@ -4,7 +4,7 @@
 // shared by every gateway and builder), otherwise this machine — files under
 // MARQUEE_HOME and each process's own memory. Each seam chooses its backend from this in one
 // place of its own (snapshot/publish-channel-backends.ts, builder/fleet-backends.ts,
-// gateway/access/access-backends.ts, admin/keys/key-backends.ts; the snapshot store has
+// gateway/access/access-backends.ts, records/keys/key-backends.ts; the snapshot store has
 // SNAPSHOT_STORE and snapshot/stores/store-backends.ts).
 import { mkdir } from 'node:fs/promises';
 import { describeError, OperatorError } from './errors.ts';

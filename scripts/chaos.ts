@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openKeyStore } from '../admin/keys/key-backends.ts';
+import { openKeyStore } from '../records/keys/key-backends.ts';
 import type { Log } from '../runtime/log.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 stamp=dist/.build-stamp
 
 current() {
-  [ -f "$stamp" ] && [ -z "$(find bin admin builder gateway snapshot runtime templates tsconfig.json tsconfig.build.json package-lock.json \
+  [ -f "$stamp" ] && [ -z "$(find bin admin builder gateway records snapshot runtime templates tsconfig.json tsconfig.build.json package-lock.json \
     \( -name '*.ts' -o -name '*.json' -o -name '*.njk' -o -name '*.html' -o -name '*.css' \) -newer "$stamp" 2>/dev/null | head -n 1)" ]
 }
 

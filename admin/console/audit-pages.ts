@@ -2,8 +2,8 @@
 // a page at a time; each entry links to what it acted on (its key, webhook endpoint, build run or
 // organization) and to its organization.
 import type { Router } from 'express';
-import { AUDIT_ACTIONS, type AuditEntry } from '../audit/audit-entry.ts';
-import { sinceInstant } from '../audit/audit-since.ts';
+import { AUDIT_ACTIONS, type AuditEntry } from '../../records/trail/audit-entry.ts';
+import { sinceInstant } from '../trail/audit-since.ts';
 import type { AdminServices } from '../services.ts';
 import { requires } from './console-routes.ts';
 import type { Pages } from './pages.ts';

@@ -5,7 +5,8 @@
 // a page) before the page's own handler runs, so nothing is read or changed. The console refuses
 // to start with a page that states no role (declaredConsoleRoutes), so none can be forgotten.
 import type { RequestHandler, Router } from 'express';
-import { type AdminRole, actorOf, roleAllows } from '../actor.ts';
+import { type AdminRole, roleAllows } from '../../records/actor.ts';
+import { actorOf } from '../request-actor.ts';
 import { adminError } from '../errors.ts';
 
 export interface ConsoleRouteDeclaration {

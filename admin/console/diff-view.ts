@@ -1,7 +1,7 @@
 // The side-by-side diff page's rows: one section per resource, one row per field-level change
-// (builder/audit/diff.ts), with what was before and what is after as text. A reordered element is one
+// (builder/history/diff.ts), with what was before and what is after as text. A reordered element is one
 // "moved" row naming its positions, never a removal and an addition.
-import type { ChangeKind, FieldChange } from '../../builder/audit/diff.ts';
+import type { ChangeKind, FieldChange } from '../../builder/history/diff.ts';
 
 export interface DiffRow {
   kind: ChangeKind;

@@ -5,8 +5,8 @@
 import type { RequestHandler } from 'express';
 import type { Log } from '../../runtime/log.ts';
 import { actingAs } from '../acting.ts';
-import type { AuditAction } from '../audit/audit-entry.ts';
-import { entriesRecordedUnder } from '../audit/recorded-operations.ts';
+import type { AuditAction } from '../../records/trail/audit-entry.ts';
+import { entriesRecordedUnder } from '../trail/recorded-operations.ts';
 import { AdminError } from '../errors.ts';
 import { requestAttribution } from '../request-attribution.ts';
 import type { AdminServices } from '../services.ts';

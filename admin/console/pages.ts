@@ -2,7 +2,8 @@
 // needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
 import type { NextFunction, Request, Response } from 'express';
 import type { Log } from '../../runtime/log.ts';
-import { actorOf, roleAllows } from '../actor.ts';
+import { roleAllows } from '../../records/actor.ts';
+import { actorOf } from '../request-actor.ts';
 import { adminProblemOf } from '../problem.ts';
 import type { FormGuard } from './form-guard.ts';
 import type { Views } from './views.ts';

@@ -6,11 +6,11 @@
 import { parseDurationMs } from '../../runtime/duration.ts';
 import { OperatorError } from '../../runtime/errors.ts';
 import { parseZonedInstant } from '../../runtime/instant.ts';
-import type { SqlQueries } from '../../builder/platform/sql.ts';
-import { ADMIN_ROLES, type Actor, type AdminRole, ROOT_ACTOR } from '../actor.ts';
+import type { SqlQueries } from '../../records/database/sql.ts';
+import { ADMIN_ROLES, type Actor, type AdminRole, ROOT_ACTOR } from '../../records/actor.ts';
 import { currentAttribution } from '../acting.ts';
-import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from './credential-secret.ts';
-import { type AdminCredentialRecord, AdminCredentialStore } from './credential-store.ts';
+import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from '../../records/credentials/credential-secret.ts';
+import { type AdminCredentialRecord, AdminCredentialStore } from '../../records/credentials/credential-store.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them (400 from the admin API). */
 export class AdminCredentialError extends OperatorError {

@@ -2,10 +2,10 @@
 // "Command line", "Admin API and console"): all three call keyOperations, and print, answer or show
 // the one shape, KeyView. The doors only parse what they are given and present the result.
 import { OperatorError } from '../../runtime/errors.ts';
-import { normalizeAllowedOrigin } from '../../gateway/access/origin.ts';
-import { hashSecret } from '../../gateway/keys/format.ts';
-import type { KeyChanges, KeyRecord, KeyStore } from '../../gateway/keys/key-store.ts';
-import { standingAt } from '../../gateway/keys/key-validity.ts';
+import { normalizeAllowedOrigin } from '../../records/keys/origins.ts';
+import { hashSecret } from '../../records/keys/format.ts';
+import type { KeyChanges, KeyRecord, KeyStore } from '../../records/keys/key-store.ts';
+import { standingAt } from '../../records/keys/key-validity.ts';
 import type { OrganizationDirectory } from '../organization-admin.ts';
 
 /** A mistake in what the operator asked for; the message is meant for them. */

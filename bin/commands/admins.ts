@@ -10,8 +10,8 @@ import {
   credentialName,
   credentialStanding,
 } from '../../admin/credentials/credential-admin.ts';
-import { recordedArea } from '../../admin/audit/recorded-operations.ts';
-import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import { recordedArea } from '../../admin/trail/recorded-operations.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';

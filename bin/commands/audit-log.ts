@@ -1,12 +1,12 @@
 // The audit trail's commands (docs/operation.md "The audit trail"): read it with filters, export it
 // as JSON lines, verify it against itself and the heads the builders keep in the snapshot store.
-import { type AuditOperations, auditOperations, type AuditQuery } from '../../admin/audit/audit-admin.ts';
-import type { AuditEntry } from '../../admin/audit/audit-entry.ts';
-import { sinceInstant } from '../../admin/audit/audit-since.ts';
-import { databaseAuditTrail } from '../../admin/audit/audit-trail.ts';
+import { type AuditOperations, auditOperations, type AuditQuery } from '../../admin/trail/audit-admin.ts';
+import type { AuditEntry } from '../../records/trail/audit-entry.ts';
+import { sinceInstant } from '../../admin/trail/audit-since.ts';
+import { databaseAuditTrail } from '../../records/trail/audit-trail.ts';
 import { cliRecorder } from './trail.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
-import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';

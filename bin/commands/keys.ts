@@ -3,11 +3,11 @@
 import { text } from 'node:stream/consumers';
 import { KeyCommandError, type KeyOperations, type KeyView, keyOperations } from '../../admin/keys/key-admin.ts';
 import { parseDuration, parseExpiry } from '../../admin/keys/key-times.ts';
-import { withKeyStore } from '../../admin/keys/key-backends.ts';
-import { recordedArea } from '../../admin/audit/recorded-operations.ts';
-import { assertEmbeddedDatabase } from '../../builder/platform/database/database-backends.ts';
+import { withKeyStore } from '../../records/keys/key-backends.ts';
+import { recordedArea } from '../../admin/trail/recorded-operations.ts';
+import { assertEmbeddedDatabase } from '../../records/database/database-backends.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';

@@ -1,12 +1,12 @@
 // The platform commands of docs/design.md's command table: build now, and the database's schema and sample data.
-import { cliActor } from '../../admin/actor.ts';
+import { cliActor } from '../../records/actor.ts';
 import { buildOrganizations, type OrganizationResult } from '../../builder/build.ts';
 import { BuildRuns } from '../../builder/runs/build-runs.ts';
-import { DatabaseRunRecord, recordWarnings } from '../../builder/runs/run-record.ts';
+import { DatabaseRunRecord, recordWarnings } from '../../records/runs/run-record.ts';
 import { runResult } from '../../builder/runs/run-share.ts';
 import { describeError } from '../../runtime/errors.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
-import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
@@ -15,7 +15,7 @@ import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';
 import { findOrganization } from '../../builder/platform/organizations.ts';
 import { openBuildServices, platformSource, withDatabase } from '../services.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { cliRecorder, recordedWork } from './trail.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {

@@ -1,11 +1,12 @@
 // The auditors' and the store's commands: history, diff, show (as of an instant), retention, audit.
-import { auditStore } from '../../builder/audit/audit.ts';
-import { diffLines } from '../../builder/audit/diff-text.ts';
+import { auditStore } from '../../builder/history/audit.ts';
+import { diffLines } from '../../builder/history/diff-text.ts';
 import { diffJson, historyJson, snapshotOperations } from '../../admin/snapshot-admin.ts';
+import { answerAsOf } from '../../gateway/as-of.ts';
 import { OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
-import { describeVerification, verifyStore } from '../../builder/audit/verify-history.ts';
+import { describeVerification, verifyStore } from '../../builder/history/verify-history.ts';
 import { resolve } from 'node:path';
 import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
@@ -50,7 +51,7 @@ export async function diffCommand(config: Config, options: { org: string; from?:
 
 /** The auditors' operations over the store alone: an id needs no database (bin/services.ts organizationId). */
 function snapshots(config: Config) {
-  return snapshotOperations(config.snapshotStore.open(), (idOrSlug) => organizationId(config, idOrSlug));
+  return snapshotOperations(config.snapshotStore.open(), (idOrSlug) => organizationId(config, idOrSlug), answerAsOf);
 }
 
 export async function gcCommand(config: Config, options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }): Promise<void> {

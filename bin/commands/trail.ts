@@ -2,11 +2,11 @@
 // webhooks commands call the same recorded operations as the admin API and the console; build and
 // db, which are the CLI's alone, record around their work here. Every command runs as the CLI's
 // actor, set once in bin/cli.ts.
-import { databaseAuditTrail } from '../../admin/audit/audit-trail.ts';
-import { type ActionRecord, type AuditRecorder, auditRecorder, outcomeOf } from '../../admin/audit/recorded-operations.ts';
+import { databaseAuditTrail } from '../../records/trail/audit-trail.ts';
+import { type ActionRecord, type AuditRecorder, auditRecorder, outcomeOf } from '../../admin/trail/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
-import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { describeError } from '../../runtime/errors.ts';
 
 /** Entries go to the platform database the command works on; Marquee's relations are made first if missing (one read once they are). */

@@ -1,9 +1,9 @@
 // The webhook commands (docs/design.md "Webhooks"): a door over admin/webhook-admin.ts's webhook
 // operations, as the admin API and the console are; `--json` prints the admin API's shapes.
-import { recordedArea } from '../../admin/audit/recorded-operations.ts';
+import { recordedArea } from '../../admin/trail/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import { type ListedEndpoint, type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
-import { migrateMarquee } from '../../builder/platform/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
 import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';

@@ -1,7 +1,7 @@
 // Change-triggered builds (docs/design.md "on change"): the platform's triggers NOTIFY
 // marquee_changes with an organization id (docs/platform.md); this turns those into callbacks.
 import { isUuid } from '../../snapshot/layout.ts';
-import type { ListenOptions, SqlClient } from './sql.ts';
+import type { ListenOptions, SqlClient } from '../../records/database/sql.ts';
 
 const CHANGES_CHANNEL = 'marquee_changes';
 

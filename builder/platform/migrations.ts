@@ -2,12 +2,12 @@
 // Each migration is a .sql file beside this one, applied once and recorded in
 // marquee_schema_version (in the platform's schema, beside what it describes), so running migrate
 // again is a no-op. Marquee's own relations have a migration path of their own
-// (builder/platform/marquee-schema/), applied first: the change triggers write source versions there.
+// (records/schema/), applied first: the change triggers write source versions there.
 import { readFile } from 'node:fs/promises';
-import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from './sql.ts';
+import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from '../../records/database/sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
-import { migrateMarquee } from './marquee-schema/migrate.ts';
-import { reachSourceVersionsFromTriggers } from './versions.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
+import { reachSourceVersionsFromTriggers } from '../../records/schema/source-versions.ts';
 
 interface Migration {
   version: number;

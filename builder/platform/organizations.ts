@@ -4,7 +4,7 @@
 import { OperatorError } from '../../runtime/errors.ts';
 import { isUuid } from '../../snapshot/layout.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-import type { SqlQueries } from './sql.ts';
+import type { SqlQueries } from '../../records/database/sql.ts';
 
 export interface OrganizationRef {
   id: string;

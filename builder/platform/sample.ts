@@ -3,7 +3,7 @@
 import { DEFAULT_PUBLIC_BASE_URL } from '../defaults.ts';
 import { SAMPLE_TABLES, sampleRows } from './sample-rows.ts';
 import { listOrganizations, type OrganizationRef } from './organizations.ts';
-import type { SqlClient, SqlQueries } from './sql.ts';
+import type { SqlClient, SqlQueries } from '../../records/database/sql.ts';
 
 export { SAMPLE } from './sample-rows.ts';
 

@@ -15,7 +15,7 @@ import type {
   TeamMemberRow,
 } from './rows.ts';
 import { isUuid } from '../../snapshot/layout.ts';
-import type { SqlClient, SqlQueries } from './sql.ts';
+import type { SqlClient, SqlQueries } from '../../records/database/sql.ts';
 
 /** Formats a timestamptz as '2026-05-01T09:00:00Z' in the database, identically on PostgreSQL and PGlite. */
 function utc(column: string): string {

@@ -4,24 +4,9 @@
 // versions it built from (marquee_built_versions). One query over both, never a read of an
 // organization's rows or its pointer, says which organizations differ from what is published, and
 // which are next for the rolling verification. Both relations are Marquee's own, made by its
-// migrations (builder/platform/marquee-schema/migrations/001-versions.sql).
+// migrations (records/schema/migrations/001-versions.sql).
 import type { OrganizationState } from '../../snapshot/manifest.ts';
-import { quoteIdentifier, type SqlClient, type SqlQueries } from './sql.ts';
-
-/**
- * The change trigger function the platform migrations install (marquee_notify_change, in the
- * platform's schema) writes the source versions by their bare names, which live in Marquee's
- * schema (builder/platform/marquee-schema/): its search_path names that schema first, as every connection
- * of Marquee's does (sql.ts). Run after each migration that makes or moves either; a platform of
- * views has no such function, and its own triggers find the relations as docs/platform.md says.
- */
-export async function reachSourceVersionsFromTriggers(tx: SqlQueries, db: SqlClient): Promise<void> {
-  const trigger = `${quoteIdentifier(db.schema)}.marquee_notify_change()`;
-  const [found] = await tx.query<{ present: boolean }>('SELECT to_regprocedure($1) IS NOT NULL AS present', [trigger]);
-  if (!found?.present) return;
-  const schemas = db.marqueeSchema === db.schema ? [db.schema] : [db.marqueeSchema, db.schema];
-  await tx.exec(`ALTER FUNCTION ${trigger} SET search_path = ${schemas.map(quoteIdentifier).join(', ')}`);
-}
+import type { SqlClient } from '../../records/database/sql.ts';
 
 /** An organization a run selected, and why: its versions differ from what was built, or it is due for verification. */
 interface SelectedOrganization {

@@ -7,7 +7,7 @@
 // builder's, and `marquee build`'s, across restarts.
 import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../snapshot/manifest.ts';
-import { mergeRuns, type RunRecord, RunRecordWriter } from './run-record.ts';
+import { mergeRuns, type RunRecord, RunRecordWriter } from '../../records/runs/run-record.ts';
 import type { OpenedRun, RunResult } from './work-list.ts';
 
 type BuildRunState = 'queued' | 'running' | 'finished' | 'failed';

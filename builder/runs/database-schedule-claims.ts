@@ -4,14 +4,14 @@
 // schedule's slot (the instant the expression matched, the same on every builder whatever its
 // clock's small drift), so there is nothing to release; rows older than the claim's lifetime are
 // cleared by later claims. Kept in the platform database with the runs (Marquee's migrations make
-// both, builder/platform/marquee-schema/migrations/004-runs.sql), not in Redis: a period is
+// both, records/schema/migrations/004-runs.sql), not in Redis: a period is
 // run once whatever Redis loses. When the database cannot be asked, this builder runs the period
 // anyway (node-cron would skip it): at worst a period is run twice, never not at all
 // (docs/design.md "A run never lies"). Without several builders there is no coordinator.
 import type { RunCoordinator } from 'node-cron';
 import { describeError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
-import type { SqlClient } from '../platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 
 /** Longer than any builder's clock may be off: a slot is never run twice while the database answers. */
 export const SCHEDULE_CLAIM_MS = 60 * 60 * 1_000;

@@ -8,10 +8,10 @@
 // database's clock, so builders' clocks need not agree. Each result is numbered by the run's own
 // counter, updated in the statement that records it, so results are read in the order they were
 // committed, a late duplicate counts nothing, and the run is finished by the result that completes
-// it. Its relations are Marquee's own (builder/platform/marquee-schema/migrations/004-runs.sql), made by the
+// it. Its relations are Marquee's own (records/schema/migrations/004-runs.sql), made by the
 // migrations every builder runs at start. Passes test/contracts/work-list.ts, on PostgreSQL and on PGlite.
 import type { Target } from '../build.ts';
-import type { SqlClient } from '../platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { type Claim, DEFAULT_CLAIM_TIMEOUT_MS, type OpenedRun, type RunProgress, type RunResult, type WorkList } from './work-list.ts';
 
 /** Organizations written per statement when a run is opened. */

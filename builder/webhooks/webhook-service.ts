@@ -3,7 +3,7 @@
 // deliverer, started. `marquee build` queues only (an outbox with
 // no deliverer): the builders deliver what it queued.
 import type { Log } from '../../runtime/log.ts';
-import type { SqlClient } from '../platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { WebhookDeliverer } from './deliverer.ts';
 import { WebhookOutbox } from './outbox.ts';
 import type { WebhookMetrics } from './webhook-metrics.ts';

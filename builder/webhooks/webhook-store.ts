@@ -1,5 +1,5 @@
 // Webhook endpoints, their messages and deliveries, in the platform database (docs/design.md
-// "Webhooks"), in Marquee's own schema (builder/platform/marquee-schema/migrations/003-webhooks.sql): the
+// "Webhooks"), in Marquee's own schema (records/schema/migrations/003-webhooks.sql): the
 // one durable place every builder shares, in both modes — the embedded database lives in
 // MARQUEE_HOME, a production one is the platform's PostgreSQL, the same home as the keys' durable
 // record. A message is queued in the statement that follows its publish, one delivery per
@@ -8,7 +8,7 @@
 // dead builder's claim expires from), and each attempt is logged per endpoint (the last 100).
 // Instants come from the database's clock, so builders on several machines agree on what is due.
 import { randomBytes } from 'node:crypto';
-import type { SqlClient, SqlQueries } from '../platform/sql.ts';
+import type { SqlClient, SqlQueries } from '../../records/database/sql.ts';
 import type { MessageType, WebhookMessage } from './messages.ts';
 import { newSecret } from './signatures.ts';
 

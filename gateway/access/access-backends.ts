@@ -1,14 +1,13 @@
 // Where a gateway reads keys and counts requests per key: the one place that chooses. With Redis,
 // the key store and the key verdicts (lookup and count in one round trip) shared by every process
 // — Redis holds the gateways' copy of the keys, whose durable record the control plane keeps
-// (admin/keys/key-backends.ts); embedded, the key file in MARQUEE_HOME, which the CLI can change
+// (records/keys/key-backends.ts); embedded, the key file in MARQUEE_HOME, which the CLI can change
 // while a gateway runs, and an in-process limiter (the gateway's default).
-import { join } from 'node:path';
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
-import { ensureHome, type SharedState } from '../../runtime/shared-state.ts';
-import { FileKeyStore } from '../keys/file-store.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { SharedState } from '../../runtime/shared-state.ts';
+import { openKeyFile } from '../../records/keys/file-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import { openRedisAccess } from './redis-access.ts';
 import type { CacheBudgets } from '../cache-budget.ts';
@@ -27,10 +26,4 @@ export async function openGatewayAccess(shared: SharedState, log: Log, budgets: 
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
   return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };
-}
-
-/** The embedded key file, in MARQUEE_HOME, which is created when missing; one that cannot be is named at once. */
-export async function openKeyFile(home: string): Promise<FileKeyStore> {
-  await ensureHome(home);
-  return new FileKeyStore(join(home, 'keys.json'));
 }

@@ -5,17 +5,17 @@
 // as an ApiError; gateway/problem.ts is the one place that writes the body. The hot path asks the
 // key verdicts once (access/key-verdicts.ts: with Redis, lookup and count in one round trip) and
 // does no other I/O; with the embedded store and in-process limiters it runs synchronously
-// (gateway/awaitable.ts).
+// (runtime/awaitable.ts).
 import type { Request } from 'express';
-import { after, type Awaitable } from '../awaitable.ts';
+import { after, type Awaitable } from '../../runtime/awaitable.ts';
 import { type ApiError, keyInvalid, organizationSuspended, originNotAllowed, rateLimited, serviceUnavailable } from '../errors.ts';
-import { ParsedKeys } from '../keys/parsed-keys.ts';
-import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
-import { standingAt } from '../keys/key-validity.ts';
+import { ParsedKeys } from './parsed-keys.ts';
+import type { KeyRecord, KeyStore } from '../../records/keys/key-store.ts';
+import { standingAt } from '../../records/keys/key-validity.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { credentialOf } from './credentials.ts';
 import { EmbeddedKeyVerdicts, type KeyVerdicts, type UsableVerdict } from './key-verdicts.ts';
-import { OriginMatcherCache } from './origin.ts';
+import { OriginMatcherCache } from './origin-matchers.ts';
 import { clientGroup } from './client-address.ts';
 import type { RateLimiter } from './rate-limit.ts';
 

@@ -11,7 +11,7 @@
 // once, the Redis store's commands for them (about 20,000 script calls, auto-pipelined) took some
 // 50 to 100 MB of a gateway's memory for a moment, its highest peak serving 20,000 organizations.
 import type { Log } from '../../runtime/log.ts';
-import type { KeyStore } from '../keys/key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 import type { KeyUses } from './access-control.ts';
 
 const MINUTE_MS = 60_000;

@@ -2,8 +2,8 @@
 // decisions table "rate limit window"): what a presented key is, and its request counted. The
 // embedded verdicts ask a KeyStore and then a RateLimiter, synchronously when both answer
 // synchronously; a networked backend (access/redis-key-verdicts.ts) does both in one round trip.
-import { after, type Awaitable } from '../awaitable.ts';
-import type { KeyRecord, KeyStore } from '../keys/key-store.ts';
+import { after, type Awaitable } from '../../runtime/awaitable.ts';
+import type { KeyRecord, KeyStore } from '../../records/keys/key-store.ts';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';
 import type { CacheName } from '../cache-budget.ts';
 import type { CacheStats } from '../../runtime/lru.ts';

@@ -1,8 +1,8 @@
 // Rate limiting (docs/design.md decisions table): at most `limit` accepted requests per bucket in any
 // `windowSeconds` window. The in-process limiter (access/in-memory-rate-limiter.ts) answers
-// synchronously (gateway/awaitable.ts); with Redis the same count runs inside the key verdicts'
+// synchronously (runtime/awaitable.ts); with Redis the same count runs inside the key verdicts'
 // script (access/redis-sliding-window.ts), which a RateLimiter contract run checks through them.
-import type { Awaitable } from '../awaitable.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
 
 export interface RateDecision {
   allowed: boolean;

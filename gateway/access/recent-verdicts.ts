@@ -5,8 +5,8 @@
 // confirmed within `maxAgeMs` may have been revoked since, and is not vouched for. A key revoked
 // or expired by then (key-validity.ts: a scheduled revocation counts once its instant has come)
 // is remembered as such whatever its age, since both are final.
-import type { KeyRecord } from '../keys/key-store.ts';
-import { standingAt } from '../keys/key-validity.ts';
+import type { KeyRecord } from '../../records/keys/key-store.ts';
+import { standingAt } from '../../records/keys/key-validity.ts';
 import { type CacheStats, LruCache } from '../../runtime/lru.ts';
 
 export interface RecentVerdictsOptions {

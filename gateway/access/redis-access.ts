@@ -2,7 +2,7 @@
 // key verdicts on one connection tuned to fail fast; and Redis's key store alone, on a connection
 // that does not linger, for what writes keys straight into the gateways' copy (the benchmarks and
 // the soak seeding their gateways; operators' commands write the durable record,
-// admin/keys/key-backends.ts).
+// records/keys/key-backends.ts).
 //
 // A gateway's commands must never queue behind a Redis that is down: with no offline queue and
 // no retry of a command in flight, a command fails at once while the connection is down, and a
@@ -14,8 +14,8 @@
 // event-loop turn together.
 import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
 import type { Log } from '../../runtime/log.ts';
-import type { KeyStore } from '../keys/key-store.ts';
-import { RedisKeyStore } from '../keys/redis-key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
+import { RedisKeyStore } from '../../records/keys/redis-key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import type { RecentVerdictsOptions } from './recent-verdicts.ts';
 import { RedisKeyVerdicts } from './redis-key-verdicts.ts';

@@ -13,8 +13,8 @@
 // requests back to Redis, without a restart.
 import type { Redis } from 'ioredis';
 import type { Log } from '../../runtime/log.ts';
-import type { Awaitable } from '../awaitable.ts';
-import { RECORD_FIELDS, recordKey, recordOf } from '../keys/redis-key-store.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
+import { RECORD_FIELDS, recordKey, recordOf } from '../../records/keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';

@@ -10,7 +10,7 @@
 import type { Representation } from '../../snapshot/representation.ts';
 import type { EventsQuery } from '../../snapshot/clock-rendering/events-query.ts';
 import type { ObjectCache } from '../snapshot-cache/object-cache.ts';
-import { after, type Awaitable } from '../awaitable.ts';
+import { after, type Awaitable } from '../../runtime/awaitable.ts';
 import { LoadingCache } from '../../runtime/loading-cache.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { CacheStats } from '../../runtime/lru.ts';

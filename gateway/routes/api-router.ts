@@ -7,9 +7,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccessControl, Grant } from '../access/access-control.ts';
 import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
-import type { Awaitable } from '../awaitable.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
 import { methodNotAllowed, notFound } from '../errors.ts';
-import type { KeyRecord } from '../keys/key-store.ts';
+import type { KeyRecord } from '../../records/keys/key-store.ts';
 import type { Representation } from '../../snapshot/representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
 import { ALLOWED_METHODS, matchRoute, pathBelowBase } from '../api-routes.ts';

@@ -3,7 +3,7 @@
 // Kept as the Representation a stored resource is served as, so a hit allocates nothing.
 import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
 import type { SnapshotSource } from '../../snapshot/store.ts';
-import type { Awaitable } from '../awaitable.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
 import { storedRepresentation, type Representation } from '../../snapshot/representation.ts';
 import { LoadingCache } from '../../runtime/loading-cache.ts';
 import type { CacheStats } from '../../runtime/lru.ts';

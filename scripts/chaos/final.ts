@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { marquee, marqueeProcess } from '../../test/support/cli.ts';
 import { API } from '../../test/support/http-fuzz.ts';
 import { freePort } from '../../test/support/ports.ts';

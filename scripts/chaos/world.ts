@@ -8,7 +8,7 @@
 // Everything on loopback; `stop` ends all of it, also half-way through the set-up.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { type CliRun, marquee } from '../../test/support/cli.ts';
 import { type FaultProxy, startFaultProxy } from '../../test/support/fault-proxy.ts';
 import type { TestHttpCache } from '../../test/support/http-cache.ts';

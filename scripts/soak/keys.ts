@@ -1,11 +1,11 @@
 // The soak's keys: created through admin/keys/key-admin.ts on the store `marquee keys` writes (the
-// database's record, copied to Redis: admin/keys/key-backends.ts), a sample through the real CLI; spread evenly over the organizations, each remembered with its organization. Requests
+// database's record, copied to Redis: records/keys/key-backends.ts), a sample through the real CLI; spread evenly over the organizations, each remembered with its organization. Requests
 // take the active keys in turn, so each key's share of the rate is even and can be kept under its
 // 600 a minute (docs/api.md §8). During the run keys are created and revoked; a revoked key leaves
 // the rotation before its revocation starts, and the instant its revocation returned is kept:
 // from then on every answer to it must be 401.
 import { createKey, noSlugs, revokeKey } from '../../admin/keys/key-admin.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 import type { CliRun } from '../../test/support/cli.ts';
 
 export interface SoakKey {

@@ -4,7 +4,7 @@
 // through SQL while it runs (each notifies the builder, which rebuilds and publishes that
 // organization): renames, a team member shown or hidden, an event published or unpublished. They
 // only update rows, so the ids and their owners stay as read.
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 
 export interface SoakEvent {
   id: string;

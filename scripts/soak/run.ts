@@ -6,7 +6,7 @@
 // end of the body. Every answer is judged by traffic.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 import { createOne, createWithCli, type KeyRing, revokeInStore, revokeWithCli } from './keys.ts';
 import { cpuSeconds, openDescriptors, RssCurve } from './measures.ts';
 import { changePlatform, pick, type SoakPlatform } from './platform.ts';

@@ -10,7 +10,7 @@
 // held afterwards. Asked again, a held entry is a hit and an evicted one a miss: that is how the
 // suite sees what is held without reaching inside.
 import { describe, expect, it } from 'vitest';
-import type { Awaitable } from '../../gateway/awaitable.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
 import type { CacheStats } from '../../runtime/lru.ts';
 import { type ContractHooks, useHarness } from './harness.ts';
 

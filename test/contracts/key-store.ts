@@ -1,8 +1,8 @@
-// The promises of KeyStore (gateway/keys/key-store.ts), as one suite every backend runs: the key
+// The promises of KeyStore (records/keys/key-store.ts), as one suite every backend runs: the key
 // file, the in-memory store of the tests, the Redis store (the gateways' copy) and the durable
 // record in PostgreSQL and PGlite, alone and written through to Redis. What a backend must do:
 //
-// - create: returns the record and a secret in the key format (gateway/keys/format.ts) whose
+// - create: returns the record and a secret in the key format (records/keys/format.ts) whose
 //   SHA-256 is the record's secretHash and finds the record; a fresh public id and secret each
 //   time; the secret is stored nowhere (no record holds it); the record keeps the organization,
 //   label and origins as given (a copy), revokedAt null, createdAt an ISO instant;
@@ -27,8 +27,8 @@
 // Not promised: the order of list (compared as sets here).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseKey } from '../../gateway/keys/format.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
+import { parseKey } from '../../records/keys/format.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../records/keys/key-store.ts';
 import { type ContractHooks, useHarness, itWith } from './harness.ts';
 
 export interface KeyStoreHarness {

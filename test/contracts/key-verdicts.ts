@@ -18,9 +18,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KeyVerdicts, UsableVerdict } from '../../gateway/access/key-verdicts.ts';
 import type { RateDecision } from '../../gateway/access/rate-limit.ts';
-import type { Awaitable } from '../../gateway/awaitable.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
-import { standingAt } from '../../gateway/keys/key-validity.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
+import { standingAt } from '../../records/keys/key-validity.ts';
 import { type ContractHooks, useHarness } from './harness.ts';
 
 export interface KeyVerdictsHarness {

@@ -19,7 +19,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RateDecision, RateLimiter } from '../../gateway/access/rate-limit.ts';
-import type { Awaitable } from '../../gateway/awaitable.ts';
+import type { Awaitable } from '../../runtime/awaitable.ts';
 import { type ContractHooks, itWith, useHarness } from './harness.ts';
 
 export interface RateLimiterHarness {

@@ -2,7 +2,7 @@
 // platform itself would (test/integration/cli/): apart from cli.ts, so that the files that only
 // run the CLI do not load PGlite.
 import { join } from 'node:path';
-import { openPglite } from '../../builder/platform/database/pglite.ts';
+import { openPglite } from '../../records/database/pglite.ts';
 
 /**
  * Runs `work` on the embedded platform database of MARQUEE_HOME `home` between CLI runs, as the

@@ -14,7 +14,7 @@ import { InMemoryRateLimiter } from '../../gateway/access/in-memory-rate-limiter
 import { createGateway, type Gateway, type GatewayDeps } from '../../gateway/app.ts';
 import { openRedisAccess, openRedisKeyStore } from '../../gateway/access/redis-access.ts';
 import type { KeyVerdicts } from '../../gateway/access/key-verdicts.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 import { InProcessChannel, type PublishChannel } from '../../snapshot/notifications.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { RedisPublishChannel } from '../../snapshot/redis-channel.ts';

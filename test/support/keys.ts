@@ -3,9 +3,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileKeyStore } from '../../gateway/keys/file-store.ts';
-import type { KeyRecord, KeyStore, NewKey } from '../../gateway/keys/key-store.ts';
-import { InMemoryKeyStore } from '../../gateway/keys/memory-store.ts';
+import { FileKeyStore } from '../../records/keys/file-store.ts';
+import type { KeyRecord, KeyStore, NewKey } from '../../records/keys/key-store.ts';
+import { InMemoryKeyStore } from '../../records/keys/memory-store.ts';
 
 export interface TemporaryKeyFile {
   dir: string;

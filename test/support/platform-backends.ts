@@ -2,9 +2,9 @@
 // per test file, one database per `open`) and an in-memory PGlite.
 import { randomUUID } from 'node:crypto';
 import { listenForChanges } from '../../builder/platform/changes.ts';
-import { openPglite } from '../../builder/platform/database/pglite.ts';
-import { openPostgres } from '../../builder/platform/database/postgres.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import { openPglite } from '../../records/database/pglite.ts';
+import { openPostgres } from '../../records/database/postgres.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { createDatabase, startPostgres, type TestPostgres } from './postgres.ts';
 
 export interface Backend {

@@ -6,9 +6,9 @@
 // from it. Marquee's migration scripts are the statements that release ran, unchanged (a migration
 // is never edited once released), so they are run here, in the platform's schema, as it ran them.
 import { readFile } from 'node:fs/promises';
-import { PostgresKeyStore } from '../../admin/keys/postgres-key-store.ts';
+import { PostgresKeyStore } from '../../records/keys/postgres-key-store.ts';
 import { SAMPLE, seedSample } from '../../builder/platform/sample.ts';
-import { quoteIdentifier, type SqlClient } from '../../builder/platform/sql.ts';
+import { quoteIdentifier, type SqlClient } from '../../records/database/sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
 
 /** Marquee's relations of that release, and how to order their rows for comparison. */
@@ -44,10 +44,10 @@ export async function seedPreviousRelease(db: SqlClient, { store }: { store: str
     // function keeps it.
     await tx.exec(`SET LOCAL search_path TO ${quoteIdentifier(db.schema)}`);
     await tx.exec('CREATE TABLE marquee_schema_version (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());');
-    await tx.exec(await readFile(packagePath('builder', 'platform', 'marquee-schema', 'migrations', MARQUEE_SCRIPTS[0]!), 'utf8'));
+    await tx.exec(await readFile(packagePath('records', 'schema', 'migrations', MARQUEE_SCRIPTS[0]!), 'utf8'));
     for (const script of PLATFORM_SCRIPTS) await tx.exec(await readFile(packagePath('builder', 'platform', 'migrations', script), 'utf8'));
     await tx.exec('INSERT INTO marquee_schema_version (version) VALUES (1), (2)');
-    for (const script of MARQUEE_SCRIPTS.slice(1)) await tx.exec(await readFile(packagePath('builder', 'platform', 'marquee-schema', 'migrations', script), 'utf8'));
+    for (const script of MARQUEE_SCRIPTS.slice(1)) await tx.exec(await readFile(packagePath('records', 'schema', 'migrations', script), 'utf8'));
   });
   // Marquee's schema does not exist yet, so every bare name below is the platform schema's.
   await seedSample(db, { now: new Date() });

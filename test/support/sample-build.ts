@@ -4,7 +4,7 @@ import type { BuildContext } from '../../builder/build.ts';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
 import { SqlPlatformSource } from '../../builder/platform/source.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { SchemaSet } from '../../snapshot/schemas.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 

@@ -3,7 +3,7 @@
 // tests start from it.
 import { readFile } from 'node:fs/promises';
 import { seedSample } from '../../builder/platform/sample.ts';
-import type { SqlClient } from '../../builder/platform/sql.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
 
 export async function seedSchemaOne(db: SqlClient): Promise<void> {

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '../../builder/platform/migrations.ts';
-import { openPlatformDatabase } from '../../builder/platform/database/database-backends.ts';
+import { openPlatformDatabase } from '../../records/database/database-backends.ts';
 import { DirectoryStore } from '../../snapshot/stores/directory.ts';
 import { marquee, marqueeProcess } from './cli.ts';
 import { API, publishFixture } from './gateway-fixtures.ts';

@@ -4,7 +4,7 @@
 // used; limiters made from one `buckets` map share their keys, as two gateways share a key store.
 import type { KeyVerdicts, UsableVerdict } from '../../gateway/access/key-verdicts.ts';
 import type { RateDecision, RateLimiter } from '../../gateway/access/rate-limit.ts';
-import type { KeyStore } from '../../gateway/keys/key-store.ts';
+import type { KeyStore } from '../../records/keys/key-store.ts';
 
 const ORGANIZATION = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
 

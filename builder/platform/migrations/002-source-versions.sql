@@ -1,6 +1,6 @@
 -- Source versions (docs/platform.md §5, docs/design.md "Builders at platform scale"): the change
 -- trigger now also advances the organization's row in marquee_source_versions (one of Marquee's
--- own relations, builder/platform/marquee-schema/, migrated before this script), so a scheduled run finds what changed
+-- own relations, records/schema/, migrated before this script), so a scheduled run finds what changed
 -- with one query, including changes whose notification nobody heard. The triggers of 001 call
 -- this function by name and need no change.
 CREATE OR REPLACE FUNCTION marquee_notify_change()

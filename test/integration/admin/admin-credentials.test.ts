@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roleAllows } from '../../../admin/actor.ts';
+import { roleAllows } from '../../../records/actor.ts';
 import { ADMIN_API_BASE, ADMIN_ROUTES, type AdminRoute } from '../../../admin/api-routes.ts';
 import { declaredConsoleRoutes } from '../../../admin/console/console-routes.ts';
 import { consoleRouter } from '../../../admin/console/router.ts';

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AuditEntry } from '../../../admin/audit/audit-entry.ts';
+import type { AuditEntry } from '../../../records/trail/audit-entry.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 
 let home: string;

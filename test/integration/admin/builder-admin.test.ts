@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
-import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { acceptsConnections, freePort } from '../../support/ports.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';

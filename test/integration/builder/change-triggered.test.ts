@@ -2,9 +2,9 @@
 // unpublished event leave the snapshot within about a second, so this file runs with nothing beside
 // it (vitest.config.ts ALONE); the rest of the pipeline is pipeline.test.ts.
 import { describe, expect, it } from 'vitest';
-import { auditStore } from '../../../builder/audit/audit.ts';
+import { auditStore } from '../../../builder/history/audit.ts';
 import { listenForChanges } from '../../../builder/platform/changes.ts';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';
 import { resourcePath } from '../../../snapshot/resource-catalog.ts';

@@ -4,11 +4,11 @@
 // process that has it, alive after all, shows its live copy and writes it under way again; an end
 // recorded stays final.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import type { BuildRun } from '../../../builder/runs/build-runs.ts';
-import { DatabaseRunRecord, mergeRuns } from '../../../builder/runs/run-record.ts';
+import { DatabaseRunRecord, mergeRuns } from '../../../records/runs/run-record.ts';
 
 let db: SqlClient;
 beforeAll(async () => {

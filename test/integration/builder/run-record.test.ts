@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
-import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { type BuildRunAnswer, FLEET_ADMIN_TOKEN, fleetBearer, startFleetBuilder } from '../../support/builder-fleet.ts';
 import { marquee } from '../../support/cli.ts';

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { auditStore } from '../../../builder/audit/audit.ts';
+import { auditStore } from '../../../builder/history/audit.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { type ConditionalWritesProxy, startConditionalWrites } from '../../support/conditional-writes.ts';

@@ -9,7 +9,7 @@ import type { BuildContext } from '../../../builder/build.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { SqlPlatformSource } from '../../../builder/platform/source.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { SqlBuiltVersions } from '../../../builder/platform/versions.ts';
 import { projectionVersion } from '../../../builder/projection-version.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';

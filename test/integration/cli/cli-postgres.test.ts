@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../builder/platform/marquee-schema/migrate.ts';
+import { LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../records/schema/migrate.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';

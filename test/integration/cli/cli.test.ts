@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { contentObject } from '../../../snapshot/hash.ts';
 import { objectKey } from '../../../snapshot/layout.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { marquee } from '../../support/cli.ts';
 import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 
 let home: string;

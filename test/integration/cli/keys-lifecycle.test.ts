@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';
-import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
+import { openPlatformDatabase } from '../../../records/database/database-backends.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { type CliRun, marquee, marqueeProcess } from '../../support/cli.ts';
 import { API, publishFixture } from '../../support/gateway-fixtures.ts';

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';

@@ -38,7 +38,7 @@ it('starts from nothing and prints a curl line that works as printed; commands w
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.items.every((event: { timing: string }) => event.timing === 'upcoming')).toBe(true);
     // Beside the running start, every command works: it reaches the embedded database through
-    // start's loopback port (builder/platform/database/embedded-server.ts). README's walkthrough, as written:
+    // start's loopback port (records/database/embedded-server.ts). README's walkthrough, as written:
     // hide a team member, and /team no longer lists them within a second.
     const team = async () => (await fetch(`${gatewayUrl(first.output())}/api/integration/v1/team`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(JSON.stringify(await team())).toContain('Astrid Lindqvist');

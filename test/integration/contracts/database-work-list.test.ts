@@ -2,10 +2,10 @@
 // PostgreSQL, each other builder a connection pool of its own as another builder process has, and
 // on PGlite, the embedded database, where every builder shares its one session.
 import { afterAll, beforeAll } from 'vitest';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
-import { openPostgres } from '../../../builder/platform/database/postgres.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { DatabaseWorkList } from '../../../builder/runs/database-work-list.ts';
 import { workListContract } from '../../contracts/work-list.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
+import { PostgresKeyStore } from '../../../records/keys/postgres-key-store.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
+import { RedisKeyStore } from '../../../records/keys/redis-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';

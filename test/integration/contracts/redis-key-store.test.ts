@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
+import { RedisKeyStore } from '../../../records/keys/redis-key-store.ts';
 import { keyStoreContract } from '../../contracts/key-store.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 

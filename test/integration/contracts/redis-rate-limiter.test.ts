@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { RedisKeyVerdicts } from '../../../gateway/access/redis-key-verdicts.ts';
-import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
+import { RedisKeyStore } from '../../../records/keys/redis-key-store.ts';
 import { rateLimiterContract } from '../../contracts/rate-limiter.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';

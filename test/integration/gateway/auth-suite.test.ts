@@ -4,7 +4,7 @@
 // project. Keys are created and revoked through a second view of the same keys, as the CLI
 // (another process) would.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { KeyStore } from '../../../gateway/keys/key-store.ts';
+import type { KeyStore } from '../../../records/keys/key-store.ts';
 import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { API, publishFixture, startHarness, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../gateway/app.ts';
-import { FileKeyStore } from '../../../gateway/keys/file-store.ts';
+import { FileKeyStore } from '../../../records/keys/file-store.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 

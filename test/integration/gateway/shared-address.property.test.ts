@@ -17,7 +17,7 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
 import type { TrustProxy } from '../../../gateway/access/client-address.ts';
-import { generateSecret } from '../../../gateway/keys/format.ts';
+import { generateSecret } from '../../../records/keys/format.ts';
 import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 import { issueKey } from '../../support/keys.ts';
 import { assertContract } from '../../support/openapi-contract.ts';

@@ -1,16 +1,16 @@
-// The key keeper (admin/keys/key-keeper.ts) between a real PostgreSQL and a real Redis: the durable
+// The key keeper (records/keys/key-keeper.ts) between a real PostgreSQL and a real Redis: the durable
 // record in marquee_keys, Redis as the gateways' copy. Each test has a fresh relation and a Redis
 // namespace of its own; the keeper is driven by `sync()`, one step at a time.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KeyKeeper } from '../../../admin/keys/key-keeper.ts';
-import { PostgresKeyStore } from '../../../admin/keys/postgres-key-store.ts';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
-import { hashSecret } from '../../../gateway/keys/format.ts';
-import type { KeyRecord } from '../../../gateway/keys/key-store.ts';
-import { RedisKeyStore } from '../../../gateway/keys/redis-key-store.ts';
+import { KeyKeeper } from '../../../records/keys/key-keeper.ts';
+import { PostgresKeyStore } from '../../../records/keys/postgres-key-store.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
+import { hashSecret } from '../../../records/keys/format.ts';
+import type { KeyRecord } from '../../../records/keys/key-store.ts';
+import { RedisKeyStore } from '../../../records/keys/redis-key-store.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
 
 let dir: string | undefined;
 afterEach(async () => {

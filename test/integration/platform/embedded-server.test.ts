@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { openPlatformDatabase } from '../../../builder/platform/database/database-backends.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { openPlatformDatabase } from '../../../records/database/database-backends.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 
 let home: string;
 let holder: SqlClient;

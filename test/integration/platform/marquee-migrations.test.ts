@@ -1,10 +1,10 @@
-// Marquee's own migrations (builder/platform/marquee-schema/), on PostgreSQL 15 and PGlite alike: a database
+// Marquee's own migrations (records/schema/), on PostgreSQL 15 and PGlite alike: a database
 // the previous release made, with Marquee's relations beside the platform's, has every row of them
 // moved into MARQUEE_SCHEMA and none left behind, the platform's change triggers write the new
 // place, and each migration is recorded once; two migrators at once apply each migration once.
 import { afterAll, describe, expect, it } from 'vitest';
-import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS, migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
-import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS, migrateMarquee } from '../../../records/schema/migrate.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { marqueeNamesIn, marqueeRows, PREVIOUS_RELATIONS, PREVIOUS_SEQUENCES, seedPreviousRelease } from '../../support/previous-release.ts';
 import { platformBackends } from '../../support/platform-backends.ts';

@@ -2,8 +2,8 @@
 // and Marquee's own in a schema of their own (MARQUEE_SCHEMA); running it again changes nothing.
 import { afterAll, describe, expect, it } from 'vitest';
 import { currentVersion, LATEST_SCHEMA_VERSION, migrate } from '../../../builder/platform/migrations.ts';
-import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../builder/platform/marquee-schema/migrate.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { appliedMarqueeMigration, LATEST_MARQUEE_MIGRATION, MARQUEE_MIGRATION_NUMBERS } from '../../../records/schema/migrate.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();
@@ -20,7 +20,7 @@ const MARQUEE_RELATIONS = [
   // 1: the versions that tell a scheduled run what changed (builder/platform/versions.ts)
   'marquee_built_versions',
   'marquee_source_versions',
-  // 2: API keys' durable record (admin/keys/postgres-key-store.ts)
+  // 2: API keys' durable record (records/keys/postgres-key-store.ts)
   'marquee_keys',
   // 3: webhook endpoints, the outbox and what was attempted (builder/webhooks/webhook-store.ts)
   'marquee_webhook_attempts',
@@ -34,9 +34,9 @@ const MARQUEE_RELATIONS = [
   'marquee_schedule_claims',
   // 5: named admin credentials (admin/credentials/credential-admin.ts)
   'marquee_admin_credentials',
-  // 6: the audit trail (admin/audit/audit-trail.ts)
+  // 6: the audit trail (records/trail/audit-trail.ts)
   'marquee_audit_trail',
-  // 7: every run with who asked for it (builder/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
+  // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',
 ].sort();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();

@@ -6,7 +6,7 @@ import type { OrganizationData } from '../../../builder/platform/rows.ts';
 import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { findOrganization, OrganizationNotFoundError } from '../../../builder/platform/organizations.ts';
 import { SqlPlatformSource } from '../../../builder/platform/source.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 
 const { backends, close } = platformBackends();

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { generateSyntheticPlatform } from '../../../bench/synthetic-platform.ts';
-import { openPostgres } from '../../../builder/platform/database/postgres.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
 import { migrate } from '../../../builder/platform/migrations.ts';
 import { readManifest, readObjectBytes, readPointer } from '../../../snapshot/reader.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';

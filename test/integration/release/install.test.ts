@@ -76,7 +76,7 @@ describe('npm pack', () => {
       'schemas/organization.schema.json',
       'templates/console.css',
       'builder/platform/migrations/001-platform-relations.sql',
-      'builder/platform/marquee-schema/migrations/001-versions.sql',
+      'records/schema/migrations/001-versions.sql',
       'docs/api.md',
       'docs/production.md',
       'deploy/marquee-gateway.service',

@@ -4,11 +4,11 @@
 // builder at a time, and a second claim of the same endpoint waits for the first to finish; an
 // attempt finished by a builder that lost its claim is logged but changes nothing.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPglite } from '../../../builder/platform/database/pglite.ts';
-import type { SqlClient } from '../../../builder/platform/sql.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { testMessage } from '../../../builder/webhooks/messages.ts';
 import { WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
-import { migrateMarquee } from '../../../builder/platform/marquee-schema/migrate.ts';
+import { migrateMarquee } from '../../../records/schema/migrate.ts';
 
 let db: SqlClient;
 let store: WebhookStore;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { ROOT_ACTOR } from '../../../admin/actor.ts';
+import { ROOT_ACTOR } from '../../../records/actor.ts';
 import { offeredToken, requireAdminCredential } from '../../../admin/auth.ts';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

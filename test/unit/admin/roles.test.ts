@@ -1,10 +1,10 @@
-// Roles in one place: which role may do what (admin/actor.ts), and the role every admin API route
+// Roles in one place: which role may do what (records/actor.ts), and the role every admin API route
 // (admin/api-routes.ts) and console page (admin/console/) states, with the policy of
 // docs/design.md "Who did what": reading for every role, changes for operators, admin credentials
 // for owners. The integration tests walk the same declarations against the real program.
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_ROLES, roleAllows } from '../../../admin/actor.ts';
+import { ADMIN_ROLES, roleAllows } from '../../../records/actor.ts';
 import { adminApiDocument } from '../../../admin/api-document.ts';
 import { ADMIN_ROUTES } from '../../../admin/api-routes.ts';
 import { declaredConsoleRoutes, requires } from '../../../admin/console/console-routes.ts';

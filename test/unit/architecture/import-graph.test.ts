@@ -1,14 +1,19 @@
-// Dependencies point one way (docs/design.md "Layout"): bin → admin → builder | gateway → snapshot →
-// runtime, schemas. The gateway never imports the builder nor the builder the gateway; snapshot/
-// imports neither, nor bin/; admin/ (the control plane) may use builder, gateway and snapshot, and
-// only bin/ imports admin/; only bin/ wires the parts. runtime/, the ground floor every process
-// stands on (log, operator errors, shared files, the Redis connection), imports no other folder. This walks every import of the product folders
+// Dependencies point one way (docs/design.md "Layout"): bin → admin → builder | gateway → records →
+// snapshot → runtime, schemas. The gateway never imports the builder nor the builder the gateway;
+// admin/ (the control plane) may use the builder, never the gateway (what both need of keys,
+// credentials and the trail is a record, on the floor below: records/); records/ (Marquee's own
+// records: its schema, connections, keys, credentials, the trail, runs) imports none of the three;
+// snapshot/ imports none of them, nor bin/; only bin/ imports admin/ and wires the parts. runtime/,
+// the ground floor every process stands on (log, operator errors, shared files, the Redis
+// connection), imports no other folder. This walks every import of the product folders
 // (import and export-from statements, type-only ones included, and dynamic import() of a
 // literal), as TypeScript's own scanner reads them, and names each arrow the design forbids.
 //
 // Two more arrows follow from the same layout: product code never imports test/, bench/, scripts/
 // or examples/ (they are not part of the product), and the gateway and snapshot/ never load a
-// database driver ("this is what lets the gateway run without any database code").
+// database driver ("this is what lets the gateway run without any database code"): not directly,
+// and not through anything they import (records/ holds both the key file and the database
+// connections, and a gateway may load only the first).
 //
 // And the same rule holds inside every folder: no arrow runs back up. At each folder, its rooms —
 // each subfolder taken whole, and each file — must import each other without a circle, so they
@@ -22,7 +27,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PRODUCT = ['bin', 'admin', 'builder', 'gateway', 'snapshot', 'runtime'] as const;
+const PRODUCT = ['bin', 'admin', 'builder', 'gateway', 'records', 'snapshot', 'runtime'] as const;
 type Area = (typeof PRODUCT)[number];
 
 const NOT_PRODUCT = ['test', 'bench', 'scripts', 'examples'];
@@ -31,16 +36,24 @@ const DATABASE_DRIVERS = ['pg', '@electric-sql/pglite'];
 /** Folders each product folder must not import, and why. */
 const FORBIDDEN_FOLDERS: Record<Area, Record<string, string>> = {
   bin: {},
-  admin: { bin: 'only bin/ wires the parts' },
+  admin: { gateway: 'the control plane never imports the gateway: what both use is a record (records/), and bin/ hands over the rest', bin: 'only bin/ wires the parts' },
   builder: { gateway: 'the builder never imports the gateway', admin: 'only bin/ imports the control plane', bin: 'only bin/ wires the parts' },
   gateway: { builder: 'the gateway never imports the builder', admin: 'only bin/ imports the control plane', bin: 'only bin/ wires the parts' },
+  records: {
+    builder: 'records/ is the floor below the builder, the gateway and the control plane: it imports none of them',
+    gateway: 'records/ is the floor below the builder, the gateway and the control plane: it imports none of them',
+    admin: 'records/ is the floor below the builder, the gateway and the control plane: it imports none of them',
+    bin: 'only bin/ wires the parts',
+  },
   snapshot: {
+    records: 'snapshot/ is shared by both sides and imports neither, nor their records',
     builder: 'snapshot/ is shared by both sides and imports neither',
     gateway: 'snapshot/ is shared by both sides and imports neither',
     admin: 'only bin/ imports the control plane',
     bin: 'only bin/ wires the parts',
   },
   runtime: {
+    records: 'runtime/ is the ground floor: it imports no other folder',
     snapshot: 'runtime/ is the ground floor: it imports no other folder',
     builder: 'runtime/ is the ground floor: it imports no other folder',
     gateway: 'runtime/ is the ground floor: it imports no other folder',
@@ -48,7 +61,15 @@ const FORBIDDEN_FOLDERS: Record<Area, Record<string, string>> = {
     bin: 'runtime/ is the ground floor: it imports no other folder',
   },
 };
-const FORBIDDEN_PACKAGES: Record<Area, string[]> = { bin: [], admin: [], builder: [], gateway: DATABASE_DRIVERS, snapshot: DATABASE_DRIVERS, runtime: DATABASE_DRIVERS };
+const FORBIDDEN_PACKAGES: Record<Area, string[]> = {
+  bin: [],
+  admin: [],
+  builder: [],
+  gateway: DATABASE_DRIVERS,
+  records: [],
+  snapshot: DATABASE_DRIVERS,
+  runtime: DATABASE_DRIVERS,
+};
 
 interface ImportEdge {
   /** Repository-relative, '/'-separated. */
@@ -85,7 +106,7 @@ function violation(edge: ImportEdge): string | undefined {
   let problem: string | undefined;
   if (edge.target === undefined) {
     const name = packageOf(edge.specifier);
-    if (FORBIDDEN_PACKAGES[from].includes(name)) problem = `${from} → ${name}: no database code outside the builder`;
+    if (FORBIDDEN_PACKAGES[from].includes(name)) problem = `${from} → ${name}: no database code in the gateway or below records/`;
   } else {
     const to = edge.target.split('/')[0]!;
     if (edge.target.startsWith('..')) problem = `${from} → outside the repository`;
@@ -93,6 +114,35 @@ function violation(edge: ImportEdge): string | undefined {
     else if (NOT_PRODUCT.includes(to)) problem = `${from} → ${to}: ${to}/ is not part of the product`;
   }
   return problem === undefined ? undefined : `${edge.file}:${edge.line} imports '${edge.specifier}' (${problem})`;
+}
+
+/** Every product file reachable from the files under `prefix` by relative imports (themselves included). */
+function reachedFrom(edges: readonly ImportEdge[], prefix: string): string[] {
+  return [...walkFrom(edges, prefix).keys()];
+}
+
+/** Breadth first from the files under `prefix`: each reached file with the chain that reached it. */
+function walkFrom(edges: readonly ImportEdge[], prefix: string): Map<string, string[]> {
+  const byFile = new Map<string, ImportEdge[]>();
+  for (const edge of edges) byFile.set(edge.file, [...(byFile.get(edge.file) ?? []), edge]);
+  const chains = new Map<string, string[]>([...byFile.keys()].filter((file) => file.startsWith(prefix)).map((file) => [file, [file]]));
+  const queue = [...chains.keys()];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const edge of byFile.get(file) ?? []) {
+      if (edge.target === undefined || chains.has(edge.target)) continue;
+      chains.set(edge.target, [...chains.get(file)!, edge.target]);
+      queue.push(edge.target);
+    }
+  }
+  return chains;
+}
+
+/** The chains by which the files under `prefix` reach a database driver, shortest first per driver import. */
+function databaseDriversReached(edges: readonly ImportEdge[], prefix: string): string[] {
+  const chains = walkFrom(edges, prefix);
+  return edges
+    .filter((edge) => edge.target === undefined && DATABASE_DRIVERS.includes(packageOf(edge.specifier)) && chains.has(edge.file))
+    .map((edge) => [...chains.get(edge.file)!, packageOf(edge.specifier)].join(' → '));
 }
 
 function typeScriptFiles(dir: string): string[] {
@@ -121,7 +171,10 @@ describe('import graph of the product folders', () => {
       'bin → builder',
       'bin → gateway',
       'admin → builder',
-      'admin → gateway',
+      'admin → records',
+      'builder → records',
+      'gateway → records',
+      'records → snapshot',
       'builder → snapshot',
       'gateway → snapshot',
       'snapshot → runtime',
@@ -130,6 +183,23 @@ describe('import graph of the product folders', () => {
       expect(arrows).toContain(allowed);
     }
     expect(violations, violations.join('\n')).toEqual([]);
+  });
+
+  it("loads no database driver anywhere in the gateway's import graph", () => {
+    const edges = productImports();
+    const found = databaseDriversReached(edges, 'gateway/');
+    // The walk reaches records/ (the key file, the Redis key store) without reaching a driver.
+    expect(reachedFrom(edges, 'gateway/').some((file) => file.startsWith('records/keys/'))).toBe(true);
+    expect(found, found.join('\n')).toEqual([]);
+  });
+
+  it('names the chain of imports by which a folder reaches a database driver', () => {
+    const edges = [
+      ...importsOf('gateway/app.ts', "import { keys } from '../records/keys/store.ts';"),
+      ...importsOf('records/keys/store.ts', "import { db } from '../database/sql.ts';"),
+      ...importsOf('records/database/sql.ts', "const pg = await import('pg');"),
+    ];
+    expect(databaseDriversReached(edges, 'gateway/')).toEqual(['gateway/app.ts → records/keys/store.ts → records/database/sql.ts → pg']);
   });
 
   it('has no circle among the rooms of any folder: no file circle, and no arrow running back up', () => {
@@ -222,11 +292,11 @@ describe('import graph of the product folders', () => {
       ['snapshot/x.ts', "import { run } from '../bin/cli.ts';", "snapshot/x.ts:1 imports '../bin/cli.ts' (snapshot → bin: only bin/ wires the parts)"],
       ['gateway/x.ts', "import { main } from '../bin/cli.ts';", "gateway/x.ts:1 imports '../bin/cli.ts' (gateway → bin: only bin/ wires the parts)"],
       ['builder/x.ts', "import { main } from '../bin/cli.ts';", "builder/x.ts:1 imports '../bin/cli.ts' (builder → bin: only bin/ wires the parts)"],
-      ['gateway/x.ts', "\nimport { Pool } from 'pg';", "gateway/x.ts:2 imports 'pg' (gateway → pg: no database code outside the builder)"],
+      ['gateway/x.ts', "\nimport { Pool } from 'pg';", "gateway/x.ts:2 imports 'pg' (gateway → pg: no database code in the gateway or below records/)"],
       [
         'snapshot/x.ts',
         "import { PGlite } from '@electric-sql/pglite';",
-        "snapshot/x.ts:1 imports '@electric-sql/pglite' (snapshot → @electric-sql/pglite: no database code outside the builder)",
+        "snapshot/x.ts:1 imports '@electric-sql/pglite' (snapshot → @electric-sql/pglite: no database code in the gateway or below records/)",
       ],
       ['bin/x.ts', "import { CountingKeyStore } from '../test/support/keys.ts';", "bin/x.ts:1 imports '../test/support/keys.ts' (bin → test: test/ is not part of the product)"],
       ['builder/x.ts', "import x from '../../elsewhere.ts';", "builder/x.ts:1 imports '../../elsewhere.ts' (builder → outside the repository)"],
@@ -243,13 +313,30 @@ describe('import graph of the product folders', () => {
         "import { sha256Hex } from '../snapshot/hash.ts';",
         "runtime/x.ts:1 imports '../snapshot/hash.ts' (runtime → snapshot: runtime/ is the ground floor: it imports no other folder)",
       ],
-      ['runtime/x.ts', "import { Pool } from 'pg';", "runtime/x.ts:1 imports 'pg' (runtime → pg: no database code outside the builder)"],
+      ['runtime/x.ts', "import { Pool } from 'pg';", "runtime/x.ts:1 imports 'pg' (runtime → pg: no database code in the gateway or below records/)"],
+      [
+        'admin/x.ts',
+        "import { normalizeAllowedOrigin } from '../gateway/access/origin.ts';",
+        "admin/x.ts:1 imports '../gateway/access/origin.ts' (admin → gateway: the control plane never imports the gateway: what both use is a record (records/), and bin/ hands over the rest)",
+      ],
+      [
+        'records/x.ts',
+        "import { build } from '../builder/build.ts';",
+        "records/x.ts:1 imports '../builder/build.ts' (records → builder: records/ is the floor below the builder, the gateway and the control plane: it imports none of them)",
+      ],
+      [
+        'snapshot/x.ts',
+        "import type { KeyStore } from '../records/keys/key-store.ts';",
+        "snapshot/x.ts:1 imports '../records/keys/key-store.ts' (snapshot → records: snapshot/ is shared by both sides and imports neither, nor their records)",
+      ],
       // Allowed arrows.
       ['bin/x.ts', "import { build } from '../builder/build.ts';", undefined],
       ['bin/x.ts', "import { createApp } from '../gateway/app.ts';", undefined],
       ['bin/x.ts', "import { adminApp } from '../admin/app.ts';", undefined],
       ['admin/x.ts', "import { buildOrganizations } from '../builder/build.ts';", undefined],
-      ['admin/x.ts', "import { normalizeAllowedOrigin } from '../gateway/access/origin.ts';", undefined],
+      ['admin/x.ts', "import { normalizeAllowedOrigin } from '../records/keys/origins.ts';", undefined],
+      ['gateway/x.ts', "import { FileKeyStore } from '../records/keys/file-store.ts';", undefined],
+      ['records/x.ts', "import { Pool } from 'pg';", undefined],
       ['builder/x.ts', "import { Pool } from 'pg';", undefined],
       ['gateway/x.ts', "import { sha256Hex } from '../snapshot/hash.ts';", undefined],
       ['snapshot/x.ts', "import type { Log } from '../runtime/log.ts';", undefined],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditStore } from '../../../builder/audit/audit.ts';
+import { auditStore } from '../../../builder/history/audit.ts';
 import { PointerConflictError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { manifestPrefix, pointerKey } from '../../../snapshot/layout.ts';

@@ -3,10 +3,10 @@
 // own weigh function: pointers and manifests, stored objects, event views, key verdicts, rate
 // buckets, parsed keys, compiled origin lists.
 import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
-import { OriginMatcherCache } from '../../../gateway/access/origin.ts';
+import { OriginMatcherCache } from '../../../gateway/access/origin-matchers.ts';
 import { RecentVerdicts } from '../../../gateway/access/recent-verdicts.ts';
 import { EventViews } from '../../../gateway/events/views.ts';
-import { ParsedKeys } from '../../../gateway/keys/parsed-keys.ts';
+import { ParsedKeys } from '../../../gateway/access/parsed-keys.ts';
 import { CurrentSnapshots } from '../../../gateway/snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from '../../../gateway/snapshot-cache/object-cache.ts';
 import { DEFAULT_EVENTS_QUERY } from '../../../snapshot/clock-rendering/events-query.ts';

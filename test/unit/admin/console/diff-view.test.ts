@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeChanges } from '../../../../builder/audit/diff.ts';
+import { describeChanges } from '../../../../builder/history/diff.ts';
 import { diffRow, diffView, valueText } from '../../../../admin/console/diff-view.ts';
 
 const member = (id: string, fullName: string) => ({ id, fullName, title: null });

@@ -2,11 +2,11 @@
 // with a name that is markup), build runs that finish when told, keys, a history, a diff and an
 // answer as of an instant.
 import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
-import { describeChanges } from '../../../../builder/audit/diff.ts';
+import { describeChanges } from '../../../../builder/history/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
 import type { AdminServices } from '../../../../admin/services.ts';
 import { currentAttribution } from '../../../../admin/acting.ts';
-import type { AuditEntry } from '../../../../admin/audit/audit-entry.ts';
+import type { AuditEntry } from '../../../../records/trail/audit-entry.ts';
 import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
 

@@ -2,7 +2,7 @@
 // whether a credential is accepted at an instant.
 import { describe, expect, it } from 'vitest';
 import { AdminCredentialError, adminRole, credentialExpiry, credentialName, credentialStanding } from '../../../../admin/credentials/credential-admin.ts';
-import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from '../../../../admin/credentials/credential-secret.ts';
+import { generateCredentialSecret, hashCredentialSecret, isCredentialSecret, recognisablePrefixOf } from '../../../../records/credentials/credential-secret.ts';
 
 describe("a credential's secret", () => {
   it('is mqa_ and 32 base64url characters, new each time, recognised by its first characters only', () => {

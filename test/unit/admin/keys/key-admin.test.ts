@@ -1,9 +1,9 @@
 // The key functions the CLI and the admin API share: origin validation, the one JSON shape
 // (KeyView), update, roll, revoke, lookup by secret, and unknown ids named.
 import { describe, expect, it } from 'vitest';
-import { hashSecret, parseKey } from '../../../../gateway/keys/format.ts';
+import { hashSecret, parseKey } from '../../../../records/keys/format.ts';
 import { createKey, findKeyBySecret, KeyCommandError, listKeys, type OrganizationSlugs, revokeKey, rollKey, updateKey } from '../../../../admin/keys/key-admin.ts';
-import { InMemoryKeyStore } from '../../../../gateway/keys/memory-store.ts';
+import { InMemoryKeyStore } from '../../../../records/keys/memory-store.ts';
 
 const ORG = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
 const T0 = new Date('2026-05-01T09:00:00.000Z');

@@ -6,8 +6,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { accessControl } from '../../../../gateway/access/access-control.ts';
 import { InMemoryRateLimiter } from '../../../../gateway/access/in-memory-rate-limiter.ts';
 import { ApiError } from '../../../../gateway/errors.ts';
-import { InMemoryKeyStore } from '../../../../gateway/keys/memory-store.ts';
-import { standingAt } from '../../../../gateway/keys/key-validity.ts';
+import { InMemoryKeyStore } from '../../../../records/keys/memory-store.ts';
+import { standingAt } from '../../../../records/keys/key-validity.ts';
 
 const ORG = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
 const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);

@@ -1,7 +1,8 @@
 // Origin matching (docs/design.md decisions table): table of decisions, then properties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OriginMatcherCache, compileOrigins, normalizeAllowedOrigin, parseOrigin } from '../../../../gateway/access/origin.ts';
+import { compileOrigins, normalizeAllowedOrigin, parseOrigin } from '../../../../records/keys/origins.ts';
+import { OriginMatcherCache } from '../../../../gateway/access/origin-matchers.ts';
 
 describe('normalizeAllowedOrigin', () => {
   it.each([

@@ -2,7 +2,7 @@
 // confirmed valid keys, revoked keys whatever their age, nothing else; bounded in bytes.
 import { describe, expect, it } from 'vitest';
 import { RecentVerdicts } from '../../../../gateway/access/recent-verdicts.ts';
-import type { KeyRecord } from '../../../../gateway/keys/key-store.ts';
+import type { KeyRecord } from '../../../../records/keys/key-store.ts';
 
 const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 const MINUTE = 60_000;

@@ -1,0 +1,142 @@
+// The PostgreSQL backend of SqlClient (DATABASE_URL): a small pool for statements and
+// transactions, and one listener connection for LISTEN (postgres-listener.ts).
+import pg from 'pg';
+import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from './sql.ts';
+import { PostgresListener } from './postgres-listener.ts';
+
+const POOL_SIZE = 4;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export async function openPostgres(url: string, options: OpenOptions = {}): Promise<SqlClient> {
+  const { schema, marqueeSchema, searchPath } = connectionSchemas(options);
+  const target = describePostgresTarget(url);
+  // libpq-style startup option: every pooled connection (and the listener) gets the search_path.
+  // The timeout turns an unreachable host into an error that names it rather than a silent hang.
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    options: `-c search_path=${searchPath}`,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  };
+  const pool = new pg.Pool({ ...config, max: POOL_SIZE });
+  // An idle pooled client that loses its server emits 'error' on the pool; the next query
+  // reports the failure, so the event itself must not crash the process.
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new PlatformDatabaseError(`cannot connect to DATABASE_URL (${target}): ${failureReason(error)}`, { cause: error });
+  }
+  const listener = new PostgresListener(config);
+
+  return {
+    description: `PostgreSQL ${target}`,
+    schema,
+    marqueeSchema,
+    async query<T>(text: string, params?: unknown[]) {
+      try {
+        return (await pool.query(text, params)).rows as T[];
+      } catch (error) {
+        throw unreachable(error, target);
+      }
+    },
+    async exec(script: string) {
+      const { client, release } = await checkOut(pool, target);
+      try {
+        await runScript(client, script);
+      } catch (error) {
+        throw unreachable(error, target);
+      } finally {
+        release();
+      }
+    },
+    async transaction<T>(work: (tx: SqlQueries) => Promise<T>, transactionOptions: TransactionOptions = {}) {
+      const { client, release } = await checkOut(pool, target);
+      try {
+        await client.query(transactionOptions.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
+        const result = await work({
+          query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as R[],
+          exec: (script: string) => client.query(script).then(() => undefined),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw unreachable(error, target);
+      } finally {
+        release();
+      }
+    },
+    listen: (channel, onPayload, listenOptions) => listener.listen(channel, { onPayload, onReconnect: listenOptions?.onReconnect }),
+    async close() {
+      await listener.close();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * A pooled connection for several statements. While a connection is checked out, pg leaves its
+ * 'error' event (the server reset or closed the socket) to the caller, and an 'error' nobody
+ * listens to ends the process: a builder would die of a database blip. The statement under way
+ * already fails with the loss, so the event only marks the connection broken, and it is released
+ * as such: closed, not handed out again.
+ */
+async function checkOut(pool: pg.Pool, target: string): Promise<{ client: pg.PoolClient; release(): void }> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw unreachable(error, target);
+  }
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release: () => {
+      client.off('error', onError);
+      client.release(lost);
+    },
+  };
+}
+
+/**
+ * A statement that failed because the server could not be reached or went away under it (a
+ * restart, a failover, a network fault) becomes a PlatformDatabaseError: 503 with Retry-After from
+ * the admin API, one line from the CLI, a build failed for want of a backend (retried). A
+ * statement the server answered with an error keeps its own.
+ */
+function unreachable(error: unknown, target: string): unknown {
+  if (error instanceof PlatformDatabaseError || !connectionLost(error)) return error;
+  return new PlatformDatabaseError(`the platform database (${target}) cannot be reached: ${failureReason(error)}`, { cause: error });
+}
+
+/** Connection exceptions (SQLSTATE class 08), the server shutting down (57P01–57P03), a socket's system error, or pg's own words for a lost connection. */
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && (/^E[A-Z]+$/.test(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
+  return error instanceof Error && /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(error.message);
+}
+
+/** A script that fails half-way must not leave its pooled connection inside an aborted transaction. */
+async function runScript(client: pg.PoolClient, script: string): Promise<void> {
+  try {
+    await client.query(script);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** "127.0.0.1:5433/platform": enough to recognise the server, never the credentials. */
+export function describePostgresTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'unparseable URL';
+  }
+}
