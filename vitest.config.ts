@@ -21,7 +21,7 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/support/sequencer.ts';
 
 /** The gateway suites that run on both: routes, authentication, security properties, freshness, conditional requests. */
-const GATEWAY_SUITES = ['auth-suite', 'routes-happy', 'routes-errors', 'security.property', 'freshness', 'conditional', 'paging'].map(
+const GATEWAY_SUITES = ['auth-suite', 'routes-happy', 'routes-errors', 'security.property', 'freshness', 'conditional', 'paging', 'pinned-reads', 'changes'].map(
   (name) => `test/integration/gateway/${name}.test.ts`,
 );
 

@@ -23,18 +23,18 @@ import {
 import type { SchemaName } from '../snapshot/schema-catalog.ts';
 import type { Awaitable } from '../runtime/awaitable.ts';
 import { badRequest } from './errors.ts';
-import { parseEventsQuery } from './events/query.ts';
-import type { OrganizationResources } from './organization-resources.ts';
+import { parseEventsQuery, parseSince } from './events/query.ts';
+import type { OrganizationResources, Reading } from './organization-resources.ts';
 import type { Representation } from '../snapshot/representation.ts';
 
-/** What a route's answer may use: the key's organization, never one named by the request. */
-interface RouteContext {
+/**
+ * What a route's answer may use: the key's organization, never one named by the request, read as
+ * the request asks (its pin, its instant); the reading notes which snapshot decided the answer.
+ */
+export interface RouteContext extends Reading {
   readonly resources: OrganizationResources;
-  readonly organizationId: string;
   /** The parsed query string; only GET /events reads it. */
   readonly query: Readonly<Record<string, unknown>>;
-  /** Milliseconds since the epoch: decides timing and registration. */
-  readonly now: number;
 }
 
 /** The representation for an authenticated GET or HEAD; `idOrSlug` is '' for fixed paths. */
@@ -53,23 +53,29 @@ export interface ApiRoute {
 /** Resources the clock changes are computed at the request's instant, each in its own way. */
 const CLOCK_DEPENDENT_ANSWERS: { readonly [K in ClockDependentKind]: Answer } = {
   // Parameters (400) are checked before the resource (docs/design.md "order of checks").
-  eventIndex: (c) => c.resources.eventList(c.organizationId, parseEventsQuery(c.query), c.now),
-  event: (c, idOrSlug) => c.resources.event(c.organizationId, idOrSlug, c.now),
+  eventIndex: (c) => c.resources.eventList(c, parseEventsQuery(c.query)),
+  event: (c, idOrSlug) => c.resources.event(c, idOrSlug),
 };
 
 /** A kind's answer: computed when the clock changes it, else its stored bytes (the organization's, or the event's). */
 function answerOf(kind: ResourceKind): Answer {
   if (isClockDependent(kind)) return CLOCK_DEPENDENT_ANSWERS[kind];
-  if (isEventResourceKind(kind)) return (c, idOrSlug) => c.resources.eventPart(c.organizationId, idOrSlug, kind);
+  if (isEventResourceKind(kind)) return (c, idOrSlug) => c.resources.eventPart(c, idOrSlug, kind);
   // The path is looked up once here rather than per request.
   const path = resourcePath[kind];
-  return (c) => c.resources.stored(c.organizationId, path);
+  return (c) => c.resources.stored(c, path);
 }
 
-export const API_ROUTES: readonly ApiRoute[] = RESOURCE_KINDS.map((kind) => {
-  const { operationId, pattern, apiSchema } = RESOURCE_CATALOG[kind];
-  return { name: operationId, pattern, schema: apiSchema, answer: answerOf(kind) };
-});
+/** GET /changes (docs/api.md §10): not a resource of the snapshot, but read from its manifests. */
+const CHANGES_ROUTE: ApiRoute = { name: 'listChanges', pattern: '/changes', schema: 'changes', answer: (c) => c.resources.changes(c, parseSince(c.query)) };
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  ...RESOURCE_KINDS.map((kind) => {
+    const { operationId, pattern, apiSchema } = RESOURCE_CATALOG[kind];
+    return { name: operationId, pattern, schema: apiSchema, answer: answerOf(kind) };
+  }),
+  CHANGES_ROUTE,
+];
 
 /** The methods every route answers; OPTIONS is the preflight, answered before any route. */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';

@@ -25,6 +25,7 @@ import { docs } from './routes/docs.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
+import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './access/parsed-keys.ts';
 import { OriginMatcherCache } from './access/origin-matchers.ts';
@@ -37,12 +38,15 @@ interface GatewayLimits {
   pointerMaxAgeMs: number;
   /** Between readiness probes of the store and the key store (readiness.ts). */
   healthProbeMs: number;
+  /** How long a snapshot may still be read by a pinned request after it stopped being current (SNAPSHOT_PIN_SECONDS); 0: pins name only the current one. */
+  pinWindowMs: number;
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
   cacheBytes: DEFAULT_CACHE_BYTES,
   pointerMaxAgeMs: 1000,
   healthProbeMs: 2000,
+  pinWindowMs: 600_000,
 };
 
 export interface GatewayDeps {
@@ -95,7 +99,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const metrics = deps.metrics;
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
   const views = new EventViews(objects, budgets.views, log);
-  const resources = new OrganizationResources(snapshots, objects, views);
+  const pinned = new PinnedSnapshots(deps.snapshots, limits.pinWindowMs, budgets.pinned);
+  const resources = new OrganizationResources(snapshots, objects, views, pinned);
   // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
   const ownKeyRates =
     deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
@@ -104,6 +109,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const matchers = new OriginMatcherCache(budgets.origins);
   metrics?.caches({
     snapshots: snapshots.stats,
+    pinned: pinned.stats,
     objects: objects.stats,
     views: views.stats,
     parsed_keys: parsedKeys.stats,

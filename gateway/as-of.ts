@@ -22,10 +22,12 @@ import { matchRoute, pathBelowBase } from './api-routes.ts';
 import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts';
 import { manifestView } from './snapshot-cache/manifest-view.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
+import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
 
 /** One answer reads a few objects; bounds for one call, dropped after it. */
 const OBJECT_BYTES = 16 * 1024 * 1024;
 const VIEW_BYTES = 64 * 1024 * 1024;
+const MANIFEST_BYTES = 16 * 1024 * 1024;
 
 /** The gateway's own routes and rendering, with the clock at `at` (snapshot/as-of-answer.ts). */
 export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
@@ -53,12 +55,13 @@ export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
   const problem = (error: ApiError) => answer(error.status, JSON.parse(problemBytes(error, API_BASE + path).toString('utf8')), null);
 
   const objects = new ObjectCache(store, OBJECT_BYTES);
-  const resources = new OrganizationResources({ get: () => snapshot }, objects, new EventViews(objects, VIEW_BYTES));
+  // A past answer pins nothing (the clock is already `at`); earlier manifests are read for GET /changes.
+  const resources = new OrganizationResources({ get: () => snapshot }, objects, new EventViews(objects, VIEW_BYTES), new PinnedSnapshots(store, 0, MANIFEST_BYTES));
   try {
     const match = matchRoute(path);
     if (match === undefined) throw notFound();
     const query = parseQuery(url.search.slice(1));
-    const representation = await match.route.answer({ resources, organizationId: orgId, query, now: at.getTime() }, match.idOrSlug);
+    const representation = await match.route.answer({ resources, organizationId: orgId, query, now: at.getTime(), pin: undefined, snapshotId: undefined }, match.idOrSlug);
     return answer(200, JSON.parse(representation.bytes.toString('utf8')), representation.quotedEtag);
   } catch (error) {
     if (error instanceof ApiError) return problem(error);

@@ -3,6 +3,9 @@
 // every problem is (snapshot/problem.ts).
 import { HttpProblem } from '../snapshot/problem.ts';
 
+/** Names the snapshot an answer came from, and the one a request pins (docs/api.md §10). */
+export const SNAPSHOT_ID_HEADER = 'Marquee-Snapshot-Id';
+
 export type ErrorCode =
   | 'BAD_REQUEST'
   | 'API_KEY_INVALID'
@@ -12,6 +15,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
+  | 'SNAPSHOT_NOT_CURRENT'
+  | 'SNAPSHOT_EXPIRED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE'
   // Raised by the HTTP parser before a request reaches the API (gateway/protocol-errors.ts).
@@ -31,6 +36,35 @@ export const organizationSuspended = () => new ApiError(403, 'ORGANIZATION_SUSPE
 export const originNotAllowed = (origin: string) => new ApiError(403, 'API_KEY_ORIGIN_NOT_ALLOWED', 'Origin not allowed', `This key may not be used from ${origin}.`);
 export const eventNotFound = () => new ApiError(404, 'EVENT_NOT_FOUND', 'Event not found', 'No published event of this organization has that id or slug.');
 export const notFound = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'No resource at this path.');
+/**
+ * A pinned read (Marquee-Snapshot-Id) of a snapshot that stopped being current longer ago than the
+ * pin window, or that was never this organization's: the client starts over from the current one,
+ * named in the header and the body (docs/api.md §10).
+ */
+export const snapshotNotCurrent = (currentSnapshotId: string) =>
+  new ApiError(
+    409,
+    'SNAPSHOT_NOT_CURRENT',
+    'Snapshot no longer readable',
+    "The snapshot named in Marquee-Snapshot-Id is no longer readable (it stopped being current too long ago, or is not this organization's). Start over from the current snapshot, named in currentSnapshotId and in the Marquee-Snapshot-Id response header.",
+    { [SNAPSHOT_ID_HEADER]: currentSnapshotId },
+    { currentSnapshotId },
+  );
+
+/**
+ * GET /changes?since= names a snapshot the store no longer keeps (retention pruned it) or never
+ * had: nothing to compare with, so the client reads everything again (docs/api.md §10).
+ */
+export const sinceExpired = (currentSnapshotId: string) =>
+  new ApiError(
+    410,
+    'SNAPSHOT_EXPIRED',
+    'Snapshot no longer kept',
+    "The snapshot named in since is no longer kept (or was never this organization's), so there is nothing to compare with: read everything again, from GET /changes without since.",
+    {},
+    { currentSnapshotId },
+  );
+
 export const methodNotAllowed = (allow: string) =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>, detail = 'The key exceeded its limit of requests per minute.') =>

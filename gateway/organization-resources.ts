@@ -3,7 +3,8 @@
 // Synchronous while the pointer, manifest and objects are in memory (runtime/awaitable.ts).
 import { type ClockDependentKind, type EventResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
 import { after, type Awaitable } from '../runtime/awaitable.ts';
-import { ApiError, eventNotFound, notFound, organizationSuspended } from './errors.ts';
+import { ApiError, eventNotFound, notFound, organizationSuspended, sinceExpired, snapshotNotCurrent } from './errors.ts';
+import { changesAnswer } from './changes.ts';
 import { resolveEventId } from './events/resolve.ts';
 import type { EventsQuery } from '../snapshot/clock-rendering/events-query.ts';
 import type { EventViews } from './events/views.ts';
@@ -11,6 +12,7 @@ import type { Representation } from '../snapshot/representation.ts';
 import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';
+import type { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
 
 /** An event's resources served byte for byte as the builder stored them. */
 type EventPartKind = Exclude<EventResourceKind, ClockDependentKind>;
@@ -22,55 +24,95 @@ type EventPartKind = Exclude<EventResourceKind, ClockDependentKind>;
  */
 const nothingPublished = () => new ApiError(404, 'NOT_FOUND', 'Not found', 'Nothing has been published for this organization yet.');
 
+/** One request's reading of its organization's data; `snapshotId` is filled in by the reading. */
+export interface Reading {
+  readonly organizationId: string;
+  /** The snapshot the request pins (Marquee-Snapshot-Id), when it names one. */
+  readonly pin: string | undefined;
+  /** Milliseconds since the epoch: decides timing, registration and a pin's window. */
+  readonly now: number;
+  /** The snapshot whose manifest decided the answer (a 200, a 304, or a 404 EVENT_NOT_FOUND): Marquee-Snapshot-Id. */
+  snapshotId: string | undefined;
+}
+
 export class OrganizationResources {
   constructor(
     /** The current snapshots, or one fixed historical snapshot (gateway/as-of.ts). */
     private readonly snapshots: Pick<CurrentSnapshots, 'get'>,
     private readonly objects: ObjectCache,
     private readonly views: EventViews,
+    /** Snapshots a request may pin, and earlier manifests by id (GET /changes). */
+    private readonly pinned: PinnedSnapshots,
   ) {}
 
   /** `path`: the manifest path (resourcePath) of one of the organization's resources served byte for byte as stored. */
-  stored(orgId: string, path: string): Awaitable<Representation> {
-    return after(this.manifest(orgId), (manifest) => {
+  stored(reading: Reading, path: string): Awaitable<Representation> {
+    return after(this.manifest(reading), (manifest) => {
       const hash = manifest.resources.get(path);
       if (hash === undefined) throw notFound();
-      return this.objects.representation(orgId, hash);
+      return this.objects.representation(reading.organizationId, hash);
     });
   }
 
-  eventList(orgId: string, query: EventsQuery, now: number): Awaitable<Representation> {
-    return after(this.manifest(orgId), (manifest) => {
+  eventList(reading: Reading, query: EventsQuery): Awaitable<Representation> {
+    return after(this.manifest(reading), (manifest) => {
       const hash = manifest.resources.get(resourcePath.eventIndex);
       if (hash === undefined) throw notFound();
-      return this.views.page(orgId, hash, now, query);
+      return this.views.page(reading.organizationId, hash, reading.now, query);
     });
   }
 
-  event(orgId: string, idOrSlug: string, now: number): Awaitable<Representation> {
-    return after(this.manifest(orgId), (manifest) => {
+  event(reading: Reading, idOrSlug: string): Awaitable<Representation> {
+    return after(this.manifest(reading), (manifest) => {
       const hash = manifest.resources.get(resourcePath.event(this.eventId(manifest, idOrSlug)))!;
-      return this.views.detail(orgId, hash, now);
+      return this.views.detail(reading.organizationId, hash, reading.now);
     });
   }
 
-  eventPart(orgId: string, idOrSlug: string, kind: EventPartKind): Awaitable<Representation> {
-    return after(this.manifest(orgId), (manifest) => {
+  eventPart(reading: Reading, idOrSlug: string, kind: EventPartKind): Awaitable<Representation> {
+    return after(this.manifest(reading), (manifest) => {
       const path = resourcePath[kind](this.eventId(manifest, idOrSlug));
       const hash = manifest.resources.get(path);
       // The builder publishes every part of every event it publishes; a gap is a broken snapshot.
-      if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${orgId} lacks ${path} (asked as ${idOrSlug})`);
-      return this.objects.representation(orgId, hash);
+      if (hash === undefined) throw new Error(`manifest ${manifest.snapshotId} of organization ${reading.organizationId} lacks ${path} (asked as ${idOrSlug})`);
+      return this.objects.representation(reading.organizationId, hash);
     });
   }
 
-  /** Organization state checked again here: the pointer may have changed since authentication. */
-  private manifest(orgId: string): Awaitable<ManifestView> {
-    return after(this.snapshots.get(orgId), (snapshot) => {
+  /** GET /changes: what changed since the snapshot `since` (undefined: every path), as of the snapshot the request reads. */
+  changes(reading: Reading, since: string | undefined): Awaitable<Representation> {
+    return after(this.manifest(reading), (manifest) => {
+      const earlier = since === undefined ? null : since === manifest.snapshotId ? manifest : this.pinned.manifestOf(reading.organizationId, since);
+      return after(earlier, (compared) => {
+        if (compared === undefined) throw sinceExpired(manifest.snapshotId);
+        const indexHash = manifest.resources.get(resourcePath.eventIndex);
+        if (indexHash === undefined) return changesAnswer(manifest, compared, undefined, reading.now);
+        return this.views.withIndex(reading.organizationId, indexHash, (index) => changesAnswer(manifest, compared, index, reading.now));
+      });
+    });
+  }
+
+  /**
+   * The manifest the answer comes from: the current one, or the pinned one while it may be read.
+   * Organization state checked again here, always the current one: the pointer may have changed
+   * since authentication, and a pin never reads past a suspension.
+   */
+  private manifest(reading: Reading): Awaitable<ManifestView> {
+    return after(this.snapshots.get(reading.organizationId), (snapshot) => {
       if (!snapshot) throw nothingPublished();
       if (snapshot.state !== 'active') throw organizationSuspended();
-      if (!snapshot.manifest) throw nothingPublished();
-      return snapshot.manifest;
+      const current = snapshot.manifest;
+      if (!current) throw nothingPublished();
+      const pin = reading.pin;
+      if (pin === undefined || pin === current.snapshotId) {
+        reading.snapshotId = current.snapshotId;
+        return current;
+      }
+      return after(this.pinned.resolve(reading.organizationId, current, pin, reading.now), (manifest) => {
+        if (manifest === undefined) throw snapshotNotCurrent(current.snapshotId);
+        reading.snapshotId = manifest.snapshotId;
+        return manifest;
+      });
     });
   }
 

@@ -28,6 +28,8 @@ export class HttpProblem<Code extends string = string> extends Error {
     readonly detail: string,
     /** Extra response headers (Retry-After, Allow, rate-limit headers); a list is sent as that many headers. */
     readonly headers: Readonly<Record<string, string | readonly string[]>> = {},
+    /** Members the problem's type adds to the body (RFC 9457 §3.2), each listed in schemas/problem-details.schema.json. */
+    readonly extensions: Readonly<Pick<ProblemDetails, 'currentSnapshotId'>> = {},
   ) {
     super(`${errorCode}: ${detail}`);
   }
@@ -42,6 +44,7 @@ export function problemBytes(problem: HttpProblem, instance: string | null): Buf
     detail: problem.detail,
     instance,
     errorCode: problem.errorCode,
+    ...problem.extensions,
   };
   return Buffer.from(canonicalJson(body, PROBLEM_ORDER), 'utf8');
 }

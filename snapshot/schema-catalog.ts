@@ -21,6 +21,7 @@ export type SchemaName =
   | 'event-summary'
   | 'event-detail'
   | 'paged-event-summaries'
+  | 'changes'
   | 'problem-details'
   | 'manifest'
   | 'pointer'

@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed since a snapshot
+         * @description With `since` (a snapshot id an earlier answer named): every path whose stored source changed since that snapshot, with the `ETag` a GET of it answers now, and every path removed — read from the two snapshots alone. Without `since`: every path with its `ETag`, the initial sync. `/events` stands for the list without parameters; lists and details whose answers depend on the clock are named when their stored source changed, and `nextClockChangeAt` says when the clock alone will next change one (rebuild then, with no publish). A `since` the store no longer keeps is 410 `SNAPSHOT_EXPIRED`: read everything again. Pin it (`Marquee-Snapshot-Id`) like any answer.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -361,6 +381,25 @@ export interface components {
             hasMore: boolean;
         };
         /**
+         * Changes
+         * @description docs/api.md §10, the body of GET /changes: what changed between two snapshots of the key's organization, or, without since, every path there is.
+         */
+        Changes: {
+            /** @description The snapshot the answer describes: the current one, or the one the request pinned. */
+            snapshotId: string;
+            /** @description The snapshot compared with (the `since` parameter); null without it, when `changed` lists every path. */
+            since: string | null;
+            /** @description Every path whose stored source changed since `since` (or every path, without it), by path, with the ETag a GET of it answers now. `/events` stands for the list without parameters. */
+            changed: {
+                path: string;
+                etag: string;
+            }[];
+            /** @description Every path `since` had that the snapshot no longer has, by path. */
+            removed: string[];
+            /** @description The next instant at which an answer of the organization may change by the clock alone (an event starting or ending, registration opening or closing), in UTC; null when none is ahead. */
+            nextClockChangeAt: string | null;
+        };
+        /**
          * ProblemDetails
          * @description docs/api.md §2 and §7: RFC 7807 error body.
          */
@@ -371,6 +410,8 @@ export interface components {
             detail: string | null;
             instance: string | null;
             errorCode: string;
+            /** @description 409 SNAPSHOT_NOT_CURRENT: the organization's current snapshot, to start over from (docs/api.md §10). */
+            currentSnapshotId?: string;
         };
     };
     responses: {
@@ -378,6 +419,7 @@ export interface components {
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
+                "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -387,7 +429,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice. `detail` names the parameter and the rule. */
+        /** @description A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice; or `Marquee-Snapshot-Id` is not a snapshot id. `detail` names the parameter and the rule. */
         InvalidEventsParameter: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
@@ -404,7 +446,7 @@ export interface components {
                 };
             };
         };
-        /** @description The `idOrSlug` path segment is not validly percent-encoded. */
+        /** @description The `idOrSlug` path segment is not validly percent-encoded, or `Marquee-Snapshot-Id` is not a snapshot id. */
         InvalidPathEncoding: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
@@ -418,6 +460,75 @@ export interface components {
                 "application/problem+json": components["schemas"]["ProblemDetails"] & {
                     /** @enum {unknown} */
                     errorCode: "BAD_REQUEST";
+                };
+            };
+        };
+        /** @description `since` is not one snapshot id, or `Marquee-Snapshot-Id` is not a snapshot id. `detail` names which. */
+        InvalidChangesParameter: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "BAD_REQUEST";
+                };
+            };
+        };
+        /** @description `since` names a snapshot the store no longer keeps (retention pruned it) or never had: there is nothing to compare with. Read everything again, from `/changes` without `since`; `currentSnapshotId` names the current snapshot. */
+        SinceExpired: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "SNAPSHOT_EXPIRED";
+                };
+            };
+        };
+        /** @description `Marquee-Snapshot-Id` is not a snapshot id (one header, as an earlier answer named it). */
+        InvalidSnapshotPin: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "BAD_REQUEST";
+                };
+            };
+        };
+        /** @description The snapshot the request pins (`Marquee-Snapshot-Id`) stopped being current longer ago than the pin window, or was never this organization's. `currentSnapshotId` and the `Marquee-Snapshot-Id` header name the current snapshot: start over from it. */
+        SnapshotNotCurrent: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "SNAPSHOT_NOT_CURRENT";
                 };
             };
         };
@@ -487,6 +598,11 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                /**
+                 * @description With `EVENT_NOT_FOUND`: the snapshot that has no such event.
+                 * @example 20260501T120000000Z-3f1d8b6a4c2e
+                 */
+                "Marquee-Snapshot-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -604,6 +720,10 @@ export interface components {
          * @example summit-2027
          */
         IdOrSlug: string;
+        /** @description A snapshot id an earlier answer named (its `Marquee-Snapshot-Id`, or `snapshotId` of an earlier `/changes`). Without it, every path is listed. */
+        Since: string;
+        /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+        SnapshotPin: string;
         /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
         IfNoneMatch: string;
     };
@@ -640,6 +760,11 @@ export interface components {
         /** @description The methods this path answers. */
         Allow: "GET, HEAD, OPTIONS";
         /**
+         * @description The snapshot the answer came from: the current one, or the one the request pinned. Send it back as the request header of the same name to read the same snapshot again.
+         * @example 20260501T120000000Z-3f1d8b6a4c2e
+         */
+        "Marquee-Snapshot-Id": string;
+        /**
          * @description Every response: the request's id, as sent in the request's own `X-Request-Id` when that is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise a new one. Quote it when reporting a problem: the gateway's logs name it.
          * @example f81d4fae-7dec-11d0-a765-00a0c91e6bf6
          */
@@ -655,6 +780,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path?: never;
             cookie?: never;
@@ -666,6 +793,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -677,10 +805,12 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidSnapshotPin"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -692,6 +822,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path?: never;
             cookie?: never;
@@ -703,6 +835,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -714,10 +847,12 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidSnapshotPin"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -729,6 +864,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path?: never;
             cookie?: never;
@@ -740,6 +877,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -751,10 +889,12 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidSnapshotPin"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -766,6 +906,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path?: never;
             cookie?: never;
@@ -777,6 +919,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -788,10 +931,12 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidSnapshotPin"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -810,6 +955,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path?: never;
             cookie?: never;
@@ -821,6 +968,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -837,6 +985,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -848,6 +997,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path: {
                 /**
@@ -865,6 +1016,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -881,6 +1033,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -892,6 +1045,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path: {
                 /**
@@ -909,6 +1064,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -925,6 +1081,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -936,6 +1093,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path: {
                 /**
@@ -953,6 +1112,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -969,6 +1129,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -980,6 +1141,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
             path: {
                 /**
@@ -997,6 +1160,7 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -1013,6 +1177,53 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description A snapshot id an earlier answer named (its `Marquee-Snapshot-Id`, or `snapshotId` of an earlier `/changes`). Without it, every path is listed. */
+                since?: components["parameters"]["Since"];
+            };
+            header?: {
+                /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
+                "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What changed since a snapshot. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["InvalidChangesParameter"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["SnapshotNotCurrent"];
+            410: components["responses"]["SinceExpired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -11,6 +11,7 @@ import type { components, paths } from './api.d.ts';
 
 export type Organization = components['schemas']['Organization'];
 export type EventSummary = components['schemas']['EventSummary'];
+export type Changes = components['schemas']['Changes'];
 
 /** One client per gateway and key, e.g. createMarqueeClient('https://api.example.org', process.env.MARQUEE_KEY!). */
 export function createMarqueeClient(gatewayUrl: string, apiKey: string) {
@@ -75,4 +76,15 @@ export async function revalidate<T>(
 /** The organization, revalidated against what the site already has (if anything). */
 export function fetchOrganization(client: MarqueeClient, cached?: Cached<Organization>) {
   return revalidate(cached, (etag) => client.GET('/organization', { params: { header: { 'If-None-Match': etag } } }));
+}
+
+/**
+ * What changed since the snapshot the site last synced: `since` is the `snapshotId` of the last
+ * answer; without it, every path with its ETag (the first sync). Refetch the `changed` paths whose
+ * ETag differs from the one kept, drop the `removed` ones, and rebuild again at
+ * `nextClockChangeAt` even if nothing is published. A MarqueeError 410 `SNAPSHOT_EXPIRED`: sync
+ * everything again.
+ */
+export async function fetchChanges(client: MarqueeClient, since?: string): Promise<Changes> {
+  return unwrap(await client.GET('/changes', { params: { query: since === undefined ? {} : { since } } }));
 }

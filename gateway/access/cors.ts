@@ -7,9 +7,10 @@ import type { RequestHandler, Response } from 'express';
 // docs/design.md "CORS": open on every response, errors included, so page JavaScript can read
 // `errorCode`. No Access-Control-Allow-Credentials: browser requests carry no cookies (§5.8).
 // X-Request-Id: so page JavaScript can quote the id of a request when reporting a problem, and send its own.
-const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id';
+// Marquee-Snapshot-Id: so a page can read which snapshot answered, and pin its next reads to it (docs/api.md §10).
+const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Marquee-Snapshot-Id';
 const ALLOWED_METHODS = 'GET, HEAD';
-const ALLOWED_HEADERS = 'Authorization, X-Api-Key, If-None-Match, X-Request-Id';
+const ALLOWED_HEADERS = 'Authorization, X-Api-Key, If-None-Match, X-Request-Id, Marquee-Snapshot-Id';
 // Chromium caps a preflight cache at 2 hours; asking for more gains nothing there.
 const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 // ACAO is the constant `*`, so it needs no `Vary: Origin` for CORS's sake. But the response does

@@ -1,5 +1,6 @@
-// GET /events parameters (docs/api.md §4; docs/design.md decisions table): defaults, and a 400 naming the
-// parameter and the rule for anything else. Unknown parameters are ignored.
+// GET /events parameters (docs/api.md §4; docs/design.md decisions table), and GET /changes's `since`
+// (§10): defaults, and a 400 naming the parameter and the rule for anything else. Unknown parameters
+// are ignored.
 import { DEFAULT_EVENTS_QUERY, type EventsQuery, type TimingFilter } from '../../snapshot/clock-rendering/events-query.ts';
 import { badRequest } from '../errors.ts';
 
@@ -20,6 +21,15 @@ export function parseEventsQuery(query: Readonly<Record<string, unknown>>): Even
     page: integer(query, 'page', 1, MAX_PAGE, DEFAULT_EVENTS_QUERY.page),
     pageSize: integer(query, 'pageSize', 1, MAX_PAGE_SIZE, DEFAULT_EVENTS_QUERY.pageSize),
   };
+}
+
+const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
+
+/** GET /changes's `since`: a snapshot id as an answer named it (docs/api.md §10); undefined without it. */
+export function parseSince(query: Readonly<Record<string, unknown>>): string | undefined {
+  const since = single(query, 'since');
+  if (since !== undefined && !SNAPSHOT_ID.test(since)) throw badRequest('since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.');
+  return since;
 }
 
 function single(query: Readonly<Record<string, unknown>>, name: string): string | undefined {

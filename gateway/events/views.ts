@@ -48,6 +48,16 @@ export class EventViews {
     return after(entry, (held) => this.rendered(hash, held, (held.view as EventIndexView).page(now, query)));
   }
 
+  /** The index `hash` itself, for what is read off it besides pages (GET /changes: clock states and the next clock change). */
+  withIndex<T>(orgId: string, hash: string, use: (view: EventIndexView) => T): Awaitable<T> {
+    const entry = this.cache.get(hash, () => this.load(orgId, hash, (bytes) => EventIndexView.parse(hash, bytes, this.maxBytes)));
+    return after(entry, (held) => {
+      const result = use(held.view as EventIndexView);
+      this.rendered(hash, held, undefined);
+      return result;
+    });
+  }
+
   /** GET /events/{id}: the detail `hash` as at `now`. */
   detail(orgId: string, hash: string, now: number): Awaitable<Representation> {
     const entry = this.cache.get(hash, () => this.load(orgId, hash, (bytes) => EventDetailView.parse(hash, bytes)));
@@ -73,7 +83,7 @@ export class EventViews {
   }
 
   /** The representation, after weighing the view again if rendering it changed what it keeps (a page rendered, an old window dropped). */
-  private rendered(hash: string, entry: Weighted, representation: Representation): Representation {
+  private rendered<R>(hash: string, entry: Weighted, representation: R): R {
     const weight = entry.view.parsedBytes + entry.view.renderedBytes;
     if (weight !== entry.weight) {
       entry.weight = weight;

@@ -8,11 +8,10 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccessControl, Grant } from '../access/access-control.ts';
 import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
-import { methodNotAllowed, notFound } from '../errors.ts';
-import type { KeyRecord } from '../../records/keys/key-store.ts';
+import { ApiError, badRequest, methodNotAllowed, notFound, SNAPSHOT_ID_HEADER } from '../errors.ts';
 import type { Representation } from '../../snapshot/representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
-import { ALLOWED_METHODS, matchRoute, pathBelowBase } from '../api-routes.ts';
+import { ALLOWED_METHODS, matchRoute, pathBelowBase, type RouteContext } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';
 
 export interface ApiRouterOptions {
@@ -26,15 +25,15 @@ export interface ApiRouterOptions {
 
 export function apiRouter({ access, resources, clock, observe }: ApiRouterOptions): RequestHandler {
   /**
-   * The representation for an authenticated request. The organization is the key's (docs/api.md §5.3):
-   * nothing in the URL names one. Unknown path (404) before method (405), and an undecodable
-   * `{idOrSlug}` (400) before both, as the router answered them.
+   * The representation for an authenticated request, read as `context` says. The organization is
+   * the key's (docs/api.md §5.3): nothing in the URL names one. Unknown path (404) before method
+   * (405), and an undecodable `{idOrSlug}` (400) before both, as the router answered them.
    */
-  const answer = (req: Request, path: string, key: KeyRecord): Awaitable<Representation> => {
+  const answer = (req: Request, path: string, context: RouteContext): Awaitable<Representation> => {
     const match = matchRoute(path);
     if (match === undefined) throw notFound();
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(ALLOWED_METHODS);
-    return match.route.answer({ resources, organizationId: key.organizationId, query: req.query, now: clock() }, match.idOrSlug);
+    return match.route.answer(context, match.idOrSlug);
   };
 
   return function serveApi(req, res, next) {
@@ -59,28 +58,51 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
   };
 
   function respond(req: Request, res: Response, next: NextFunction, path: string, grant: Grant): void {
+    let context: RouteContext | undefined;
     try {
-      const representation = answer(req, path, grant.key);
+      const pin = req.headers[PIN_HEADER];
+      const reading: RouteContext = {
+        resources,
+        organizationId: grant.key.organizationId,
+        query: req.query,
+        now: clock(),
+        pin: pin === undefined ? undefined : pinOf(pin),
+        snapshotId: undefined,
+      };
+      context = reading;
+      const representation = answer(req, path, reading);
       if (representation instanceof Promise) {
         representation.then(
-          (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders),
-          (error) => fail(res, next, grant, error),
+          (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!),
+          (error) => fail(res, next, grant, error, reading.snapshotId),
         );
       } else {
-        sendRepresentation(req, res, representation, grant.rateLimitHeaders);
+        sendRepresentation(req, res, representation, grant.rateLimitHeaders, reading.snapshotId!);
       }
     } catch (error) {
-      fail(res, next, grant, error);
+      fail(res, next, grant, error, context?.snapshotId);
     }
   }
 }
 
+/** The request header naming a snapshot to read from (docs/api.md §10), as Node keys it. */
+const PIN_HEADER = SNAPSHOT_ID_HEADER.toLowerCase();
+const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
+
+/** The pinned snapshot id; a value that cannot be one is the client's 400, after the checks before parameters. */
+function pinOf(header: string | string[]): string {
+  if (typeof header === 'string' && SNAPSHOT_ID.test(header)) return header;
+  throw badRequest(`${SNAPSHOT_ID_HEADER} must be one snapshot id, as an earlier answer named it (such as 20261122T215748194Z-b6d0c546dfb6).`);
+}
+
 /**
  * To gateway/problem.ts with the headers a 200 would have written in its batch: CORS on every
- * response, and the rate-limit state on every response after the rate-limit check.
+ * response, and the rate-limit state on every response after the rate-limit check; and the
+ * snapshot that decided a 404 EVENT_NOT_FOUND (no other error is a snapshot's answer).
  */
-function fail(res: Response, next: NextFunction, grant: Grant | undefined, error: unknown): void {
+function fail(res: Response, next: NextFunction, grant: Grant | undefined, error: unknown, snapshotId?: string): void {
   setHeaders(res, CORS_HEADERS);
   if (grant !== undefined) setHeaders(res, grant.rateLimitHeaders);
+  if (snapshotId !== undefined && error instanceof ApiError && error.errorCode === 'EVENT_NOT_FOUND') res.setHeader(SNAPSHOT_ID_HEADER, snapshotId);
   next(error);
 }

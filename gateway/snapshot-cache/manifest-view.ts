@@ -10,6 +10,11 @@ export interface ManifestView {
   readonly resources: ReadonlyMap<string, string>;
   /** Event slug → event id. */
   readonly slugs: ReadonlyMap<string, string>;
+  /** The snapshot this one replaced, and its manifest's hash when the chain names it: how far back a pin may read (pinned-snapshots.ts). */
+  readonly previousSnapshotId: string | null;
+  readonly previousHash: string | null;
+  /** Milliseconds since the epoch: when this snapshot became current, so when the one before stopped being current. */
+  readonly publishedAt: number;
 }
 
 export function manifestView(manifest: Manifest, hash: string): ManifestView {
@@ -18,6 +23,9 @@ export function manifestView(manifest: Manifest, hash: string): ManifestView {
     hash,
     resources: new Map(Object.entries(manifest.resources)),
     slugs: new Map(Object.entries(manifest.slugs)),
+    previousSnapshotId: manifest.previousSnapshotId,
+    previousHash: manifest.previous ?? null,
+    publishedAt: Date.parse(manifest.publishedAt),
   };
 }
 
@@ -27,7 +35,7 @@ export function manifestView(manifest: Manifest, hash: string): ManifestView {
  * and the Map's slot. Measured with bench/cache-weights.ts; see the constants.
  */
 export function weighManifestView(view: ManifestView): number {
-  let bytes = VIEW_BYTES + view.snapshotId.length + view.hash.length;
+  let bytes = VIEW_BYTES + view.snapshotId.length + view.hash.length + (view.previousSnapshotId?.length ?? 0) + (view.previousHash?.length ?? 0);
   for (const [path, hash] of view.resources) bytes += MAPPED_PAIR_BYTES + path.length + hash.length;
   for (const [slug, id] of view.slugs) bytes += MAPPED_PAIR_BYTES + slug.length + id.length;
   return bytes;

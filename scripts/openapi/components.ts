@@ -22,6 +22,7 @@ export const COMPONENT_SOURCES = {
   EventSummary: 'event-summary',
   EventDetail: 'event-detail',
   PagedResponseOfEventSummary: 'paged-event-summaries',
+  Changes: 'changes',
   ProblemDetails: 'problem-details',
 } as const;
 

@@ -28,7 +28,7 @@ carrying \`Origin\` is refused with it.
 
 **Order of checks.** Key (401; an address that keeps sending invalid keys gets 429 instead),
 organization state (403), browser origin (403), rate limit (429), path (404) and method (405),
-parameters (400), the resource (404). Any path below the base that names no operation here
+parameters and \`Marquee-Snapshot-Id\` (400), a pinned snapshot (409), the resource (404). Any path below the base that names no operation here
 answers 404 \`NOT_FOUND\` once the key has passed (\`x-unknown-paths\` lists its answers); a method
 other than GET, HEAD or OPTIONS answers 405 \`METHOD_NOT_ALLOWED\` with \`Allow\`.
 
@@ -37,6 +37,15 @@ Send the tag back in \`If-None-Match\` (one tag, a list, or \`*\`; compared weak
 request's own \`Cache-Control\` says): while the content is unchanged the answer is 304 without a
 body. Event lists and details depend on the clock (\`timing\`, \`isRegistrationOpen\`); their tag
 changes exactly when those fields do. Errors carry \`Cache-Control: no-store\` and no tag.
+
+**One build, one snapshot.** Every answer a snapshot decides (200, 304, 404 \`EVENT_NOT_FOUND\`)
+names it in \`Marquee-Snapshot-Id\`. Send that id back in the request header of the same name and
+the answer comes from that snapshot while it is current or stopped being current less than the pin
+window ago (10 minutes unless the operator says otherwise), so a site's build that reads many
+answers reads one snapshot throughout. Past the window, or for an id the organization never had,
+the answer is 409 \`SNAPSHOT_NOT_CURRENT\` naming the current snapshot: start over from it. A pin
+changes nothing else: the key, its origins, the rate limit and the organization's state are judged
+now, and clock-dependent fields are computed for now.
 
 **Rate limit.** Requests are counted per key in a sliding 60-second window. Every response to a
 counted request carries \`RateLimit-Policy\` and \`RateLimit\` (IETF HTTPAPI RateLimit header fields
@@ -65,14 +74,16 @@ const JSON_TYPE = 'application/json';
  * resource catalog), which gives the path, the operationId and the 200 body's schema.
  */
 interface OperationText {
-  tag: 'Organization' | 'Events';
+  tag: 'Organization' | 'Events' | 'Changes';
   summary: string;
   description: string;
   example: ExampleName;
   parameters: readonly string[];
-  /** The 400 and 404 responses of components.responses, when the operation can give them. */
+  /** The 400 (beside a malformed pin, which every operation can answer) and 404 responses of components.responses. */
   badRequest?: string;
   notFound: 'NotFound' | 'EventNotFound';
+  /** A 410 of components.responses, for an operation that can give one. */
+  gone?: string;
 }
 
 const EVENT_PART_ERRORS = { parameters: ['IdOrSlug'], badRequest: 'InvalidPathEncoding', notFound: 'EventNotFound' } as const;
@@ -151,12 +162,29 @@ const OPERATION_TEXT: Record<string, OperationText> = {
     example: 'eventSponsors',
     ...EVENT_PART_ERRORS,
   },
+  listChanges: {
+    tag: 'Changes',
+    summary: 'What changed since a snapshot',
+    description:
+      'With `since` (a snapshot id an earlier answer named): every path whose stored source changed since that snapshot, with the `ETag` a GET of it answers now, ' +
+      'and every path removed — read from the two snapshots alone. Without `since`: every path with its `ETag`, the initial sync. ' +
+      '`/events` stands for the list without parameters; lists and details whose answers depend on the clock are named when their stored source changed, ' +
+      'and `nextClockChangeAt` says when the clock alone will next change one (rebuild then, with no publish). ' +
+      'A `since` the store no longer keeps is 410 `SNAPSHOT_EXPIRED`: read everything again. Pin it (`Marquee-Snapshot-Id`) like any answer.',
+    example: 'changes',
+    parameters: ['Since'],
+    badRequest: 'InvalidChangesParameter',
+    notFound: 'NotFound',
+    gone: 'SinceExpired',
+  },
 };
 
 // Response headers (RFC 9110 unless said otherwise). In components.headers they are required;
 // where a header is sent only sometimes, the response copies it with `required: false`.
 /** A strong entity tag (RFC 9110 §8.8.3): the gateway never sends weak ones. */
 const ENTITY_TAG = '^"[\\x21\\x23-\\x7e]*"$';
+/** A snapshot id: when it was published (UTC, to the millisecond) and a digest of its content. */
+const SNAPSHOT_ID = '^\\d{8}T\\d{9}Z-[0-9a-f]{12}$';
 
 const HEADERS: Record<string, JsonSchema> = {
   ETag: {
@@ -207,6 +235,13 @@ const HEADERS: Record<string, JsonSchema> = {
     description: 'The methods this path answers.',
     required: true,
     schema: { type: 'string', const: 'GET, HEAD, OPTIONS' },
+  },
+  'Marquee-Snapshot-Id': {
+    description:
+      'The snapshot the answer came from: the current one, or the one the request pinned. Send it back as the request header of the same name to read the same snapshot again.',
+    required: true,
+    schema: { type: 'string', pattern: SNAPSHOT_ID },
+    example: '20260501T120000000Z-3f1d8b6a4c2e',
   },
   'X-Request-Id': {
     description:
@@ -270,6 +305,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
       description: 'The representation is unchanged since the tag sent in `If-None-Match`: no body.',
       headers: {
         ETag: headerRef('ETag'),
+        'Marquee-Snapshot-Id': headerRef('Marquee-Snapshot-Id'),
         'Cache-Control': headerRef('Cache-Control'),
         ...COUNTED,
         'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
@@ -277,12 +313,37 @@ export function openApiDocument(examples: Examples): JsonSchema {
       },
     },
     InvalidEventsParameter: problem(
-      'A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice. `detail` names the parameter and the rule.',
+      'A parameter is invalid: not an integer, out of range, an unknown `timing`, or given twice; or `Marquee-Snapshot-Id` is not a snapshot id. `detail` names the parameter and the rule.',
       ['BAD_REQUEST'],
       ['invalidParameter'],
       COUNTED,
     ),
-    InvalidPathEncoding: problem('The `idOrSlug` path segment is not validly percent-encoded.', ['BAD_REQUEST'], ['invalidPathEncoding'], COUNTED),
+    InvalidPathEncoding: problem(
+      'The `idOrSlug` path segment is not validly percent-encoded, or `Marquee-Snapshot-Id` is not a snapshot id.',
+      ['BAD_REQUEST'],
+      ['invalidPathEncoding'],
+      COUNTED,
+    ),
+    InvalidChangesParameter: problem(
+      '`since` is not one snapshot id, or `Marquee-Snapshot-Id` is not a snapshot id. `detail` names which.',
+      ['BAD_REQUEST'],
+      ['invalidSince'],
+      COUNTED,
+    ),
+    SinceExpired: problem(
+      '`since` names a snapshot the store no longer keeps (retention pruned it) or never had: there is nothing to compare with. Read everything again, from `/changes` without `since`; `currentSnapshotId` names the current snapshot.',
+      ['SNAPSHOT_EXPIRED'],
+      ['sinceExpired'],
+      COUNTED,
+    ),
+    InvalidSnapshotPin: problem('`Marquee-Snapshot-Id` is not a snapshot id (one header, as an earlier answer named it).', ['BAD_REQUEST'], ['invalidSnapshotPin'], COUNTED),
+    SnapshotNotCurrent: problem(
+      "The snapshot the request pins (`Marquee-Snapshot-Id`) stopped being current longer ago than the pin window, or was never this organization's. " +
+        '`currentSnapshotId` and the `Marquee-Snapshot-Id` header name the current snapshot: start over from it.',
+      ['SNAPSHOT_NOT_CURRENT'],
+      ['snapshotNotCurrent'],
+      { ...COUNTED, 'Marquee-Snapshot-Id': headerRef('Marquee-Snapshot-Id') },
+    ),
     Unauthorized: problem('The key is missing, malformed, unknown or revoked, or the two key headers carry different keys.', ['API_KEY_INVALID'], ['keyMissing'], {
       'WWW-Authenticate': headerRef('WWW-Authenticate'),
     }),
@@ -304,7 +365,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
         '`NOT_FOUND`: nothing has been published for the organization yet.',
       ['EVENT_NOT_FOUND', 'NOT_FOUND'],
       ['eventNotFound', 'nothingPublishedEvent'],
-      COUNTED,
+      { ...COUNTED, 'Marquee-Snapshot-Id': { ...HEADERS['Marquee-Snapshot-Id'], description: 'With `EVENT_NOT_FOUND`: the snapshot that has no such event.', required: false } },
     ),
     MethodNotAllowed: problem('Any method other than GET, HEAD and OPTIONS on this path: the API is read-only.', ['METHOD_NOT_ALLOWED'], ['methodNotAllowed'], {
       ...COUNTED,
@@ -349,13 +410,14 @@ export function openApiDocument(examples: Examples): JsonSchema {
         tags: [operation.tag],
         summary: operation.summary,
         description: operation.description,
-        parameters: [...operation.parameters, 'IfNoneMatch'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+        parameters: [...operation.parameters, 'IfNoneMatch', 'SnapshotPin'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
         responses: sortedByStatus({
           200: {
             description: `${operation.summary}.`,
             headers: {
               ETag: headerRef('ETag'),
               'Cache-Control': headerRef('Cache-Control'),
+              'Marquee-Snapshot-Id': headerRef('Marquee-Snapshot-Id'),
               ...COUNTED,
               'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
               'X-Request-Id': headerRef('X-Request-Id'),
@@ -363,8 +425,10 @@ export function openApiDocument(examples: Examples): JsonSchema {
             content: { [JSON_TYPE]: { schema: body, examples: { [operation.example]: exampleOf(operation.example, body) } } },
           },
           304: { $ref: '#/components/responses/NotModified' },
-          ...(operation.badRequest ? { 400: { $ref: `#/components/responses/${operation.badRequest}` } } : {}),
+          400: { $ref: `#/components/responses/${operation.badRequest ?? 'InvalidSnapshotPin'}` },
           ...accessResponses,
+          409: { $ref: '#/components/responses/SnapshotNotCurrent' },
+          ...(operation.gone ? { 410: { $ref: `#/components/responses/${operation.gone}` } } : {}),
           404: { $ref: `#/components/responses/${operation.notFound}` },
           405: { $ref: '#/components/responses/MethodNotAllowed' },
         }),
@@ -391,6 +455,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
     tags: [
       { name: 'Organization', description: "The organization's profile, team, speakers and sponsor pool." },
       { name: 'Events', description: 'Published events, their programme, speakers and sponsors.' },
+      { name: 'Changes', description: 'What changed between snapshots, and when the clock next changes an answer: for sites that rebuild incrementally.' },
     ],
     paths,
     'x-unknown-paths': {
@@ -429,6 +494,21 @@ export function openApiDocument(examples: Examples): JsonSchema {
           description: "The event's id (a UUID, in any letter case) or its slug within the key's organization.",
           schema: { type: 'string', minLength: 1 },
           example: examples.event.target.split('/').pop(),
+        },
+        Since: {
+          name: 'since',
+          in: 'query',
+          required: false,
+          description: 'A snapshot id an earlier answer named (its `Marquee-Snapshot-Id`, or `snapshotId` of an earlier `/changes`). Without it, every path is listed.',
+          schema: { type: 'string', pattern: SNAPSHOT_ID },
+        },
+        SnapshotPin: {
+          name: 'Marquee-Snapshot-Id',
+          in: 'header',
+          required: false,
+          description:
+            'A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`.',
+          schema: { type: 'string', pattern: SNAPSHOT_ID },
         },
         IfNoneMatch: {
           name: 'If-None-Match',

@@ -47,6 +47,8 @@ interface ExampleRequest {
   overLimit?: true;
   /** Sent to a gateway that cannot reach the storage of the key's organization, and never could. */
   storageDown?: true;
+  /** Marquee-Snapshot-Id: the snapshot the request pins. */
+  pin?: string;
 }
 
 /** Every request an example is taken from, by the name the document uses. */
@@ -60,12 +62,19 @@ export const EXAMPLE_REQUESTS = {
   eventSessions: { path: `/events/${SAMPLE.events.nordicSummit.slug}/sessions`, key: 'nordic' },
   eventSpeakers: { path: `/events/${SAMPLE.events.nordicSummit.slug}/speakers`, key: 'nordic' },
   eventSponsors: { path: `/events/${SAMPLE.events.nordicSummit.slug}/sponsors`, key: 'nordic' },
+  // The initial sync (every path with its tag), a since that names no snapshot, and one the store does not keep.
+  changes: { path: '/changes', key: 'nordic' },
+  invalidSince: { path: '/changes?since=yesterday', key: 'nordic' },
+  sinceExpired: { path: '/changes?since=20260401T080000000Z-0123456789ab', key: 'nordic' },
   invalidParameter: { path: '/events?pageSize=500', key: 'nordic' },
   invalidPathEncoding: { path: '/events/summit-2027%E0%A4', key: 'nordic' },
   keyMissing: { path: '/organization' },
   organizationSuspended: { path: '/organization', key: 'harbor' },
   originNotAllowed: { path: '/events', key: 'nordicSite', origin: OTHER_SITE },
   eventNotFound: { path: `/events/${SAMPLE.events.springDraft.slug}`, key: 'nordic' },
+  // A pin on a snapshot Nordic never had (docs/api.md §10), and a pin that names no snapshot at all.
+  snapshotNotCurrent: { path: '/events', key: 'nordic', pin: '20260401T080000000Z-0123456789ab' },
+  invalidSnapshotPin: { path: '/organization', key: 'nordic', pin: 'yesterday' },
   unknownPath: { path: '/venues', key: 'nordic' },
   // Pacific is left out of the build: its key is valid, but nothing has been published for it yet.
   nothingPublished: { path: '/events', key: 'pacific' },
@@ -148,6 +157,7 @@ async function ask(origin: string, spec: ExampleRequest, secrets: Record<KeyName
   const headers: Record<string, string> = {};
   if (spec.key !== undefined) headers['x-api-key'] = secrets[spec.key];
   if (spec.origin !== undefined) headers.origin = spec.origin;
+  if (spec.pin !== undefined) headers['marquee-snapshot-id'] = spec.pin;
   // A fixed id, so that the examples' `instance` (path#request=id) is the same on every generation.
   headers['x-request-id'] = EXAMPLE_REQUEST_ID;
   const response = await request(origin + target, { method: method as 'GET', headers });

@@ -54,9 +54,14 @@ export class EventDetailView {
    * clock's alone. For a stored detail read once (a webhook message names the tag).
    */
   static tagAt(hash: string, stored: { clock: EventClock }, now: number): string {
-    return computedTag(hash, tagState(clockStateAt(parseClock(stored.clock), now)));
+    return detailTag(hash, clockStateAt(parseClock(stored.clock), now));
   }
 }
 
 /** What, besides the source's hash, names a rendering of the detail. */
 const tagState = (state: ClockState): string => String(state);
+
+/** The tag, unquoted, of the detail `hash` rendered in clock state `state`: for who knows the state without the detail (GET /changes reads it from the index). */
+export function detailTag(hash: string, state: ClockState): string {
+  return computedTag(hash, tagState(state));
+}

@@ -46,6 +46,10 @@ interface Window {
 const TIMING_TEXT = { upcoming: Buffer.from('upcoming'), ongoing: Buffer.from('ongoing'), past: Buffer.from('past') } as const;
 const OPEN_TEXT = { true: Buffer.from('true'), false: Buffer.from('false') } as const;
 const PAGE_HEAD = Buffer.from('{"items":[');
+const ID_PREFIX = '{"id":"';
+const UUID_LENGTH = 36;
+/** A Map entry of an id and its position (bench/cache-weights.ts). */
+const ID_ENTRY_BYTES = 120;
 const COMMA = Buffer.from(',');
 
 export class EventIndexView {
@@ -62,6 +66,8 @@ export class EventIndexView {
   private readonly newestFirst: Uint32Array;
   private readonly pageBytes: number;
   private window: Window | undefined;
+  /** Event id → position, made the first time GET /changes asks for a detail's state. */
+  private positionsById: Map<string, number> | undefined;
 
   /** `maxBytes`: what the view may weigh at most, its rendered pages included (its cache's capacity). */
   constructor(
@@ -111,9 +117,48 @@ export class EventIndexView {
     const count = this.registrationAvailable.length;
     // Per event in a window: a state byte and its place in `all` and in one of the timing lists.
     const windowBytes = count * (1 + 4 + 4);
+    const idBytes = this.positionsById === undefined ? 0 : count * ID_ENTRY_BYTES;
     return (
-      VIEW_OVERHEAD_BYTES + this.text.length + this.cuts.byteLength + this.instants.byteLength + count + this.newestFirst.byteLength + 8 * this.boundaries.length + windowBytes
+      VIEW_OVERHEAD_BYTES +
+      this.text.length +
+      this.cuts.byteLength +
+      this.instants.byteLength +
+      count +
+      this.newestFirst.byteLength +
+      8 * this.boundaries.length +
+      windowBytes +
+      idBytes
     );
+  }
+
+  /** The next instant after `now` at which some event's clock fields change (docs/api.md §10 nextClockChangeAt); Infinity when none is ahead. */
+  nextChangeAfter(now: number): number {
+    return stableInterval(this.boundaries, now).until;
+  }
+
+  /**
+   * The clock state at `now` of the event `eventId`, as its detail is tagged (GET /changes names
+   * every detail's ETag without parsing it: the index holds the same clock); undefined when the
+   * index does not list it.
+   */
+  clockStateOf(eventId: string, now: number): ClockState | undefined {
+    const position = this.positions().get(eventId);
+    return position === undefined ? undefined : this.windowAt(now).states[position];
+  }
+
+  private positions(): Map<string, number> {
+    if (this.positionsById !== undefined) return this.positionsById;
+    const partsPerEvent = this.slots.length + 1;
+    const positions = new Map<string, number>();
+    for (let position = 0; position < this.registrationAvailable.length; position++) {
+      // Canonical form: every summary begins with its id (the schema lists it first).
+      const start = this.cuts[position * partsPerEvent]!;
+      const head = this.text.toString('latin1', start, start + ID_PREFIX.length + UUID_LENGTH);
+      if (!head.startsWith(ID_PREFIX)) throw new Error(`event index ${this.hash}: summary ${position} does not begin with its id`);
+      positions.set(head.slice(ID_PREFIX.length), position);
+    }
+    this.positionsById = positions;
+    return positions;
   }
 
   /** Heap bytes of the pages rendered and kept for the current window. */

@@ -1,6 +1,6 @@
 // The reference page in a real browser: Chromium opens /docs on a real gateway, Swagger UI (the
 // gateway's own copy) renders /openapi.json under the page's Content-Security-Policy, every one
-// of the nine operations of the contract is listed, no request leaves the gateway, and a
+// of the ten operations (the contract's nine and the change feed) is listed, no request leaves the gateway, and a
 // screenshot of the page (.test-output/docs.png) shows more than a blank screen.
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -19,6 +19,7 @@ const OPERATIONS = [
   '/events/{idOrSlug}/sessions',
   '/events/{idOrSlug}/speakers',
   '/events/{idOrSlug}/sponsors',
+  '/changes',
 ];
 
 let harness: GatewayHarness;
@@ -35,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('GET /docs in Chromium', () => {
-  it('lists all nine operations, loads nothing from elsewhere, breaks no policy, and is not blank', async () => {
+  it('lists all ten operations, loads nothing from elsewhere, breaks no policy, and is not blank', async () => {
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const requested: string[] = [];
     const errors: string[] = [];

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMarqueeClient, fetchOrganization, loadHomePage, MarqueeError, type Organization } from '../../../examples/typed-client/client.ts';
+import { createMarqueeClient, fetchChanges, fetchOrganization, loadHomePage, MarqueeError, type Organization } from '../../../examples/typed-client/client.ts';
 import { API } from '../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
@@ -266,6 +266,17 @@ describe('the example against the real gateway', () => {
     }
   });
 
+  it('syncs by the change feed: every path with the ETag a GET answers, then nothing changed since that snapshot', async () => {
+    const client = createMarqueeClient(proxy.origin, key);
+    const everything = await fetchChanges(client);
+    expect(everything.since).toBeNull();
+    expect(everything.changed.length).toBeGreaterThan(5);
+    const organization = everything.changed.find((entry) => entry.path === `${API}/organization`)!;
+    expect(organization.etag).toBe((await fetch(`${served.api}/organization`, { headers: { 'X-Api-Key': key } })).headers.get('etag'));
+    expect(await fetchChanges(client, everything.snapshotId)).toMatchObject({ snapshotId: everything.snapshotId, since: everything.snapshotId, changed: [], removed: [] });
+    await expect(fetchChanges(client, '20250101T000000000Z-0123456789ab')).rejects.toMatchObject({ status: 410, errorCode: 'SNAPSHOT_EXPIRED' });
+  });
+
   it('revalidates: keeps the ETag, sends If-None-Match, gets 304 and reports "unchanged" with the cached body', async () => {
     const client = createMarqueeClient(proxy.origin, key);
     const before = proxy.exchanges.length;
@@ -321,7 +332,7 @@ describe('the example against the real gateway', () => {
     expect(failure).toMatchObject({ status: 401, errorCode: 'API_KEY_INVALID' });
   });
 
-  it('runs as a program (run.ts) and prints "unchanged" after the 304', async () => {
+  it('runs as a program (run.ts): prints "unchanged" after the 304, then syncs by the change feed', async () => {
     const before = proxy.exchanges.length;
     const result = await run(['--import', 'tsx', join(EXAMPLE, 'run.ts')], { MARQUEE_URL: proxy.origin, MARQUEE_KEY: key });
     expect(result.stderr).toBe('');
@@ -332,11 +343,12 @@ describe('the example against the real gateway', () => {
       upcomingNames.slice(0, 10).map((name, i) => expect.stringContaining(`  ${name}  https://events.example.com/harbor-tech/events/meetup-${i + 1}`)),
     );
     expect(lines[11]).toMatch(/^organization: updated "[0-9a-f]{64}", then unchanged$/);
-    expect(lines).toHaveLength(12);
+    expect(lines[12]).toMatch(/^snapshot \d{8}T\d{9}Z-[0-9a-f]{12}: \d+ paths; since then 0 changed; next clock change \S+$/);
+    expect(lines).toHaveLength(13);
     expect(
       exchangesSince(before)
         .map(({ path, status }) => `${path} ${status}`)
-        .slice(-2),
-    ).toEqual([`${API}/organization 200`, `${API}/organization 304`]);
+        .slice(-4),
+    ).toEqual([`${API}/organization 200`, `${API}/organization 304`, `${API}/changes 200`, expect.stringMatching(new RegExp(`^${API}/changes\\?since=\\S+ 200$`))]);
   });
 });

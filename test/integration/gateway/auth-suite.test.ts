@@ -75,7 +75,7 @@ function expectProblem(reply: Reply, status: number, errorCode: string): void {
   expect(reply.headers.etag).toBeUndefined();
   // docs/design.md "CORS": open on errors too, so page JavaScript can read errorCode.
   expect(reply.headers['access-control-allow-origin']).toBe('*');
-  expect(reply.headers['access-control-expose-headers']).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id');
+  expect(reply.headers['access-control-expose-headers']).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Marquee-Snapshot-Id');
   expect(reply.json<{ errorCode: string; status: number }>()).toMatchObject({ errorCode, status });
 }
 
@@ -154,7 +154,7 @@ function authSuite(route: () => string): void {
     expect(reply.headers).toMatchObject({
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'GET, HEAD',
-      'access-control-allow-headers': 'Authorization, X-Api-Key, If-None-Match, X-Request-Id',
+      'access-control-allow-headers': 'Authorization, X-Api-Key, If-None-Match, X-Request-Id, Marquee-Snapshot-Id',
     });
     expect(reply.headers['access-control-allow-credentials']).toBeUndefined();
   });

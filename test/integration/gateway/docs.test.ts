@@ -27,7 +27,8 @@ describe('GET /openapi.json', () => {
     const document = reply.json<{ openapi: string; info: { version: string }; paths: Record<string, unknown> }>();
     expect(document.openapi).toMatch(/^3\.1\./);
     expect(document.info.version).toBe('1.0');
-    expect(Object.keys(document.paths)).toHaveLength(9);
+    // The contract's nine operations and the change feed (docs/api.md §10).
+    expect(Object.keys(document.paths)).toHaveLength(10);
   });
 
   it.each([

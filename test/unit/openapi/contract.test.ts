@@ -15,6 +15,7 @@ const SERVED = {
   'ratelimit-policy': '"default";q=600;w=60',
   'access-control-allow-origin': '*',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
+  'marquee-snapshot-id': '20260501T120000000Z-0123456789ab',
 };
 const REFUSED = {
   'content-type': 'application/problem+json; charset=utf-8',
@@ -66,6 +67,7 @@ describe('accepts what the document describes', () => {
     const extra: Record<string, Record<string, string>> = {
       401: { 'www-authenticate': 'Bearer' },
       405: { allow: 'GET, HEAD, OPTIONS' },
+      409: { 'marquee-snapshot-id': SERVED['marquee-snapshot-id'] },
       429: { 'retry-after': '15' },
       503: { 'retry-after': '5' },
     };
@@ -107,7 +109,13 @@ describe('accepts what the document describes', () => {
 
 describe('names what the document does not describe', () => {
   it('a status the operation does not declare', () => {
-    expect(contractProblems(exchange({ status: 400, headers: REFUSED, body: problem('BAD_REQUEST', 400) }))).toEqual(['status 400 is not declared for GET /organization']);
+    expect(contractProblems(exchange({ status: 410, headers: REFUSED, body: problem('GONE', 410) }))).toEqual(['status 410 is not declared for GET /organization']);
+  });
+
+  it('a 409 SNAPSHOT_NOT_CURRENT without the current snapshot in its header', () => {
+    const answer = { method: 'GET', path: `${API}/organization`, status: 409, body: problem('SNAPSHOT_NOT_CURRENT', 409) };
+    expect(contractProblems({ ...answer, headers: { ...REFUSED, ...COUNTED, 'marquee-snapshot-id': SERVED['marquee-snapshot-id'] } })).toEqual([]);
+    expect(contractProblems({ ...answer, headers: { ...REFUSED, ...COUNTED } })).toEqual(['required header Marquee-Snapshot-Id is missing']);
   });
 
   it('a required header that is missing, and a header value its schema refuses', () => {

@@ -273,7 +273,7 @@ describe('CORS', () => {
     expect(Object.fromEntries(response.headers)).toMatchObject({
       'access-control-allow-origin': '*',
       'access-control-allow-methods': 'GET, HEAD',
-      'access-control-allow-headers': 'Authorization, X-Api-Key, If-None-Match, X-Request-Id',
+      'access-control-allow-headers': 'Authorization, X-Api-Key, If-None-Match, X-Request-Id, Marquee-Snapshot-Id',
       'access-control-max-age': '7200',
     });
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
@@ -283,7 +283,7 @@ describe('CORS', () => {
   it('puts CORS headers on successes and errors alike, never Allow-Credentials', async () => {
     for (const response of [await get({ 'X-Api-Key': secrets.active }), await get({}), await get({ 'X-Api-Key': secrets.suspended })]) {
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
-      expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id');
+      expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Marquee-Snapshot-Id');
       expect(response.headers.get('vary')).toBe('Authorization, X-Api-Key, Origin');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
