@@ -2,7 +2,9 @@
 // schemas of its answers (api-schemas.ts) and served at GET /admin/v1/openapi.json: what a script
 // may send each route, what it gets back, and the errorCodes it can branch on. Nothing is written
 // here twice: a route added to the table is in the document.
-import { ADMIN_API_BASE, ADMIN_ROUTES, type AdminRoute } from './api-routes.ts';
+import { ADMIN_ROLES, type AdminRole, roleAllows } from '../records/actor.ts';
+import type { AdminRoute } from './api-route.ts';
+import { ADMIN_API_BASE, ADMIN_ROUTES } from './api-routes.ts';
 import { ADMIN_SCHEMAS, type JsonSchema, schemaRef } from './api-schemas.ts';
 import { ADMIN_ERRORS } from './errors.ts';
 import type { AdminErrorCode } from './errors.ts';
@@ -32,14 +34,17 @@ retry after \`Retry-After\` seconds.`;
 
 const PROBLEM_JSON = 'application/problem+json';
 
+/** The document's own route, as the table's state theirs: every role may read it. */
+const DOCUMENT_ROLE: AdminRole = 'auditor';
+
 /** The codes every route can answer. */
 const EVERY_ROUTE: readonly AdminErrorCode[] = ['UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** The error codes a route can answer, by status. */
 function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body' | 'role'>): Map<number, AdminErrorCode[]> {
   const codes = new Set<AdminErrorCode>([...route.errors, ...EVERY_ROUTE]);
-  // Every credential is at least an auditor: only a route that needs more can be refused.
-  if (route.role !== 'auditor') codes.add('ADMIN_FORBIDDEN');
+  // Only a route that some role may not call can be refused for it.
+  if (ADMIN_ROLES.some((role) => !roleAllows(role, route.role))) codes.add('ADMIN_FORBIDDEN');
   // An operator's mistake a shared module reports (a bad origin, a description too long) is a 400 too.
   if (route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
   if (route.method !== 'get') codes.add('UNSUPPORTED_MEDIA_TYPE');
@@ -97,11 +102,11 @@ export function adminApiDocument(): JsonSchema {
         operationId: 'getAdminApiDocument',
         tags: ['Document'],
         summary: 'This document',
-        description: 'Needs the role `auditor` or above.',
-        'x-marquee-role': 'auditor',
+        description: `Needs the role \`${DOCUMENT_ROLE}\` or above.`,
+        'x-marquee-role': DOCUMENT_ROLE,
         responses: {
           200: { description: 'The OpenAPI 3.1 description of the admin API.', content: { 'application/json': { schema: { type: 'object' } } } },
-          ...Object.fromEntries([...errorsOf({ method: 'get', errors: [], role: 'auditor' })].map(([status, codes]) => [status, problemResponse(codes)])),
+          ...Object.fromEntries([...errorsOf({ method: 'get', errors: [], role: DOCUMENT_ROLE })].map(([status, codes]) => [status, problemResponse(codes)])),
         },
       },
     },

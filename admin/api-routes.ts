@@ -1,41 +1,22 @@
 // The admin API (docs/design.md "Admin API and console", /admin/v1) as one table, as the public
 // API's is (gateway/api-routes.ts): each route's method, path, what it does, the JSON Schemas of
 // its query, body and answer, the error codes it can answer, and the call into AdminServices.
-// The router (api.ts), the validation of every query and body, and the OpenAPI document served
-// at /admin/v1/openapi.json (api-document.ts) are all derived from it: an operation gets its
-// door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
-// for every role, a change for operators, admin credentials for owners.
-import type { AdminRole } from '../records/actor.ts';
+// The router (api.ts), the validation of every query and body, the types each answer is given and
+// must return (route(), api-route.ts), the console's forms (console/console-forms.ts) and the
+// OpenAPI document served at /admin/v1/openapi.json (api-document.ts) are all derived from it: an
+// operation gets its door here and nowhere else, with the role it needs (docs/design.md "Who did
+// what"): reading is for every role, a change for operators, admin credentials for owners.
+import { ADMIN_ROLES } from '../records/actor.ts';
 import type { AsOfAnswer } from '../snapshot/as-of-answer.ts';
+import { type AdminRoute, PastAnswer, route } from './api-route.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { AUDIT_PAGE_MAX } from './trail/audit-admin.ts';
-import type { AuditAction } from '../records/trail/audit-entry.ts';
 import { sinceInstant } from './trail/audit-since.ts';
-import { type AdminErrorCode, buildNotFound } from './errors.ts';
+import { buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
-import type { AdminServices } from './services.ts';
 import { diffJson, historyJson } from './snapshot-admin.ts';
 
 export const ADMIN_API_BASE = '/admin/v1';
-
-/** A request as a route's answer gets it: every member valid against the route's schemas. */
-export interface AdminRequest {
-  /** The path's `{name}` segments, percent-decoded. */
-  readonly params: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, string>>;
-  /** {} when the route takes none or none was sent. */
-  readonly body: Readonly<Record<string, unknown>>;
-}
-
-/** An answer that is not the route's declared one: as-of answers what the gateway answered then. */
-export class PastAnswer {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    /** The evidence behind it, as response headers (Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature, ETag). */
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {}
-}
 
 /** The snapshot id, manifest hash, signature and ETag behind an as-of answer, as headers: the body stays the API's own. */
 function evidenceHeaders(answer: AsOfAnswer): Record<string, string> {
@@ -47,46 +28,20 @@ function evidenceHeaders(answer: AsOfAnswer): Record<string, string> {
   return headers;
 }
 
-export interface AdminRoute {
-  /** The OpenAPI operationId. */
-  readonly name: string;
-  readonly method: 'get' | 'post' | 'patch' | 'delete';
-  /** Below ADMIN_API_BASE; `{name}` stands for one path segment. */
-  readonly path: string;
-  readonly tag: 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Admins' | 'Audit';
-  readonly summary: string;
-  /** The weakest role that may call it; any other is answered 403 ADMIN_FORBIDDEN before anything is read or changed. */
-  readonly role: AdminRole;
-  /** Its parameters, all text; the document says which are required. */
-  readonly query?: JsonSchema;
-  /** A JSON object; absent: whatever is sent is ignored. */
-  readonly body?: JsonSchema;
-  /** The status of its answer, and the schema of the body (none for 204). */
-  readonly status: 200 | 201 | 202 | 204;
-  readonly response?: JsonSchema;
-  /** The answer's Location, for what it created or queued. */
-  readonly location?: (answer: never) => string;
-  /** The codes it answers beside those of every route (UNAUTHORIZED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; BAD_REQUEST with a query or body; UNSUPPORTED_MEDIA_TYPE unless GET). */
-  readonly errors: readonly AdminErrorCode[];
-  readonly answer: (services: AdminServices, request: AdminRequest) => Promise<unknown> | unknown;
-  /**
-   * Every route but a GET changes state: the action its audit entry records. Its operation records
-   * the entry (audit/recorded-operations.ts); the router records it under this action only when the
-   * request is refused before the operation runs (its body, its role).
-   */
-  readonly action?: AuditAction;
-}
-
-const text = (description: string): JsonSchema => ({ type: 'string', minLength: 1, description });
-const optionalText = (description: string): JsonSchema => ({ type: ['string', 'null'], description });
-const texts = (description: string): JsonSchema => ({ type: 'array', items: { type: 'string' }, description });
-const body = (properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema => ({ type: 'object', required, properties });
+// The schemas' helpers keep each literal type (`as const`), which the answers' types are made from.
+const text = (description: string) => ({ type: 'string', minLength: 1, description }) as const;
+const optionalText = (description: string) => ({ type: ['string', 'null'], description }) as const;
+const texts = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
+const body = <const Properties extends Record<string, JsonSchema>, const Required extends keyof Properties & string = never>(
+  properties: Properties,
+  required: readonly Required[] = [],
+) => ({ type: 'object', required, properties }) as const;
 const query = body;
 
 const ORGANIZATION = 'the organization, by id or slug';
 
-export const ADMIN_ROUTES: readonly AdminRoute[] = [
-  {
+const ROUTES = [
+  route({
     name: 'listOrganizations',
     method: 'get',
     path: '/organizations',
@@ -97,8 +52,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: listOf('OrganizationOverview'),
     errors: [],
     answer: (services) => services.organizations.list(),
-  },
-  {
+  }),
+  route({
     name: 'startBuild',
     action: 'build.requested',
     method: 'post',
@@ -109,11 +64,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     body: body({ organizations: texts('ids or slugs') }),
     status: 202,
     response: schemaRef('BuildRun'),
-    location: (run: { id: string }) => `${ADMIN_API_BASE}/builds/${run.id}`,
+    location: (run) => `${ADMIN_API_BASE}/builds/${run.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { body }) => services.builds.start((body.organizations as string[] | undefined) ?? []),
-  },
-  {
+    answer: (services, { body }) => services.builds.start(body.organizations ?? []),
+  }),
+  route({
     name: 'listBuilds',
     method: 'get',
     path: '/builds',
@@ -124,8 +79,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: listOf('BuildRun'),
     errors: [],
     answer: (services) => services.builds.list(),
-  },
-  {
+  }),
+  route({
     name: 'getBuild',
     method: 'get',
     path: '/builds/{id}',
@@ -136,12 +91,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('BuildRun'),
     errors: ['BUILD_NOT_FOUND'],
     answer: async (services, { params }) => {
-      const run = await services.builds.get(params.id!);
-      if (!run) throw buildNotFound(params.id!);
+      const run = await services.builds.get(params.id);
+      if (!run) throw buildNotFound(params.id);
       return run;
     },
-  },
-  {
+  }),
+  route({
     name: 'listKeys',
     method: 'get',
     path: '/keys',
@@ -153,8 +108,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: listOf('Key'),
     errors: ['ORGANIZATION_NOT_FOUND'],
     answer: (services, { query }) => services.keys.list(query.organization),
-  },
-  {
+  }),
+  route({
     name: 'createKey',
     action: 'key.created',
     method: 'post',
@@ -173,17 +128,17 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     ),
     status: 201,
     response: schemaRef('NewKey'),
-    location: (key: { id: string }) => `${ADMIN_API_BASE}/keys/${key.id}`,
+    location: (key) => `${ADMIN_API_BASE}/keys/${key.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
     answer: (services, { body }) =>
       services.keys.create({
-        organization: body.organization as string,
-        ...(body.origins !== undefined ? { origins: body.origins as string[] } : {}),
-        ...(body.label !== undefined ? { label: body.label as string | null } : {}),
-        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt as string) } : {}),
+        organization: body.organization,
+        ...(body.origins !== undefined ? { origins: body.origins } : {}),
+        ...(body.label !== undefined ? { label: body.label } : {}),
+        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt) } : {}),
       }),
-  },
-  {
+  }),
+  route({
     name: 'updateKey',
     action: 'key.updated',
     method: 'patch',
@@ -196,12 +151,12 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('Key'),
     errors: ['KEY_NOT_FOUND'],
     answer: (services, { params, body }) =>
-      services.keys.update(params.id!, {
-        ...(body.origins !== undefined ? { origins: body.origins as string[] } : {}),
-        ...(body.label !== undefined ? { label: body.label as string | null } : {}),
+      services.keys.update(params.id, {
+        ...(body.origins !== undefined ? { origins: body.origins } : {}),
+        ...(body.label !== undefined ? { label: body.label } : {}),
       }),
-  },
-  {
+  }),
+  route({
     name: 'revokeKey',
     action: 'key.revoked',
     method: 'post',
@@ -212,9 +167,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('Key'),
     errors: ['KEY_NOT_FOUND'],
-    answer: (services, { params }) => services.keys.revoke(params.id!),
-  },
-  {
+    answer: (services, { params }) => services.keys.revoke(params.id),
+  }),
+  route({
     name: 'rollKey',
     action: 'key.rolled',
     method: 'post',
@@ -225,12 +180,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     body: body({ graceSeconds: { type: 'number', minimum: 0, description: 'how long the old key keeps working; absent: a day, as with the CLI; 0: now' } }),
     status: 201,
     response: schemaRef('NewKey'),
-    location: (key: { id: string }) => `${ADMIN_API_BASE}/keys/${key.id}`,
+    location: (key) => `${ADMIN_API_BASE}/keys/${key.id}`,
     errors: ['KEY_NOT_FOUND'],
-    answer: async (services, { params, body }) =>
-      (await services.keys.roll(params.id!, body.graceSeconds === undefined ? {} : { graceSeconds: body.graceSeconds as number })).replacement,
-  },
-  {
+    answer: async (services, { params, body }) => (await services.keys.roll(params.id, body.graceSeconds === undefined ? {} : { graceSeconds: body.graceSeconds })).replacement,
+  }),
+  route({
     name: 'listWebhooks',
     method: 'get',
     path: '/organizations/{idOrSlug}/webhooks',
@@ -241,8 +195,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: listOf('ListedWebhookEndpoint'),
     errors: ['ORGANIZATION_NOT_FOUND'],
     answer: (services, { params }) => services.webhooks.list(params.idOrSlug),
-  },
-  {
+  }),
+  route({
     name: 'addWebhook',
     action: 'webhook.created',
     method: 'post',
@@ -253,12 +207,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     body: body({ url: text('where messages are POSTed: an https URL with a public address'), description: optionalText('a description') }, ['url']),
     status: 201,
     response: schemaRef('NewWebhookSecret'),
-    location: (endpoint: { id: string }) => `${ADMIN_API_BASE}/webhooks/${endpoint.id}`,
+    location: (endpoint) => `${ADMIN_API_BASE}/webhooks/${endpoint.id}`,
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { params, body }) =>
-      services.webhooks.add(params.idOrSlug!, { url: body.url as string, ...(body.description !== undefined ? { description: body.description as string | null } : {}) }),
-  },
-  {
+    answer: (services, { params, body }) => services.webhooks.add(params.idOrSlug, { url: body.url, ...(body.description !== undefined ? { description: body.description } : {}) }),
+  }),
+  route({
     name: 'updateWebhook',
     action: 'webhook.updated',
     method: 'patch',
@@ -275,13 +228,13 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('WebhookEndpoint'),
     errors: ['WEBHOOK_NOT_FOUND'],
     answer: (services, { params, body }) =>
-      services.webhooks.update(params.id!, {
-        ...(body.url !== undefined ? { url: body.url as string } : {}),
-        ...(body.description !== undefined ? { description: body.description as string | null } : {}),
-        ...(body.enabled !== undefined ? { enabled: body.enabled as boolean } : {}),
+      services.webhooks.update(params.id, {
+        ...(body.url !== undefined ? { url: body.url } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
       }),
-  },
-  {
+  }),
+  route({
     name: 'removeWebhook',
     action: 'webhook.deleted',
     method: 'delete',
@@ -291,9 +244,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     summary: 'Delete an endpoint, its pending deliveries and its attempts',
     status: 204,
     errors: ['WEBHOOK_NOT_FOUND'],
-    answer: (services, { params }) => services.webhooks.remove(params.id!),
-  },
-  {
+    answer: (services, { params }) => services.webhooks.remove(params.id),
+  }),
+  route({
     name: 'rotateWebhookSecret',
     action: 'webhook.rotated',
     method: 'post',
@@ -304,9 +257,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('NewWebhookSecret'),
     errors: ['WEBHOOK_NOT_FOUND'],
-    answer: (services, { params }) => services.webhooks.rotate(params.id!),
-  },
-  {
+    answer: (services, { params }) => services.webhooks.rotate(params.id),
+  }),
+  route({
     name: 'testWebhook',
     action: 'webhook.tested',
     method: 'post',
@@ -317,9 +270,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 202,
     response: schemaRef('QueuedMessage'),
     errors: ['WEBHOOK_NOT_FOUND'],
-    answer: (services, { params }) => services.webhooks.test(params.id!),
-  },
-  {
+    answer: (services, { params }) => services.webhooks.test(params.id),
+  }),
+  route({
     name: 'listWebhookAttempts',
     method: 'get',
     path: '/webhooks/{id}/attempts',
@@ -329,9 +282,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: listOf('WebhookAttempt'),
     errors: ['WEBHOOK_NOT_FOUND'],
-    answer: (services, { params }) => services.webhooks.attempts(params.id!),
-  },
-  {
+    answer: (services, { params }) => services.webhooks.attempts(params.id),
+  }),
+  route({
     name: 'redeliverWebhookMessage',
     action: 'webhook.redelivered',
     method: 'post',
@@ -343,11 +296,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: schemaRef('QueuedMessage'),
     errors: ['WEBHOOK_NOT_FOUND', 'MESSAGE_NOT_FOUND'],
     answer: async (services, { params }) => {
-      await services.webhooks.redeliver(params.id!, params.messageId!);
+      await services.webhooks.redeliver(params.id, params.messageId);
       return { messageId: params.messageId };
     },
-  },
-  {
+  }),
+  route({
     name: 'listSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/snapshots',
@@ -357,9 +310,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: listOf('HistoryEntry'),
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: async (services, { params }) => historyJson(await services.snapshots.history(params.idOrSlug!)),
-  },
-  {
+    answer: async (services, { params }) => historyJson(await services.snapshots.history(params.idOrSlug)),
+  }),
+  route({
     name: 'diffSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/diff',
@@ -370,9 +323,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('SnapshotDiff'),
     errors: ['ORGANIZATION_NOT_FOUND', 'SNAPSHOT_NOT_FOUND'],
-    answer: async (services, { params, query }) => diffJson(await services.snapshots.diff(params.idOrSlug!, query.from!, query.to!)),
-  },
-  {
+    answer: async (services, { params, query }) => diffJson(await services.snapshots.diff(params.idOrSlug, query.from, query.to)),
+  }),
+  route({
     name: 'answerAsOf',
     method: 'get',
     path: '/organizations/{idOrSlug}/as-of',
@@ -385,11 +338,11 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: { description: 'The resource as the gateway served it then.' },
     errors: ['ORGANIZATION_NOT_FOUND', 'HISTORY_BROKEN'],
     answer: async (services, { params, query }) => {
-      const answer = await services.snapshots.asOf(params.idOrSlug!, requestInstant('at', query.at!), query.path!);
+      const answer = await services.snapshots.asOf(params.idOrSlug, requestInstant('at', query.at), query.path);
       return new PastAnswer(answer.status, answer.body, evidenceHeaders(answer));
     },
-  },
-  {
+  }),
+  route({
     name: 'listAdmins',
     method: 'get',
     path: '/admins',
@@ -400,8 +353,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     response: listOf('AdminCredential'),
     errors: [],
     answer: (services) => services.admins.list(),
-  },
-  {
+  }),
+  route({
     name: 'createAdmin',
     action: 'admin.created',
     method: 'post',
@@ -412,23 +365,23 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     body: body(
       {
         name: text('unique, never reused: lower-case letters, digits, `.`, `_`, `@`, `-`; not `root`'),
-        role: { enum: ['auditor', 'operator', 'owner'], description: 'auditor reads everything; operator also changes keys, webhooks and builds; owner also admin credentials' },
+        role: { enum: [...ADMIN_ROLES], description: 'auditor reads everything; operator also changes keys, webhooks and builds; owner also admin credentials' },
         expiresAt: optionalText('an ISO 8601 instant with a zone, in the future; absent or null: never'),
       },
       ['name', 'role'],
     ),
     status: 201,
     response: schemaRef('NewAdminCredential'),
-    location: (credential: { name: string }) => `${ADMIN_API_BASE}/admins/${encodeURIComponent(credential.name)}`,
+    location: (credential) => `${ADMIN_API_BASE}/admins/${encodeURIComponent(credential.name)}`,
     errors: ['ADMIN_NAME_TAKEN'],
     answer: (services, { body }) =>
       services.admins.create({
-        name: body.name as string,
-        role: body.role as string,
-        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt as string) } : {}),
+        name: body.name,
+        role: body.role,
+        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt) } : {}),
       }),
-  },
-  {
+  }),
+  route({
     name: 'revokeAdmin',
     action: 'admin.revoked',
     method: 'post',
@@ -439,9 +392,9 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     status: 200,
     response: schemaRef('AdminCredential'),
     errors: ['ADMIN_NOT_FOUND'],
-    answer: (services, { params }) => services.admins.revoke(params.name!),
-  },
-  {
+    answer: (services, { params }) => services.admins.revoke(params.name),
+  }),
+  route({
     name: 'listAuditLog',
     method: 'get',
     path: '/audit-log',
@@ -468,5 +421,23 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
         ...(query.before !== undefined ? { before: Number(query.before) } : {}),
         ...(query.limit !== undefined ? { limit: Math.max(1, Number(query.limit)) } : {}),
       }),
-  },
-];
+  }),
+] as const;
+
+/** Every route, in the order the document lists them. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = ROUTES;
+
+type DeclaredRoute = (typeof ROUTES)[number];
+
+/** The operationId of a route of the table. */
+type AdminRouteName = DeclaredRoute['name'];
+
+/** The declared route of that name, with the type of its body. */
+type AdminRouteNamed<Name extends AdminRouteName> = Extract<DeclaredRoute, { name: Name }>;
+
+/** The route named so, with the type of its body: the console's forms read their fields with it. */
+export function adminRoute<Name extends AdminRouteName>(name: Name): AdminRouteNamed<Name> {
+  const found = ROUTES.find((candidate): candidate is AdminRouteNamed<Name> => candidate.name === name);
+  if (found === undefined) throw new Error(`the admin API has no route named ${name}`);
+  return found;
+}

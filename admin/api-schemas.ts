@@ -2,18 +2,28 @@
 // (keys/key-admin.ts's KeyView, builder/runs/build-runs.ts's BuildRun, …) written as schemas, for
 // the routes' declarations (api-routes.ts) and the OpenAPI document made from them
 // (api-document.ts). No schema forbids other members: an answer may gain fields within /admin/v1.
+// Every schema keeps its literal type (`as const`), so a route's answer is checked against its
+// response schema when it compiles (schema-type.ts): the schema is the one statement of the shape.
 
 import { ADMIN_ROLES } from '../records/actor.ts';
+import type { SchemaType } from './schema-type.ts';
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
 const text = { type: 'string' } as const;
 const instant = { type: 'string', format: 'date-time' } as const;
-const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
+const nullable = <const Schema extends { readonly type: string }>(schema: Schema): Omit<Schema, 'type'> & { readonly type: readonly [Schema['type'], 'null'] } => ({
+  ...schema,
+  type: [schema.type, 'null'],
+});
 const count = { type: 'integer', minimum: 0 } as const;
-const object = (properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema => ({
-  type: 'object',
-  required: Object.keys(properties).filter((name) => !optional.includes(name)),
+/** Every member required but the `optional` ones. */
+const object = <const Properties extends Record<string, JsonSchema>, const Optional extends keyof Properties & string = never>(
+  properties: Properties,
+  optional: readonly Optional[] = [],
+) => ({
+  type: 'object' as const,
+  required: Object.keys(properties).filter((name): name is Exclude<keyof Properties & string, Optional> => !optional.some((other) => other === name)),
   properties,
 });
 const TRIGGER = { enum: ['manual', 'schedule', 'change', 'start'] } as const;
@@ -128,7 +138,7 @@ export const ADMIN_SCHEMAS = {
   AdminCredential: {
     ...object({
       name: text,
-      role: { enum: ['auditor', 'operator', 'owner'] },
+      role: { enum: [...ADMIN_ROLES] },
       prefix: text,
       createdAt: instant,
       createdBy: text,
@@ -182,9 +192,12 @@ export const ADMIN_SCHEMAS = {
       }),
     },
   }),
-} satisfies Record<string, JsonSchema>;
+} as const satisfies Record<string, JsonSchema>;
 
 type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;
 
-export const schemaRef = (name: AdminSchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-export const listOf = (name: AdminSchemaName): JsonSchema => ({ type: 'array', items: schemaRef(name) });
+/** What a value valid against `schema` is, its references resolved among ADMIN_SCHEMAS. */
+export type AdminSchemaType<Schema> = SchemaType<Schema, typeof ADMIN_SCHEMAS>;
+
+export const schemaRef = <const Name extends AdminSchemaName>(name: Name) => ({ $ref: `#/components/schemas/${name}` as const });
+export const listOf = <const Name extends AdminSchemaName>(name: Name) => ({ type: 'array' as const, items: schemaRef(name) });

@@ -5,15 +5,14 @@
 // every role). Each route's role is checked before anything else of the request. Errors are thrown
 // and answered by admin/problem.ts; no route writes an error body.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
-import { roleAllows } from '../records/actor.ts';
-import { actorOf } from './request-actor.ts';
+import { requireRole } from './request-actor.ts';
 import { adminApiDocument } from './api-document.ts';
-import { ADMIN_ROUTES, type AdminRoute, PastAnswer } from './api-routes.ts';
+import { type AdminRoute, PastAnswer } from './api-route.ts';
+import { ADMIN_ROUTES } from './api-routes.ts';
 import { actingAs } from './acting.ts';
 import type { AuditAction } from '../records/trail/audit-entry.ts';
 import { adminError } from './errors.ts';
 import { requestAttribution } from './request-attribution.ts';
-import { requestValidator } from './request-validation.ts';
 import type { AdminServices } from './services.ts';
 
 /** Bodies here are a few fields; anything larger is not an admin request. */
@@ -28,6 +27,8 @@ export function adminApiRouter(services: AdminServices): Router {
   });
   const readBody = [requireJsonBody(), express.json({ limit: BODY_LIMIT, strict: true })];
   for (const route of ADMIN_ROUTES) {
+    // Now, not at the first request: a schema ajv cannot compile stops start-up.
+    route.compile();
     if (route.action === undefined) router[route.method](expressPath(route.path), handler(route, services));
     // A state-changing route: a refusal before its operation runs (its body, its role) is an entry too.
     else router[route.method](expressPath(route.path), ...readBody, handler(route, services), recordRefusal(route, route.action, services));
@@ -38,17 +39,12 @@ export function adminApiRouter(services: AdminServices): Router {
 }
 
 function handler(route: AdminRoute, services: AdminServices): RequestHandler {
-  const validate = requestValidator(route);
   return async function adminRoute(req, res) {
-    const { role, name } = actorOf(res);
     // Refused before anything else; recordRefusal below makes it the route's refused entry.
-    if (!roleAllows(role, route.role)) throw forbidden(name, role, route);
+    requireRole(res, route.role, `${route.method.toUpperCase()} ${route.path}`);
     const by = requestAttribution(req, res, 'api');
     // Every operation it calls records its entry under who asked, through this door.
-    const answer = await actingAs(by, () => {
-      const request = validate({ params: req.params as Record<string, string>, query: req.query, body: bodyOf(req, route) });
-      return route.answer(services, request);
-    });
+    const { body: answer, location } = await actingAs(by, () => route.handle(services, { params: req.params, query: req.query, body: bodyOf(req, route) }));
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
       res
@@ -58,15 +54,10 @@ function handler(route: AdminRoute, services: AdminServices): RequestHandler {
         .send(JSON.stringify(answer.body));
       return;
     }
-    if (route.location) res.location((route.location as (answer: unknown) => string)(answer));
+    if (location !== undefined) res.location(location);
     if (route.status === 204) res.status(204).end();
     else res.status(route.status).json(answer);
   };
-}
-
-/** The one refusal of a role (the console shows the same as a page). */
-function forbidden(name: string, role: string, route: AdminRoute) {
-  return adminError('ADMIN_FORBIDDEN', `${route.method.toUpperCase()} ${route.path} needs the role ${route.role} or above; ${name} is ${role}. Nothing was changed.`);
 }
 
 /** The entry of a state-changing request answered with an error its operation did not record; the error goes on to admin/problem.ts. */
@@ -100,15 +91,24 @@ function expressPath(path: string): string {
 
 /**
  * A state-changing request must say it is JSON. A cross-site page can send a form (urlencoded,
- * multipart, text/plain) without asking, but not application/json without a preflight, which the
- * admin port refuses: so this is what keeps another site from changing anything (docs/design.md).
+ * multipart, text/plain), or a POST with no Content-Type at all, without asking, but not
+ * application/json without a preflight, which the admin port refuses: so this is what keeps
+ * another site from changing anything (docs/design.md). The header is what counts, body or not: a
+ * POST that sends none (`curl -X POST -H 'Content-Type: application/json'`, no Content-Length) is
+ * read as {}, which a route whose body is optional accepts, and one that requires members refuses
+ * with a 400 naming them. (`req.is` answers null for a request without a body, which refused it.)
  */
 function requireJsonBody(): RequestHandler {
   return function jsonOnly(req, _res, next) {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    if (!req.is('application/json')) {
+    if (mediaTypeOf(req.get('content-type')) !== 'application/json') {
       return next(adminError('UNSUPPORTED_MEDIA_TYPE', 'State-changing admin requests must be sent as Content-Type: application/json.'));
     }
     next();
   };
+}
+
+/** `application/JSON; charset=utf-8` → `application/json`; undefined without the header. */
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
 }

@@ -11,6 +11,8 @@ export const ADMIN_ERRORS = {
   BAD_REQUEST: { status: 400, title: 'Bad request' },
   UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
   ADMIN_FORBIDDEN: { status: 403, title: 'Forbidden for this role' },
+  /** The console's alone: a form that is not the console's own (another site's, a token missing or stale); no API route answers it. */
+  FORM_REFUSED: { status: 403, title: 'Form refused' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ORGANIZATION_NOT_FOUND: { status: 404, title: 'Organization not found' },
   KEY_NOT_FOUND: { status: 404, title: 'Key not found' },

@@ -1,7 +1,9 @@
 // The actor of one admin request (records/actor.ts), as the admin port's credential check
-// (auth.ts) found it, kept on the response for the handlers and the trail.
+// (auth.ts) found it, kept on the response for the handlers and the trail; and the one refusal of
+// a role, which the API (api.ts) answers as problem+json and the console (console/) as a page.
 import type { Response } from 'express';
-import type { Actor } from '../records/actor.ts';
+import { type Actor, type AdminRole, roleAllows } from '../records/actor.ts';
+import { adminError } from './errors.ts';
 
 /** The actor the admin port's credential check found for this request. */
 export function actorOf(res: Response): Actor {
@@ -12,4 +14,11 @@ export function actorOf(res: Response): Actor {
 
 export function setActor(res: Response, actor: Actor): void {
   res.locals.actor = actor;
+}
+
+/** Throws 403 ADMIN_FORBIDDEN unless the request's actor may do what `needed` allows; `what` names it ("POST /keys"). */
+export function requireRole(res: Response, needed: AdminRole, what: string): void {
+  const actor = actorOf(res);
+  if (roleAllows(actor.role, needed)) return;
+  throw adminError('ADMIN_FORBIDDEN', `${what} needs the role ${needed} or above; ${actor.name} is ${actor.role}. Nothing was changed.`);
 }

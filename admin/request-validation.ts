@@ -3,36 +3,37 @@
 // operator's 400, whose detail names the field and says what it must be, in words taken from the
 // schema: the same words whichever route it is.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { AdminRequest, AdminRoute } from './api-routes.ts';
 import type { JsonSchema } from './api-schemas.ts';
 import { badRequest } from './errors.ts';
 
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: false });
 
-/** What arrives: path parameters as Express decoded them, the parsed query, the parsed body. */
-interface ArrivingRequest {
-  params: Record<string, string>;
-  query: unknown;
-  body: unknown;
-}
-
-/** The route's checks, compiled now: a broken schema stops start-up, not a request. */
-export function requestValidator(route: AdminRoute): (request: ArrivingRequest) => AdminRequest {
-  const query = route.query === undefined ? undefined : compiled(route.query);
-  const body = route.body === undefined ? undefined : compiled(route.body);
-  return (request) => {
-    if (query !== undefined && !query.validate(request.query)) throw badRequest(queryMistake(query.validate.errors![0]!));
-    if (body !== undefined && !body.validate(request.body)) throw badRequest(bodyMistake(body.validate.errors![0]!, body.schema));
-    return {
-      params: request.params,
-      query: (query === undefined ? {} : request.query) as Record<string, string>,
-      body: (body === undefined ? {} : request.body) as Record<string, unknown>,
-    };
+/**
+ * A route's query check, compiled now (a broken schema stops start-up, not a request): the query
+ * as `Query`, the type the schema stands for (api-route.ts), or a 400 naming the parameter.
+ */
+export function queryReader<Query>(schema: JsonSchema): (query: unknown) => Query {
+  const validate: ValidateFunction<Query> = ajv.compile<Query>(schema);
+  return (query) => {
+    if (!validate(query)) throw badRequest(queryMistake(firstError(validate)));
+    return query;
   };
 }
 
-function compiled(schema: JsonSchema): { validate: ValidateFunction; schema: JsonSchema } {
-  return { validate: ajv.compile(schema), schema };
+/** A route's body check, compiled now: the body as `Body`, or a 400 naming the field and what it must be. */
+export function bodyReader<Body>(schema: JsonSchema): (body: unknown) => Body {
+  const validate: ValidateFunction<Body> = ajv.compile<Body>(schema);
+  return (body) => {
+    if (!validate(body)) throw badRequest(bodyMistake(firstError(validate), schema));
+    return body;
+  };
+}
+
+/** allErrors is off: a value that failed has its first error, and only that one is told. */
+function firstError(validate: ValidateFunction): ErrorObject {
+  const [error] = validate.errors ?? [];
+  if (error === undefined) throw new Error('ajv refused a value without saying why');
+  return error;
 }
 
 type Properties = Record<string, JsonSchema>;

@@ -1,20 +1,29 @@
 // The admin credentials pages, for owners: the table, the form that creates a credential (its
-// secret shown once, through a one-view ticket as a key's is), and revocation.
-import type { Request, Response, Router } from 'express';
-import { OperatorError } from '../../runtime/errors.ts';
+// secret shown once, through a one-view ticket as a key's is), and revocation; each form checked as
+// its API route checks its body (console-forms.ts).
+import type { Request, Response } from 'express';
+import { ADMIN_ROLES } from '../../records/actor.ts';
+import { adminRoute } from '../api-routes.ts';
 import { credentialExpiry, credentialStanding, type NewAdminCredentialView } from '../credentials/credential-admin.ts';
 import type { AdminServices } from '../services.ts';
-import { requires } from './console-routes.ts';
+import { form } from './console-forms.ts';
+import { type ConsoleRoute, page } from './console-routes.ts';
 import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 import { ShownOnce } from './shown-once.ts';
 
-const ROLES = ['auditor', 'operator', 'owner'] as const;
+/** The create form's fields as typed, kept when it is shown again. */
+const newCredentialValues = (req: Request) => ({
+  name: formField(req.body, 'name').trim(),
+  role: formField(req.body, 'role'),
+  expires: formField(req.body, 'expires').trim(),
+});
 
-export function adminPages(router: Router, { services, pages }: { services: AdminServices; pages: Pages }): void {
+export function adminPages({ services, pages }: { services: AdminServices; pages: Pages }): ConsoleRoute[] {
   const secrets = new ShownOnce<NewAdminCredentialView>();
 
-  const list = async (req: Request, res: Response, values: Record<string, string> = { role: 'auditor' }, error?: string) => {
+  // The role offered first is the weakest: a credential gets more only when its creator says so.
+  const list = async (req: Request, res: Response, values: Record<string, string> = { role: ADMIN_ROLES[0] }, error?: string) => {
     const now = new Date();
     const credentials = (await services.admins.list()).map((credential) => ({
       ...credential,
@@ -24,38 +33,45 @@ export function adminPages(router: Router, { services, pages }: { services: Admi
       revoked: showInstant(credential.revokedAt, now),
       lastUsed: showInstant(credential.lastUsedAt, now),
     }));
-    pages.show(req, res, 'admins.njk', 'Admin credentials', { credentials, roles: ROLES, values, error }, { section: 'admins', status: error ? 400 : 200 });
+    pages.show(req, res, 'admins.njk', 'Admin credentials', { credentials, roles: ADMIN_ROLES, values, error }, { section: 'admins', status: error ? 400 : 200 });
   };
 
-  router.get('/admins', requires('owner'), (req, res) => list(req, res));
+  return [
+    page('/admins', 'owner', (req, res) => list(req, res)),
 
-  router.post('/admins', requires('owner'), async (req, res) => {
-    const values = { name: formField(req.body, 'name').trim(), role: formField(req.body, 'role'), expires: formField(req.body, 'expires').trim() };
-    let created: NewAdminCredentialView;
-    try {
-      const expiresAt = values.expires === '' ? null : credentialExpiry(values.expires, new Date());
-      created = await services.admins.create({ name: values.name, role: values.role, expiresAt });
-    } catch (error) {
-      // A bad name, a name taken, a bad expiry: said on the same form.
-      if (!(error instanceof OperatorError)) throw error;
-      return list(req, res, values, error.message);
-    }
-    res.redirect(303, `${req.baseUrl}/admins/shown/${secrets.put(created)}`);
-  });
+    form(adminRoute('createAdmin'), {
+      path: '/admins',
+      // The form's expiry may be a duration (90d) as well as an instant: it is read when the credential is made.
+      body: (req) => {
+        const { name, role } = newCredentialValues(req);
+        return { name, role };
+      },
+      answer: async (req, res, { name, role }) => {
+        const { expires } = newCredentialValues(req);
+        const expiresAt = expires === '' ? null : credentialExpiry(expires, new Date());
+        const created = await services.admins.create({ name, role, expiresAt });
+        res.redirect(303, `${req.baseUrl}/admins/shown/${secrets.put(created)}`);
+      },
+      mistake: (req, res, message) => list(req, res, newCredentialValues(req), message),
+    }),
 
-  router.get('/admins/shown/:ticket', requires('owner'), (req, res) => {
-    const created = secrets.take(req.params.ticket);
-    pages.show(req, res, 'admin-secret.njk', created ? 'Admin credential created' : 'Secret no longer shown', { created }, { section: 'admins', status: created ? 200 : 410 });
-  });
+    page('/admins/shown/:ticket', 'owner', (req, res) => {
+      const created = secrets.take(req.params.ticket);
+      pages.show(req, res, 'admin-secret.njk', created ? 'Admin credential created' : 'Secret no longer shown', { created }, { section: 'admins', status: created ? 200 : 410 });
+    }),
 
-  router.get('/admins/:name/revoke', requires('owner'), async (req, res) => {
-    const credential = (await services.admins.list()).find((candidate) => candidate.name === req.params.name);
-    if (credential === undefined) return pages.error(req, res, 404, 'Admin credential not found', `No admin credential is named ${req.params.name}.`);
-    pages.show(req, res, 'admin-revoke.njk', `Revoke ${credential.name}?`, { credential }, { section: 'admins' });
-  });
+    page('/admins/:name/revoke', 'owner', async (req, res) => {
+      const credential = (await services.admins.list()).find((candidate) => candidate.name === req.params.name);
+      if (credential === undefined) return pages.error(req, res, 404, 'Admin credential not found', `No admin credential is named ${req.params.name}.`);
+      pages.show(req, res, 'admin-revoke.njk', `Revoke ${credential.name}?`, { credential }, { section: 'admins' });
+    }),
 
-  router.post('/admins/:name/revoke', requires('owner'), async (req, res) => {
-    await services.admins.revoke(req.params.name);
-    res.redirect(303, `${req.baseUrl}/admins`);
-  });
+    form(adminRoute('revokeAdmin'), {
+      path: '/admins/:name/revoke',
+      answer: async (req, res) => {
+        await services.admins.revoke(req.params.name);
+        res.redirect(303, `${req.baseUrl}/admins`);
+      },
+    }),
+  ];
 }

@@ -1,11 +1,10 @@
 // The audit trail's page: entries newest first, filtered by organization, actor, action and time,
 // a page at a time; each entry links to what it acted on (its key, webhook endpoint, build run or
 // organization) and to its organization.
-import type { Router } from 'express';
 import { AUDIT_ACTIONS, type AuditEntry } from '../../records/trail/audit-entry.ts';
 import { sinceInstant } from '../trail/audit-since.ts';
 import type { AdminServices } from '../services.ts';
-import { requires } from './console-routes.ts';
+import { type ConsoleRoute, page } from './console-routes.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 
@@ -25,37 +24,39 @@ function targetLink(entry: AuditEntry, slugs: ReadonlyMap<string, string>): stri
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
-export function auditPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
-  router.get('/audit-log', requires('auditor'), async (req, res) => {
-    const filter = { organization: text(req.query.organization), actor: text(req.query.actor), action: text(req.query.action), since: text(req.query.since) };
-    const before = /^[0-9]+$/.test(text(req.query.before)) ? Number(text(req.query.before)) : undefined;
-    const at = now();
-    const page = await services.audit.list({
-      limit: PAGE_SIZE,
-      ...(filter.organization ? { organization: filter.organization } : {}),
-      ...(filter.actor ? { actor: filter.actor } : {}),
-      ...(filter.action ? { action: filter.action } : {}),
-      ...(filter.since ? { since: sinceInstant('since', filter.since, at) } : {}),
-      ...(before !== undefined ? { before } : {}),
-    });
-    const organizations = await services.organizations.list();
-    const slugs = new Map(organizations.map((org) => [org.id, org.slug]));
-    const entries = page.entries.map((entry) => ({
-      ...entry,
-      shownAt: showInstant(entry.at, at),
-      organizationSlug: entry.organizationId === null ? null : (slugs.get(entry.organizationId) ?? null),
-      targetLink: targetLink(entry, slugs),
-      changesText: Object.keys(entry.changes).length ? JSON.stringify(entry.changes) : '',
-    }));
-    const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== ''));
-    if (page.next !== null) query.set('before', String(page.next));
-    pages.show(
-      req,
-      res,
-      'audit-log.njk',
-      'Audit log',
-      { entries, filter, organizations, actions: AUDIT_ACTIONS, nextQuery: page.next === null ? null : query.toString() },
-      { section: 'audit-log' },
-    );
-  });
+export function auditPages({ services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): ConsoleRoute[] {
+  return [
+    page('/audit-log', 'auditor', async (req, res) => {
+      const filter = { organization: text(req.query.organization), actor: text(req.query.actor), action: text(req.query.action), since: text(req.query.since) };
+      const before = /^[0-9]+$/.test(text(req.query.before)) ? Number(text(req.query.before)) : undefined;
+      const at = now();
+      const page = await services.audit.list({
+        limit: PAGE_SIZE,
+        ...(filter.organization ? { organization: filter.organization } : {}),
+        ...(filter.actor ? { actor: filter.actor } : {}),
+        ...(filter.action ? { action: filter.action } : {}),
+        ...(filter.since ? { since: sinceInstant('since', filter.since, at) } : {}),
+        ...(before !== undefined ? { before } : {}),
+      });
+      const organizations = await services.organizations.list();
+      const slugs = new Map(organizations.map((org) => [org.id, org.slug]));
+      const entries = page.entries.map((entry) => ({
+        ...entry,
+        shownAt: showInstant(entry.at, at),
+        organizationSlug: entry.organizationId === null ? null : (slugs.get(entry.organizationId) ?? null),
+        targetLink: targetLink(entry, slugs),
+        changesText: Object.keys(entry.changes).length ? JSON.stringify(entry.changes) : '',
+      }));
+      const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== ''));
+      if (page.next !== null) query.set('before', String(page.next));
+      pages.show(
+        req,
+        res,
+        'audit-log.njk',
+        'Audit log',
+        { entries, filter, organizations, actions: AUDIT_ACTIONS, nextQuery: page.next === null ? null : query.toString() },
+        { section: 'audit-log' },
+      );
+    }),
+  ];
 }

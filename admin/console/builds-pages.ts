@@ -1,10 +1,11 @@
 // The builds pages: recent runs with their progress, one run's results per organization, and the
 // forms that start a build of everything or of one organization.
-import type { Router } from 'express';
 import type { BuildRun } from '../../builder/runs/build-runs.ts';
+import { adminRoute } from '../api-routes.ts';
 import type { AdminServices } from '../services.ts';
-import { requires } from './console-routes.ts';
-import type { Pages } from './pages.ts';
+import { form } from './console-forms.ts';
+import { type ConsoleRoute, page } from './console-routes.ts';
+import { formField, type Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 
 /** While a run is queued or running, its pages reload themselves this often (no script needed). */
@@ -30,40 +31,49 @@ function sharesOf(run: BuildRun): Array<{ builder: string; done: number }> {
 
 const underWay = (run: BuildRun) => run.state === 'queued' || run.state === 'running';
 
-export function buildPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
-  router.get('/builds', requires('auditor'), async (req, res) => {
-    const runs = await services.builds.list();
-    const organizations = await services.organizations.list();
-    const at = now();
-    pages.show(
-      req,
-      res,
-      'builds.njk',
-      'Builds',
-      { runs: runs.map((run) => runView(run, at)), organizations },
-      { section: 'builds', ...(runs.some(underWay) ? { refreshSeconds: REFRESH_SECONDS } : {}) },
-    );
-  });
+export function buildPages({ services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): ConsoleRoute[] {
+  return [
+    page('/builds', 'auditor', async (req, res) => {
+      const runs = await services.builds.list();
+      const organizations = await services.organizations.list();
+      const at = now();
+      pages.show(
+        req,
+        res,
+        'builds.njk',
+        'Builds',
+        { runs: runs.map((run) => runView(run, at)), organizations },
+        { section: 'builds', ...(runs.some(underWay) ? { refreshSeconds: REFRESH_SECONDS } : {}) },
+      );
+    }),
 
-  router.post('/builds', requires('operator'), async (req, res) => {
-    const organization = typeof req.body?.organization === 'string' ? req.body.organization.trim() : '';
-    const run = await services.builds.start(organization === '' ? [] : [organization]);
-    res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
-  });
-
-  router.get('/builds/:runId', requires('auditor'), async (req, res) => {
-    const run = await services.builds.get(req.params.runId);
-    if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs kept.`);
-    pages.show(
-      req,
-      res,
-      'build.njk',
-      `Build run ${run.id.slice(0, 8)}`,
-      { run: runView(run, now()) },
-      {
-        section: 'builds',
-        ...(underWay(run) ? { refreshSeconds: REFRESH_SECONDS } : {}),
+    form(adminRoute('startBuild'), {
+      path: '/builds',
+      // "Build all" sends no organization: every one, as the API's absent or empty list.
+      body: (req) => {
+        const organization = formField(req.body, 'organization').trim();
+        return { organizations: organization === '' ? [] : [organization] };
       },
-    );
-  });
+      answer: async (req, res, { organizations }) => {
+        const run = await services.builds.start(organizations ?? []);
+        res.redirect(303, `${req.baseUrl}/builds/${encodeURIComponent(run.id)}`);
+      },
+    }),
+
+    page('/builds/:runId', 'auditor', async (req, res) => {
+      const run = await services.builds.get(req.params.runId);
+      if (!run) return pages.error(req, res, 404, 'Build not found', `No build run ${req.params.runId} among the runs kept.`);
+      pages.show(
+        req,
+        res,
+        'build.njk',
+        `Build run ${run.id.slice(0, 8)}`,
+        { run: runView(run, now()) },
+        {
+          section: 'builds',
+          ...(underWay(run) ? { refreshSeconds: REFRESH_SECONDS } : {}),
+        },
+      );
+    }),
+  ];
 }

@@ -1,16 +1,15 @@
 // The auditors' pages of organizations: the list with each one's current snapshot and last
 // build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
-import type { Router } from 'express';
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import type { OrganizationOverview } from '../organization-admin.ts';
 import type { AdminServices } from '../services.ts';
-import { requires } from './console-routes.ts';
+import { type ConsoleRoute, page } from './console-routes.ts';
 import { diffView } from './diff-view.ts';
 import { historyRows } from './history-view.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 
-export function organizationPages(router: Router, { services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): void {
+export function organizationPages({ services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): ConsoleRoute[] {
   /** The organization's overview row (for its name); the lookup names an unknown one as a 404. */
   const overview = async (name: string): Promise<OrganizationOverview> => {
     const { id } = await services.organizations.find(name);
@@ -19,56 +18,56 @@ export function organizationPages(router: Router, { services, pages, now }: { se
     return found;
   };
 
-  router.get('/', requires('auditor'), (req, res) => res.redirect(302, `${req.baseUrl}/organizations`));
+  return [
+    page('/', 'auditor', (req, res) => res.redirect(302, `${req.baseUrl}/organizations`)),
 
-  router.get('/organizations', requires('auditor'), async (req, res) => {
-    const at = now();
-    const organizations = (await services.organizations.list()).map((org) => ({
-      ...org,
-      publishedAt: showInstant(org.publishedAt, at),
-      lastBuild: org.lastBuild ? { ...org.lastBuild, finishedAt: showInstant(org.lastBuild.finishedAt, at) } : null,
-    }));
-    pages.show(req, res, 'organizations.njk', 'Organizations', { organizations }, { section: 'organizations' });
-  });
+    page('/organizations', 'auditor', async (req, res) => {
+      const at = now();
+      const organizations = (await services.organizations.list()).map((org) => ({
+        ...org,
+        publishedAt: showInstant(org.publishedAt, at),
+        lastBuild: org.lastBuild ? { ...org.lastBuild, finishedAt: showInstant(org.lastBuild.finishedAt, at) } : null,
+      }));
+      pages.show(req, res, 'organizations.njk', 'Organizations', { organizations }, { section: 'organizations' });
+    }),
 
-  router.get('/organizations/:organization/history', requires('auditor'), async (req, res) => {
-    const organization = await overview(req.params.organization);
-    const at = now();
-    const { rows, currentId } = historyRows(await services.snapshots.history(organization.id), at);
-    pages.show(
-      req,
-      res,
-      'history.njk',
-      `History of ${organization.name}`,
-      { organization, entries: rows, currentId, defaultInstant: at.toISOString() },
-      { section: 'organizations' },
-    );
-  });
+    page('/organizations/:organization/history', 'auditor', async (req, res) => {
+      const organization = await overview(req.params.organization);
+      const at = now();
+      const { rows, currentId } = historyRows(await services.snapshots.history(organization.id), at);
+      pages.show(
+        req,
+        res,
+        'history.njk',
+        `History of ${organization.name}`,
+        { organization, entries: rows, currentId, defaultInstant: at.toISOString() },
+        { section: 'organizations' },
+      );
+    }),
 
-  router.get('/organizations/:organization/keys', requires('auditor'), (req, res) =>
-    res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`),
-  );
+    page('/organizations/:organization/keys', 'auditor', (req, res) => res.redirect(302, `${req.baseUrl}/keys?organization=${encodeURIComponent(req.params.organization)}`)),
 
-  router.get('/organizations/:organization/diff', requires('auditor'), async (req, res) => {
-    const organization = await overview(req.params.organization);
-    const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
-    const diff = await services.snapshots.diff(organization.id, from, to);
-    const view = diffView(diff);
-    pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
-  });
+    page('/organizations/:organization/diff', 'auditor', async (req, res) => {
+      const organization = await overview(req.params.organization);
+      const [from, to] = [queryText(req.query.from) || 'current', queryText(req.query.to) || 'current'];
+      const diff = await services.snapshots.diff(organization.id, from, to);
+      const view = diffView(diff);
+      pages.show(req, res, 'diff.njk', `Changes in ${organization.name}`, { organization, from, to, view }, { section: 'organizations' });
+    }),
 
-  router.get('/as-of', requires('auditor'), async (req, res) => {
-    const values = { organization: queryText(req.query.organization), at: queryText(req.query.at), path: queryText(req.query.path) || '/organization' };
-    const organizations = await services.organizations.list();
-    const show = (context: Record<string, unknown>, status = 200) =>
-      pages.show(req, res, 'as-of.njk', 'As of an instant', { organizations, values, ...context }, { section: 'as-of', status });
-    if (values.organization === '' || values.at === '') return show({});
-    const at = parseZonedInstant(values.at);
-    if (at === undefined) return show({ error: `${values.at} is not an ISO 8601 instant with a zone` }, 400);
-    const answer = await services.snapshots.asOf(values.organization, at, values.path);
-    // The evidence behind the answer, and what changed since: the snapshot then against the current one.
-    show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2), snapshotId: answer.snapshotId, ...answer.evidence } });
-  });
+    page('/as-of', 'auditor', async (req, res) => {
+      const values = { organization: queryText(req.query.organization), at: queryText(req.query.at), path: queryText(req.query.path) || '/organization' };
+      const organizations = await services.organizations.list();
+      const show = (context: Record<string, unknown>, status = 200) =>
+        pages.show(req, res, 'as-of.njk', 'As of an instant', { organizations, values, ...context }, { section: 'as-of', status });
+      if (values.organization === '' || values.at === '') return show({});
+      const at = parseZonedInstant(values.at);
+      if (at === undefined) return show({ error: `${values.at} is not an ISO 8601 instant with a zone` }, 400);
+      const answer = await services.snapshots.asOf(values.organization, at, values.path);
+      // The evidence behind the answer, and what changed since: the snapshot then against the current one.
+      show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2), snapshotId: answer.snapshotId, ...answer.evidence } });
+    }),
+  ];
 }
 
 function queryText(value: unknown): string {

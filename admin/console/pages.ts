@@ -2,10 +2,11 @@
 // needs (navigation, the stylesheet, the form token), and errors shown as a page, never a stack.
 import type { NextFunction, Request, Response } from 'express';
 import type { Log } from '../../runtime/log.ts';
-import { roleAllows } from '../../records/actor.ts';
 import { actorOf } from '../request-actor.ts';
 import { adminProblemOf } from '../problem.ts';
+import type { ConsoleRouteTable } from './console-routes.ts';
 import type { FormGuard } from './form-guard.ts';
+import { noteRefusal } from './form-refusals.ts';
 import type { Views } from './views.ts';
 
 type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'admins' | 'audit-log';
@@ -26,13 +27,24 @@ export interface Pages {
   guard: FormGuard;
 }
 
-export function createPages({ views, stylesheet, guard, log, now }: { views: Views; stylesheet: string; guard: FormGuard; log?: Log; now: () => Date }): Pages {
+interface PageParts {
+  views: Views;
+  stylesheet: string;
+  guard: FormGuard;
+  /** What each page and form needs: a template offers a link or a form only to a role that may use it. */
+  routes: Pick<ConsoleRouteTable, 'allows'>;
+  log?: Log;
+  now: () => Date;
+}
+
+export function createPages({ views, stylesheet, guard, routes, log, now }: PageParts): Pages {
   const show: Pages['show'] = (req, res, template, title, context, options = {}) => {
-    // Who is signed in, and what their role may do: templates offer only that (the routes refuse the rest).
+    // Who is signed in, and what their role may use: `may('POST /builds')`, as the routes declare it
+    // (they refuse the rest), so a template offers nothing the role would be refused.
     const actor = actorOf(res);
     const html = views.render(template, {
       actor,
-      may: { operate: roleAllows(actor.role, 'operator'), own: roleAllows(actor.role, 'owner') },
+      may: (...declared: string[]) => routes.allows(actor.role, declared),
       ...context,
       title,
       base: req.baseUrl,
@@ -57,6 +69,8 @@ export function createPages({ views, stylesheet, guard, log, now }: { views: Vie
         if (res.headersSent) return next(failure);
         // The admin API's mapping: an unknown organization is a 404 page here as it is a 404 there.
         const problem = adminProblemOf(failure);
+        // What the page says is what the trail records of a form refused here (form-refusals.ts).
+        noteRefusal(res, failure);
         if (problem !== undefined) return error(req, res, problem.status, problem.title, problem.detail);
         log?.error('console page failed', { path: req.path, err: failure });
         error(req, res, 500, 'Something went wrong', 'The console could not answer this page; the process log has the details.');

@@ -1,16 +1,17 @@
 // Named admin credentials and their roles, through the real program: `marquee start` on its
 // embedded PGlite, credentials made with the real `marquee admins` commands beside it. Every route
 // of the admin API and every page of the console is walked from its declaration (api-routes.ts,
-// the console's requires(role)), so a new one cannot be left out: an auditor reads them all and is
-// refused every change with nothing changed; an operator cannot manage credentials; an expired or
-// revoked credential is 401 from the next request; ADMIN_TOKEN still acts as root.
+// the console's pages and forms), so a new one cannot be left out: an auditor reads them all and
+// is refused every change with nothing changed; an operator cannot manage credentials; an expired
+// or revoked credential is 401 from the next request; ADMIN_TOKEN still acts as root.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleAllows } from '../../../records/actor.ts';
-import { ADMIN_API_BASE, ADMIN_ROUTES, type AdminRoute } from '../../../admin/api-routes.ts';
+import type { AdminRoute } from '../../../admin/api-route.ts';
+import { ADMIN_API_BASE, ADMIN_ROUTES } from '../../../admin/api-routes.ts';
 import { declaredConsoleRoutes } from '../../../admin/console/console-routes.ts';
 import { consoleRouter } from '../../../admin/console/router.ts';
 import type { AdminServices } from '../../../admin/services.ts';

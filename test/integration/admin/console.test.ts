@@ -2,7 +2,8 @@
 // with the sample data, opened with the admin token as HTTP Basic password. What an operator sees:
 // each page, a build started from its form, a key created (its secret once), used, edited and
 // revoked, the diff of a change made in the platform's data, markup in a name shown as text, and
-// a form posted from another site refused.
+// a form posted from another site or with a token not its own refused, and recorded with the
+// reason the page gave.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -249,8 +250,38 @@ describe('the console of a running start', () => {
     }
     await page.goto(`${consoleUrl}/builds`);
     expect((await rows()).length).toBe(runs);
+    // The trail records the refusal as the page gave it: which site, not only that it was a 403.
+    await expect
+      .poll(async () => (await newestEntry('build.requested'))?.reason, { timeout: 10_000 })
+      .toBe('FORM_REFUSED: Nothing was changed: the form was sent from another site (Sec-Fetch-Site: cross-site).');
+  });
+
+  it('records a form refused for its token with the reason the page gave, not the status', async () => {
+    const basic = `Basic ${Buffer.from(`operator:${token}`).toString('base64')}`;
+    const answer = await fetch(`${consoleUrl}/builds`, {
+      method: 'POST',
+      headers: { Authorization: basic, Origin: new URL(consoleUrl).origin, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: 'a-token-of-another-credential', organization: 'nordic-dev' }).toString(),
+      redirect: 'manual',
+    });
+    expect(answer.status).toBe(403);
+    expect(await answer.text()).toContain('Nothing was changed: the form has no valid CSRF token (open the page again and resubmit).');
+    await expect
+      .poll(async () => newestEntry('build.requested'), { timeout: 10_000 })
+      .toMatchObject({
+        door: 'console',
+        outcome: 'refused',
+        reason: 'FORM_REFUSED: Nothing was changed: the form has no valid CSRF token (open the page again and resubmit).',
+        changes: { organization: 'nordic-dev' },
+      });
   });
 });
+
+/** The newest entry of the audit trail with this action, as the admin API lists it. */
+async function newestEntry(action: string): Promise<Record<string, unknown> | undefined> {
+  const answer = await fetch(`${consoleUrl}/admin/v1/audit-log?action=${action}&limit=1`, { headers: { Authorization: `Bearer ${token}` } });
+  return ((await answer.json()) as { entries: Array<Record<string, unknown>> }).entries[0];
+}
 
 /** A page of another origin (another port) serving `html`. */
 async function listen(html: string): Promise<{ server: Server; origin: string }> {

@@ -2,14 +2,20 @@
 // (admin/api-routes.ts) and console page (admin/console/) states, with the policy of
 // docs/design.md "Who did what": reading for every role, changes for operators, admin credentials
 // for owners. The integration tests walk the same declarations against the real program.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ROLES, roleAllows } from '../../../records/actor.ts';
 import { adminApiDocument } from '../../../admin/api-document.ts';
 import { ADMIN_ROUTES } from '../../../admin/api-routes.ts';
-import { declaredConsoleRoutes, requires } from '../../../admin/console/console-routes.ts';
+import { consoleRouteTable, declaredConsoleRoutes, page } from '../../../admin/console/console-routes.ts';
+import { createFormGuard } from '../../../admin/console/form-guard.ts';
 import { consoleRouter } from '../../../admin/console/router.ts';
+import { packagePath } from '../../../runtime/package-root.ts';
 import { fakeServices } from './console/fake-services.ts';
+
+const TEMPLATES = packagePath('templates');
 
 describe('roleAllows', () => {
   it('orders auditor < operator < owner: each may do what the weaker ones may', () => {
@@ -63,10 +69,32 @@ describe('the console pages', () => {
     );
   });
 
-  it('a page registered without a role stops the console from starting, naming it', () => {
-    const router = express.Router();
-    router.get('/checked', requires('auditor'), (_req, res) => res.end());
-    router.post('/forgotten', (_req, res) => res.end());
-    expect(() => declaredConsoleRoutes(router)).toThrow('console page POST /forgotten states no role');
+  it('a page declared without a role stops the console from starting, naming it', () => {
+    const forgotten = { method: 'post', path: '/forgotten', answer: () => undefined } as never;
+    const table = consoleRouteTable();
+    expect(() => table.register(express.Router(), [page('/checked', 'auditor', () => undefined), forgotten], createFormGuard())).toThrow(
+      'console page POST /forgotten states no role',
+    );
+  });
+
+  it("offer in the templates only what a declaration names: each may('METHOD /path') is a declared page or form", () => {
+    const names = new Set(declared.map((route) => `${route.method.toUpperCase()} ${route.path}`));
+    const asked = readdirSync(TEMPLATES, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.njk'))
+      .flatMap((file) =>
+        [...readFileSync(join(TEMPLATES, file), 'utf8').matchAll(/may\(([^)]*)\)/g)].flatMap(([, list]) => [...list!.matchAll(/'([^']+)'/g)].map(([, name]) => name!)),
+      );
+    expect(asked.length).toBeGreaterThan(8);
+    expect(asked.filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('each form stands for a state-changing API route, whose role it takes', () => {
+    const forms = declared.filter((route) => route.method === 'post');
+    for (const form of forms) {
+      const api = ADMIN_ROUTES.find((route) => route.name === form.apiRoute);
+      expect(api?.action, `${form.path} stands for ${form.apiRoute}`).toBeDefined();
+      expect(form.role, form.path).toBe(api?.role);
+    }
+    expect(forms.find((form) => form.path === '/keys')?.apiRoute).toBe('createKey');
   });
 });

@@ -75,7 +75,18 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
   const mint = async (organizationId: string, origins: readonly string[], label: string | null) => {
     if (origins.some((origin) => !origin.startsWith('https://'))) throw adminError('BAD_REQUEST', `origin ${origins[0]} is not an https origin`);
     counter++;
-    const key = { id: `key_${counter}`, organizationId, label, origins: [...origins], createdAt: '2026-11-22T09:00:00.000Z', revokedAt: null } as unknown as Key;
+    const key: Key = {
+      id: `key_${counter}`,
+      organizationId,
+      organizationSlug: ORGS.find((org) => org.id === organizationId)?.slug ?? null,
+      prefix: null,
+      label,
+      origins: [...origins],
+      createdAt: '2026-11-22T09:00:00.000Z',
+      expiresAt: null,
+      revokedAt: null,
+      lastUsedAt: null,
+    };
     keyList.push(key);
     return { ...key, key: `mqk_secret${counter}` } as Awaited<ReturnType<AdminServices['keys']['create']>>;
   };
