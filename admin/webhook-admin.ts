@@ -13,8 +13,8 @@ import type { OrganizationDirectory } from './organization-admin.ts';
 /** How long a rotated secret keeps signing beside the new one. */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The description an endpoint may carry. */
-const DESCRIPTION_MAX = 500;
+/** The description an endpoint may carry (the CLI refuses a longer one as it reads its command line). */
+export const WEBHOOK_DESCRIPTION_MAX = 500;
 
 export class WebhookNotFoundError extends OperatorError {
   override name = 'WebhookNotFoundError';
@@ -39,6 +39,12 @@ type EndpointWithSecret = WebhookEndpoint & { secret: string };
  */
 type Warned<T> = T & { warnings?: string[] };
 
+/**
+ * An endpoint with its organization's slug, as a registration's answer names the organization (the
+ * CLI prints it, as `keys` does); absent for an organization the platform no longer has.
+ */
+type WithSlug<T> = T & { organizationSlug?: string };
+
 /** An endpoint as listed: its organization's slug, and how its deliveries are going. */
 export type ListedEndpoint = WebhookEndpoint & { organizationSlug: string | null; health: EndpointHealth };
 
@@ -47,9 +53,9 @@ export interface WebhookOperations {
   /** One endpoint; WebhookNotFoundError when no endpoint has the id. */
   get(id: string): Promise<WebhookEndpoint>;
   add(organization: string, endpoint: { url: string; description?: string | null }): Promise<Warned<EndpointWithSecret & { organizationSlug: string }>>;
-  update(id: string, changes: { url?: string; description?: string | null; enabled?: boolean }): Promise<Warned<WebhookEndpoint>>;
+  update(id: string, changes: { url?: string; description?: string | null; enabled?: boolean }): Promise<Warned<WithSlug<WebhookEndpoint>>>;
   remove(id: string): Promise<void>;
-  rotate(id: string): Promise<EndpointWithSecret>;
+  rotate(id: string): Promise<WithSlug<EndpointWithSecret>>;
   /** Queues a webhook.test message for the endpoint; its id. */
   test(id: string): Promise<{ messageId: string }>;
   attempts(id: string): Promise<WebhookAttempt[]>;
@@ -70,6 +76,10 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
     const found = await store.get(id);
     if (found === undefined) throw new WebhookNotFoundError(id);
     return found;
+  };
+  const withSlug = async <T extends WebhookEndpoint>(answer: T): Promise<WithSlug<T>> => {
+    const slug = (await organizations.slugs([answer.organizationId])).get(answer.organizationId);
+    return slug === undefined ? answer : { ...answer, organizationSlug: slug };
   };
   return {
     list: async (organization) => {
@@ -100,7 +110,8 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
       if (updated === undefined) throw new WebhookNotFoundError(id);
       // Enabled again: the deliveries that waited are due.
       if (changes.enabled) onQueued();
-      return url === undefined ? updated : warned(updated, await refusals(url, policy, await store.livePolicies()));
+      const answer = await withSlug(updated);
+      return url === undefined ? answer : warned(answer, await refusals(url, policy, await store.livePolicies()));
     },
     remove: async (id) => {
       if (!(await store.remove(id))) throw new WebhookNotFoundError(id);
@@ -108,7 +119,7 @@ export function webhookOperations({ store, policy, organizations, onQueued = () 
     rotate: async (id) => {
       const rotated = await store.rotate(id, ROTATION_GRACE_MS);
       if (rotated === undefined) throw new WebhookNotFoundError(id);
-      return { ...rotated.endpoint, secret: rotated.secret };
+      return withSlug({ ...rotated.endpoint, secret: rotated.secret });
     },
     test: async (id) => {
       const found = await endpoint(id);
@@ -153,6 +164,6 @@ function warned<T extends object>(answer: T, warnings: string[]): Warned<T> {
 
 function checkedDescription(description: string | null): string | null {
   if (description === null || description === '') return null;
-  if (description.length > DESCRIPTION_MAX) throw new OperatorError(`description must be at most ${DESCRIPTION_MAX} characters`);
+  if (description.length > WEBHOOK_DESCRIPTION_MAX) throw new OperatorError(`description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
   return description;
 }

@@ -4,12 +4,14 @@ import './runtime-floor.ts';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { packagePath } from '../runtime/package-root.ts';
-import { parseConfig } from './config.ts';
+import { type ConfigNeeds, parseConfig } from './config.ts';
 import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import { registerAdminCommands } from './cli/admins.ts';
 import { cliActor } from '../records/actor.ts';
 import { actingAs } from '../admin/acting.ts';
 import { registerAuditLogCommands } from './cli/audit-log.ts';
+import { showUsageAfterErrors, usageOf } from './cli/arguments.ts';
+import { UsageError } from './usage.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
 import { registerProcessCommands } from './cli/processes.ts';
@@ -22,10 +24,15 @@ import { registerWebhookCommands } from './cli/webhooks.ts';
 const program = new Command('marquee')
   .description('Read-only integration API of an events platform, served from static snapshots')
   .version(packageVersion(), '--version', 'print the version')
-  .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) })
   // Commander's errors are thrown, not exited on, so a wrong command line gets the contract's exit status 2 below.
   .exitOverride();
+
+/** The command whose action runs: a UsageError it throws is followed by its usage line. */
+let acting: Command = program;
+program.hook('preAction', (_program, actionCommand) => {
+  acting = actionCommand;
+});
 
 registerProcessCommands(program, config);
 registerPlatformCommands(program, config);
@@ -34,26 +41,30 @@ registerSnapshotCommands(program, config);
 registerWebhookCommands(program, config);
 registerAdminCommands(program, config);
 registerAuditLogCommands(program, config);
+showUsageAfterErrors(program);
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 }
 
-function config() {
-  return parseConfig(process.env);
+/** `needs`: what the command does beyond reading (ConfigNeeds), so that its own checks are made with the others, before it starts. */
+function config(needs?: ConfigNeeds) {
+  return parseConfig(process.env, process.cwd(), process.stdout.isTTY === true, needs);
 }
 
 // The one place an error becomes the process's exit: an OperatorError (configuration, unknown
 // organization, busy or unreachable database, missing snapshot…) is one line and its own exit
 // status; anything else is unexpected: its message and every cause below it, exit status 1.
-// MARQUEE_DEBUG=1 adds the stack. A wrong command line (already explained by commander, with the
-// help) exits 2; --help and --version exit 0.
+// MARQUEE_DEBUG=1 adds the stack. A wrong command line exits 2 with what is wrong and the
+// command's usage line: commander's own refusals have printed both already, a UsageError of the
+// command gets its usage line here. --help and --version exit 0.
 try {
   // Whatever a command changes is recorded in the audit trail under the CLI's actor (records/actor.ts).
   await actingAs({ actor: cliActor(), door: 'cli' }, () => program.parseAsync(process.argv));
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
   process.stderr.write(`marquee: ${describeError(error)}\n`);
+  if (error instanceof UsageError) process.stderr.write(`${usageOf(acting)}\n`);
   if (process.env.MARQUEE_DEBUG) console.error(error);
   process.exit(error instanceof OperatorError ? error.exitCode : EXIT_FAILURE);
 }

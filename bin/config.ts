@@ -1,5 +1,7 @@
 // Configuration (docs/design.md "Process model and configuration"): read from the environment once at
-// start-up, validated, and refused with one message that names every bad variable.
+// start-up, validated, and refused with one message that names every bad variable, before the
+// command makes or changes anything.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
@@ -15,6 +17,7 @@ import type { StoreLocation } from '../snapshot/store.ts';
 import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
 import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
+import { signerFromPem } from '../snapshot/signing.ts';
 
 export interface Config {
   home: string;
@@ -82,14 +85,27 @@ export class ConfigError extends OperatorError {
 // CloudFront distribution ids are upper-case letters and digits (e.g. E2QWRUHAPOMQZL).
 const DISTRIBUTION_ID = /^[A-Z0-9]{6,32}$/;
 
+/**
+ * What the command about to run does, for the checks only it needs, made here with every other
+ * bad variable before the command has made a database, a token or a snapshot.
+ */
+export interface ConfigNeeds {
+  /** It builds and publishes (start, builder, build), signing what it publishes: SNAPSHOT_SIGNING_KEY must give a key it can sign with. */
+  builds?: boolean;
+  /** It serves the gateway on PORT and the admin port on ADMIN_PORT (start, serve): they cannot be one port. */
+  serves?: boolean;
+}
+
 /** `terminal`: whether stdout is one, which decides the log's format when LOG_FORMAT is unset. */
-export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), terminal = process.stdout.isTTY === true): Config {
+export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), terminal = process.stdout.isTTY === true, needs: ConfigNeeds = {}): Config {
   const settings = new Settings(env);
   // Read in this order, so the problems are listed in it.
   const home = resolve(cwd, settings.text('MARQUEE_HOME') ?? 'var');
   const database = databaseSettings(settings);
   const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
   const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
+  const signing = needs.builds && snapshotStore !== undefined ? signingKeyProblem(signingKey) : undefined;
+  if (signing !== undefined) settings.problem(signing);
   const redisUrl = redisSetting(settings);
   const builds = buildSettings(settings);
   const webhooks = webhookPolicy(settings);
@@ -100,7 +116,11 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) settings.problem(`TRUST_PROXY: ${trustProxy.problem}`);
   const logFormat = logFormatSetting(settings, terminal);
+  const problemsBefore = settings.problems.length;
   const ports = { port: settings.port('PORT', 8080), adminPort: settings.port('ADMIN_PORT', 8081) };
+  // Compared only as given (a bad one stands in as its default); 0 is any free port, each its own.
+  const portsRead = settings.problems.length === problemsBefore;
+  if (needs.serves && portsRead && ports.port === ports.adminPort && ports.port !== 0) settings.problem(`PORT and ADMIN_PORT must be two ports, both are ${ports.port}`);
   // No store without a problem naming SNAPSHOT_STORE.
   if (settings.problems.length > 0 || snapshotStore === undefined) throw new ConfigError(settings.problems);
   return {
@@ -270,6 +290,38 @@ function signingKeySetting(settings: Settings, home: string, cwd: string, store:
   if (value === 'none') return 'none';
   if (value !== undefined) return { file: resolve(cwd, value), generate: false };
   return store === undefined || store.backend === 'directory' ? { file: resolve(home, 'signing-key.pem'), generate: true } : 'missing';
+}
+
+/**
+ * Why a build could not sign with the key SNAPSHOT_SIGNING_KEY gives, naming the variable;
+ * undefined when it can: `none` (unsigned, on purpose), a readable Ed25519 private key, or the key
+ * a directory store makes under MARQUEE_HOME at its first build.
+ */
+export function signingKeyProblem(setting: Config['signingKey']): string | undefined {
+  if (setting === 'none') return undefined;
+  if (setting === 'missing') {
+    return (
+      'SNAPSHOT_SIGNING_KEY is not set: builders publishing to an s3:// store sign history with one key they all share. ' +
+      'Make one with `marquee signing-key create FILE`, give every builder the file and set SNAPSHOT_SIGNING_KEY to its path ' +
+      '(or SNAPSHOT_SIGNING_KEY=none to publish history unsigned, which `marquee verify` then reports)'
+    );
+  }
+  const where = setting.generate ? `the signing key ${setting.file} (SNAPSHOT_SIGNING_KEY unset)` : `SNAPSHOT_SIGNING_KEY (${setting.file})`;
+  let pem: string;
+  try {
+    pem = readFileSync(setting.file, 'utf8');
+  } catch (error) {
+    // A path through a file (ENOTDIR) names nothing there either; under a MARQUEE_HOME that cannot be made, that is the home's to say.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return `${where} cannot be read: ${(error as Error).message}`;
+    return setting.generate ? undefined : `${where} does not exist (make one with: marquee signing-key create FILE)`;
+  }
+  try {
+    signerFromPem(pem, where);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function redisSetting(settings: Settings): string | undefined {

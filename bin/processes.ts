@@ -30,9 +30,11 @@ import { createLog } from './log.ts';
 import { line } from './output.ts';
 import { demoKey, openStartDatabase } from './platform-setup.ts';
 import { openDatabase, openSnapshotSource } from './services.ts';
+import { describeStart, recordStart, runningStart } from './start-record.ts';
 
 export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
+  await besideAnotherStart(config, log);
   const { db, sampleLoaded } = await openStartDatabase(config, log, options);
   const gatewayLog = log.child({ component: 'gateway' });
   // One Registry for both halves: the gateway's request metrics and the builder's.
@@ -55,6 +57,8 @@ export async function startCommand(config: Config, options: { sample?: boolean }
       };
     },
   });
+  // Listening: a second start on this home can now name this one.
+  const unrecord = await recordStart(config.home, { gateway: builder.gateway!.url, console: builder.admin!.url });
   // What changed since the last start, which is everything on the first.
   const results = await builder.run('start');
 
@@ -67,7 +71,32 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     line(`try: curl -s -H 'Authorization: Bearer ${demo.key}' ${gatewayUrl}/api/integration/v1/events`);
   }
   line(`console: ${builder.admin!.url}/ (user any, password: ${config.adminToken === undefined ? `the token in ${shownPath(adminTokenFile(config.home))}` : 'ADMIN_TOKEN'})`);
-  onShutdown(log, () => builder.close());
+  onShutdown(log, async () => {
+    await unrecord();
+    await builder.close();
+  });
+}
+
+/**
+ * A second start on a MARQUEE_HOME whose start runs. On the embedded database it is refused: that
+ * database is one process's, served by it to the commands beside it (docs/design.md "What runs
+ * where today"), and a second start would have been a second gateway and builder on it through the
+ * first one's port, started without a word. On DATABASE_URL several builders are the design, so it
+ * starts, saying which start it runs beside and what they share.
+ */
+async function besideAnotherStart(config: Config, log: Log): Promise<void> {
+  const other = await runningStart(config.home);
+  if (other === undefined) return;
+  const where = `MARQUEE_HOME=${config.home}`;
+  if (config.databaseUrl === undefined) {
+    throw new OperatorError(
+      `another marquee start is running on ${where}: ${describeStart(other)}; it holds the embedded database there and serves it to every other command. Use that one, stop it first, or give this start another MARQUEE_HOME (or DATABASE_URL, to run several)`,
+    );
+  }
+  log.warn(
+    `another marquee start is running on ${where}: ${describeStart(other)}; this one is a second gateway and builder beside it, on the same database, snapshot store and keys`,
+    { otherPid: other.pid, otherGateway: other.gateway, otherConsole: other.console },
+  );
 }
 
 export async function serveCommand(config: Config): Promise<void> {

@@ -2,34 +2,38 @@
 // once at a build's start, made once under MARQUEE_HOME for a directory store when unset.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { OperatorError } from '../runtime/errors.ts';
-import { newSigningKeyPem, type Signer, signerFromPem } from '../snapshot/signing.ts';
-import type { Config } from './config.ts';
+import { type Signer, newSigningKeyPem, signerFromPem } from '../snapshot/signing.ts';
+import { type Config, ConfigError, signingKeyProblem } from './config.ts';
 
-/** The signer builds sign with; undefined with SNAPSHOT_SIGNING_KEY=none. Throws OperatorError naming the variable. */
+/**
+ * The signer builds sign with; undefined with SNAPSHOT_SIGNING_KEY=none. A key that cannot sign is
+ * a ConfigError naming the variable: the commands that build found it already with the rest of
+ * their configuration (bin/config.ts), before making anything; this refuses any other caller.
+ */
 export function loadSigner(config: Pick<Config, 'signingKey'>): Signer | undefined {
   const setting = config.signingKey;
-  if (setting === 'none') return undefined;
-  if (setting === 'missing') {
-    throw new OperatorError(
-      'SNAPSHOT_SIGNING_KEY is not set: builders publishing to an s3:// store sign history with one key they all share. ' +
-        'Make one with `marquee signing-key create FILE`, give every builder the file and set SNAPSHOT_SIGNING_KEY to its path ' +
-        '(or SNAPSHOT_SIGNING_KEY=none to publish history unsigned, which `marquee verify` then reports)',
-    );
-  }
+  const problem = signingKeyProblem(setting);
+  if (problem !== undefined) throw new ConfigError([problem]);
+  // 'missing' always has a problem.
+  if (typeof setting === 'string') return undefined;
   const where = `SNAPSHOT_SIGNING_KEY (${setting.file})`;
-  let pem: string;
-  try {
-    pem = readFileSync(setting.file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new OperatorError(`${where} cannot be read: ${(error as Error).message}`, { cause: error });
-    if (!setting.generate) throw new OperatorError(`${where} does not exist (make one with: marquee signing-key create FILE)`);
-    pem = createSigningKeyFile(setting.file, { exclusive: true }) ?? readFileSync(setting.file, 'utf8');
-  }
+  // Unset for a directory store: made at the first build, by whichever process gets there first.
+  const pem = setting.generate
+    ? (readIfExists(setting.file) ?? createSigningKeyFile(setting.file, { exclusive: true }) ?? readFileSync(setting.file, 'utf8'))
+    : readFileSync(setting.file, 'utf8');
   try {
     return signerFromPem(pem, where);
   } catch (error) {
-    throw new OperatorError((error as Error).message, { cause: error });
+    throw new ConfigError([(error as Error).message]);
+  }
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

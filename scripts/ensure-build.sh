@@ -4,6 +4,12 @@
 # run stale JavaScript. An up-to-date dist/ costs one `find`. Concurrent callers (several test
 # runs) take turns under a lock, and a new build replaces dist/ by rename, so a process running
 # the old one never sees a half-written tree.
+#
+# `npm install` in a clone runs it as package.json's `dependencies` script: npm runs that one
+# after it changed node_modules/ in the project itself, and never for a package installed from the
+# release tarball, which ships dist/ compiled and no scripts/. As `prepare`, it was an install
+# script of the tarball too: npm warned about it on every install of the release (a script it would
+# not run, naming a file the package does not have).
 set -eu
 cd "$(dirname "$0")/.."
 stamp=dist/.build-stamp

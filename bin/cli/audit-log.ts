@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { AuditLogOptions } from '../commands/audit-log.ts';
 import type { Config } from '../config.ts';
+import { wholeNumber } from './arguments.ts';
 
 const commands = () => import('../commands/audit-log.ts');
 
@@ -13,7 +14,7 @@ export function registerAuditLogCommands(program: Command, config: () => Config)
     .option('--actor <name>', 'only this actor (root, cli:<user>@<host>, a credential name)')
     .option('--action <action>', 'only this action (key.created, key.revoked, webhook.rotated, build.requested, db.sql, …)')
     .option('--since <when>', 'only entries since an instant (2026-11-01T00:00:00Z) or within a duration back (24h, 7d)')
-    .option('--limit <n>', 'at most this many entries (not with --jsonl)', '100')
+    .option('--limit <n>', 'at most this many entries (not with --jsonl)', wholeNumber, 100)
     .option('--json', 'print the entries as one JSON array, newest first')
     .option('--jsonl', 'export: every matching entry as JSON lines, oldest first')
     .action(async (options: AuditLogOptions) => (await commands()).auditLogCommand(config(), options));

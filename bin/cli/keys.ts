@@ -1,7 +1,7 @@
 // keys …: API keys (bin/commands/keys.ts).
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
-import { collect } from './arguments.ts';
+import { origins } from './arguments.ts';
 
 const commands = () => import('../commands/keys.ts');
 
@@ -11,7 +11,7 @@ export function registerKeyCommands(program: Command, config: () => Config): voi
     .command('create')
     .description('create a key for an organization; the secret is printed once')
     .requiredOption('--org <id|slug>', 'the organization')
-    .option('--origin <origin>', 'an allowed browser origin (repeatable); none = server-side only', collect, [])
+    .option('--origin <origin>', 'an allowed browser origin, scheme://host[:port] (repeatable); none = server-side only', origins, [])
     .option('--label <text>', 'a label')
     .option('--expires <when>', 'when the key stops working: a duration (90d, 24h, 30m) or an ISO instant (2027-01-01T00:00:00Z); default never')
     .option('--json', 'print the result as JSON')
@@ -20,7 +20,7 @@ export function registerKeyCommands(program: Command, config: () => Config): voi
     .command('update')
     .description("replace a key's allowed origins and/or label; effective from the next request on")
     .argument('<key-id>')
-    .option('--origin <origin>', 'an allowed browser origin (repeatable): replaces the list', collect, [])
+    .option('--origin <origin>', 'an allowed browser origin, scheme://host[:port] (repeatable): replaces the list', origins, [])
     .option('--no-origins', 'no browser origin: server-side use only')
     .option('--label <text>', "the new label ('' for none)")
     .option('--json', 'print the result as JSON')

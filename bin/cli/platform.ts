@@ -1,17 +1,21 @@
 // build and db: the platform's commands (bin/commands/platform.ts).
 import type { Command } from 'commander';
-import type { Config } from '../config.ts';
+import type { Config, ConfigNeeds } from '../config.ts';
 import { collect } from './arguments.ts';
 
 const commands = () => import('../commands/platform.ts');
 
-export function registerPlatformCommands(program: Command, config: () => Config): void {
+export function registerPlatformCommands(program: Command, config: (needs?: ConfigNeeds) => Config): void {
   program
     .command('build')
     .description('build now: all organizations, or those named; exit 1 if any failed')
     .option('--org <id|slug>', 'an organization (repeatable)', collect, [])
     .option('--json', 'print the result as JSON')
-    .action(async (options: { org: string[]; json?: boolean }) => (await commands()).buildCommand(config(), options));
+    .action(async (options: { org: string[]; json?: boolean }) => {
+      // The configuration first, before the builder's modules load (as start and builder read it).
+      const checked = config({ builds: true });
+      return (await commands()).buildCommand(checked, options);
+    });
 
   const db = program.command('db').description('the platform database');
   db.command('migrate')

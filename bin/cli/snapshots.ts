@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config.ts';
 import { InvalidArgumentError } from 'commander';
 import { DEFAULT_GRACE_MINUTES } from '../../builder/retention.ts';
+import { UsageError } from '../usage.ts';
 import { minutes, wholeNumber } from './arguments.ts';
 
 const days = (value: string): number => {
@@ -36,7 +37,7 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .option('--json', 'print the result as JSON')
     .action(async (from: string | undefined, to: string | undefined, options: { org: string; since?: Date; json?: boolean }) => {
       if (options.since !== undefined ? from !== undefined || to !== undefined : from === undefined || to === undefined) {
-        throw new InvalidArgumentError('give either FROM and TO, or --since INSTANT');
+        throw new UsageError('give either FROM and TO, or --since INSTANT');
       }
       return (await commands()).diffCommand(config(), { ...options, from, to });
     });
@@ -55,7 +56,7 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .option('--all', 'every organization in the store')
     .option('--json', 'print the result as JSON')
     .action(async (options: { org?: string; all?: boolean; json?: boolean }) => {
-      if ((options.org === undefined) === (options.all !== true)) throw new InvalidArgumentError('give either --org ID|SLUG or --all');
+      if ((options.org === undefined) === (options.all !== true)) throw new UsageError('give either --org ID|SLUG or --all');
       return (await commands()).verifyCommand(config(), options);
     });
   program

@@ -15,14 +15,18 @@ import { migrateMarquee } from '../../records/schema/migrate.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
+import { usageChecked } from '../usage.ts';
 import { cliRecorder } from './trail.ts';
 
 export async function adminsCreateCommand(config: Config, options: { name: string; role: string; expires?: string; json?: boolean }): Promise<void> {
   // Checked before the database is opened, so a typo costs nothing; a duration counts from creation.
-  credentialName(options.name);
-  adminRole(options.role);
+  // A value the command line got wrong is a usage error (exit 2, with the usage line), as commander's own are.
+  usageChecked(() => {
+    credentialName(options.name);
+    adminRole(options.role);
+  });
   const expiry = (now: Date) => (options.expires === undefined ? null : credentialExpiry(options.expires, now));
-  expiry(new Date());
+  usageChecked(() => expiry(new Date()));
   const created = await withCredentials(config, (admins) => admins.create({ name: options.name, role: options.role, expiresAt: expiry(new Date()) }));
   if (options.json) return printJson(created);
   line(`admin credential ${created.name} (${created.prefix}…), role ${created.role}`);

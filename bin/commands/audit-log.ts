@@ -2,12 +2,13 @@
 // as JSON lines, verify it against itself and the heads the builders keep in the snapshot store.
 import { type AuditOperations, auditOperations, type AuditQuery } from '../../admin/trail/audit-admin.ts';
 import type { AuditEntry } from '../../records/trail/audit-entry.ts';
+import { usageChecked } from '../usage.ts';
 import { sinceInstant } from '../../admin/trail/audit-since.ts';
 import { databaseAuditTrail } from '../../records/trail/audit-trail.ts';
 import { cliRecorder } from './trail.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
-import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
+import { OperatorError } from '../../runtime/errors.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
@@ -17,7 +18,7 @@ export interface AuditLogOptions {
   actor?: string;
   action?: string;
   since?: string;
-  limit: string;
+  limit: number;
   json?: boolean;
   jsonl?: boolean;
 }
@@ -26,13 +27,13 @@ export interface AuditLogOptions {
 const EXPORT_PAGE = 1000;
 
 export async function auditLogCommand(config: Config, options: AuditLogOptions): Promise<void> {
-  const limit = Number(options.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new OperatorError(`--limit must be a positive whole number, got ${JSON.stringify(options.limit)}`, { exitCode: EXIT_USAGE });
+  const { limit } = options;
   const query: AuditQuery = {
     ...(options.org !== undefined ? { organization: options.org } : {}),
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.action !== undefined ? { action: options.action } : {}),
-    ...(options.since !== undefined ? { since: sinceInstant('--since', options.since, new Date()) } : {}),
+    // A value the command line got wrong is a usage error (exit 2, with the usage line).
+    ...(options.since !== undefined ? { since: usageChecked(() => sinceInstant('--since', options.since!, new Date())) } : {}),
   };
   await withAudit(config, async (audit, slugs) => {
     if (options.jsonl) {

@@ -9,16 +9,21 @@ import { assertEmbeddedDatabase } from '../../records/database/database-backends
 import { organizationDirectory } from '../../admin/organization-admin.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
 import type { Config } from '../config.ts';
+import { UsageError, usageChecked } from '../usage.ts';
 import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';
 import { openDatabase } from '../services.ts';
 import { cliRecorder } from './trail.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
-  // Checked before anything is opened, so a typo costs nothing; a duration counts from creation,
-  // not from the start of a command that may spend seconds opening the database.
+  // A duration counts from creation, not from the start of a command that may spend seconds opening
+  // the database; checked first all the same, as a wrong command line, so a typo costs nothing.
   const expiry = (now: Date) => (options.expires === undefined ? null : parseExpiry(options.expires, now));
-  expiry(new Date());
+  usageChecked(() => {
+    const now = new Date();
+    const at = expiry(now);
+    if (at !== null && at.getTime() <= now.getTime()) throw new UsageError(`--expires ${at.toISOString()} is not in the future`);
+  });
   const created = await withKeys(config, async (keys, db) => {
     // Opened first: opening the database may take seconds, which a duration must not count.
     await db();
@@ -32,10 +37,10 @@ export async function keysCreateCommand(config: Config, options: { org: string; 
 }
 
 export async function keysUpdateCommand(config: Config, id: string, options: { origin: string[]; origins: boolean; label?: string; json?: boolean }): Promise<void> {
-  if (!options.origins && options.origin.length > 0) throw new KeyCommandError('--no-origins and --origin contradict each other: give one or the other');
+  if (!options.origins && options.origin.length > 0) throw new UsageError('--no-origins and --origin contradict each other: give one or the other');
   const origins = !options.origins ? [] : options.origin.length > 0 ? options.origin : undefined;
   const changes = { ...(origins !== undefined ? { origins } : {}), ...(options.label !== undefined ? { label: options.label } : {}) };
-  if (Object.keys(changes).length === 0) throw new KeyCommandError(`nothing to change for key ${id}: give --origin, --no-origins or --label`);
+  if (Object.keys(changes).length === 0) throw new UsageError(`nothing to change for key ${id}: give --origin, --no-origins or --label`);
   const updated = await withKeys(config, (keys) => keys.update(id, changes));
   if (options.json) return printJson(updated);
   line(`key ${updated.id} updated; from the next request on:`);
@@ -44,7 +49,7 @@ export async function keysUpdateCommand(config: Config, id: string, options: { o
 }
 
 export async function keysRollCommand(config: Config, id: string, options: { grace: string; json?: boolean }): Promise<void> {
-  const graceMs = parseDuration(options.grace, '--grace');
+  const graceMs = usageChecked(() => parseDuration(options.grace, '--grace'));
   const { replacement, replaced } = await withKeys(config, (keys) => keys.roll(id, { graceSeconds: graceMs / 1000 }));
   if (options.json) return printJson(replacement);
   line(`key ${replacement.id} (${replacement.prefix}…) replaces ${replaced.id} for ${replacement.organizationSlug ?? replacement.organizationId}`);

@@ -9,7 +9,7 @@ import { migrate } from '../../builder/platform/migrations.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { webhookOutbox } from '../../builder/webhooks/webhook-service.ts';
 import { seedSample } from '../../builder/platform/sample.ts';
-import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
+import { UsageError } from '../usage.ts';
 import type { Config } from '../config.ts';
 import { createLog } from '../log.ts';
 import { line, printJson, progressReporter } from '../output.ts';
@@ -108,7 +108,7 @@ export async function dbMigrateCommand(config: Config): Promise<void> {
 }
 
 export async function dbSeedCommand(config: Config, options: { sample?: boolean }): Promise<void> {
-  if (!options.sample) throw new OperatorError('say what to seed: marquee db seed --sample', { exitCode: EXIT_USAGE });
+  if (!options.sample) throw new UsageError('say what to seed: marquee db seed --sample');
   await withDatabase(config, async (db) => {
     const result = await recordedWork(
       cliRecorder(async () => db),
@@ -124,19 +124,27 @@ export async function dbSeedCommand(config: Config, options: { sample?: boolean 
   });
 }
 
-/** For the demo and for operators of the embedded database, which has no other client: the rows, or how many changed. */
+/** The commands whose tag counts the rows they changed. */
+const CHANGING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+/**
+ * For the demo and for operators of the embedded database, which has no other client: the rows,
+ * and for a statement that changes rows how many it changed, as psql's `UPDATE 0` says — an UPDATE
+ * whose WHERE matched nothing must not read as one that did something.
+ */
 export async function dbSqlCommand(config: Config, statement: string, options: { json?: boolean }): Promise<void> {
   // The statement is recorded as given (any secret it quotes replaced by its kind), whether it changes anything or not.
-  const rows = await withDatabase(
+  const outcome = await withDatabase(
     config,
     (db) =>
       recordedWork(
         cliRecorder(async () => db),
         { action: 'db.sql', changes: { statement } },
-        () => db.query<Record<string, unknown>>(statement),
+        () => db.statement(statement),
       ),
     { relations: 'any' },
   );
+  const { rows, command, rowCount } = outcome;
   if (options.json) return printJson(rows);
   for (const row of rows)
     line(
@@ -144,5 +152,7 @@ export async function dbSqlCommand(config: Config, statement: string, options: {
         .map(([column, value]) => `${column}=${value === null ? 'null' : String(value)}`)
         .join('  '),
     );
-  line(rows.length === 0 ? 'done; the statement returned no rows' : `${rows.length} rows`);
+  if (command !== null && rowCount !== null && CHANGING.has(command))
+    line(`${command} ${rowCount}: ${rowCount === 0 ? 'no rows' : rowCount === 1 ? '1 row' : `${rowCount} rows`} changed`);
+  else line(rows.length === 0 ? 'done; the statement returned no rows' : `${rows.length} rows`);
 }

@@ -2,10 +2,11 @@
 // operations, as the admin API and the console are; `--json` prints the admin API's shapes.
 import { recordedArea } from '../../admin/trail/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
-import { type ListedEndpoint, type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
+import { type ListedEndpoint, WEBHOOK_DESCRIPTION_MAX, type WebhookOperations, webhookOperations } from '../../admin/webhook-admin.ts';
+import { parseDestination } from '../../builder/webhooks/destinations.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { type WebhookEndpoint, WebhookStore } from '../../builder/webhooks/webhook-store.ts';
-import { EXIT_USAGE, OperatorError } from '../../runtime/errors.ts';
+import { UsageError, usageChecked } from '../usage.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { withDatabase } from '../services.ts';
@@ -26,7 +27,18 @@ function withWebhooks<T>(config: Config, work: (webhooks: WebhookOperations) => 
   });
 }
 
+/**
+ * `--url` in form and `--description` in length, first thing: a wrong command line. Whether the
+ * WEBHOOK_ALLOW_* settings let the URL be used is the registration's to say.
+ */
+function checkArguments(options: { url?: string; description?: string }): void {
+  if (options.url !== undefined) usageChecked(() => parseDestination(options.url!, { allowInsecure: true, allowPrivate: true }));
+  if (options.description !== undefined && options.description.length > WEBHOOK_DESCRIPTION_MAX)
+    throw new UsageError(`--description must be at most ${WEBHOOK_DESCRIPTION_MAX} characters`);
+}
+
 export async function webhooksAddCommand(config: Config, options: { org: string; url: string; description?: string; json?: boolean }): Promise<void> {
+  checkArguments(options);
   const created = await withWebhooks(config, (webhooks) => webhooks.add(options.org, { url: options.url, description: options.description ?? null }));
   warn(created.warnings);
   if (options.json) return printJson(created);
@@ -54,15 +66,15 @@ export async function webhooksUpdateCommand(
   id: string,
   options: { url?: string; description?: string; enable?: boolean; disable?: boolean; json?: boolean },
 ): Promise<void> {
-  if (options.enable && options.disable) throw new OperatorError('--enable and --disable contradict each other: give one or the other', { exitCode: EXIT_USAGE });
+  if (options.enable && options.disable) throw new UsageError('--enable and --disable contradict each other: give one or the other');
+  checkArguments(options);
   const enabled = options.enable ? true : options.disable ? false : undefined;
   const changes = {
     ...(options.url !== undefined ? { url: options.url } : {}),
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(enabled !== undefined ? { enabled } : {}),
   };
-  if (Object.keys(changes).length === 0)
-    throw new OperatorError(`nothing to change for endpoint ${id}: give --url, --description, --enable or --disable`, { exitCode: EXIT_USAGE });
+  if (Object.keys(changes).length === 0) throw new UsageError(`nothing to change for endpoint ${id}: give --url, --description, --enable or --disable`);
   const updated = await withWebhooks(config, (webhooks) => webhooks.update(id, changes));
   warn(updated.warnings);
   if (options.json) return printJson(updated);

@@ -29,26 +29,39 @@ export function parseDestination(text: string, policy: DestinationPolicy): URL {
   } catch {
     throw new DestinationError(`url must be an absolute https URL, got ${JSON.stringify(text)}`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure)) {
-    throw new DestinationError(`url must be https (http only with WEBHOOK_ALLOW_INSECURE=1), got ${JSON.stringify(text)}`);
-  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowInsecure)) throw new DestinationError(insecure(text));
   if (url.username !== '' || url.password !== '') throw new DestinationError('url must not carry credentials: the signature authenticates each message');
   if (url.hash !== '') throw new DestinationError('url must not have a fragment');
   return url;
 }
 
-/** The URL checked in form and by where its host resolves now (registration). */
+/**
+ * The URL checked in form and by where its host resolves now (registration). A plain http URL is
+ * judged by its address too, so that one refused for both (http://127.0.0.1:…, as when trying
+ * webhooks on one machine) names both settings it needs at once, not one after the other.
+ */
 export async function checkDestination(text: string, policy: DestinationPolicy): Promise<URL> {
-  const url = parseDestination(text, policy);
-  if (policy.allowPrivate) return url;
+  const url = parseDestination(text, { ...policy, allowInsecure: true });
+  const refusals = url.protocol === 'http:' && !policy.allowInsecure ? [insecure(text)] : [];
+  const address = policy.allowPrivate ? undefined : await addressRefusal(url);
+  if (address !== undefined) refusals.push(address);
+  if (refusals.length === 2) {
+    throw new DestinationError(`${refusals.join('; and ')}. This URL needs both WEBHOOK_ALLOW_INSECURE=1 and WEBHOOK_ALLOW_PRIVATE=1 (development and tests)`);
+  }
+  if (refusals.length === 1) throw new DestinationError(refusals[0]!);
+  return url;
+}
+
+/** Why the URL's host may not be sent to: it does not resolve, or to a non-public address; undefined when public. */
+async function addressRefusal(url: URL): Promise<string | undefined> {
   const host = hostOf(url);
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
-  if (addresses.length === 0) throw new DestinationError(`url's host ${host} does not resolve`);
+  if (addresses.length === 0) return `url's host ${host} does not resolve`;
   for (const { address } of addresses) {
     const range = rangeOf(address);
-    if (range !== 'unicast') throw new DestinationError(refusal(host, address, range));
+    if (range !== 'unicast') return refusal(host, address, range);
   }
-  return url;
+  return undefined;
 }
 
 /** A `lookup` for the delivery's connection: resolves as usual and fails on any non-public address. */
@@ -89,6 +102,10 @@ function rangeOf(address: string): string {
   } catch {
     return 'invalid';
   }
+}
+
+function insecure(text: string): string {
+  return `url must be https (http only with WEBHOOK_ALLOW_INSECURE=1), got ${JSON.stringify(text)}`;
 }
 
 function refusal(host: string, address: string, range: string): string {

@@ -20,7 +20,8 @@ export interface PlatformDatabaseOptions {
   marqueeSchema?: string | undefined;
   /**
    * The embedded database only (start): also serve it on a loopback PostgreSQL port, so that other
-   * commands can use it while this process holds it (embedded-server.ts).
+   * commands can use it while this process holds it (embedded-server.ts). Held by another process,
+   * it is refused (EmbeddedDatabaseBusyError), never reached through that process's port.
    */
   serve?: boolean;
   /**
@@ -54,7 +55,9 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
   try {
     return await openPglite(dataDir, { schema, marqueeSchema, serve: options.serve === true });
   } catch (error) {
-    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
+    // A process asked to serve the database (start) must hold it: through another's port it would
+    // be a second builder on a database meant for one.
+    if (!(error instanceof EmbeddedDatabaseBusyError) || options.serve) throw error;
     const served = await servedBy(dataDir);
     if (!served) throw error;
     if (served.schema !== schema || served.marqueeSchema !== marqueeSchema) {

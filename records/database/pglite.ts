@@ -52,6 +52,11 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
     schema,
     marqueeSchema,
     query: (text, params) => turns.ownTurn(() => queries(db).query(text, params)),
+    statement: (text) =>
+      turns.ownTurn(async () => {
+        const result = await db.query<Record<string, unknown>>(text);
+        return { rows: result.rows, command: result.command ?? null, rowCount: result.rowCount ?? null };
+      }),
     exec: (script: string) =>
       turns.ownTurn(async () => {
         try {

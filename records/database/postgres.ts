@@ -40,6 +40,16 @@ export async function openPostgres(url: string, options: OpenOptions = {}): Prom
         throw unreachable(error, target);
       }
     },
+    async statement(text: string) {
+      try {
+        // Several statements in one text answer one result each (the simple protocol): the last is what was done last.
+        const answer = (await pool.query(text)) as pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[];
+        const result = Array.isArray(answer) ? answer.at(-1) : answer;
+        return { rows: result?.rows ?? [], command: result?.command ?? null, rowCount: result?.rowCount ?? null };
+      } catch (error) {
+        throw unreachable(error, target);
+      }
+    },
     async exec(script: string) {
       const { client, release } = await checkOut(pool, target);
       try {

@@ -30,6 +30,15 @@ export interface ListenOptions {
   onReconnect?: () => void;
 }
 
+/** What one statement run as given did (`db sql`), as PostgreSQL's command tag says it. */
+interface StatementOutcome {
+  rows: Record<string, unknown>[];
+  /** The command tag's verb (SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE…); null when the server named none. */
+  command: string | null;
+  /** The command tag's count: the rows a SELECT returned or an INSERT, UPDATE, DELETE or MERGE changed; null for a command without one (CREATE…). */
+  rowCount: number | null;
+}
+
 export interface SqlClient extends SqlQueries {
   /** For messages: "PostgreSQL 127.0.0.1:5433/platform", "PGlite ./var/platform". Never a password. */
   readonly description: string;
@@ -37,6 +46,12 @@ export interface SqlClient extends SqlQueries {
   readonly schema: string;
   /** The schema holding Marquee's own relations (MARQUEE_SCHEMA; default `marquee`): records/schema/. */
   readonly marqueeSchema: string;
+  /**
+   * Runs one statement as an operator typed it (`db sql`), without parameters, and says what it
+   * did: an UPDATE that matched nothing answers no rows, as one that changed rows does, and only
+   * the command tag tells them apart.
+   */
+  statement(text: string): Promise<StatementOutcome>;
   /** Runs `work` in one transaction on one connection: committed if it resolves, rolled back if not. */
   transaction<T>(work: (tx: SqlQueries) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Calls `onPayload` for every NOTIFY on `channel`; resolves to an unsubscribe function. */

@@ -158,10 +158,13 @@ describe('the admins commands', () => {
     expect(taken.stderr).toBe(
       'marquee: an admin credential named "audrey" exists already (names are never reused, so the audit trail\'s names stay unambiguous): choose another name\n',
     );
+    // A wrong value on the command line: exit 2 and the command's usage line (docs/operation.md).
     const role = await marquee(['admins', 'create', '--name', 'newcomer', '--role', 'admin'], env());
-    expect(role.code).toBe(1);
-    expect(role.stderr).toBe('marquee: "admin" is not a role: use one of auditor, operator, owner\n');
+    expect(role.code).toBe(2);
+    expect(role.stderr).toMatch(/^marquee: "admin" is not a role: use one of auditor, operator, owner\n/);
+    expect(role.stderr).toMatch(/Usage: marquee admins create/);
     const expiry = await marquee(['admins', 'create', '--name', 'newcomer', '--role', 'auditor', '--expires', 'soon'], env());
+    expect(expiry.code).toBe(2);
     expect(expiry.stderr).toMatch(/^marquee: --expires "soon" is neither a duration such as 90d nor an ISO instant/);
     const unknown = await marquee(['admins', 'revoke', 'nobody'], env());
     expect(unknown.code).toBe(1);

@@ -442,7 +442,8 @@ describe('the CLI', () => {
     expect(lines.map((entry) => entry.seq)).toEqual(lines.map((_entry, index) => index + 1));
     expect(exported.stdout).not.toMatch(SECRETS);
     const bad = await cli('audit-log', '--since', 'yesterday');
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Usage: marquee audit-log/);
     expect(bad.stderr).toMatch(/^marquee: --since "yesterday" is neither/);
   });
 });

@@ -77,3 +77,30 @@ it('start on an external DATABASE_URL loads no sample data and makes no demo key
     await rm(startHome, { recursive: true, force: true });
   }
 });
+
+it('a second start on the same MARQUEE_HOME on DATABASE_URL starts, its first log line naming the start it runs beside', async () => {
+  const startHome = await mkdtemp(join(tmpdir(), 'marquee-second-start-pg-'));
+  const env = { MARQUEE_HOME: startHome, DATABASE_URL: postgres.url, PLATFORM_SCHEMA: 'second_start', PORT: '0', ADMIN_PORT: '0' };
+  const ready = /console: (http:\/\/\S+)\/ \(/;
+  try {
+    const first = await marqueeProcess(['start'], env, ready);
+    try {
+      const second = await marqueeProcess(['start'], env, ready);
+      try {
+        const gateway = /gateway listening on (http:\/\/\S+)/.exec(first.output())![1]!;
+        const [warning] = second.output().split('\n');
+        expect(JSON.parse(warning!)).toMatchObject({
+          level: 'warn',
+          otherPid: first.child.pid,
+          message: `another marquee start is running on MARQUEE_HOME=${startHome}: process ${first.child.pid} (gateway ${gateway}, console ${first.match[1]}/); this one is a second gateway and builder beside it, on the same database, snapshot store and keys`,
+        });
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+  } finally {
+    await rm(startHome, { recursive: true, force: true });
+  }
+});

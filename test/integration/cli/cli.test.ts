@@ -104,9 +104,37 @@ describe('marquee CLI', () => {
     expect(JSON.parse((await marquee(['keys', 'list', '--json'], env)).stdout)[0].revokedAt).toEqual(expect.any(String));
     expect(await marquee(['keys', 'revoke', 'key_nope'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('key_nope') });
     expect(await marquee(['keys', 'create', '--org', 'nordic-dev', '--origin', 'https://x.example/path'], env)).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('https://x.example/path'),
     });
+  });
+
+  it('db sql says how many rows a statement changed, where an UPDATE that matched nothing printed what one that changed a row did', async () => {
+    const sql = async (statement: string, ...options: string[]) => (await marquee(['db', 'sql', statement, ...options], env)).stdout;
+    expect(await sql("UPDATE team_members SET title = title WHERE full_name = 'Nobody Here'")).toBe('UPDATE 0: no rows changed\n');
+    expect(await sql("UPDATE team_members SET title = title WHERE full_name = 'Zoë Ødegaard' RETURNING full_name")).toBe('full_name=Zoë Ødegaard\nUPDATE 1: 1 row changed\n');
+    // SELECT as before: the rows, and how many; --json the rows, as it always has.
+    expect(await sql("SELECT full_name FROM team_members WHERE full_name = 'Zoë Ødegaard'")).toBe('full_name=Zoë Ødegaard\n1 rows\n');
+    expect(JSON.parse(await sql("DELETE FROM team_members WHERE full_name = 'Nobody Here'", '--json'))).toEqual([]);
+  });
+
+  it('webhooks: a loopback http URL is refused naming both settings it needs; update and rotate name the organization by slug, as add does', async () => {
+    const url = 'http://127.0.0.1:18290/hook';
+    const refused = await marquee(['webhooks', 'add', '--org', 'nordic-dev', '--url', url], { ...env, WEBHOOK_ALLOW_PRIVATE: '0', WEBHOOK_ALLOW_INSECURE: '0' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('This URL needs both WEBHOOK_ALLOW_INSECURE=1 and WEBHOOK_ALLOW_PRIVATE=1');
+    const allowed = { ...env, WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_INSECURE: '1' };
+    const added = await marquee(['webhooks', 'add', '--org', 'nordic-dev', '--url', url], allowed);
+    expect(added.code, added.stderr).toBe(0);
+    const id = /^(ep_\S+) for nordic-dev: /.exec(added.stdout)![1]!;
+    for (const args of [
+      ['update', id, '--disable'],
+      ['update', id, '--enable'],
+      ['rotate', id],
+    ]) {
+      const changed = await marquee(['webhooks', ...args], allowed);
+      expect({ args, code: changed.code, stdout: changed.stdout }).toEqual({ args, code: 0, stdout: expect.stringMatching(new RegExp(`^${id} for nordic-dev: ${url}; `)) });
+    }
   });
 
   it('refuses bad configuration naming every bad variable', async () => {

@@ -67,15 +67,17 @@ it('refuses every command that only uses the database when MARQUEE_HOME has none
   expect(await readdir(home).catch(() => [])).not.toContain('platform');
 }, 120_000);
 
-it('exits 2 on a wrong command line, after saying what is wrong, and 0 for --help', async () => {
-  for (const [args, message] of [
-    [['nosuch'], "error: unknown command 'nosuch'"],
-    [['gc', '--keep', 'x'], "error: option '--keep <n>' argument 'x' is invalid"],
-    [['history'], "error: required option '--org <id|slug>' not specified"],
+it('exits 2 on a wrong command line, after saying what is wrong and the usage line (not the whole help), and 0 for --help', async () => {
+  for (const [args, message, usage] of [
+    [['nosuch'], "error: unknown command 'nosuch'", 'Usage: marquee [options] [command]'],
+    [['gc', '--keep', 'x'], "error: option '--keep <n>' argument 'x' is invalid", 'Usage: marquee gc [options]'],
+    [['history'], "error: required option '--org <id|slug>' not specified", 'Usage: marquee history [options]'],
   ] as const) {
     const run = await marquee([...args], {});
     expect({ args, code: run.code }).toEqual({ args, code: 2 });
     expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain(`\n${usage}\n`);
+    expect(run.stderr).not.toContain('Options:');
   }
   expect(await marquee(['keys', '--help'], {})).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: marquee keys') });
 });

@@ -18,11 +18,13 @@ import { manifestKey, pointerKey } from '../../../snapshot/layout.ts';
 import { newSigningKeyPem, signerFromPem } from '../../../snapshot/signing.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { nodeLines } from '../../support/node-lines.ts';
 import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
 
 const ORG = SAMPLE.organizations.nordic.id;
 const EXAMPLE = fileURLToPath(new URL('../../../examples/verify-history.mjs', import.meta.url));
+const NODES = nodeLines();
 
 let home: string;
 let work: string;
@@ -41,10 +43,18 @@ const json = async (args: string[], extra: Record<string, string> = {}) => {
 const history = async () => ((await json(['history', '--org', ORG, '--json'])) as Array<{ snapshotId: string | null; state?: string }>).reverse();
 const sql = async (statement: string) => expect((await run(['db', 'sql', statement])).code).toBe(0);
 
-function example(store: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [EXAMPLE, store, ORG], (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }));
-  });
+/** The example verifier as an auditor runs it (`node verify-history.mjs`), with every Node line at hand: each must say the same. */
+async function example(store: string): Promise<{ code: number; stdout: string }> {
+  const outcomes = await Promise.all(
+    NODES.map(
+      ({ command }) =>
+        new Promise<{ code: number; stdout: string }>((resolve) => {
+          execFile(command, [EXAMPLE, store, ORG], (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }));
+        }),
+    ),
+  );
+  for (const [n, outcome] of outcomes.entries()) expect({ node: NODES[n]!.version, ...outcome }).toEqual({ node: NODES[n]!.version, ...outcomes[0]! });
+  return outcomes[0]!;
 }
 
 beforeAll(async () => {

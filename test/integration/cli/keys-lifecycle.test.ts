@@ -115,9 +115,9 @@ describe('keys through their whole life', () => {
     expect(await json(['keys', 'update', siteKey.id, '--no-origins'])).toMatchObject({ origins: [], label: 'shop' });
     expect(await statusWith(siteKey.key, OTHER_SITE)).toBe(403);
     expect(await statusWith(siteKey.key)).toBe(200);
-    // Validated as at creation; an unknown id is named.
+    // Validated as at creation, as a wrong command line; an unknown id is named.
     expect(await marquee(['keys', 'update', siteKey.id, '--origin', 'https://x.example/path'], env)).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('https://x.example/path'),
     });
     expect(await marquee(['keys', 'update', 'key_nope', '--label', 'x'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('key_nope') });
@@ -157,7 +157,7 @@ describe('keys through their whole life', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     const refused = await fetch(`${api}/organization`, { headers: { 'X-Api-Key': expiring.key } });
     expect(await refused.json()).toMatchObject({ errorCode: 'API_KEY_INVALID' });
-    expect(await marquee(['keys', 'create', '--org', 'lifecycle', '--expires', 'soon'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('--expires') });
+    expect(await marquee(['keys', 'create', '--org', 'lifecycle', '--expires', 'soon'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('--expires') });
   });
 
   it('find --secret names the key of a leaked secret, never the secret; from stdin too; exit 1 for none', async () => {

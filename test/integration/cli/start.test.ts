@@ -1,10 +1,12 @@
 // `npm start` runs `bin/marquee start`: on an empty MARQUEE_HOME it migrates, seeds, builds,
 // serves, and prints a demo key with a curl line that works exactly as printed; the other
-// commands work beside it, and a change made with one is served within a second.
+// commands work beside it, and a change made with one is served within a second; a second start
+// on the same home is refused, naming the first.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 
@@ -15,6 +17,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
+
+const bin = fileURLToPath(new URL('../../../bin/marquee', import.meta.url));
+
+/** A command that should end by itself, bounded: a second start that did not refuse would serve until killed. */
+const run = (command: string, args: string[], env: Record<string, string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(command, args, { env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
 
 const shell = (command: string) =>
   new Promise<{ code: number; stdout: string }>((resolve) => {
@@ -43,7 +55,7 @@ it('starts from nothing and prints a curl line that works as printed; commands w
     const team = async () => (await fetch(`${gatewayUrl(first.output())}/api/integration/v1/team`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(JSON.stringify(await team())).toContain('Astrid Lindqvist');
     const hide = await marquee(['db', 'sql', "UPDATE team_members SET show_on_website = false WHERE full_name = 'Astrid Lindqvist'"], { MARQUEE_HOME: home });
-    expect(hide).toMatchObject({ code: 0, stdout: 'done; the statement returned no rows\n' });
+    expect(hide).toMatchObject({ code: 0, stdout: 'UPDATE 1: 1 row changed\n' });
     const changed = Date.now();
     await expect.poll(async () => JSON.stringify(await team()), { timeout: 1_000, interval: 50 }).not.toContain('Astrid Lindqvist');
     expect(Date.now() - changed).toBeLessThan(1_000);
@@ -53,6 +65,17 @@ it('starts from nothing and prints a curl line that works as printed; commands w
     const build = await marquee(['build', '--org', 'nordic-dev'], { MARQUEE_HOME: home });
     expect(build).toMatchObject({ code: 0 });
     expect(build.stdout).toContain('1 organizations: 0 published, 1 unchanged');
+    // A statement whose WHERE matched nothing says so, where it printed what a change did.
+    const nobody = await marquee(['db', 'sql', "UPDATE team_members SET show_on_website = false WHERE full_name = 'Nobody Here'"], { MARQUEE_HOME: home });
+    expect(nobody).toMatchObject({ code: 0, stdout: 'UPDATE 0: no rows changed\n' });
+    // A second start on this home with other ports was a second gateway and builder on the embedded
+    // database, started without a word: refused, naming the one running.
+    const second = await run(bin, ['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0' });
+    const consoleUrl = /console: (http:\/\/\S+)\/ \(/.exec(first.output())![1]!;
+    expect({ code: second.code, stdout: second.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(second.stderr).toBe(
+      `marquee: another marquee start is running on MARQUEE_HOME=${home}: process ${first.child.pid} (gateway ${gatewayUrl(first.output())}, console ${consoleUrl}/); it holds the embedded database there and serves it to every other command. Use that one, stop it first, or give this start another MARQUEE_HOME (or DATABASE_URL, to run several)\n`,
+    );
   } finally {
     await first.stop();
   }

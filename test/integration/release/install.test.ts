@@ -1,6 +1,7 @@
 // The release as an operator installs it: `npm pack` makes a tarball of compiled JavaScript,
 // schemas, templates, migrations, docs and the systemd units (no sources, no tests), which
-// `npm install -g` installs without the repository and without a development dependency; the
+// `npm install -g` installs without the repository, without a development dependency and without
+// a warning about Marquee (a `prepare` script, which scripts/ does not ship with, made one); the
 // installed `marquee start` then works from an empty directory, keeping its state under ./var
 // there, and the other commands work beside it. The units of deploy/ pass systemd-analyze verify
 // with ExecStart pointing at the installed command.
@@ -43,6 +44,8 @@ let tarball: string;
 let packed: string[];
 let marquee: string;
 let installedPackage: string;
+/** What `npm install -g` printed, at npm's default log level (warnings included). */
+let installOutput: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'marquee-release-'));
@@ -53,11 +56,12 @@ beforeAll(async () => {
   packed = result!.files.map((file) => file.path);
   const prefix = join(work, 'prefix');
   // --prefer-offline: the packages are the lock file's, already in npm's cache from this checkout's install.
-  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
     cwd: work,
     timeout: INSTALL_TIMEOUT_MS,
   });
   expect(install.code, install.stderr).toBe(0);
+  installOutput = `${install.stdout}\n${install.stderr}`;
   marquee = join(prefix, 'bin', 'marquee');
   installedPackage = join(prefix, 'lib', 'node_modules', 'marquee');
 }, INSTALL_TIMEOUT_MS * 2);
@@ -92,6 +96,15 @@ describe('npm pack', () => {
 });
 
 describe('npm install -g of the tarball', () => {
+  it('says nothing of Marquee beyond its own output: no warning names the package or a script of ours', () => {
+    // Warnings about dependencies (a blocked postinstall of one of them) are npm's to show and the operator's to judge.
+    const ours = installOutput
+      .replaceAll(work, '<work>')
+      .split('\n')
+      .filter((line) => /^npm (warn|error)/i.test(line) && /marquee|scripts\//.test(line));
+    expect(ours).toEqual([]);
+  });
+
   it('installs the runtime dependencies only', () => {
     expect(existsSync(join(installedPackage, 'node_modules', 'express'))).toBe(true);
     for (const development of ['typescript', 'vitest', 'tsx', '@biomejs/biome']) expect(existsSync(join(installedPackage, 'node_modules', development)), development).toBe(false);

@@ -1,6 +1,9 @@
-import { hostname } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../../bin/config.ts';
+import { newSigningKeyPem } from '../../../snapshot/signing.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 
@@ -42,6 +45,45 @@ describe('parseConfig', () => {
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'keys/signing.pem' }, '/srv', false).signingKey).toEqual({ file: '/srv/keys/signing.pem', generate: false });
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false).signingKey).toBe('none');
     expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false).signingKey).toBe('missing');
+  });
+
+  it('finds, for the commands that build, a signing key they cannot sign with, with every other bad variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'marquee-config-'));
+    try {
+      const key = join(dir, 'signing.pem');
+      await writeFile(key, newSigningKeyPem());
+      const garbage = join(dir, 'garbage.pem');
+      await writeFile(garbage, 'not a key');
+      const builds = { builds: true };
+      // Only what builds signs: the other commands take the same environment.
+      expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, dir, false).signingKey).toBe('missing');
+      const refused = () => parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', LOG_FORMAT: 'text' }, dir, false, builds);
+      expect(refused).toThrow(ConfigError);
+      expect(refused).toThrow(
+        /- SNAPSHOT_SIGNING_KEY is not set: builders publishing to an s3:\/\/ store sign history with one key they all share[^\n]*\n {2}- LOG_FORMAT must be json or pretty/,
+      );
+      expect(() => parseConfig({ SNAPSHOT_SIGNING_KEY: 'missing.pem' }, dir, false, builds)).toThrow(`SNAPSHOT_SIGNING_KEY (${join(dir, 'missing.pem')}) does not exist`);
+      expect(() => parseConfig({ SNAPSHOT_SIGNING_KEY: garbage }, dir, false, builds)).toThrow(`SNAPSHOT_SIGNING_KEY (${garbage}) does not hold a PEM private key`);
+      expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', SNAPSHOT_SIGNING_KEY: key }, dir, false, builds).signingKey).toEqual({ file: key, generate: false });
+      expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', SNAPSHOT_SIGNING_KEY: 'none' }, dir, false, builds).signingKey).toBe('none');
+      // A directory store's key is made at its first build.
+      expect(parseConfig({}, dir, false, builds).signingKey).toEqual({ file: join(dir, 'var', 'signing-key.pem'), generate: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finds, for the commands that serve the gateway beside the admin port, one port given to both', () => {
+    const serves = { serves: true };
+    expect(() => parseConfig({ PORT: '9000', ADMIN_PORT: '9000' }, '/srv', false, serves)).toThrow('PORT and ADMIN_PORT must be two ports, both are 9000');
+    expect(() => parseConfig({ ADMIN_PORT: '8080' }, '/srv', false, serves)).toThrow('PORT and ADMIN_PORT must be two ports, both are 8080');
+    expect(parseConfig({ PORT: '0', ADMIN_PORT: '0' }, '/srv', false, serves)).toMatchObject({ port: 0, adminPort: 0 });
+    // builder serves no gateway.
+    expect(parseConfig({ PORT: '9000', ADMIN_PORT: '9000' }, '/srv', false)).toMatchObject({ port: 9000, adminPort: 9000 });
+    // A bad PORT stands in as its default: named for what it is, not as a clash with ADMIN_PORT.
+    expect(() => parseConfig({ PORT: 'eighty', ADMIN_PORT: '8080' }, '/srv', false, serves)).toThrow(
+      /^invalid configuration:\n {2}- PORT must be a TCP port number \(0-65535\), got "eighty"$/,
+    );
   });
 
   it('reads the HTTP timeouts in seconds and refuses a headers timeout longer than the request timeout', () => {

@@ -4,7 +4,7 @@
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../bin/config.ts';
+import { ConfigError, parseConfig } from '../../../bin/config.ts';
 import { openBuildServices } from '../../../bin/services.ts';
 import type { PlatformSource } from '../../../builder/platform/rows.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
@@ -67,7 +67,10 @@ describe('openBuildServices', () => {
     expect(services.context(noPlatform).onPointersChanged).toBeUndefined();
   });
 
-  it('refuses to start a build on an s3:// store without SNAPSHOT_SIGNING_KEY, naming the variable', () => {
-    expect(() => openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false), new RecordingLog())).toThrow(/^SNAPSHOT_SIGNING_KEY is not set/);
+  it('refuses to start a build on an s3:// store without SNAPSHOT_SIGNING_KEY, naming the variable, as a configuration error', () => {
+    // The commands that build find this when they read their configuration (config.test.ts); this is any other caller's refusal.
+    const build = () => openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false), new RecordingLog());
+    expect(build).toThrow(ConfigError);
+    expect(build).toThrow(/^invalid configuration:\n {2}- SNAPSHOT_SIGNING_KEY is not set/);
   });
 });
