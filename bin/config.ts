@@ -11,6 +11,7 @@ import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
 import { DEFAULT_CACHE_BYTES, MIN_CACHE_MB } from '../gateway/cache-budget.ts';
+import { DEFAULT_PIN_WINDOW_MS } from '../gateway/snapshot-cache/pin-window.ts';
 import { parseDurationMs } from '../runtime/duration.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
@@ -63,6 +64,8 @@ export interface Config {
   httpTimeouts: HttpTimeouts;
   /** GATEWAY_CACHE_MB: the heap bytes a gateway keeps per organization and per key, all caches together (gateway/cache-budget.ts). */
   gatewayCacheBytes: number;
+  /** SNAPSHOT_PIN_SECONDS: how long a snapshot may still be read by a pinned request after it stopped being current (docs/api.md §10); 0: only the current one. */
+  snapshotPinMs: number;
   /** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
   webhooks: WebhookPolicy;
 }
@@ -111,6 +114,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const webhooks = webhookPolicy(settings);
   const httpTimeouts = httpTimeoutSettings(settings);
   const gatewayCacheBytes = settings.megabytes('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES, MIN_CACHE_MB);
+  const snapshotPinMs = settings.wholeNumber('SNAPSHOT_PIN_SECONDS', DEFAULT_PIN_WINDOW_MS / 1000, 0) * 1000;
   const retention = retentionSettings(settings);
   const admin = adminSettings(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
@@ -137,6 +141,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     trustProxy: trustProxy.ok ? trustProxy.value : false,
     httpTimeouts,
     gatewayCacheBytes,
+    snapshotPinMs,
     logFormat,
     webhooks,
   };

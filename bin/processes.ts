@@ -182,7 +182,13 @@ function shownPath(path: string): string {
 /** The gateway on PORT; a port in use is the operator's to fix, so the message names the variable. */
 async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGateway> {
   try {
-    return await startGateway({ ...deps, port: config.port, trustProxy: config.trustProxy, timeouts: config.httpTimeouts, limits: { cacheBytes: config.gatewayCacheBytes } });
+    return await startGateway({
+      ...deps,
+      port: config.port,
+      trustProxy: config.trustProxy,
+      timeouts: config.httpTimeouts,
+      limits: { cacheBytes: config.gatewayCacheBytes, pinWindowMs: config.snapshotPinMs },
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
       throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);

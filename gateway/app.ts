@@ -26,6 +26,7 @@ import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { DEFAULT_PIN_WINDOW_MS } from './snapshot-cache/pin-window.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './access/parsed-keys.ts';
 import { OriginMatcherCache } from './access/origin-matchers.ts';
@@ -46,7 +47,7 @@ const DEFAULT_LIMITS: GatewayLimits = {
   cacheBytes: DEFAULT_CACHE_BYTES,
   pointerMaxAgeMs: 1000,
   healthProbeMs: 2000,
-  pinWindowMs: 600_000,
+  pinWindowMs: DEFAULT_PIN_WINDOW_MS,
 };
 
 export interface GatewayDeps {

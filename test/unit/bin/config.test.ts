@@ -32,6 +32,7 @@ describe('parseConfig', () => {
       logFormat: 'json',
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
       gatewayCacheBytes: 48 * 1024 * 1024,
+      snapshotPinMs: 600_000,
       webhooks: {
         allowPrivate: false,
         allowInsecure: false,
@@ -102,6 +103,16 @@ describe('parseConfig', () => {
     for (const value of ['15', '0', '-64', '64MB', '1.5', 'lots', '1000001']) {
       expect(() => parseConfig({ GATEWAY_CACHE_MB: value }, '/srv', false)).toThrow(
         `GATEWAY_CACHE_MB must be a whole number of megabytes from 16 to 1000000, got ${JSON.stringify(value)}`,
+      );
+    }
+  });
+
+  it('reads SNAPSHOT_PIN_SECONDS as whole seconds, 0 turning pins off, and refuses anything else naming the variable', () => {
+    expect(parseConfig({ SNAPSHOT_PIN_SECONDS: '60' }, '/srv', false).snapshotPinMs).toBe(60_000);
+    expect(parseConfig({ SNAPSHOT_PIN_SECONDS: '0' }, '/srv', false).snapshotPinMs).toBe(0);
+    for (const value of ['-1', '1.5', '10m', 'off']) {
+      expect(() => parseConfig({ SNAPSHOT_PIN_SECONDS: value }, '/srv', false)).toThrow(
+        `SNAPSHOT_PIN_SECONDS must be a whole number from 0 to 1000000, got ${JSON.stringify(value)}`,
       );
     }
   });
