@@ -13,6 +13,7 @@ import { after } from '../runtime/awaitable.ts';
 import type { TrustProxy } from './access/client-address.ts';
 import type { RateLimiter } from './access/rate-limit.ts';
 import { EventViews } from './events/views.ts';
+import { ChangeAnswers } from './changes.ts';
 import type { KeyStore } from '../records/keys/key-store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { requestObserver } from './observed-request.ts';
@@ -101,7 +102,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
   const views = new EventViews(objects, budgets.views, log);
   const pinned = new PinnedSnapshots(deps.snapshots, limits.pinWindowMs, budgets.pinned);
-  const resources = new OrganizationResources(snapshots, objects, views, pinned);
+  const changeAnswers = new ChangeAnswers(budgets.changes);
+  const resources = new OrganizationResources(snapshots, objects, views, pinned, changeAnswers);
   // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
   const ownKeyRates =
     deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
@@ -111,6 +113,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   metrics?.caches({
     snapshots: snapshots.stats,
     pinned: pinned.stats,
+    changes: changeAnswers.stats,
     objects: objects.stats,
     views: views.stats,
     parsed_keys: parsedKeys.stats,

@@ -23,6 +23,7 @@ import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts
 import { manifestView } from './snapshot-cache/manifest-view.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { ChangeAnswers } from './changes.ts';
 
 /** One answer reads a few objects; bounds for one call, dropped after it. */
 const OBJECT_BYTES = 16 * 1024 * 1024;
@@ -56,7 +57,13 @@ export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
 
   const objects = new ObjectCache(store, OBJECT_BYTES);
   // A past answer pins nothing (the clock is already `at`); earlier manifests are read for GET /changes.
-  const resources = new OrganizationResources({ get: () => snapshot }, objects, new EventViews(objects, VIEW_BYTES), new PinnedSnapshots(store, 0, MANIFEST_BYTES));
+  const resources = new OrganizationResources(
+    { get: () => snapshot },
+    objects,
+    new EventViews(objects, VIEW_BYTES),
+    new PinnedSnapshots(store, 0, MANIFEST_BYTES),
+    new ChangeAnswers(0),
+  );
   try {
     const match = matchRoute(path);
     if (match === undefined) throw notFound();

@@ -10,14 +10,14 @@
 // the total is too small for the working set, and the remedy is the same knob.
 
 /** The caches, as /metrics labels them (cache="…"). */
-export const CACHE_NAMES = ['snapshots', 'pinned', 'objects', 'views', 'verdicts', 'key_rates', 'address_failures', 'parsed_keys', 'origins'] as const;
+export const CACHE_NAMES = ['snapshots', 'pinned', 'objects', 'views', 'changes', 'verdicts', 'key_rates', 'address_failures', 'parsed_keys', 'origins'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
 
 /**
  * Shares of the total, in hundredths. Pointers and manifests (one per organization served, and those
  * of earlier snapshots that pinned reads name) and the stored objects take most, parsed event views next (indexes and details share theirs: an index
  * of 5,000 events weighs 3.6 MB parsed, 5.4 MB with every upcoming page of 100 rendered, against
- * 14.4 MB at the default total; bench/cache-weights.ts); what is kept per key is small. verdicts and key_rates are used only with Redis
+ * 13.4 MB at the default total; bench/cache-weights.ts); what is kept per key is small. verdicts and key_rates are used only with Redis
  * (the keys seen recently, and counts while Redis is away) or only without it (the per-key counts),
  * so a gateway never fills all of them at once.
  */
@@ -28,7 +28,9 @@ const SHARES: Readonly<Record<CacheName, number>> = {
   // event manifest weighs about 4 MB) while a site's build reads it pinned.
   pinned: 10,
   objects: 17,
-  views: 30,
+  views: 28,
+  // Answers of GET /changes, kept until the clock can change them (gateway/changes.ts).
+  changes: 2,
   verdicts: 6,
   key_rates: 6,
   address_failures: 3,

@@ -4,7 +4,7 @@
 import { type ClockDependentKind, type EventResourceKind, resourcePath } from '../snapshot/resource-catalog.ts';
 import { after, type Awaitable } from '../runtime/awaitable.ts';
 import { ApiError, eventNotFound, notFound, organizationSuspended, sinceExpired, snapshotNotCurrent } from './errors.ts';
-import { changesAnswer } from './changes.ts';
+import type { ChangeAnswers } from './changes.ts';
 import { resolveEventId } from './events/resolve.ts';
 import type { EventsQuery } from '../snapshot/clock-rendering/events-query.ts';
 import type { EventViews } from './events/views.ts';
@@ -43,6 +43,7 @@ export class OrganizationResources {
     private readonly views: EventViews,
     /** Snapshots a request may pin, and earlier manifests by id (GET /changes). */
     private readonly pinned: PinnedSnapshots,
+    private readonly changeAnswers: ChangeAnswers,
   ) {}
 
   /** `path`: the manifest path (resourcePath) of one of the organization's resources served byte for byte as stored. */
@@ -86,8 +87,8 @@ export class OrganizationResources {
       return after(earlier, (compared) => {
         if (compared === undefined) throw sinceExpired(manifest.snapshotId);
         const indexHash = manifest.resources.get(resourcePath.eventIndex);
-        if (indexHash === undefined) return changesAnswer(manifest, compared, undefined, reading.now);
-        return this.views.withIndex(reading.organizationId, indexHash, (index) => changesAnswer(manifest, compared, index, reading.now));
+        if (indexHash === undefined) return this.changeAnswers.answer(manifest, compared, undefined, reading.now);
+        return this.views.withIndex(reading.organizationId, indexHash, (index) => this.changeAnswers.answer(manifest, compared, index, reading.now));
       });
     });
   }

@@ -133,7 +133,12 @@ export class EventIndexView {
 
   /** The next instant after `now` at which some event's clock fields change (docs/api.md §10 nextClockChangeAt); Infinity when none is ahead. */
   nextChangeAfter(now: number): number {
-    return stableInterval(this.boundaries, now).until;
+    return this.clockWindowAt(now).until;
+  }
+
+  /** The interval around `now` in which no event's clock fields change: every answer computed from this index is fixed within it. */
+  clockWindowAt(now: number): { from: number; until: number } {
+    return stableInterval(this.boundaries, now);
   }
 
   /**
