@@ -53,9 +53,11 @@ describe('PinnedSnapshots', () => {
     const { store, orgId, ids, current } = await history();
     let reads = 0;
     const counting = {
-      ...store,
       description: store.description,
-      get: (key: string) => (reads++, store.get(key)),
+      get: (key: string) => {
+        reads++;
+        return store.get(key);
+      },
       getIfChanged: store.getIfChanged.bind(store),
       has: store.has.bind(store),
     };
