@@ -45,6 +45,9 @@ const SELF = fileURLToPath(import.meta.url);
 const PREFIX = 'bench';
 /** Checked on every request like in production, but out of the benchmark's reach. */
 const UNREACHABLE_LIMIT = 1_000_000_000;
+/** Longer than the whole run, so that the pinned scenario's earlier snapshot stays readable throughout. */
+const PIN_WINDOW_MS = 3_600_000;
+const PIN_HEADER = 'marquee-snapshot-id';
 
 // ---------------------------------------------------------------------------------------------
 // Child processes: one server each.
@@ -91,6 +94,7 @@ async function embeddedGateway(config: ServeConfig): Promise<number> {
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     log: quiet,
     metrics: await productionMetrics(),
+    limits: { pinWindowMs: PIN_WINDOW_MS },
   });
   return gateway.port;
 }
@@ -120,6 +124,7 @@ async function productionGateway(): Promise<number> {
     channel: openPublishChannel(config, quiet),
     log: quiet,
     metrics: await productionMetrics(),
+    limits: { pinWindowMs: PIN_WINDOW_MS },
   });
   return gateway.port;
 }
@@ -212,28 +217,28 @@ const builder = async () => ({
   ...(await import('../builder/publish.ts')),
 });
 
-/** Publishes the fixture's organization as the builder would; the slugs of its events. */
-async function publishFixture(store: SnapshotStore, fixture: PlatformFixture): Promise<string[]> {
+/** Publishes the fixture's organization as the builder would, at `now` (so that two stores get the same snapshot ids); the slugs of its events and the snapshot. */
+async function publishFixture(store: SnapshotStore, fixture: PlatformFixture, now = new Date()): Promise<{ slugs: string[]; snapshotId: string }> {
   const { projectOrganization, publishSnapshot, resourcesOf } = await builder();
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
-  await publishSnapshot(store, {
+  const outcome = await publishSnapshot(store, {
     organizationId: fixture.organization.id,
     organizationSlug: fixture.organization.slug,
     state: 'active',
     resources: resourcesOf(projection).map(({ path, value }) => ({ path, value })),
     slugs: projection.slugs,
     trigger: 'manual',
-    now: new Date(),
+    now,
   });
-  return Object.keys(projection.slugs);
+  return { slugs: Object.keys(projection.slugs), snapshotId: outcome.snapshotId! };
 }
 
 async function createKey(keys: KeyStore, organizationId: string): Promise<string> {
   return (await keys.create({ organizationId, label: 'bench', origins: [ORIGIN] })).secret;
 }
 
-async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture): Promise<Published> {
-  const slugs = await publishFixture(store, fixture);
+async function publishOrganization(store: SnapshotStore, keys: FileKeyStore, fixture: PlatformFixture, now?: Date): Promise<Published> {
+  const { slugs } = await publishFixture(store, fixture, now);
   return { id: fixture.organization.id, key: await createKey(keys, fixture.organization.id), slugs };
 }
 
@@ -353,11 +358,17 @@ interface Scenario {
   productionKey: string;
   /** Target: the embedded gateway's requests/s as a share of minimal Express's; a run that misses it fails. */
   expressTarget: number;
+  /** A pinned read (Marquee-Snapshot-Id: this id) of the scenario named `unpinned`, judged against it rather than Express. */
+  pin?: { snapshotId: string; unpinned: string };
   /** A higher share an open piece of work aims at: reported beside the target, never failing the run. */
   expressGoal?: number;
 }
 
-const headersFor = (scenario: Scenario, server: ServerKind) => ({ 'x-api-key': server === 'production' ? scenario.productionKey : scenario.key, origin: ORIGIN });
+const headersFor = (scenario: Scenario, server: ServerKind): Record<string, string> => ({
+  'x-api-key': server === 'production' ? scenario.productionKey : scenario.key,
+  origin: ORIGIN,
+  ...(scenario.pin && { [PIN_HEADER]: scenario.pin.snapshotId }),
+});
 
 type Servers = ReadonlyArray<readonly [ServerKind, Child]>;
 type Results = Map<`${string}|${ServerKind}`, Measurement[]>;
@@ -394,6 +405,21 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     for (const [name] of servers) console.log(`${scenario.name.padEnd(36)} ${name.padEnd(10)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)}`);
     // Each round's ratio is taken within the round (the two ran back to back), then the median of
     // those: a neighbour that slowed one round slows both sides of that round's ratio alike.
+    if (scenario.pin) {
+      // A pinned read against the same read unpinned, each server against itself, round by round.
+      for (const server of ['gateway', 'production'] as const) {
+        const ratios = results
+          .get(`${scenario.name}|${server}`)!
+          .map((m, round) => m.requestsPerSecond / results.get(`${scenario.pin!.unpinned}|${server}`)![round]!.requestsPerSecond);
+        const ratio = median(ratios);
+        const cost = 1 / ratio - 1;
+        verdicts.push(
+          `${scenario.name}: ${server} at ${percent(ratio)} of its unpinned requests/s (${ratios.map(percent).join(', ')}), ${(cost * 100).toFixed(0)}% more per request` +
+            (server === 'gateway' ? ` (target ≤ 10%: ${cost <= 0.1 ? 'met' : 'NOT met'})` : ''),
+        );
+      }
+      continue;
+    }
     const roundRatios = results.get(`${scenario.name}|gateway`)!.map((m, round) => m.requestsPerSecond / results.get(`${scenario.name}|express`)![round]!.requestsPerSecond);
     const vsExpress = median(roundRatios);
     console.log(`${scenario.name.padEnd(36)} gateway / express per round: ${roundRatios.map(percent).join(', ')}; median ${percent(vsExpress)}`);
@@ -445,6 +471,42 @@ async function measureMemory(configPath: string, everyone: Published[], children
   return verdict;
 }
 
+/**
+ * GET /changes over the 5,000-event organization, one request at a time after a warm-up (its
+ * manifests then cached): the time of each answer, p50 and p95, since the snapshot before
+ * (one event renamed) and without since (the initial sync, every path: no target).
+ */
+async function measureChanges(gatewayUrl: string, key: string, since: string): Promise<string> {
+  const { Pool } = await import('undici');
+  const pool = new Pool(gatewayUrl, { connections: 1 });
+  const timed = async (path: string, count: number) => {
+    const times: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      const reply = await pool.request({ method: 'GET', path, headers: { 'x-api-key': key, origin: ORIGIN } });
+      await reply.body.dump();
+      if (reply.statusCode !== 200) throw new Error(`${path} answered ${reply.statusCode}`);
+      times.push(performance.now() - started);
+    }
+    const sorted = times.sort((a, b) => a - b);
+    return { p50: sorted[Math.floor(count * 0.5)]!, p95: sorted[Math.floor(count * 0.95)]! };
+  };
+  try {
+    const deltaPath = `${API}/changes?since=${since}`;
+    await timed(deltaPath, 50);
+    const delta = await timed(deltaPath, 500);
+    await timed(`${API}/changes`, 5);
+    const initial = await timed(`${API}/changes`, 50);
+    const verdict =
+      `GET /changes over 5,000 events, since the snapshot before: p50 ${delta.p50.toFixed(2)} ms, p95 ${delta.p95.toFixed(2)} ms (target ≤ 5 ms: ${delta.p95 <= 5 ? 'met' : 'NOT met'}); ` +
+      `without since (every one of 20,005 paths): p50 ${initial.p50.toFixed(1)} ms, p95 ${initial.p95.toFixed(1)} ms`;
+    console.log(`\n${verdict}`);
+    return verdict;
+  } finally {
+    await pool.close();
+  }
+}
+
 /** The gateway's answer to `path`, which the references will return and the production gateway must match. */
 async function answerOf(url: string, headers: Record<string, string>, what: string): Promise<{ body: string; etag: string }> {
   const { request } = await import('undici');
@@ -487,8 +549,19 @@ async function main(): Promise<void> {
     let started = performance.now();
     const soloFixture = smallOrganization(PlatformFixture, 0, 6);
     const bigFixture = largeOrganization();
-    const solo = await publishOrganization(store, keys, soloFixture);
-    const big = await publishOrganization(store, keys, bigFixture);
+    // Each measured organization twice, at the same instants in both stores (so with the same
+    // snapshot ids): the pinned scenario reads the first, and /changes compares the two.
+    const firstAt = new Date(Date.now() - 60_000);
+    const secondAt = new Date(firstAt.getTime() + 1000);
+    const soloFirst = (await publishFixture(store, soloFixture, firstAt)).snapshotId;
+    const bigFirst = (await publishFixture(store, bigFixture, firstAt)).snapshotId;
+    const measuredAs = (snapshot: 'first' | 'second') => {
+      soloFixture.organization.description = snapshot === 'first' ? 'A community that runs events.' : 'A community that runs events, and now says so.';
+      bigFixture.events[1]!.name = snapshot === 'first' ? 'Big Event 1' : 'Big Event 1, renamed';
+    };
+    measuredAs('second');
+    const solo = await publishOrganization(store, keys, soloFixture, secondAt);
+    const big = await publishOrganization(store, keys, bigFixture, secondAt);
     const many: Published[] = [];
     for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(PlatformFixture, n, 5)));
     console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -497,16 +570,30 @@ async function main(): Promise<void> {
     // 20,000 objects, and the memory phase below runs on the embedded gateway.
     started = performance.now();
     backends = await startProductionBackends();
-    for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture);
+    // The first snapshots' rows, then the second's, as in the directory store.
+    measuredAs('first');
+    for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture, firstAt);
+    measuredAs('second');
+    for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture, secondAt);
+    const soloProductionKey = await createKey(backends.keys, solo.id);
     const scenarios: Scenario[] = [
       // Targets: where the gateway was before a regression (80%); the goal: 90% of Express for both.
       {
         name: 'GET /organization',
         path: `${API}/organization`,
         key: solo.key,
-        productionKey: await createKey(backends.keys, solo.id),
+        productionKey: soloProductionKey,
         expressTarget: 0.8,
         expressGoal: 0.9,
+      },
+      {
+        // The same organization read pinned to its snapshot before the current one.
+        name: 'GET /organization, pinned',
+        path: `${API}/organization?pinned`,
+        key: solo.key,
+        productionKey: soloProductionKey,
+        expressTarget: 0,
+        pin: { snapshotId: soloFirst, unpinned: 'GET /organization' },
       },
       {
         name: 'GET /events upcoming, 100 of 5,000',
@@ -545,6 +632,7 @@ async function main(): Promise<void> {
       ['bare', bare],
     ];
     const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
+    verdicts.push(await measureChanges(gateway.url, big.key, bigFirst));
 
     await Promise.all(children.splice(0).map((child) => child.stop()));
     verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
