@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestS3 } from './s3.ts';
+import { until } from './until.ts';
 
 interface ProxiedRequest {
   method: string;
@@ -42,6 +43,8 @@ export interface ConditionalWritesProxy {
   endpoint: string;
   /** Every request that arrived, in order of arrival (held and refused ones too). */
   readonly requests: ProxiedRequest[];
+  /** Every request the proxy is done with (answered, refused, or given up once its client went), in that order; never a held one. */
+  readonly finished: ProxiedRequest[];
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export interface ConditionalWritesOptions {
 export async function startConditionalWrites(s3: TestS3, options: ConditionalWritesOptions = {}): Promise<ConditionalWritesProxy> {
   const upstream = new URL(s3.endpoint);
   const requests: ProxiedRequest[] = [];
+  const finished: ProxiedRequest[] = [];
   const turns = new Map<string, Promise<void>>();
 
   /** Runs `step` once every earlier request naming the object `name` has finished. */
@@ -117,16 +121,20 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
   /**
    * s3rver answers a PUT before the object's file is written (it ends the write stream without
    * waiting for it), so a read right after may find it empty; S3 answers once the object can be
-   * read. Waits until s3rver serves the bytes the answer's ETag names.
+   * read. Waits until s3rver serves the bytes the answer's ETag names, for up to 2 s (then rejects,
+   * and the PUT is answered all the same).
    */
   async function landed(path: string, answer: IncomingMessage): Promise<void> {
     const etag = answer.headers.etag;
     if ((answer.statusCode ?? 500) >= 300 || etag === undefined) return;
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const bytes = Buffer.from(await (await fetch(`${s3.endpoint}${path}`)).arrayBuffer());
-      if (`"${createHash('md5').update(bytes).digest('hex')}"` === etag) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await until(
+      `s3rver to serve ${path} as its ETag says`,
+      async () => {
+        const bytes = Buffer.from(await (await fetch(`${s3.endpoint}${path}`)).arrayBuffer());
+        return `"${createHash('md5').update(bytes).digest('hex')}"` === etag;
+      },
+      { timeoutMs: 2_000, intervalMs: 5 },
+    );
   }
 
   /**
@@ -231,19 +239,22 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     const path = parsed.pathname;
     const proxied = { method: req.method ?? '', name: decodeURIComponent(path.slice(1)), path, url };
     requests.push(proxied);
+    const done = () => void finished.push(proxied);
     const interception = options.intercept?.(proxied) ?? 'forward';
     if (interception === 'hold') return;
     if (interception !== 'forward') {
-      void answer(req, res, interception);
+      void answer(req, res, interception).then(done);
       return;
     }
     if (proxied.method === 'GET' && parsed.searchParams.get('list-type') === '2') {
-      void listV2(parsed, res).catch((error: Error) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`proxy: ${error.message}`));
+      void listV2(parsed, res)
+        .catch((error: Error) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`proxy: ${error.message}`))
+        .finally(done);
       return;
     }
     // Requests naming the bucket alone (a version 1 listing) have no object to wait for.
     if (!proxied.name.includes('/')) {
-      void forward(req, res);
+      void forward(req, res).then(done);
       return;
     }
     // A client gone while its request waited for its turn (or while the proxy asked s3rver
@@ -252,10 +263,12 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
     // whose PUT of a pointer timed out behind a slow read left that pointer unreadable for good:
     // the chaos campaign found it). The turn is given up when the client goes, whatever the step awaits.
     const clientGone = new Promise<void>((resolve) => res.once('close', resolve));
-    void inTurn(proxied.name, () => Promise.race([clientGone, turn()])).catch((error: Error) => {
-      if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
-      res.end(`proxy: ${error.message}`);
-    });
+    void inTurn(proxied.name, () => Promise.race([clientGone, turn()]))
+      .catch((error: Error) => {
+        if (!res.headersSent) res.writeHead(502, { 'Content-Type': 'text/plain' });
+        res.end(`proxy: ${error.message}`);
+      })
+      .finally(done);
     async function turn(): Promise<void> {
       if (res.destroyed || req.destroyed) return;
       const refused = proxied.method === 'PUT' ? await refusal(req, path) : undefined;
@@ -269,6 +282,7 @@ export async function startConditionalWrites(s3: TestS3, options: ConditionalWri
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    finished,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -56,7 +56,7 @@ export interface Reply {
   json<T = unknown>(): T;
 }
 
-interface CallOptions {
+export interface CallOptions {
   key?: string;
   method?: string;
   headers?: Record<string, string>;

@@ -1,5 +1,6 @@
 // Free loopback ports for the servers the tests start.
 import { createServer } from 'node:net';
+import { until } from './until.ts';
 
 /** Asks the kernel for a free port; the tiny race until the server binds it is acceptable in tests. */
 export function freePort(): Promise<number> {
@@ -28,10 +29,5 @@ export async function acceptsConnections(port: number): Promise<boolean> {
 
 /** Resolves once something accepts TCP connections on the port, or rejects after `timeoutMs`. */
 export async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await acceptsConnections(port)) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await until(`${what} to accept connections on 127.0.0.1:${port}`, () => acceptsConnections(port), { timeoutMs, intervalMs: 25 });
 }

@@ -13,6 +13,7 @@ import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { acceptsConnections, freePort } from '../../support/ports.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
+import { until } from '../../support/until.ts';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';
 /** Enough organizations that a build lasts long enough to be seen running. */
@@ -61,7 +62,10 @@ it('queues a build at once, shows it running with its progress, then finished wi
       return (await response.json()) as T;
     };
     // The first build (the builder's own, trigger schedule) is a run too; wait for it to finish.
-    await waitFor(async () => (await get<Run[]>('/admin/v1/builds')).some((run) => run.trigger === 'schedule' && run.state === 'finished'));
+    await until("the builder's own build to finish", async () => (await get<Run[]>('/admin/v1/builds')).some((run) => run.trigger === 'schedule' && run.state === 'finished'), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
 
     const asked = await fetch(`${admin}/admin/v1/builds`, { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{}' });
     expect(asked.status).toBe(202);
@@ -70,11 +74,15 @@ it('queues a build at once, shows it running with its progress, then finished wi
     expect(asked.headers.get('location')).toBe(`/admin/v1/builds/${queued.id}`);
 
     const seen: Run[] = [];
-    await waitFor(async () => {
-      const run = await get<Run>(`/admin/v1/builds/${queued.id}`);
-      seen.push(run);
-      return run.state === 'finished';
-    }, 5);
+    await until(
+      'the asked build to finish',
+      async () => {
+        const run = await get<Run>(`/admin/v1/builds/${queued.id}`);
+        seen.push(run);
+        return run.state === 'finished';
+      },
+      { timeoutMs: 60_000, intervalMs: 5 },
+    );
     const midway = seen.filter((run) => run.state === 'running' && run.done > 0 && run.done < run.total);
     expect(midway.length, `states seen: ${seen.map((r) => `${r.state} ${r.done}/${r.total}`).join(', ')}`).toBeGreaterThan(0);
     expect(midway[0]!.total).toBe(ORGANIZATIONS);
@@ -139,15 +147,6 @@ it('serves no admin port without ADMIN_TOKEN, and says so in one line', async ()
     await builder.stop();
   }
 }, 120_000);
-
-/** Polls until `done` says so, at most 60 s. */
-async function waitFor(done: () => Promise<boolean>, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 interface Sample {
   name: string;

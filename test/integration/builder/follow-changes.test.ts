@@ -28,6 +28,7 @@ import { createDatabase, startPostgres, type TestPostgres } from '../../support/
 import { RecordingLog } from '../../support/recording-log.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
+import { until } from '../../support/until.ts';
 
 const { nordic, pacific, harbor, oldTown } = SAMPLE.organizations;
 const schemas = new SchemaSet();
@@ -97,14 +98,9 @@ async function organizationName(store: SnapshotStore, organizationId: string): P
   return ((await readWholeSnapshot(store, organizationId)).resources[resourcePath.organization] as { name: string }).name;
 }
 
-/** The moment `check` first holds, polled every 5 ms; throws after `timeoutMs`. */
-async function when(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return performance.now();
-    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await sleep(5);
-  }
+/** The moment `check` first holds, asked every 5 ms; throws after `timeoutMs`. */
+function when(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  return until('the store to show the change', async () => (await check()) && performance.now(), { timeoutMs, intervalMs: 5 });
 }
 
 describe('a builder following changes', () => {

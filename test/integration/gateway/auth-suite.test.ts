@@ -3,11 +3,12 @@
 // store and per-key limit: the embedded key file and in-process limiter, or Redis in the production
 // project. Keys are created and revoked through a second view of the same keys, as the CLI
 // (another process) would.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { KeyStore } from '../../../records/keys/key-store.ts';
 import { API_ROUTES } from '../../../gateway/api-routes.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
-import { API, publishFixture, startHarness, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
+import { API, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
+import { usePublishedOrganization } from '../../support/gateway-world.ts';
 import { issueKey } from '../../support/keys.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
@@ -19,33 +20,34 @@ const KEY_LIMIT = 600;
 const FAILURE_LIMIT = 60;
 const UNKNOWN_KEY = 'mqk_0000000000000000000000000000000sQHLi';
 
-/** The CLI's view of the keys: a separate store instance, like another process. */
-let cli: KeyStore;
-let harness: GatewayHarness;
-let organizationId: string;
 let eventId: string;
-
-beforeAll(async () => {
-  const fixture = new PlatformFixture();
-  const event = fixture.event({ slug: 'spring-summit', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z' });
-  const session = fixture.session(event);
-  fixture.bill(session, fixture.speaker({ name: 'Ada' }));
-  fixture.place(event, fixture.sponsor({ name: 'Initech' }), { tier: 'Gold' });
-  fixture.teamMember({ fullName: 'Grace' });
-  organizationId = fixture.organization.id;
-
-  harness = await startHarness({
+const world = usePublishedOrganization(
+  () => {
+    const fixture = new PlatformFixture();
+    const event = fixture.event({ slug: 'spring-summit', startsAt: '2026-05-01T07:00:00Z', endsAt: '2026-05-01T16:00:00Z' });
+    const session = fixture.session(event);
+    fixture.bill(session, fixture.speaker({ name: 'Ada' }));
+    fixture.place(event, fixture.sponsor({ name: 'Initech' }), { tier: 'Gold' });
+    fixture.teamMember({ fullName: 'Grace' });
+    eventId = event.id;
+    return fixture;
+  },
+  {
     keyLimit: KEY_LIMIT,
     // The gateway's own invalid-credentials throttle, not the harness's generous one.
     deps: { authFailures: undefined },
-  });
-  cli = await harness.otherKeys();
-  await publishFixture(harness.store, fixture);
+  },
+);
+/** The CLI's view of the keys: a separate store instance, like another process. */
+let cli: KeyStore;
+
+beforeAll(async () => {
+  cli = await world.harness.otherKeys();
   for (const [id, state] of [
     [SUSPENDED_ORG, 'suspended'],
     [CLOSED_ORG, 'closed'],
   ] as const) {
-    await publishSnapshot(harness.store, {
+    await publishSnapshot(world.harness.store, {
       organizationId: id,
       organizationSlug: state,
       state,
@@ -55,17 +57,12 @@ beforeAll(async () => {
       now: new Date('2026-01-01T00:00:00Z'),
     });
   }
-  eventId = event.id;
-});
-
-afterAll(async () => {
-  await harness.close();
 });
 
 // Every test starts in a fresh minute: the per-key and per-address windows hold nothing from
 // earlier tests (all requests come from 127.0.0.1).
 beforeEach(() => {
-  harness.clock.now += 61_000;
+  world.harness.clock.now += 61_000;
 });
 
 function expectProblem(reply: Reply, status: number, errorCode: string): void {
@@ -87,13 +84,13 @@ function expectServed(reply: Reply): void {
   expect(reply.headers['cache-control']).toBe('private, max-age=60');
 }
 
-async function newKey(origins: string[] = [], forOrganization = organizationId): Promise<string> {
+async function newKey(origins: string[] = [], forOrganization = world.fixture.organization.id): Promise<string> {
   return (await issueKey(cli, { organizationId: forOrganization, origins })).secret;
 }
 
 /** The shared suite: everything access control promises, for one route. */
 function authSuite(route: () => string): void {
-  const call = (options: Parameters<GatewayHarness['call']>[1] = {}) => harness.call(API + route(), options);
+  const call = (options: Parameters<GatewayHarness['call']>[1] = {}) => world.harness.call(API + route(), options);
 
   it('serves a valid key in X-Api-Key or Authorization: Bearer (any case), with rate-limit headers', async () => {
     const key = await newKey();
@@ -117,9 +114,9 @@ function authSuite(route: () => string): void {
   });
 
   it('refuses a key revoked by another process from the next request on', async () => {
-    const { record, secret } = await issueKey(cli, { organizationId, origins: [] });
+    const { record, secret } = await issueKey(cli, { organizationId: world.fixture.organization.id, origins: [] });
     expectServed(await call({ key: secret }));
-    expect(await (await harness.otherKeys()).revoke(record.id, new Date())).toBe(true);
+    expect(await (await world.harness.otherKeys()).revoke(record.id, new Date())).toBe(true);
     expectProblem(await call({ key: secret }), 401, 'API_KEY_INVALID');
   });
 
@@ -161,14 +158,14 @@ function authSuite(route: () => string): void {
 
   it(`refuses the ${KEY_LIMIT + 1}st request of a minute with 429 and Retry-After`, async () => {
     const key = await newKey();
-    const start = harness.clock.now;
+    const start = world.harness.clock.now;
     for (let i = 1; i <= KEY_LIMIT; i++) {
-      harness.clock.now = start + Math.floor((i * 30_000) / KEY_LIMIT);
+      world.harness.clock.now = start + Math.floor((i * 30_000) / KEY_LIMIT);
       const reply = await call({ key });
       if (reply.status !== 200) expect.fail(`request ${i}: ${reply.status} ${reply.body}`);
     }
     // The first second of the window frees at start + 60 s.
-    harness.clock.now = start + 45_000;
+    world.harness.clock.now = start + 45_000;
     const refused = await call({ key });
     expectProblem(refused, 429, 'RATE_LIMITED');
     expect(refused.headers['retry-after']).toBe('15');
@@ -186,7 +183,7 @@ function authSuite(route: () => string): void {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // A valid key behind the same address (a shared NAT or hosting platform) is never refused.
     expectServed(await call({ key }));
-    harness.clock.now += 60_000;
+    world.harness.clock.now += 60_000;
     expectProblem(await call({ key: UNKNOWN_KEY }), 401, 'API_KEY_INVALID');
   });
 }

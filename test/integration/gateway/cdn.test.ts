@@ -17,6 +17,7 @@ import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts'
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { type RecordingProxy, startRecordingProxy } from '../../support/recording-proxy.ts';
 import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
+import { until } from '../../support/until.ts';
 
 const PREFIX = 'marquee/api';
 
@@ -78,13 +79,10 @@ const inStore = (key: string) => `/${s3.bucket}/${PREFIX}/${key}`;
 const requestsFor = (proxy: RecordingProxy, key: string) => proxy.exchanges.filter((exchange) => exchange.path === inStore(key));
 const description = async (harness: GatewayHarness, key: string) => (await harness.call(`${API}/organization`, { key })).json<Organization>().description;
 
-/** The description the gateway serves, polled until it is `expected`; the milliseconds that took. */
+/** The description the gateway serves, asked every 25 ms until it is `expected`; the milliseconds that took. */
 async function untilDescription(harness: GatewayHarness, key: string, expected: string, timeoutMs: number): Promise<number> {
   const started = performance.now();
-  while ((await description(harness, key)) !== expected) {
-    if (performance.now() - started > timeoutMs) throw new Error(`still not "${expected}" after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await until(`the gateway to serve the description "${expected}"`, async () => (await description(harness, key)) === expected, { timeoutMs, intervalMs: 25 });
   return performance.now() - started;
 }
 

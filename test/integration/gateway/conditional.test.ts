@@ -1,12 +1,12 @@
 // Conditional requests (docs/api.md §6.1): strong tags on every 200, If-None-Match with one
 // tag, a list, `*` or a weak tag gives 304 without a body, whatever the request's Cache-Control;
 // caching headers on 200 and 304.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acmeFixture, API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { acmeFixture, API, publishFixture, startHarness } from '../../support/gateway-fixtures.ts';
+import { useAcmeWorld } from '../../support/gateway-world.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
-let harness: GatewayHarness;
-let key: string;
+const acme = useAcmeWorld();
 const PATHS = [
   '/organization',
   '/team',
@@ -20,17 +20,8 @@ const PATHS = [
   '/events/acme-conf/sponsors',
 ];
 
-beforeAll(async () => {
-  harness = await startHarness();
-  const fixture = new PlatformFixture();
-  acmeFixture(fixture);
-  await publishFixture(harness.store, fixture);
-  key = await harness.keyFor(fixture.organization.id);
-});
-afterAll(() => harness.close());
-
 async function tagOf(path: string): Promise<string> {
-  const reply = await harness.call(`${API}${path}`, { key });
+  const reply = await acme.call(path);
   expect(reply.status).toBe(200);
   return reply.headers.etag!;
 }
@@ -50,7 +41,7 @@ describe.each(PATHS)('%s', (path) => {
   ])('If-None-Match with %s gives 304 without a body, GET and HEAD', async (_what, header) => {
     const tag = await tagOf(path);
     for (const method of ['GET', 'HEAD']) {
-      const reply = await harness.call(`${API}${path}`, { key, method, headers: { 'if-none-match': header(tag) } });
+      const reply = await acme.call(path, { method, headers: { 'if-none-match': header(tag) } });
       expect(reply.status).toBe(304);
       expect(reply.body).toBe('');
       expect(reply.headers.etag).toBe(tag);
@@ -68,19 +59,19 @@ describe.each(PATHS)('%s', (path) => {
     ['Cache-Control: no-store', { 'cache-control': 'no-store' }],
   ])('If-None-Match with the tag and %s still gives 304', async (_what, extra) => {
     const tag = await tagOf(path);
-    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-none-match': tag, ...extra } });
+    const reply = await acme.call(path, { headers: { 'if-none-match': tag, ...extra } });
     expect(reply.status).toBe(304);
     expect(reply.body).toBe('');
   });
 
   it('If-Modified-Since alone is not evaluated (no Last-Modified is sent): the full 200', async () => {
-    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-modified-since': new Date(Date.UTC(2100, 0)).toUTCString() } });
+    const reply = await acme.call(path, { headers: { 'if-modified-since': new Date(Date.UTC(2100, 0)).toUTCString() } });
     expect(reply.status).toBe(200);
     expect(reply.headers['last-modified']).toBeUndefined();
   });
 
   it('If-None-Match with other tags gives the full 200', async () => {
-    const reply = await harness.call(`${API}${path}`, { key, headers: { 'if-none-match': '"0000", W/"1111"' } });
+    const reply = await acme.call(path, { headers: { 'if-none-match': '"0000", W/"1111"' } });
     expect(reply.status).toBe(200);
     expect(reply.body.length).toBeGreaterThan(1);
   });
@@ -93,7 +84,7 @@ describe('tags differ between representations', () => {
   });
 
   it('the same representation has the same tag under id and slug', async () => {
-    const detail = await harness.call(`${API}/events/acme-conf`, { key });
+    const detail = await acme.call('/events/acme-conf');
     const id = detail.json<{ id: string }>().id;
     expect(await tagOf(`/events/${id}`)).toBe(detail.headers.etag);
   });

@@ -5,28 +5,18 @@
 // count parses, are the guard (a view too large for its budget is parsed on every request, which
 // is what once made this list 25 times slower: docs/performance.md).
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gatewayMetrics } from '../../../gateway/metrics.ts';
 import type { EventDetail, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
-import { API, type GatewayHarness, publishFixture, startHarness } from '../../support/gateway-fixtures.ts';
+import { usePublishedOrganization } from '../../support/gateway-world.ts';
 import { LARGE_ORGANIZATION_EVENTS, LARGE_PROGRAMME_SLUG, largeOrganization } from '../../support/large-organization.ts';
 
 const NOW = '2026-03-01T12:00:00Z';
 const HOUR = 3_600_000;
 
-let harness: GatewayHarness;
-let registry: Registry;
-let key: string;
-
-beforeAll(async () => {
-  registry = new Registry();
-  // No `limits`: the default budget (gateway/cache-budget.ts), as `marquee serve` runs without GATEWAY_CACHE_MB.
-  harness = await startHarness({ now: NOW, deps: { metrics: gatewayMetrics(registry) } });
-  const fixture = largeOrganization(Date.parse(NOW));
-  await publishFixture(harness.store, fixture);
-  key = await harness.keyFor(fixture.organization.id);
-});
-afterAll(() => harness?.close());
+const registry = new Registry();
+// No `limits`: the default budget (gateway/cache-budget.ts), as `marquee serve` runs without GATEWAY_CACHE_MB.
+const large = usePublishedOrganization(() => largeOrganization(Date.parse(NOW)), { now: NOW, deps: { metrics: gatewayMetrics(registry) } });
 
 /** The views cache's lookups that missed (each a parse of a stored object), from the gateway's metrics. */
 async function viewParses(): Promise<number> {
@@ -37,7 +27,7 @@ async function viewParses(): Promise<number> {
 }
 
 async function get<T>(path: string): Promise<T> {
-  const reply = await harness.call(`${API}${path}`, { key });
+  const reply = await large.call(path);
   expect(reply.status, path).toBe(200);
   return reply.json<T>();
 }
@@ -53,7 +43,7 @@ describe(`an organization with ${LARGE_ORGANIZATION_EVENTS} events, default cach
       for (const timing of ['past', 'ongoing', 'all']) await get(`/events?timing=${timing}&pageSize=100`);
       await get('/events');
       // Later in the day: events start and end, so the index's clock window changes (nothing is re-read).
-      harness.clock.now += 7 * HOUR;
+      large.harness.clock.now += 7 * HOUR;
     }
     const later = await get<PagedEventSummaries>('/events?timing=upcoming&pageSize=100');
     expect(later.items[0]!.id).not.toBe(first.items[0]!.id);

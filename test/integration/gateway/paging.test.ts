@@ -1,33 +1,31 @@
 // GET /events paging (docs/api.md §4, docs/design.md decisions table): pages partition the list, totalCount is
 // true on every page, hasMore says whether the next page could return anything.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PagedEventSummaries } from '../../../snapshot/schema-types.ts';
-import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { usePublishedOrganization } from '../../support/gateway-world.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
-let harness: GatewayHarness;
-let key: string;
 const UPCOMING = 45;
 const PAST = 7;
 
-beforeAll(async () => {
-  harness = await startHarness({ now: '2026-03-01T12:00:00Z' });
-  const fixture = new PlatformFixture();
-  // Pairs share a start so that ties (by name) are exercised across page boundaries.
-  for (let i = 0; i < UPCOMING; i++) {
-    const day = String(1 + Math.floor(i / 2)).padStart(2, '0');
-    fixture.event({ name: `Up ${String(i).padStart(2, '0')}`, startsAt: `2026-04-${day}T09:00:00Z`, endsAt: `2026-04-${day}T17:00:00Z` });
-  }
-  for (let i = 0; i < PAST; i++) {
-    fixture.event({ name: `Past ${i}`, startsAt: `2026-01-0${1 + Math.floor(i / 2)}T09:00:00Z`, endsAt: `2026-01-0${1 + Math.floor(i / 2)}T17:00:00Z` });
-  }
-  await publishFixture(harness.store, fixture);
-  key = await harness.keyFor(fixture.organization.id);
-});
-afterAll(() => harness.close());
+const many = usePublishedOrganization(
+  () => {
+    const fixture = new PlatformFixture();
+    // Pairs share a start so that ties (by name) are exercised across page boundaries.
+    for (let i = 0; i < UPCOMING; i++) {
+      const day = String(1 + Math.floor(i / 2)).padStart(2, '0');
+      fixture.event({ name: `Up ${String(i).padStart(2, '0')}`, startsAt: `2026-04-${day}T09:00:00Z`, endsAt: `2026-04-${day}T17:00:00Z` });
+    }
+    for (let i = 0; i < PAST; i++) {
+      fixture.event({ name: `Past ${i}`, startsAt: `2026-01-0${1 + Math.floor(i / 2)}T09:00:00Z`, endsAt: `2026-01-0${1 + Math.floor(i / 2)}T17:00:00Z` });
+    }
+    return fixture;
+  },
+  { now: '2026-03-01T12:00:00Z' },
+);
 
 async function page(query: string): Promise<PagedEventSummaries> {
-  const reply = await harness.call(`${API}/events?${query}`, { key });
+  const reply = await many.call(`/events?${query}`);
   expect(reply.status).toBe(200);
   return reply.json<PagedEventSummaries>();
 }

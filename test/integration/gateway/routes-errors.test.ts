@@ -1,26 +1,15 @@
 // Every error of docs/api.md §7 and the docs/design.md decisions table, as one problem+json shape from one place.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SnapshotIntegrityError } from '../../../snapshot/reader.ts';
 import type { ProblemDetails } from '../../../snapshot/schema-types.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
-import { acmeFixture, API, publishFixture, startHarness, type AcmeWorld, type GatewayHarness, type Reply } from '../../support/gateway-fixtures.ts';
+import { acmeFixture, API, publishFixture, type Reply, startHarness } from '../../support/gateway-fixtures.ts';
+import { useAcmeWorld } from '../../support/gateway-world.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 const schemas = new SchemaSet();
-let harness: GatewayHarness;
-let fixture: PlatformFixture;
-let world: AcmeWorld;
-let key: string;
-
-beforeAll(async () => {
-  harness = await startHarness();
-  fixture = new PlatformFixture();
-  world = acmeFixture(fixture);
-  await publishFixture(harness.store, fixture);
-  key = await harness.keyFor(fixture.organization.id);
-});
-afterAll(() => harness.close());
+const acme = useAcmeWorld();
 
 /** The shape every error shares (docs/design.md "caching headers", "CORS"). */
 function expectProblem(reply: Reply, status: number, errorCode: string, instance: string): ProblemDetails {
@@ -48,29 +37,29 @@ describe('400 BAD_REQUEST', () => {
     ['timing=soon', 'timing'],
     ['page=1&page=2', 'page'],
   ])('GET /events?%s names %s', async (query, parameter) => {
-    const problem = expectProblem(await harness.call(`${API}/events?${query}`, { key }), 400, 'BAD_REQUEST', `${API}/events`);
+    const problem = expectProblem(await acme.call(`/events?${query}`), 400, 'BAD_REQUEST', `${API}/events`);
     expect(problem.detail).toMatch(new RegExp(`^${parameter} `));
   });
 
   it('comes after the key check: no key is 401 whatever the parameters', async () => {
-    expectProblem(await harness.call(`${API}/events?page=0`), 401, 'API_KEY_INVALID', `${API}/events`);
+    expectProblem(await acme.harness.call(`${API}/events?page=0`), 401, 'API_KEY_INVALID', `${API}/events`);
   });
 
   it('a path parameter that is not valid percent-encoding', async () => {
-    expectProblem(await harness.call(`${API}/events/%E0%A4%A`, { key }), 400, 'BAD_REQUEST', `${API}/events/%E0%A4%A`);
+    expectProblem(await acme.call('/events/%E0%A4%A'), 400, 'BAD_REQUEST', `${API}/events/%E0%A4%A`);
   });
 });
 
 describe('401 API_KEY_INVALID', () => {
   it.each(['/organization', '/events', '/events/acme-conf', '/events/acme-conf/sessions', '/no-such-path'])('%s without a key', async (path) => {
-    expectProblem(await harness.call(`${API}${path}`), 401, 'API_KEY_INVALID', `${API}${path}`);
+    expectProblem(await acme.harness.call(`${API}${path}`), 401, 'API_KEY_INVALID', `${API}${path}`);
   });
 
   it('with a malformed or revoked key', async () => {
-    expectProblem(await harness.call(`${API}/organization`, { key: 'mqk_nope' }), 401, 'API_KEY_INVALID', `${API}/organization`);
-    const { record, secret } = await harness.keys.create({ organizationId: fixture.organization.id, label: null, origins: [] });
-    await harness.keys.revoke(record.id, new Date());
-    expectProblem(await harness.call(`${API}/organization`, { key: secret }), 401, 'API_KEY_INVALID', `${API}/organization`);
+    expectProblem(await acme.harness.call(`${API}/organization`, { key: 'mqk_nope' }), 401, 'API_KEY_INVALID', `${API}/organization`);
+    const { record, secret } = await acme.harness.keys.create({ organizationId: acme.fixture.organization.id, label: null, origins: [] });
+    await acme.harness.keys.revoke(record.id, new Date());
+    expectProblem(await acme.harness.call(`${API}/organization`, { key: secret }), 401, 'API_KEY_INVALID', `${API}/organization`);
   });
 });
 
@@ -99,10 +88,10 @@ describe('403', () => {
   });
 
   it("API_KEY_ORIGIN_NOT_ALLOWED for a browser origin not on the key's list", async () => {
-    const browserKey = await harness.keyFor(fixture.organization.id, ['https://acme.example']);
+    const browserKey = await acme.harness.keyFor(acme.fixture.organization.id, ['https://acme.example']);
     const headers = { origin: 'https://evil.example' };
-    expectProblem(await harness.call(`${API}/events`, { key: browserKey, headers }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED', `${API}/events`);
-    const allowed = await harness.call(`${API}/events`, { key: browserKey, headers: { origin: 'https://acme.example' } });
+    expectProblem(await acme.harness.call(`${API}/events`, { key: browserKey, headers }), 403, 'API_KEY_ORIGIN_NOT_ALLOWED', `${API}/events`);
+    const allowed = await acme.harness.call(`${API}/events`, { key: browserKey, headers: { origin: 'https://acme.example' } });
     expect(allowed.status).toBe(200);
   });
 });
@@ -115,29 +104,29 @@ describe('404', () => {
     ['a cancelled event by slug', 'cancelled'],
     ['a sub-resource path smuggled in with %2F', `${'ID'}%2Fsessions`],
   ])('EVENT_NOT_FOUND for %s', async (_what, idOrSlug) => {
-    const segment = idOrSlug.replace('ID', world.conference.id);
-    expectProblem(await harness.call(`${API}/events/${segment}`, { key }), 404, 'EVENT_NOT_FOUND', `${API}/events/${segment}`);
-    expectProblem(await harness.call(`${API}/events/${segment}/sponsors`, { key }), 404, 'EVENT_NOT_FOUND', `${API}/events/${segment}/sponsors`);
+    const segment = idOrSlug.replace('ID', acme.events.conference.id);
+    expectProblem(await acme.call(`/events/${segment}`), 404, 'EVENT_NOT_FOUND', `${API}/events/${segment}`);
+    expectProblem(await acme.call(`/events/${segment}/sponsors`), 404, 'EVENT_NOT_FOUND', `${API}/events/${segment}/sponsors`);
   });
 
   it('EVENT_NOT_FOUND for a draft by id', async () => {
-    expectProblem(await harness.call(`${API}/events/${world.draft.id}`, { key }), 404, 'EVENT_NOT_FOUND', `${API}/events/${world.draft.id}`);
+    expectProblem(await acme.call(`/events/${acme.events.draft.id}`), 404, 'EVENT_NOT_FOUND', `${API}/events/${acme.events.draft.id}`);
   });
 
   it.each(['/nothing', '/events/acme-conf/tickets', '/Organization', '/organization/extra', '/events/acme-conf/sessions/x'])(
     'NOT_FOUND for the unknown API path %s',
     async (path) => {
-      expectProblem(await harness.call(`${API}${path}`, { key }), 404, 'NOT_FOUND', `${API}${path}`);
+      expectProblem(await acme.call(path), 404, 'NOT_FOUND', `${API}${path}`);
     },
   );
 
   it.each(['/', '/api', '/api/integration/v2/organization', '/favicon.ico'])('NOT_FOUND outside the API (%s), without a key', async (path) => {
-    expectProblem(await harness.call(path), 404, 'NOT_FOUND', path);
+    expectProblem(await acme.harness.call(path), 404, 'NOT_FOUND', path);
   });
 
   it('NOT_FOUND while the organization has published nothing yet (decision: its key is valid, there is just nothing there)', async () => {
-    const unpublishedKey = await harness.keyFor('00000000-0000-4000-8000-0000000fffff');
-    const problem = expectProblem(await harness.call(`${API}/events`, { key: unpublishedKey }), 404, 'NOT_FOUND', `${API}/events`);
+    const unpublishedKey = await acme.harness.keyFor('00000000-0000-4000-8000-0000000fffff');
+    const problem = expectProblem(await acme.harness.call(`${API}/events`, { key: unpublishedKey }), 404, 'NOT_FOUND', `${API}/events`);
     expect(problem.detail).toMatch(/published/);
   });
 });
@@ -145,7 +134,7 @@ describe('404', () => {
 describe('405 METHOD_NOT_ALLOWED', () => {
   it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('%s on an API resource, with Allow', async (method) => {
     for (const path of ['/organization', '/events', '/events/acme-conf', '/events/acme-conf/sessions']) {
-      const reply = await harness.call(`${API}${path}`, { key, method });
+      const reply = await acme.call(path, { method });
       expectProblem(reply, 405, 'METHOD_NOT_ALLOWED', `${API}${path}`);
       expect(reply.headers.allow).toBe('GET, HEAD, OPTIONS');
     }
@@ -154,7 +143,7 @@ describe('405 METHOD_NOT_ALLOWED', () => {
 
 describe('conditional headers never turn an error into a 304', () => {
   it('If-None-Match: * on a missing event is still 404', async () => {
-    const reply = await harness.call(`${API}/events/nope`, { key, headers: { 'if-none-match': '*' } });
+    const reply = await acme.call('/events/nope', { headers: { 'if-none-match': '*' } });
     expectProblem(reply, 404, 'EVENT_NOT_FOUND', `${API}/events/nope`);
   });
 });

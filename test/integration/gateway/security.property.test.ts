@@ -5,19 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SchemaName } from '../../../snapshot/schema-catalog.ts';
 import { SchemaSet } from '../../../snapshot/schemas.ts';
-import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { API, publishFixture } from '../../support/gateway-fixtures.ts';
+import { useHarness } from '../../support/gateway-world.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
 const schemas = new SchemaSet();
-let harness: GatewayHarness;
-
-beforeAll(async () => {
-  harness = await startHarness();
-});
-afterAll(() => harness.close());
+const gateway = useHarness();
 
 interface GeneratedEvent {
   slug: string;
@@ -65,10 +61,10 @@ async function publishGenerated(events: GeneratedEvent[], sharedSlug: string): P
     fixture.bill(session, speaker);
     eventIds.push(row.id);
   }
-  await publishFixture(harness.store, fixture);
+  await publishFixture(gateway.harness.store, fixture);
   return {
     id: fixture.organization.id,
-    key: await harness.keyFor(fixture.organization.id),
+    key: await gateway.harness.keyFor(fixture.organization.id),
     eventIds,
     slugs: allEvents.map((event) => event.slug),
     marker,
@@ -119,7 +115,7 @@ function schemaOf(path: string): SchemaName | undefined {
 }
 
 async function expectIsolated(a: PublishedOrganization, b: PublishedOrganization, path: string): Promise<void> {
-  const reply = await harness.call(path, { key: a.key });
+  const reply = await gateway.harness.call(path, { key: a.key });
   expect(reply.status, path).toBeLessThan(500);
   // A problem's `instance` echoes the path the client sent, B's id included: that is the
   // client's own input, not B's data, so it is left out of the comparison.
@@ -140,10 +136,10 @@ describe('organization isolation', () => {
         const a = await publishGenerated(eventsA, sharedSlug);
         const b = await publishGenerated(eventsB, sharedSlug);
         // The shared slug answers with A's own event for A's key and B's for B's.
-        const mine = await harness.call(`${API}/events/${sharedSlug}`, { key: a.key });
+        const mine = await gateway.harness.call(`${API}/events/${sharedSlug}`, { key: a.key });
         expect(mine.status).toBe(200);
         expect(mine.body).toContain(a.marker);
-        const theirs = await harness.call(`${API}/events/${sharedSlug}`, { key: b.key });
+        const theirs = await gateway.harness.call(`${API}/events/${sharedSlug}`, { key: b.key });
         expect(theirs.body).toContain(b.marker);
 
         for (const segment of hostileSegments(b)) {
@@ -169,7 +165,7 @@ describe('organization isolation', () => {
   it('every 200 of every route validates against its API schema (generated organizations)', async () => {
     await fc.assert(
       fc.asyncProperty(eventsArbitrary, fc.integer({ min: 0, max: 500 }), async (events, day) => {
-        harness.clock.now = Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
+        gateway.harness.clock.now = Date.parse('2026-01-01T00:00:00Z') + day * 86_400_000;
         const org = await publishGenerated(events, 'shared');
         const paths: Array<[string, SchemaName]> = [
           ['/organization', 'organization'],
@@ -187,7 +183,7 @@ describe('organization isolation', () => {
           );
         }
         for (const [path, schema] of paths) {
-          const reply = await harness.call(`${API}${path}`, { key: org.key });
+          const reply = await gateway.harness.call(`${API}${path}`, { key: org.key });
           expect(reply.status, path).toBe(200);
           expect(schemas.validate(schema, reply.json()), path).toEqual({ valid: true });
         }
@@ -209,7 +205,7 @@ describe('bad input never causes a 5xx', () => {
           `${API}/events?${name}=${encodeURIComponent(value)}&${encodeURIComponent(other)}=${encodeURIComponent(value)}`,
           `${API}/events?${name}=${encodeURIComponent(value)}&${name}=${encodeURIComponent(other)}`,
         ]) {
-          const reply = await harness.call(path, { key: org.key });
+          const reply = await gateway.harness.call(path, { key: org.key });
           expect(reply.status, path).toBeLessThan(500);
           expect([200, 400, 404], path).toContain(reply.status);
         }
@@ -221,7 +217,7 @@ describe('bad input never causes a 5xx', () => {
   it('raw non-ASCII bytes in the request line', async () => {
     const org = await publishGenerated([{ slug: 'only', startDay: 200, days: 1, registration: true }], 'shared');
     const status = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(new URL(harness.origin).port), '127.0.0.1', () => {
+      const socket = connect(Number(new URL(gateway.harness.origin).port), '127.0.0.1', () => {
         socket.write(
           Buffer.concat([
             Buffer.from(`GET ${API}/events/`),

@@ -1,29 +1,26 @@
 // The clock walks one event from upcoming to ongoing to past and its registration window from
 // closed to open to closed (docs/design.md "Clock-dependent fields"): the computed fields follow, and
 // entity tags change exactly when the computed state changes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventDetail, PagedEventSummaries } from '../../../snapshot/schema-types.ts';
-import { API, publishFixture, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
+import { usePublishedOrganization } from '../../support/gateway-world.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 
-let harness: GatewayHarness;
-let key: string;
-
-beforeAll(async () => {
-  harness = await startHarness({ now: '2026-03-01T00:00:00Z' });
-  const fixture = new PlatformFixture();
-  fixture.event({
-    name: 'Walked',
-    slug: 'walked',
-    registrationStartsAt: '2026-04-01T00:00:00Z',
-    registrationEndsAt: '2026-04-15T00:00:00Z',
-    startsAt: '2026-05-01T07:00:00Z',
-    endsAt: '2026-05-01T16:00:00Z',
-  });
-  await publishFixture(harness.store, fixture);
-  key = await harness.keyFor(fixture.organization.id);
-});
-afterAll(() => harness.close());
+const walked = usePublishedOrganization(
+  () => {
+    const fixture = new PlatformFixture();
+    fixture.event({
+      name: 'Walked',
+      slug: 'walked',
+      registrationStartsAt: '2026-04-01T00:00:00Z',
+      registrationEndsAt: '2026-04-15T00:00:00Z',
+      startsAt: '2026-05-01T07:00:00Z',
+      endsAt: '2026-05-01T16:00:00Z',
+    });
+    return fixture;
+  },
+  { now: '2026-03-01T00:00:00Z' },
+);
 
 interface Observation {
   timing: string;
@@ -34,13 +31,13 @@ interface Observation {
 }
 
 async function observe(at: string): Promise<Observation> {
-  harness.clock.now = Date.parse(at);
-  const detail = await harness.call(`${API}/events/walked`, { key });
+  walked.harness.clock.now = Date.parse(at);
+  const detail = await walked.call('/events/walked');
   const body = detail.json<EventDetail>();
   const listTags: Record<string, string> = {};
   const listed: Record<string, number> = {};
   for (const timing of ['upcoming', 'ongoing', 'past', 'all']) {
-    const list = await harness.call(`${API}/events?timing=${timing}`, { key });
+    const list = await walked.call(`/events?timing=${timing}`);
     listTags[timing] = list.headers.etag!;
     const page = list.json<PagedEventSummaries>();
     listed[timing] = page.totalCount;
@@ -87,10 +84,10 @@ describe('time walk', () => {
 
   it('a 304 for a tag from before a boundary stops after it', async () => {
     const before = await observe('2026-03-31T23:59:59.999Z');
-    harness.clock.now = Date.parse('2026-03-31T12:00:00Z');
-    expect((await harness.call(`${API}/events/walked`, { key, headers: { 'if-none-match': before.detailTag } })).status).toBe(304);
-    harness.clock.now = Date.parse('2026-04-01T00:00:00Z');
-    const after = await harness.call(`${API}/events/walked`, { key, headers: { 'if-none-match': before.detailTag } });
+    walked.harness.clock.now = Date.parse('2026-03-31T12:00:00Z');
+    expect((await walked.call('/events/walked', { headers: { 'if-none-match': before.detailTag } })).status).toBe(304);
+    walked.harness.clock.now = Date.parse('2026-04-01T00:00:00Z');
+    const after = await walked.call('/events/walked', { headers: { 'if-none-match': before.detailTag } });
     expect(after.status).toBe(200);
     expect(after.json<EventDetail>().isRegistrationOpen).toBe(true);
   });

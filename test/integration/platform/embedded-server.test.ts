@@ -60,7 +60,9 @@ it("runs the holder's statements only outside a client's transaction, and a clie
     await client.query("INSERT INTO notes VALUES ('uncommitted')");
     let holderCount: number | undefined;
     const reading = count(holder).then((n) => (holderCount = n));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The holder's statement asked for its turn first; the client's next one takes its turn after
+    // it. Once the client has its answer, the holder's statement would have run, had it been let in.
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     // The holder waits: it neither sees the client's uncommitted row nor runs inside its transaction.
     expect(holderCount).toBeUndefined();
     await client.query('COMMIT');
@@ -125,6 +127,11 @@ async function rawClient(url: string) {
       socket.write(Buffer.concat([message('P', Buffer.concat([cstring(''), cstring(sql), Buffer.from([0, 0])])), message('H', Buffer.alloc(0))]));
       await until('1');
     },
+    /** Describe of the unnamed statement, then Flush: answered inside the exchange, which stays open. */
+    describe: async () => {
+      socket.write(Buffer.concat([message('D', Buffer.concat([Buffer.from('S'), cstring('')])), message('H', Buffer.alloc(0))]));
+      return until('T');
+    },
     /** Bind of the unnamed statement with text parameters, Execute, Sync: what the exchange answered. */
     finish: (parameters: string[]) => {
       const values = parameters.map((value) => {
@@ -159,7 +166,9 @@ it("keeps a client's exchange whole from Parse to Sync: the holder's statements 
     const otherStatement = other.query<{ n: number }>('SELECT $1::int * 2 AS n', [21]).finally(() => {
       otherRan = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both asked for their turn before the client's Describe, which is answered inside its
+    // exchange: had either been let in, it would have run by the time that answer comes.
+    expect((await raw.describe()).types).toEqual(['t', 'T']);
     expect({ holderRan, otherRan }).toEqual({ holderRan: false, otherRan: false });
     const answer = await raw.finish(['7']);
     expect(answer.types).not.toContain('E');

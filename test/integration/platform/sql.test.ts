@@ -111,13 +111,15 @@ describe.each(backends)('SqlClient on $name', (backend) => {
   it('delivers notifications until unsubscribed', async () => {
     const received: string[] = [];
     const unsubscribe = await db.listen('marquee_test', (payload) => received.push(payload));
-    const other = await db.listen('marquee_other', () => {});
+    const flushed: string[] = [];
+    const other = await db.listen('marquee_other', (payload) => flushed.push(payload));
     await db.query(`SELECT pg_notify('marquee_test', 'one')`);
     await expect.poll(() => received).toEqual(['one']);
     await unsubscribe();
     await db.query(`SELECT pg_notify('marquee_test', 'two')`);
     await db.query(`SELECT pg_notify('marquee_other', 'flush')`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Notifications arrive in the order they were sent: once the later one has, 'two' would have.
+    await expect.poll(() => flushed).toEqual(['flush']);
     expect(received).toEqual(['one']);
     await other();
   });

@@ -10,6 +10,7 @@ import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { openRedisKeyStore } from '../../../gateway/access/redis-access.ts';
 import { type Answer, type GatewayClient, gatewayClient, underLoad, wrongForRevokedKey } from '../../support/production-load.ts';
 import { type MarqueeProcess, type ProductionWorld, type ServeProcess, startProductionWorld } from '../../support/production.ts';
+import { until } from '../../support/until.ts';
 
 const NORDIC = SAMPLE.organizations.nordic.id;
 /** The issue's bound: every valid key served again within this of Redis losing its data. */
@@ -52,17 +53,24 @@ afterAll(async () => {
 const status = async (key: string): Promise<number> => (await client.get('/organization', key)).status;
 
 /**
- * Asks with each of `keys` every 200 ms for 12 s from `since`; answers when the last answer other
- * than 200 came (ms after `since`; 0 when none). A gateway may answer from memory at first (Redis
- * unreachable) and refuse once it reads the empty Redis: what counts is when refusals end.
+ * Asks with each of `keys` every 200 ms from `since` until the builder's key keeper has refilled
+ * Redis (its log says so, at an instant after `refilledAfter`) and every key is served, for up to
+ * 12 s; answers when the last answer other than 200 came (ms after `since`; 0 when none). A gateway
+ * may answer from memory at first (Redis unreachable) and refuse once it reads the empty Redis:
+ * what counts is when refusals end, and they end for good once the keys are back in Redis, which
+ * the gateway reads at every request.
  */
-async function lastRefusalAfter(keys: string[], since: number): Promise<number> {
+async function lastRefusalAfter(keys: string[], since: number, refilledAfter: string): Promise<number> {
   let last = 0;
-  while (performance.now() - since < REFILLED_WITHIN_MS + 2_000) {
-    const statuses = await Promise.all(keys.map(status));
-    if (statuses.some((answer) => answer !== 200)) last = performance.now() - since;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await until(
+    'Redis refilled and every valid key served again',
+    async () => {
+      const statuses = await Promise.all(keys.map(status));
+      if (statuses.some((answer) => answer !== 200)) last = performance.now() - since;
+      return lastRefillAt() > refilledAfter && statuses.every((answer) => answer === 200);
+    },
+    { timeoutMs: REFILLED_WITHIN_MS + 2_000, intervalMs: 200 },
+  );
   return last;
 }
 
@@ -107,7 +115,7 @@ describe('keys outlive Redis', () => {
       const flushed = performance.now();
       await admin.flushall();
       admin.disconnect();
-      tookMs = await lastRefusalAfter([valid.key, older.key], flushed);
+      tookMs = await lastRefusalAfter([valid.key, older.key], flushed, before);
     });
     console.info(`FLUSHALL: last refusal of a valid key ${Math.round(tookMs)} ms after it`);
     expect(tookMs).toBeLessThan(REFILLED_WITHIN_MS);
@@ -123,7 +131,7 @@ describe('keys outlive Redis', () => {
     const [revokedRun] = await watching(async () => {
       const replaced = performance.now();
       await world.redis.replace();
-      tookMs = await lastRefusalAfter([valid.key, older.key], replaced);
+      tookMs = await lastRefusalAfter([valid.key, older.key], replaced, before);
     });
     console.info(`new empty Redis: last refusal of a valid key ${Math.round(tookMs)} ms after it was up`);
     // The builder's keeper refilled it (the gateway may have reconnected only after, never refusing at all).
@@ -143,17 +151,20 @@ describe('keys outlive Redis', () => {
     await world.redis.resume();
     const back = performance.now();
     // The gateway reconnects within about 2 s, the keeper within 1 s and copies at once: from the
-    // first refusal on, never served again.
-    const answers: number[] = [];
-    while (performance.now() - back < 5_000) {
-      answers.push(await status(doomed.key));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // first refusal on, never served again (asked every 50 ms, until five answers from it on).
+    const answers: Array<{ status: number; at: number }> = [];
+    const firstRefusal = () => answers.findIndex((answer) => answer.status !== 200);
+    await until(
+      'the revoked key refused',
+      async () => {
+        answers.push({ status: await status(doomed.key), at: performance.now() });
+        return firstRefusal() >= 0 && answers.length - firstRefusal() >= 5;
+      },
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
     // 401, or 429 once this address has sent the gateway too many refused keys.
-    const firstRefusal = answers.findIndex((answer) => answer !== 200);
-    expect(firstRefusal).toBeGreaterThanOrEqual(0);
-    expect(answers.slice(firstRefusal).every((answer) => answer === 401 || answer === 429)).toBe(true);
-    console.info(`revocation made while Redis was down: first refused about ${Math.round((firstRefusal * 5_000) / answers.length)} ms after Redis was back`);
+    expect(answers.slice(firstRefusal()).every((answer) => answer.status === 401 || answer.status === 429)).toBe(true);
+    console.info(`revocation made while Redis was down: first refused ${Math.round(answers[firstRefusal()]!.at - back)} ms after Redis was back`);
     expect(await status(valid.key)).toBe(200);
   });
 });

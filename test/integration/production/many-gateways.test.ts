@@ -8,6 +8,7 @@ import { Pool } from 'undici';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { API } from '../../support/gateway-fixtures.ts';
 import { type MarqueeProcess, type ProductionWorld, type ServeProcess, startProductionWorld } from '../../support/production.ts';
+import { until } from '../../support/until.ts';
 
 let world: ProductionWorld;
 let builder: MarqueeProcess;
@@ -37,17 +38,13 @@ async function get(pool: Pool, path: string, key: string): Promise<{ status: num
   return { status: response.statusCode, body: await response.body.text() };
 }
 
-/** Polls every gateway until `done` holds for its answer; the milliseconds each took. */
+/** Asks every gateway every 10 ms until `done` holds for its answer; the milliseconds each took. */
 async function untilEvery(path: string, key: string, done: (answer: { status: number; body: string }) => boolean, timeoutMs = 10_000): Promise<number[]> {
   const started = performance.now();
   return Promise.all(
-    pools.map(async (pool) => {
-      for (;;) {
-        if (done(await get(pool, path, key))) return performance.now() - started;
-        if (performance.now() - started > timeoutMs) throw new Error(`${path} did not change on every gateway within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }),
+    pools.map((pool, index) =>
+      until(`${path} to change on gateway ${index + 1}`, async () => done(await get(pool, path, key)) && performance.now() - started, { timeoutMs, intervalMs: 10 }),
+    ),
   );
 }
 
@@ -91,11 +88,11 @@ describe('a builder following the platform database', () => {
     const before = builder.output().length;
     await world.sql("UPDATE organizations SET status = 'suspended' WHERE id = $1", [SAMPLE.organizations.pacific.id]);
     // The builder logs the organization's new state once the suspended pointer is published.
-    const deadline = performance.now() + 10_000;
-    while (!/pacific-oss: suspended/.test(builder.output().slice(before))) {
-      if (performance.now() > deadline) throw new Error(`the builder did not publish the suspension; it printed:\n${builder.output().slice(before)}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await until('the builder to publish the suspension', () => /pacific-oss: suspended/.test(builder.output().slice(before)), { timeoutMs: 10_000, intervalMs: 5 }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; it printed:\n${builder.output().slice(before)}`);
+      },
+    );
     const took = await untilEvery('/organization', key, (answer) => answer.status === 403);
     console.info(`suspension published → refused by both gateways in ${took.map((ms) => `${Math.round(ms)} ms`).join(' and ')}`);
     expect(Math.max(...took)).toBeLessThanOrEqual(1_000);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { type GatewayClient, gatewayClient, type LoadReport, underLoad as load, wrongForValidKey } from '../../support/production-load.ts';
 import { type MarqueeProcess, type ProductionWorld, type ServeProcess, startProductionWorld } from '../../support/production.ts';
+import { until } from '../../support/until.ts';
 
 const NORDIC = SAMPLE.organizations.nordic.id;
 
@@ -51,15 +52,8 @@ async function underLoad(during: () => Promise<void>): Promise<LoadReport> {
   return report!;
 }
 
-async function eventually<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** Asks `attempt` every 200 ms until it holds, for up to `timeoutMs`. */
+const eventually = (what: string, attempt: () => Promise<true | undefined>, timeoutMs = 15_000) => until(what, attempt, { timeoutMs, intervalMs: 200 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -78,8 +72,10 @@ describe('backends stopped and started again, no Marquee process restarted', () 
     const unseenKey = await createKey();
     let madeWhileDown = '';
     const run = await underLoad(async () => {
+      const before = gateway.output().length;
       await world.redis.halt();
-      await pause(500);
+      // The load's requests show the gateway that Redis is gone; it says so once it answers on its own.
+      await eventually('the gateway to answer without Redis', async () => gateway.output().slice(before).includes('Redis cannot be reached') || undefined);
       const unseen = await client.get('/organization', unseenKey);
       expect(unseen.status).toBe(503);
       // The database is the record: the key exists, and reaches the gateways once Redis is back.
@@ -111,9 +107,22 @@ describe('backends stopped and started again, no Marquee process restarted', () 
   it('the CDN: the gateway keeps its snapshot while it cannot fetch a new one, and serves the new one after it returns', async () => {
     const run = await underLoad(async () => {
       await world.cdn.halt();
+      const before = builder.output().length;
       await renameNordic('Nordic while the CDN is down');
-      await pause(2_000);
-      expect((await servesName('Nordic while the CDN is down')()) ?? false).toBe(false);
+      // The builder writes to the bucket itself, not through the CDN: the rename is published.
+      await eventually('the rename published', async () => /nordic-dev: published/.test(builder.output().slice(before)) || undefined, 30_000);
+      // The gateway hears of the publish (the builder announces it through Redis) and reads the new
+      // pointer at once, but cannot fetch the snapshot it names through the CDN: for a second after
+      // the publish, every answer is still the snapshot it holds.
+      const published = performance.now();
+      await until(
+        'a second of answers after the publish',
+        async () => {
+          expect((await servesName('Nordic while the CDN is down')()) ?? false).toBe(false);
+          return performance.now() - published >= 1_000;
+        },
+        { timeoutMs: 5_000, intervalMs: 100 },
+      );
       await world.cdn.resume();
       await eventually('the new snapshot served after the CDN returned', servesName('Nordic while the CDN is down'));
     });

@@ -1,6 +1,7 @@
 // Two `marquee builder` processes on one PostgreSQL and one Redis, as production runs them, and one
-// receiver: 40 messages queued at once (the builders race for them) and a change made with SQL
-// are each delivered once — one attempt per message, whichever builder took it.
+// receiver: 40 messages queued at once (the builders race for them), a change made with SQL and a
+// last message queued after all of them are each delivered once — one attempt per message,
+// whichever builder took it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import { WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { until } from '../../support/until.ts';
 
 let postgres: TestPostgres;
 let redis: TestRedis;
@@ -69,16 +71,21 @@ it('delivers each message once, whichever of two builders takes it', async () =>
     const queued = await Promise.all(Array.from({ length: 40 }, () => store.queueFor(stored, testMessage(org!.id, org!.slug, endpoint.id, new Date()))));
     await db.query(`UPDATE organizations SET name = name || ' (renamed)' WHERE id = $1`, [org!.id]);
 
-    const deadline = Date.now() + 20_000;
-    while (received.size < 41 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    // Anything sent twice would have arrived by now too.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(received.size).toBe(41);
-    for (const id of queued) expect(received.get(id), id).toBe(1);
+    await until('41 messages', () => received.size >= 41, { timeoutMs: 20_000 });
+    // One more, queued after all of them: an endpoint's deliveries go one at a time, in the order
+    // they were queued, so this one is taken only once no builder holds any of the others. A
+    // message sent twice would have been sent before it.
+    const last = await store.queueFor(stored, testMessage(org!.id, org!.slug, endpoint.id, new Date()));
+    await until('the last message', () => received.has(last), { timeoutMs: 20_000 });
+    expect(received.size).toBe(42);
+    for (const id of [...queued, last]) expect(received.get(id), id).toBe(1);
     expect([...received.values()].every((count) => count === 1)).toBe(true);
-    const attempts = await store.attempts(endpoint.id);
-    expect(attempts).toHaveLength(41);
-    expect(new Set(attempts.map((attempt) => attempt.messageId)).size).toBe(41);
+    const attempts = await until('every attempt recorded', async () => {
+      const recorded = await store.attempts(endpoint.id);
+      return recorded.length >= 42 && recorded;
+    });
+    expect(attempts).toHaveLength(42);
+    expect(new Set(attempts.map((attempt) => attempt.messageId)).size).toBe(42);
   } finally {
     server.closeAllConnections();
     server.close();

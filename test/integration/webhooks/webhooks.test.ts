@@ -18,6 +18,7 @@ import { launchChromium } from '../../support/chromium.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
+import { until } from '../../support/until.ts';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';
 /** Parsed JSON, read field by field in assertions. */
@@ -90,15 +91,8 @@ function flood(res: ServerResponse): void {
   write();
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** What a delivery, a build or an answer may take here (`until`'s bound unless a test says otherwise). */
+const WITHIN = { timeoutMs: 20_000 };
 
 let postgres: TestPostgres;
 let db: SqlClient;
@@ -171,10 +165,14 @@ describe('a change made with SQL reaches a receiver, signed', () => {
       const key = (await cli(['keys', 'create', '--org', org.slug])).key as string;
 
       await db.query(`UPDATE team_members SET title = 'Chief webhook officer' WHERE id = (SELECT id FROM team_members WHERE organization_id = $1 ORDER BY id LIMIT 1)`, [org.id]);
-      const [message] = await waitFor('a snapshot.published message', () => {
-        const found = receiver.messages('snapshot.published');
-        return found.length > 0 ? found : undefined;
-      });
+      const [message] = await until(
+        'a snapshot.published message',
+        () => {
+          const found = receiver.messages('snapshot.published');
+          return found.length > 0 ? found : undefined;
+        },
+        WITHIN,
+      );
       // Verified by the independent implementation of the specification, with the secret shown once.
       const verified = new Webhook(endpoint.secret).verify(message!.raw.body, message!.raw.headers as Record<string, string>) as Json;
       expect(verified.type).toBe('snapshot.published');
@@ -188,11 +186,15 @@ describe('a change made with SQL reaches a receiver, signed', () => {
       expect((data.changed as Array<{ path: string }>).map((change) => change.path)).toEqual([`${API}/team`]);
 
       const gateway = serve.match[1]!;
-      const answer = await waitFor('the gateway to serve the new team', async () => {
-        const response = await fetch(`${gateway}${API}/team`, { headers: { Authorization: `Bearer ${key}` } });
-        const body = await response.text();
-        return body.includes('Chief webhook officer') ? response : undefined;
-      });
+      const answer = await until(
+        'the gateway to serve the new team',
+        async () => {
+          const response = await fetch(`${gateway}${API}/team`, { headers: { Authorization: `Bearer ${key}` } });
+          const body = await response.text();
+          return body.includes('Chief webhook officer') ? response : undefined;
+        },
+        WITHIN,
+      );
       expect(answer.headers.get('etag')).toBe(team!.etag);
       // What a site does next: refetch with the ETag it was told, and get a 304.
       const again = await fetch(`${gateway}${API}/team`, { headers: { Authorization: `Bearer ${key}`, 'If-None-Match': team!.etag! } });
@@ -208,17 +210,23 @@ describe('a change made with SQL reaches a receiver, signed', () => {
         `UPDATE events SET starts_at = starts_at + interval '30 days', ends_at = ends_at + interval '30 days', description = 'Moved a month on' WHERE organization_id = $1`,
         [org.id],
       );
-      const moved = await waitFor('a message naming the events list', () =>
-        receiver.messages('snapshot.published').find((found) => (found.body.data.changed as Array<{ path: string }>).some((change) => change.path === `${API}/events`)),
+      const moved = await until(
+        'a message naming the events list',
+        () => receiver.messages('snapshot.published').find((found) => (found.body.data.changed as Array<{ path: string }>).some((change) => change.path === `${API}/events`)),
+        WITHIN,
       );
       const clockDependent = (moved.body.data.changed as Array<{ path: string; etag: string }>).filter((change) => /^\/api\/integration\/v1\/events(\/[^/]+)?$/.test(change.path));
       // The list and every event of the organization (two each in the synthetic platform).
       expect(clockDependent.length, JSON.stringify(moved.body.data.changed)).toBe(3);
       for (const { path, etag } of clockDependent) {
-        const answer = await waitFor(`the gateway to serve the moved ${path}`, async () => {
-          const response = await fetch(`${gateway}${path}`, { headers: { Authorization: `Bearer ${key}` } });
-          return (await response.text()).includes('Moved a month on') ? response : undefined;
-        });
+        const answer = await until(
+          `the gateway to serve the moved ${path}`,
+          async () => {
+            const response = await fetch(`${gateway}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+            return (await response.text()).includes('Moved a month on') ? response : undefined;
+          },
+          WITHIN,
+        );
         expect(etag, path).toMatch(/^"[0-9a-f]{64}"$/);
         expect(answer.headers.get('etag'), path).toBe(etag);
         const revalidated = await fetch(`${gateway}${path}`, { headers: { Authorization: `Bearer ${key}`, 'If-None-Match': etag } });
@@ -229,16 +237,18 @@ describe('a change made with SQL reaches a receiver, signed', () => {
       const before = receiver.received.length;
       const run = await adminRequest('POST', '/admin/v1/builds', { organizations: [org.slug] });
       expect(run.status).toBe(202);
-      await waitFor('the build to finish', async () => ((await adminRequest('GET', `/admin/v1/builds/${run.body.id}`)).body.state === 'finished' ? true : undefined));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(receiver.received.length).toBe(before);
+      await until('the build to finish', async () => (await adminRequest('GET', `/admin/v1/builds/${run.body.id}`)).body.state === 'finished', WITHIN);
 
       // Suspension is a state change: one message saying so.
       await db.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [org.id]);
-      const suspended = await waitFor('organization.state_changed', () => receiver.messages('organization.state_changed')[0]);
+      const suspended = await until('organization.state_changed', () => receiver.messages('organization.state_changed')[0], WITHIN);
       expect(suspended.body.data).toMatchObject({ organizationId: org.id, state: 'suspended', previousState: 'active' });
+      // An endpoint's messages are delivered one at a time, in the order they were queued: had the
+      // build with nothing changed queued one, it would have come before this one.
+      const sinceTheBuild = receiver.messages().slice(before);
+      expect(sinceTheBuild.map((message) => message.id)).toEqual([suspended.id]);
       await db.query(`UPDATE organizations SET status = 'active' WHERE id = $1`, [org.id]);
-      await waitFor('reactivation', () => receiver.messages('organization.state_changed').find((m) => m.body.data.state === 'active'));
+      await until('reactivation', () => receiver.messages('organization.state_changed').find((m) => m.body.data.state === 'active'), WITHIN);
     } finally {
       await serve.stop();
       await receiver.close();
@@ -254,17 +264,21 @@ describe('delivery', () => {
       receiver.behaviours.push('fail', 'hang');
       const endpoint = await cli(['webhooks', 'add', '--org', org.id, '--url', receiver.url]);
       const queued = await cli(['webhooks', 'test', endpoint.id]);
-      await waitFor('three attempts', () => (receiver.received.length >= 3 ? true : undefined), 40_000);
+      await until('three attempts', () => (receiver.received.length >= 3 ? true : undefined), { timeoutMs: 40_000 });
       const ids = receiver.received.map((received) => received.headers['webhook-id']);
       expect(new Set(ids)).toEqual(new Set([queued.messageId]));
       // 1 s (± 10 %) after the failure; the hang took the 10 s timeout, then 1 s more.
       const [first, second, third] = receiver.received;
       expect(second!.at - first!.at).toBeGreaterThanOrEqual(850);
       expect(third!.at - second!.at).toBeGreaterThanOrEqual(10_000);
-      const attempts = await waitFor('the delivered attempt', async () => {
-        const found = await cli<Array<Json>>(['webhooks', 'attempts', endpoint.id]);
-        return found.length >= 3 ? found : undefined;
-      });
+      const attempts = await until(
+        'the delivered attempt',
+        async () => {
+          const found = await cli<Array<Json>>(['webhooks', 'attempts', endpoint.id]);
+          return found.length >= 3 ? found : undefined;
+        },
+        WITHIN,
+      );
       expect(attempts.map((attempt) => attempt.status)).toEqual([200, null, 500]);
       expect(attempts[1]!.error).toMatch(/no complete answer within 10 s/);
       expect(attempts[0]).toMatchObject({ messageId: queued.messageId, type: 'webhook.test', response: 'thanks' });
@@ -280,10 +294,14 @@ describe('delivery', () => {
       receiver.behaviours.push('redirect', 'flood');
       const endpoint = await cli(['webhooks', 'add', '--org', org.id, '--url', receiver.url]);
       await cli(['webhooks', 'test', endpoint.id]);
-      const attempts = await waitFor('two attempts', async () => {
-        const found = await cli<Array<Json>>(['webhooks', 'attempts', endpoint.id]);
-        return found.length >= 2 ? found : undefined;
-      });
+      const attempts = await until(
+        'two attempts',
+        async () => {
+          const found = await cli<Array<Json>>(['webhooks', 'attempts', endpoint.id]);
+          return found.length >= 2 ? found : undefined;
+        },
+        WITHIN,
+      );
       expect(attempts[1]).toMatchObject({ status: 302, error: 'answered 302 (redirects are not followed)' });
       // The flood answered 200 and was read only to 64 KiB; 1 KiB of it is kept.
       expect(attempts[0]).toMatchObject({ status: 200 });
@@ -302,14 +320,14 @@ describe('delivery', () => {
       receiver.behaviours.push('hang');
       const endpoint = await cli(['webhooks', 'add', '--org', org.id, '--url', receiver.url]);
       await db.query(`UPDATE organizations SET name = name || ' (renamed)' WHERE id = $1`, [org.id]);
-      await waitFor('the first attempt', () => (receiver.received.length >= 1 ? true : undefined));
+      await until('the first attempt', () => (receiver.received.length >= 1 ? true : undefined), WITHIN);
       pastOutput.push(builder.output());
       builder.child.kill('SIGKILL');
       await new Promise((resolve) => builder.child.once('exit', resolve));
       builder = await startBuilder('builder-b');
       admin = /admin API and console on (http:\/\/[^"\s]+)/.exec(builder.output())![1]!;
       // Its claim is taken over once its lease ends (30 s).
-      await waitFor('the message again', () => (receiver.received.length >= 2 ? true : undefined), 45_000);
+      await until('the message again', () => (receiver.received.length >= 2 ? true : undefined), { timeoutMs: 45_000 });
       const ids = new Set(receiver.received.map((received) => received.headers['webhook-id']));
       expect(ids.size).toBe(1);
       expect(JSON.parse(receiver.received[1]!.body).type).toBe('snapshot.published');
@@ -378,7 +396,7 @@ describe('admin API and CLI', () => {
       expect(rotated.body.secret).not.toBe(created.body.secret);
       const tested = await adminRequest('POST', `/admin/v1/webhooks/${id}/test`);
       expect(tested.status).toBe(202);
-      const test = await waitFor('the test message', () => receiver.messages('webhook.test').find((m) => m.id === tested.body.messageId));
+      const test = await until('the test message', () => receiver.messages('webhook.test').find((m) => m.id === tested.body.messageId), WITHIN);
       expect(test.raw.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
       const headers = test.raw.headers as Record<string, string>;
       expect(() => new Webhook(rotated.body.secret).verify(test.raw.body, headers)).not.toThrow();
@@ -387,16 +405,20 @@ describe('admin API and CLI', () => {
 
       const redelivered = await adminRequest('POST', `/admin/v1/webhooks/${id}/messages/${tested.body.messageId}/redeliver`);
       expect(redelivered.status).toBe(202);
-      await waitFor('the redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === tested.body.messageId).length === 2 ? true : undefined));
+      await until('the redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === tested.body.messageId).length === 2 ? true : undefined), WITHIN);
       const cliRedelivered = await cli(['webhooks', 'redeliver', id, tested.body.messageId]);
       expect(cliRedelivered).toEqual({ messageId: tested.body.messageId });
-      await waitFor('the CLI redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === tested.body.messageId).length === 3 ? true : undefined));
+      await until('the CLI redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === tested.body.messageId).length === 3 ? true : undefined), WITHIN);
       // The deliverer records an attempt once the receiver has answered: the third is written just
       // after the receiver saw the message, not before.
-      const attempts = await waitFor('the third attempt recorded', async () => {
-        const listed = await adminRequest('GET', `/admin/v1/webhooks/${id}/attempts`);
-        return listed.body.length >= 3 ? listed : undefined;
-      });
+      const attempts = await until(
+        'the third attempt recorded',
+        async () => {
+          const listed = await adminRequest('GET', `/admin/v1/webhooks/${id}/attempts`);
+          return listed.body.length >= 3 ? listed : undefined;
+        },
+        WITHIN,
+      );
       expect(attempts.body).toHaveLength(3);
       expect(await cli(['webhooks', 'attempts', id])).toEqual(attempts.body);
       expect((await adminRequest('POST', `/admin/v1/webhooks/${id}/messages/msg_unknown/redeliver`)).body.errorCode).toBe('MESSAGE_NOT_FOUND');
@@ -455,19 +477,23 @@ describe('console', () => {
         .getByRole('button', { name: /Send a test/ })
         .click();
       expect(await page.getByRole('status').innerText()).toContain('A test message is queued');
-      const test = await waitFor('the test message', () => receiver.messages('webhook.test')[0]);
+      const test = await until('the test message', () => receiver.messages('webhook.test')[0], WITHIN);
       expect(() => new Webhook(secret).verify(test.raw.body, test.raw.headers as Record<string, string>)).not.toThrow();
-      await waitFor('the attempt on the page', async () => {
-        await page.reload();
-        return (await page.getByRole('row').filter({ hasText: test.id }).count()) > 0 ? true : undefined;
-      });
+      await until(
+        'the attempt on the page',
+        async () => {
+          await page.reload();
+          return (await page.getByRole('row').filter({ hasText: test.id }).count()) > 0 ? true : undefined;
+        },
+        WITHIN,
+      );
       await page
         .getByRole('row')
         .filter({ hasText: test.id })
         .first()
         .getByRole('button', { name: /Redeliver/ })
         .click();
-      await waitFor('the redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === test.id).length === 2 ? true : undefined));
+      await until('the redelivery', () => (receiver.messages('webhook.test').filter((m) => m.id === test.id).length === 2 ? true : undefined), WITHIN);
 
       await page.goto(`${admin}/webhooks?organization=${org.slug}`);
       await rowOf()

@@ -65,7 +65,11 @@ describe('BuildRunner', () => {
     const { source, context, orgId } = setup();
     const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
     const firstRead = gate();
-    source.onRead = () => (source.reads === 1 ? firstRead.wait : undefined);
+    const readsOf: string[] = [];
+    source.onRead = (id) => {
+      readsOf.push(id);
+      return readsOf.length === 1 ? firstRead.wait : undefined;
+    };
     runner.organizationChanged(orgId);
     await expect.poll(() => source.reads).toBe(1);
     // Each change after the quiet period of the one before: debouncing alone would build each.
@@ -76,10 +80,15 @@ describe('BuildRunner', () => {
     expect(source.lists).toBe(1);
     firstRead.open();
     await expect.poll(() => source.reads).toBe(2);
-    // Nothing else is due: many quiet periods later there has been no third build.
-    await sleep(100);
-    expect(source.lists).toBe(2);
-    expect(source.reads).toBe(2);
+    // Nothing else is due once the second build has ended. A change of another organization after
+    // that is built after a quiet period begun later than a third build's would have: its read
+    // comes after that build's.
+    await expect.poll(() => runner.runs.list().filter((run) => run.trigger === 'change' && run.state === 'finished').length).toBe(2);
+    const other = new PlatformFixture({ id: 'ffffffff-ffff-4fff-8fff-fffffffffff1', slug: 'other' });
+    source.data.set(other.organization.id, other.data());
+    runner.organizationChanged(other.organization.id);
+    await expect.poll(() => readsOf).toEqual([orgId, orgId, other.organization.id]);
+    expect(source.lists).toBe(3);
     await runner.stop();
   });
 
