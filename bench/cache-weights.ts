@@ -74,22 +74,27 @@ function organization(n: number): PlatformFixture {
   return fixture;
 }
 
+/** The fixture's organization published as the builder would. */
+async function publish(store: DirectoryStore, fixture: PlatformFixture): Promise<void> {
+  const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
+  await publishSnapshot(store, {
+    organizationId: fixture.organization.id,
+    organizationSlug: fixture.organization.slug,
+    state: 'active',
+    resources: resourcesOf(projection),
+    slugs: projection.slugs,
+    trigger: 'manual',
+    now: new Date('2026-01-01T00:00:00Z'),
+  });
+}
+
 const work = await mkdtemp(join(tmpdir(), 'marquee-cache-weights-'));
 try {
   const store = new DirectoryStore(join(work, 'snapshots'));
   const ids: string[] = [];
   for (let n = 0; n < ORGANIZATIONS; n++) {
     const fixture = organization(n);
-    const projection = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example.com' });
-    await publishSnapshot(store, {
-      organizationId: fixture.organization.id,
-      organizationSlug: fixture.organization.slug,
-      state: 'active',
-      resources: resourcesOf(projection),
-      slugs: projection.slugs,
-      trigger: 'manual',
-      now: new Date('2026-01-01T00:00:00Z'),
-    });
+    await publish(store, fixture);
     ids.push(fixture.organization.id);
   }
   const snapshots = new CurrentSnapshots({ store, log: new RecordingLog(), maxBytes: HUGE });
@@ -156,16 +161,7 @@ try {
   // The largest organization the gateway benchmark serves: its 5,000-event index and its largest
   // detail, each one entry, against the default views budget they must fit in.
   const large = largeOrganization(now);
-  const largeProjection = projectOrganization(large.data(), { publicBaseUrl: 'https://events.example.com' });
-  await publishSnapshot(store, {
-    organizationId: large.organization.id,
-    organizationSlug: large.organization.slug,
-    state: 'active',
-    resources: resourcesOf(largeProjection),
-    slugs: largeProjection.slugs,
-    trigger: 'manual',
-    now: new Date('2026-01-01T00:00:00Z'),
-  });
+  await publish(store, large);
   const largeManifest = (await snapshots.get(large.organization.id))!.manifest!;
   const largeIndex = largeManifest.resources.get(resourcePath.eventIndex)!;
   const largeDetail = largeManifest.resources.get(resourcePath.event(largeManifest.slugs.get(LARGE_PROGRAMME_SLUG)!))!;
