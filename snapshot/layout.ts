@@ -25,6 +25,13 @@ export function newSnapshotId(at: Date, contentHash: string): string {
   return `${basicInstant(at)}-${contentHash.slice(0, 12)}`;
 }
 
+const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
+
+/** Whether `text` has the form newSnapshotId gives (a pointer's, a pin's, a `since`). */
+export function isSnapshotId(text: string): boolean {
+  return SNAPSHOT_ID.test(text);
+}
+
 /** `20261121T100000000Z`: UTC, milliseconds, no separators; sorts as the instant does. */
 const basicInstant = (at: Date): string => at.toISOString().replace(/[-:]/g, '').replace('.', '');
 

@@ -1,6 +1,6 @@
 // Reading a published snapshot: pointer → manifest → objects, each verified against its hash.
 import { sha256Hex } from './hash.ts';
-import { manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
+import { isSnapshotId, manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
 import { ORGANIZATION_STATES, SNAPSHOT_FORMAT, type Manifest, type OrganizationState, type Pointer } from './manifest.ts';
 import type { SnapshotSource, SnapshotStore } from './store.ts';
 
@@ -13,7 +13,6 @@ export async function readPointer(store: SnapshotSource, orgId: string): Promise
   return bytes ? parsePointer(orgId, bytes) : undefined;
 }
 
-const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
@@ -36,7 +35,7 @@ export function parsePointer(orgId: string, bytes: Uint8Array): Pointer {
         ? 'it names another organization'
         : !ORGANIZATION_STATES.includes(pointer.state as OrganizationState)
           ? 'unknown state'
-          : !(pointer.snapshotId === null || (typeof pointer.snapshotId === 'string' && SNAPSHOT_ID.test(pointer.snapshotId)))
+          : !(pointer.snapshotId === null || (typeof pointer.snapshotId === 'string' && isSnapshotId(pointer.snapshotId)))
             ? 'bad snapshotId'
             : !(pointer.manifestHash === null || (typeof pointer.manifestHash === 'string' && SHA256_HEX.test(pointer.manifestHash)))
               ? 'bad manifestHash'

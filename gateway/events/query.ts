@@ -3,6 +3,7 @@
 // are ignored.
 import { DEFAULT_EVENTS_QUERY, type EventsQuery, type TimingFilter } from '../../snapshot/clock-rendering/events-query.ts';
 import { badRequest } from '../errors.ts';
+import { isSnapshotId } from '../../snapshot/layout.ts';
 
 const MAX_PAGE_SIZE = 100;
 /** page is an int32 (docs/api.md §4), and the response schema says so too. */
@@ -23,12 +24,10 @@ export function parseEventsQuery(query: Readonly<Record<string, unknown>>): Even
   };
 }
 
-const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
-
 /** GET /changes's `since`: a snapshot id as an answer named it (docs/api.md §10); undefined without it. */
 export function parseSince(query: Readonly<Record<string, unknown>>): string | undefined {
   const since = single(query, 'since');
-  if (since !== undefined && !SNAPSHOT_ID.test(since)) throw badRequest('since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.');
+  if (since !== undefined && !isSnapshotId(since)) throw badRequest('since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.');
   return since;
 }
 

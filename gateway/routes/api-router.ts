@@ -13,6 +13,7 @@ import type { Representation } from '../../snapshot/representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
 import { ALLOWED_METHODS, matchRoute, pathBelowBase, type RouteContext } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';
+import { isSnapshotId } from '../../snapshot/layout.ts';
 
 export interface ApiRouterOptions {
   access: AccessControl;
@@ -87,11 +88,10 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
 
 /** The request header naming a snapshot to read from (docs/api.md §10), as Node keys it. */
 const PIN_HEADER = SNAPSHOT_ID_HEADER.toLowerCase();
-const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
 
 /** The pinned snapshot id; a value that cannot be one is the client's 400, after the checks before parameters. */
 function pinOf(header: string | string[]): string {
-  if (typeof header === 'string' && SNAPSHOT_ID.test(header)) return header;
+  if (typeof header === 'string' && isSnapshotId(header)) return header;
   throw badRequest(`${SNAPSHOT_ID_HEADER} must be one snapshot id, as an earlier answer named it (such as 20261122T215748194Z-b6d0c546dfb6).`);
 }
 
