@@ -4,7 +4,7 @@
 // DATABASE_URL. A record left by a process that is gone (killed, crashed) names nobody.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../runtime/files.ts';
+import { isRunning, writeFileAtomically } from '../runtime/files.ts';
 
 export interface StartRecord {
   pid: number;
@@ -26,7 +26,7 @@ export async function runningStart(home: string): Promise<StartRecord | undefine
   } catch {
     return undefined;
   }
-  return Number.isInteger(record.pid) && record.pid !== process.pid && alive(record.pid) ? record : undefined;
+  return Number.isInteger(record.pid) && record.pid !== process.pid && isRunning(record.pid) ? record : undefined;
 }
 
 /** Records this process as `home`'s start; resolves to what removes the record, unless another start has replaced it since. */
@@ -42,14 +42,4 @@ export async function recordStart(home: string, addresses: Omit<StartRecord, 'pi
 /** `process 1234 (gateway http://…, console http://…/)`. */
 export function describeStart(record: StartRecord): string {
   return `process ${record.pid} (gateway ${record.gateway}, console ${record.console}/)`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // Another user's process: alive, only not ours to signal.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

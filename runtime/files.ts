@@ -129,7 +129,8 @@ async function removeIfUnchanged(path: string, held: HeldLock): Promise<void> {
   if (now?.ino === held.ino && now.mtimeMs === held.mtimeMs) await rm(path, { force: true });
 }
 
-function isRunning(pid: number): boolean {
+/** Whether process `pid` exists on this machine (ours or another user's). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
