@@ -223,7 +223,7 @@ export class WebhookStore {
          SELECT DISTINCT ON (d.endpoint_id) d.message_id, d.endpoint_id, d.due_at, d.claimed_until
          FROM marquee_webhook_deliveries d JOIN marquee_webhook_endpoints e ON e.id = d.endpoint_id
          WHERE d.state = 'pending' AND e.enabled
-         ORDER BY d.endpoint_id, d.queued_at, d.message_id),
+         ORDER BY d.endpoint_id, d.queued_at, d.queued_order),
        candidates AS (
          SELECT h.message_id, h.endpoint_id, h.due_at FROM heads h
          WHERE h.due_at <= now() AND (h.claimed_until IS NULL OR h.claimed_until < now())

@@ -38,6 +38,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 5, name: 'admin-credentials', earlier: [] },
   { number: 6, name: 'audit-trail', earlier: [] },
   { number: 7, name: 'records', earlier: [] },
+  { number: 8, name: 'webhook-order', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */

@@ -27,7 +27,12 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
     );
 
     expect(await migrateMarquee(db)).toEqual({ applied: ALL, latest: LATEST_MARQUEE_MIGRATION });
-    expect(await marqueeRows(db, 'marquee')).toEqual(before);
+    // Every row moved as it was; the deliveries waiting also got their place in the queue (migration 8).
+    const numbered = (before.marquee_webhook_deliveries as { queued_at: string }[])
+      .slice()
+      .sort((a, b) => Date.parse(a.queued_at) - Date.parse(b.queued_at))
+      .map((row, n) => ({ ...row, queued_order: n + 1 }));
+    expect(await marqueeRows(db, 'marquee')).toEqual({ ...before, marquee_webhook_deliveries: expect.arrayContaining(numbered) });
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);
     expect(Object.values(await marqueeRows(db, 'public')).every((rows) => rows === undefined)).toBe(true);
     // The sequences moved with their positions: no source version or key change number is reused.
@@ -61,6 +66,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 5, name: 'admin-credentials', recent: true },
       { number: 6, name: 'audit-trail', recent: true },
       { number: 7, name: 'records', recent: true },
+      { number: 8, name: 'webhook-order', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

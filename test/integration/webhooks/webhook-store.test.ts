@@ -54,6 +54,9 @@ it('ends a delivery failed after its last retry, and sends one message per endpo
   const endpoint = await endpointFor('org-order');
   const ids = [];
   for (let n = 0; n < 3; n++) ids.push(await store.queueFor(endpoint, testMessage('org-order', 'order', endpoint.id, new Date())));
+  // Queued in one tick of the clock (PGlite's counts milliseconds), as one transaction's would be:
+  // their order must still be the order they were written, not their random ids'.
+  await db.query('UPDATE marquee_webhook_deliveries SET queued_at = (SELECT max(queued_at) FROM marquee_webhook_deliveries) WHERE endpoint_id = $1', [endpoint.id]);
   const [taken, ...others] = await store.claim('a', 10, 30_000);
   expect(others.filter((claim) => claim.endpointId === endpoint.id)).toEqual([]);
   expect(taken!.messageId).toBe(ids[0]);
