@@ -85,11 +85,14 @@ async function embeddedGateway(config: ServeConfig): Promise<number> {
   const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
   const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
   const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
+  // Under a lease, as `serve` holds it (gateway/access/access-backends.ts).
+  const keys = new FileKeyStore(config.keyFile);
+  await keys.holdLease();
   const gateway = await startGateway({
     port: 0,
     host: '127.0.0.1',
     snapshots: new DirectoryStore(config.storeDir),
-    keys: new FileKeyStore(config.keyFile),
+    keys,
     rateLimiter: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     log: quiet,

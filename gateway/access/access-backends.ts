@@ -11,6 +11,7 @@ import type { KeyStore } from '../../records/keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import { openRedisAccess } from './redis-access.ts';
 import type { CacheBudgets } from '../cache-budget.ts';
+import { OutageWarning } from '../snapshot-cache/outage-warning.ts';
 
 /** A gateway's keys; `keyVerdicts` when a backend judges and counts in one step (otherwise the gateway's in-process limiter counts). */
 export interface GatewayAccess {
@@ -21,7 +22,12 @@ export interface GatewayAccess {
 
 /** `budgets`: the gateway's (gateway/cache-budget.ts), of which Redis's verdicts keep `verdicts` and `key_rates` in this process. */
 export async function openGatewayAccess(shared: SharedState, log: Log, budgets: CacheBudgets): Promise<GatewayAccess> {
-  if (shared.redisUrl === undefined) return { deps: { keys: await openKeyFile(shared.home) }, close: async () => {} };
+  if (shared.redisUrl === undefined) {
+    const leaseFailures = new OutageWarning(log, 'the lease on the key file could not be renewed: every request checks the file until it is');
+    const keys = await openKeyFile(shared.home, { onLeaseError: (error) => leaseFailures.report(error) });
+    await keys.holdLease();
+    return { deps: { keys }, close: () => keys.close() };
+  }
   const access = await openRedisAccess({ url: shared.redisUrl, log, recent: { maxBytes: budgets.verdicts }, localRateBytes: budgets.key_rates }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });

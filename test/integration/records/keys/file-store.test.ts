@@ -58,9 +58,9 @@ describe('FileKeyStore', () => {
   });
 
   it('loses no key when separate OS processes create at the same time', async () => {
-    const script = fileURLToPath(new URL('../../../support/create-keys.script.ts', import.meta.url));
+    const script = fileURLToPath(new URL('../../../support/key-file.script.ts', import.meta.url));
     const run = promisify(execFile);
-    const outputs = await Promise.all([0, 1, 2].map(() => run(process.execPath, ['--import', 'tsx', script, file.path, ORG, '10'])));
+    const outputs = await Promise.all([0, 1, 2].map(() => run(process.execPath, ['--import', 'tsx', script, file.path, 'create', ORG, '10'])));
     const created = outputs.flatMap(({ stdout }) => stdout.trim().split('\n'));
     expect(created).toHaveLength(30);
     const listed = await file.open().list();
