@@ -77,6 +77,16 @@ export async function seedPreviousRelease(db: SqlClient, { store }: { store: str
   return { key: made.secret, keyId: made.record.id };
 }
 
+/**
+ * The previous release's rows as this release's migrations leave them: unchanged, but that each
+ * waiting webhook delivery got its place in its endpoint's queue (migration 8), in the order queued.
+ */
+export function migratedRows(before: Record<string, unknown[] | undefined>): Record<string, unknown[] | undefined> {
+  const deliveries = (before.marquee_webhook_deliveries ?? []) as { queued_at: string }[];
+  const order = deliveries.slice().sort((a, b) => Date.parse(a.queued_at) - Date.parse(b.queued_at));
+  return { ...before, marquee_webhook_deliveries: deliveries.map((row) => ({ ...row, queued_order: order.indexOf(row) + 1 })) };
+}
+
 /** Every row of each of Marquee's relations in `schema`, ordered; undefined for a relation not there. */
 export async function marqueeRows(db: SqlClient, schema: string): Promise<Record<string, unknown[] | undefined>> {
   const rows: Record<string, unknown[] | undefined> = {};
