@@ -11,7 +11,7 @@ import type { AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import { type AdminRoute, PastAnswer, route } from './api-route.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
 import { AUDIT_PAGE_MAX } from './trail/audit-admin.ts';
-import { sinceInstant } from './trail/audit-since.ts';
+import { auditWindow } from './trail/audit-since.ts';
 import { buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
 import { diffJson, historyJson } from './snapshot-admin.ts';
@@ -406,6 +406,7 @@ const ROUTES = [
       actor: text('only this actor, e.g. root or cli:ops@host'),
       action: text('only this action, e.g. key.revoked'),
       since: text('only entries at or after this instant (ISO 8601 with a zone) or within this duration back (30m, 24h, 7d)'),
+      until: text('only entries before this instant (exclusive), written as `since` is: since..until is a half-open window'),
       before: { type: 'string', pattern: '^[0-9]+$', description: 'the `next` of the previous page: entries before this sequence number' },
       limit: { type: 'string', pattern: '^[0-9]+$', description: `at most this many entries (default 100, at most ${AUDIT_PAGE_MAX})` },
     }),
@@ -417,7 +418,7 @@ const ROUTES = [
         ...(query.organization !== undefined ? { organization: query.organization } : {}),
         ...(query.actor !== undefined ? { actor: query.actor } : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
-        ...(query.since !== undefined ? { since: sinceInstant('since', query.since, new Date()) } : {}),
+        ...auditWindow({ since: query.since, until: query.until }, { since: 'since', until: 'until' }, new Date()),
         ...(query.before !== undefined ? { before: Number(query.before) } : {}),
         ...(query.limit !== undefined ? { limit: Math.max(1, Number(query.limit)) } : {}),
       }),

@@ -31,6 +31,8 @@ import { line } from './output.ts';
 import { demoKey, openStartDatabase } from './platform-setup.ts';
 import { openDatabase, openSnapshotSource } from './services.ts';
 import { describeStart, recordStart, runningStart } from './start-record.ts';
+import { actingAs } from '../admin/acting.ts';
+import { cliRecorder, recordMigrations, systemAttribution } from './commands/trail.ts';
 
 export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
@@ -63,7 +65,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   const results = await builder.run('start');
 
   // A demo key only for the sample data: never one nobody asked for on a real platform's database.
-  const demo = await demoKey(config, builder.keys, results, { create: sampleLoaded });
+  const demo = await demoKey(config, { keys: builder.keys, db }, results, { create: sampleLoaded });
   const gatewayUrl = builder.gateway!.url;
   line(`gateway listening on ${gatewayUrl}`);
   if (demo) {
@@ -144,12 +146,15 @@ export async function builderCommand(config: Config): Promise<void> {
 }
 
 /**
- * Marquee's own relations, migrated (a platform of views never runs `db migrate`); a migrated
- * platform still on an older schema has change triggers that do not advance source versions,
- * which the operator is told how to fix.
+ * Marquee's own relations, migrated (a platform of views never runs `db migrate`), each migration
+ * this builder applied an entry of the audit trail by `system:builder`; a migrated platform still
+ * on an older schema has change triggers that do not advance source versions, which the operator
+ * is told how to fix.
  */
 async function versionedSource(db: SqlClient, log: Log): Promise<void> {
-  await migrateMarquee(db);
+  const own = await migrateMarquee(db);
+  const recorder = cliRecorder(async () => db);
+  await actingAs(systemAttribution('builder'), () => recordMigrations(recorder, { marquee: own.applied }));
   const version = await currentVersion(db);
   if (version > 0 && version < LATEST_SCHEMA_VERSION) {
     log.warn(

@@ -2,7 +2,9 @@
 // every CLI command runs as one actor with one role, through one door. Admin credentials
 // (credentials/) and the audit trail (trail/) record them; the admin port's credential check sets
 // the actor of a request (admin/request-actor.ts); the CLI acts as `cli:<user>@<host>`, an owner,
-// since whoever can run it can already read the database it writes. The roles are spelled here once.
+// since whoever can run it can already read the database it writes; what a process does of its own
+// accord (start's migrations, sample data and demo key) is `system:<process>`, an owner through the
+// CLI's door, which started it. The roles are spelled here once.
 import { hostname, userInfo } from 'node:os';
 
 /** Weakest first: each role may do all that the ones before it may. */
@@ -13,7 +15,7 @@ export type AdminRole = (typeof ADMIN_ROLES)[number];
 export type Door = 'api' | 'console' | 'cli';
 
 export interface Actor {
-  /** The credential's name; `root` for ADMIN_TOKEN; `cli:<user>@<host>` for the CLI. */
+  /** The credential's name; `root` for ADMIN_TOKEN; `cli:<user>@<host>` for the CLI; `system:<process>` for a process's own doings. */
   readonly name: string;
   readonly role: AdminRole;
 }
@@ -33,6 +35,15 @@ export const ROOT_ACTOR: Actor = { name: 'root', role: 'owner' };
 
 export function cliActor(user: string = currentUser(), host: string = hostname()): Actor {
   return { name: `cli:${user}@${host}`, role: 'owner' };
+}
+
+/**
+ * A process acting of its own accord, no person having asked for that action: `system:start`,
+ * `system:builder`. An owner, as the CLI that started it is; never a credential's name, which
+ * admin credentials' names cannot take (no colon).
+ */
+export function systemActor(process: 'start' | 'builder'): Actor {
+  return { name: `system:${process}`, role: 'owner' };
 }
 
 /** True when `role` may do what `needed` allows. */

@@ -1,5 +1,6 @@
 // Reading the audit trail, as every door does (`audit-log`, GET /admin/v1/audit-log, the console's
-// audit page): entries by organization, actor, action and time, newest first, a page at a time;
+// audit page): entries by organization, actor, action and time (since, inclusive; until,
+// exclusive: audit-since.ts), newest first, a page at a time;
 // and `verify`, the chain against itself and against the heads kept in the snapshot store.
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import type { OrganizationDirectory } from '../organization-admin.ts';
@@ -18,6 +19,8 @@ export interface AuditQuery {
   readonly actor?: string;
   readonly action?: string;
   readonly since?: Date;
+  /** Entries before this instant, exclusive. */
+  readonly until?: Date;
   /** The previous page's `next`: entries before this sequence number. */
   readonly before?: number;
   readonly limit?: number;
@@ -70,6 +73,7 @@ export function auditOperations({ trail, store, organizations, recorder }: Audit
         ...(query.actor !== undefined ? { actor: query.actor } : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
         ...(query.since !== undefined ? { since: query.since } : {}),
+        ...(query.until !== undefined ? { until: query.until } : {}),
         ...(query.before !== undefined ? { beforeSeq: query.before } : {}),
       });
       const page = entries.slice(0, limit);

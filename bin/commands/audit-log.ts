@@ -3,7 +3,7 @@
 import { type AuditOperations, auditOperations, type AuditQuery } from '../../admin/trail/audit-admin.ts';
 import type { AuditEntry } from '../../records/trail/audit-entry.ts';
 import { usageChecked } from '../usage.ts';
-import { sinceInstant } from '../../admin/trail/audit-since.ts';
+import { auditWindow } from '../../admin/trail/audit-since.ts';
 import { databaseAuditTrail } from '../../records/trail/audit-trail.ts';
 import { cliRecorder } from './trail.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
@@ -18,6 +18,7 @@ export interface AuditLogOptions {
   actor?: string;
   action?: string;
   since?: string;
+  until?: string;
   limit: number;
   json?: boolean;
   jsonl?: boolean;
@@ -33,7 +34,7 @@ export async function auditLogCommand(config: Config, options: AuditLogOptions):
     ...(options.actor !== undefined ? { actor: options.actor } : {}),
     ...(options.action !== undefined ? { action: options.action } : {}),
     // A value the command line got wrong is a usage error (exit 2, with the usage line).
-    ...(options.since !== undefined ? { since: usageChecked(() => sinceInstant('--since', options.since!, new Date())) } : {}),
+    ...usageChecked(() => auditWindow({ since: options.since, until: options.until }, { since: '--since', until: '--until' }, new Date())),
   };
   await withAudit(config, async (audit, slugs) => {
     if (options.jsonl) {

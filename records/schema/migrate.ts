@@ -39,10 +39,14 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 6, name: 'audit-trail', earlier: [] },
   { number: 7, name: 'records', earlier: [] },
   { number: 8, name: 'webhook-order', earlier: [] },
+  { number: 9, name: 'trail-sequence', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */
 export const MARQUEE_MIGRATION_NUMBERS: readonly number[] = MIGRATIONS.map((migration) => migration.number);
+
+/** Each migration's name by its number: the audit trail names the ones a process applied (bin/commands/trail.ts). */
+export const MARQUEE_MIGRATION_NAMES: ReadonlyMap<number, string> = new Map(MIGRATIONS.map((migration) => [migration.number, migration.name]));
 
 export const LATEST_MARQUEE_MIGRATION = Math.max(...MARQUEE_MIGRATION_NUMBERS);
 

@@ -81,11 +81,15 @@ export function entryHash(entry: Omit<AuditEntry, 'hash'>): string {
   return createHash('sha256').update(canonicalEntry(entry), 'utf8').digest('hex');
 }
 
-/** The next entry after `previous` (undefined: the first). */
-export function chainedEntry(record: AuditRecord, previous: { seq: number; hash: string } | undefined, at: Date): AuditEntry {
+/**
+ * The next entry after `previous` (undefined: the first), numbered `seq`: the trail's counter
+ * (audit-trail.ts), which is the predecessor's number plus one unless entries were removed after
+ * it; numbers are never handed out twice, so a removal of the newest entries stays a gap.
+ */
+export function chainedEntry(record: AuditRecord, previous: { seq: number; hash: string } | undefined, at: Date, seq: number = (previous?.seq ?? 0) + 1): AuditEntry {
   const unhashed = {
     ...scrubbedRecord(record),
-    seq: (previous?.seq ?? 0) + 1,
+    seq,
     at: at.toISOString(),
     previousHash: previous?.hash ?? GENESIS_HASH,
   };

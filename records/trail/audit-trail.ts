@@ -1,7 +1,9 @@
 // The audit trail's relation (migration 006, marquee_audit_trail): append one entry, read them by
 // filter, walk them in order. Appends from every builder and CLI serialize on one advisory lock in
-// the database, inside the transaction that reads the head and inserts after it: one chain, no
-// fork, no gap, whichever process writes (the embedded PGlite takes the same path).
+// the database, inside the transaction that draws the next number (migration 009's counter), reads
+// the head and inserts after it: one chain, no fork, no gap, whichever process writes (the
+// embedded PGlite takes the same path). A number is never handed out twice: entries deleted from
+// the end (by an owner who dropped the triggers) leave a gap the next append does not fill.
 import type { SqlClient, SqlQueries } from '../database/sql.ts';
 import type { AdminRole, Door } from '../actor.ts';
 import { type AuditAction, type AuditChanges, type AuditEntry, type AuditOutcome, type AuditRecord, chainedEntry } from './audit-entry.ts';
@@ -15,6 +17,8 @@ interface AuditFilter {
   readonly action?: string;
   /** Entries at or after this instant. */
   readonly since?: Date;
+  /** Entries before this instant (exclusive: since..until is a half-open window, so windows end to end count each entry once). */
+  readonly until?: Date;
   /** Paging, newest first: entries before this sequence number. */
   readonly beforeSeq?: number;
   readonly limit: number;
@@ -74,6 +78,7 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
       if (filter.actor !== undefined) where((p) => `actor = ${p}`, filter.actor);
       if (filter.action !== undefined) where((p) => `action = ${p}`, filter.action);
       if (filter.since !== undefined) where((p) => `at >= ${p}`, filter.since.toISOString());
+      if (filter.until !== undefined) where((p) => `at < ${p}`, filter.until.toISOString());
       if (filter.beforeSeq !== undefined) where((p) => `seq < ${p}`, filter.beforeSeq);
       params.push(filter.limit);
       const rows = await db.query<EntryRow>(
@@ -96,11 +101,22 @@ export function databaseAuditTrail(db: SqlClient): AuditTrail {
   };
 }
 
-/** Under the lock, the head read is the one this entry follows: no other appender can be between. */
+/**
+ * The next number: one past the last handed out, and past the newest entry whatever the counter
+ * says (a counter row deleted with its trigger dropped is made again, and still never repeats a
+ * number the trail holds). Moves with the transaction: an append that fails uses up no number.
+ */
+const NEXT_SEQ = `INSERT INTO marquee_audit_trail_counter AS counter (only_row, last_seq)
+  VALUES (true, coalesce((SELECT max(seq) FROM marquee_audit_trail), 0) + 1)
+  ON CONFLICT (only_row) DO UPDATE SET last_seq = greatest(counter.last_seq, coalesce((SELECT max(seq) FROM marquee_audit_trail), 0)) + 1
+  RETURNING last_seq::text AS seq`;
+
+/** Under the lock, the number drawn and the head read are this entry's: no other appender can be between. */
 async function appendIn(tx: SqlQueries, record: AuditRecord): Promise<AuditEntry> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+  const [next] = await tx.query<{ seq: string }>(NEXT_SEQ);
   const [head] = await tx.query<{ seq: string; hash: string }>('SELECT seq::text AS seq, hash FROM marquee_audit_trail ORDER BY marquee_audit_trail.seq DESC LIMIT 1');
-  const entry = chainedEntry(record, head === undefined ? undefined : { seq: Number(head.seq), hash: head.hash }, new Date());
+  const entry = chainedEntry(record, head === undefined ? undefined : { seq: Number(head.seq), hash: head.hash }, new Date(), Number(next!.seq));
   await tx.query(
     `INSERT INTO marquee_audit_trail (seq, at, actor, actor_role, door, action, organization_id, target_id, outcome, reason, request_id, client_address, changes, previous_hash, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15)`,

@@ -4,8 +4,10 @@
 // left out), each console form and each CLI command leaves exactly one entry naming its actor,
 // door, action, target and outcome, and so does each refused attempt; no entry holds a secret.
 // `audit-log verify` passes, then names the entry an owner's UPDATE or DELETE broke, and catches a
-// consistent rewrite of the relation against the head kept in the snapshot store. Two builders
-// and the CLI appending at once make one chain without a fork or a gap.
+// consistent rewrite of the relation against the head kept in the snapshot store; the newest
+// entries deleted are caught against the head, and once something is appended after them, as
+// entries missing (their numbers are never handed out again). Two builders and the CLI appending
+// at once make one chain without a fork or a gap. `--until` and `?until=` end the window, exclusive.
 import { readdir } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import { ADMIN_API_BASE, ADMIN_ROUTES } from '../../../admin/api-routes.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
-import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
 const TOKEN = 'test-admin-token-audit-0123456789abcdef';
 const NORDIC = SAMPLE.organizations.nordic.id;
@@ -445,6 +447,24 @@ describe('the CLI', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Usage: marquee audit-log/);
     expect(bad.stderr).toMatch(/^marquee: --since "yesterday" is neither/);
+    const swapped = await cli('audit-log', '--since', '1h', '--until', '2h');
+    expect(swapped.code).toBe(2);
+    expect(swapped.stderr).toMatch(/^marquee: --until "2h" \(\S+\) is not after --since "1h"/);
+  });
+
+  it('ends the window with --until and ?until=, exclusive: windows end to end hold each entry once', async () => {
+    const all = (await auditPage('?limit=1000')).entries;
+    // An instant an entry was appended at: the entries before it, then those from it on.
+    const middle = all[Math.floor(all.length / 2)]!.at;
+    const before = JSON.parse((await cli('audit-log', '--until', middle, '--limit', '1000', '--json')).stdout) as AuditEntry[];
+    const after = JSON.parse((await cli('audit-log', '--since', middle, '--limit', '1000', '--json')).stdout) as AuditEntry[];
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((entry) => entry.at < middle)).toBe(true);
+    expect([...after, ...before].map((entry) => entry.seq)).toEqual(all.map((entry) => entry.seq));
+    expect((await auditPage(`?until=${encodeURIComponent(middle)}&limit=1000`)).entries.map((entry) => entry.seq)).toEqual(before.map((entry) => entry.seq));
+    expect((await auditPage('?until=1h')).entries).toEqual([]);
+    const swapped = await api(`${admin}${ADMIN_API_BASE}/audit-log?since=1h&until=2h`, { headers: bearer });
+    expect(swapped.status).toBe(400);
   });
 });
 
@@ -488,7 +508,7 @@ describe('tampering', () => {
         await client.query('DELETE FROM marquee.marquee_audit_trail WHERE seq = 5');
         const removed = await verify();
         expect(removed.code).toBe(1);
-        expect(removed.stderr).toMatch(/^marquee: the audit trail is broken at entry 5: entry 5 is missing/);
+        expect(removed.stderr).toMatch(/^marquee: the audit trail is broken at entry 5: entry 5 missing: entry 6 follows entry 4/);
         const columns = Object.keys(saved!);
         await client.query(
           `INSERT INTO marquee.marquee_audit_trail (${columns.join(', ')}) VALUES (${columns.map((_c, index) => `$${index + 1}`).join(', ')})`,
@@ -533,6 +553,60 @@ describe('tampering', () => {
       /^marquee: the audit trail is broken at entry \d+: entry \d+ is not the one the snapshot store kept \(audit\/heads\/\d{12}-[0-9a-f]{64}\.json\): the trail was rewritten after entry \d+ and at or before entry \d+/,
     );
   });
+});
+
+describe('the newest entries deleted', () => {
+  it('are caught against the head kept in the store, and once more is appended, as entries missing: their numbers are not handed out again', async () => {
+    // A trail of its own, on another database and store: the shared one was rewritten above.
+    const own = await createDatabase(postgres.url, 'newest_deleted');
+    const ownHome = await mkdtemp(join(tmpdir(), 'marquee-audit-newest-'));
+    const ownEnv = { ...env, MARQUEE_HOME: ownHome, DATABASE_URL: own };
+    const ownVerify = () => marquee(['audit-log', 'verify'], ownEnv);
+    const ownHeads = async () => (await readdir(join(ownHome, 'snapshots', 'audit', 'heads')).catch(() => [])).map((name) => Number(name.slice(0, 12)));
+    expect((await marquee(['db', 'migrate'], ownEnv)).code).toBe(0);
+    expect((await marquee(['db', 'seed', '--sample'], ownEnv)).code).toBe(0);
+    const other = await marqueeProcess(['builder'], { ...ownEnv, ADMIN_TOKEN: TOKEN, ADMIN_PORT: '0', BUILDER_NAME: 'newest' }, ADMIN_READY);
+    try {
+      for (const label of ['one', 'two', 'three']) expect((await marquee(['keys', 'create', '--org', 'nordic-dev', '--label', label], ownEnv)).code).toBe(0);
+      const newest = Number(/up to #(\d+)/.exec((await ownVerify()).stdout)?.[1]);
+      await expect.poll(async () => Math.max(0, ...(await ownHeads())), { timeout: 30_000, interval: 500 }).toBe(newest);
+      // Stopped: it keeps no head of what follows.
+      await other.stop();
+
+      const client = new pg.Client({ connectionString: own });
+      await client.connect();
+      try {
+        await client.query('ALTER TABLE marquee.marquee_audit_trail DISABLE TRIGGER USER');
+        await client.query('DELETE FROM marquee.marquee_audit_trail WHERE seq >= $1', [newest - 1]);
+        await client.query('ALTER TABLE marquee.marquee_audit_trail ENABLE TRIGGER USER');
+      } finally {
+        await client.end();
+      }
+      const truncated = await ownVerify();
+      expect(truncated.code).toBe(1);
+      expect(truncated.stderr).toMatch(
+        new RegExp(
+          `^marquee: the audit trail is broken at entry ${newest - 1}: entries ${newest - 1}\\.\\.${newest} missing: the trail ends at entry ${newest - 2}, but the snapshot store kept a head at entry ${newest}`,
+        ),
+      );
+
+      // The next entry takes the number after the deleted ones, not theirs: the gap stays, whatever the store kept.
+      expect((await marquee(['keys', 'create', '--org', 'nordic-dev', '--label', 'after'], ownEnv)).code).toBe(0);
+      const listed = JSON.parse((await marquee(['audit-log', '--limit', '1', '--json'], ownEnv)).stdout) as AuditEntry[];
+      expect(listed[0]!.seq).toBe(newest + 1);
+      const gap = new RegExp(
+        `^marquee: the audit trail is broken at entry ${newest - 1}: entries ${newest - 1}\\.\\.${newest} missing: entry ${newest + 1} follows entry ${newest - 2}`,
+      );
+      expect((await ownVerify()).stderr).toMatch(gap);
+      await rm(join(ownHome, 'snapshots', 'audit'), { recursive: true, force: true });
+      const withoutHeads = await ownVerify();
+      expect(withoutHeads.code).toBe(1);
+      expect(withoutHeads.stderr).toMatch(gap);
+    } finally {
+      await other.stop();
+      await rm(ownHome, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('appending at once', () => {

@@ -62,6 +62,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 6, name: 'audit-trail', recent: true },
       { number: 7, name: 'records', recent: true },
       { number: 8, name: 'webhook-order', recent: true },
+      { number: 9, name: 'trail-sequence', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

@@ -36,6 +36,8 @@ const MARQUEE_RELATIONS = [
   'marquee_admin_credentials',
   // 6: the audit trail (records/trail/audit-trail.ts)
   'marquee_audit_trail',
+  // 9: the last number the audit trail handed out (records/trail/audit-trail.ts)
+  'marquee_audit_trail_counter',
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',
@@ -92,8 +94,13 @@ describe.each(backends)('migrate on $name', (backend) => {
 
     expect(await tablesIn(db, db.schema)).toEqual([...RELATIONS, ...PLATFORM_RECORD].sort());
     expect(await tablesIn(db, 'marquee')).toEqual(MARQUEE_RELATIONS);
-    // The platform relations' change triggers, and the audit trail's refusal of edits (Marquee's migration 6).
-    const auditTrail = ['marquee_audit_trail marquee_audit_trail_no_change', 'marquee_audit_trail marquee_audit_trail_no_truncate'];
+    // The platform relations' change triggers, the audit trail's refusal of edits (Marquee's migration 6), and its counter's of going back (9).
+    const auditTrail = [
+      'marquee_audit_trail marquee_audit_trail_no_change',
+      'marquee_audit_trail marquee_audit_trail_no_truncate',
+      'marquee_audit_trail_counter marquee_audit_trail_counter_no_truncate',
+      'marquee_audit_trail_counter marquee_audit_trail_counter_rises',
+    ];
     expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
     const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');
     expect(recorded.map((row) => row.number)).toEqual(MARQUEE_MIGRATION_NUMBERS);

@@ -1,11 +1,15 @@
 // The trail's chain, pure: each entry's hash covers its canonical form and its predecessor's hash;
 // the checker names the first entry an edit, a removal or a consistent rewrite broke, the last one
-// against the heads kept in the store; no secret survives into an entry.
+// against the heads kept in the store, and tells entries missing (a gap in the numbers, which are
+// never handed out twice) from an entry changed; no secret survives into an entry. The readers'
+// window: since inclusive, until exclusive, and refused when it would hold nothing.
 import { describe, expect, it } from 'vitest';
 import { type AuditEntry, type AuditRecord, chainedEntry, entryHash, GENESIS_HASH, scrubSecrets } from '../../../../records/trail/audit-entry.ts';
 import { headKey, type StoredHead } from '../../../../records/trail/audit-heads.ts';
 import { verifyAuditTrail } from '../../../../records/trail/audit-verify.ts';
 import { ADMIN_ROUTES } from '../../../../admin/api-routes.ts';
+import { auditWindow } from '../../../../admin/trail/audit-since.ts';
+import { OperatorError } from '../../../../runtime/errors.ts';
 
 const RECORD: AuditRecord = {
   actor: 'root',
@@ -87,20 +91,40 @@ describe('verify', () => {
   it('names an entry edited in place', async () => {
     const entries = chain(5);
     entries[2] = { ...entries[2]!, actor: 'someone-else' };
-    expect((await verifyAuditTrail(each(entries), [])).broken).toMatchObject({ seq: 3, problem: expect.stringContaining('entry 3 was changed') });
+    expect((await verifyAuditTrail(each(entries), [])).broken).toMatchObject({ kind: 'changed', seq: 3, problem: expect.stringContaining('entry 3 was changed') });
   });
 
   it('names an entry removed from the middle, and the first one', async () => {
     const entries = chain(5);
-    expect((await verifyAuditTrail(each(entries.filter((entry) => entry.seq !== 3)), [])).broken).toMatchObject({ seq: 3, problem: expect.stringContaining('entry 3 is missing') });
-    expect((await verifyAuditTrail(each(entries.slice(1)), [])).broken?.seq).toBe(1);
+    expect((await verifyAuditTrail(each(entries.filter((entry) => entry.seq !== 3)), [])).broken).toEqual({
+      kind: 'missing',
+      seq: 3,
+      last: 3,
+      problem: 'entry 3 missing: entry 4 follows entry 2',
+    });
+    expect((await verifyAuditTrail(each(entries.slice(2)), [])).broken).toEqual({
+      kind: 'missing',
+      seq: 1,
+      last: 2,
+      problem: 'entries 1..2 missing: entry 3 follows the start of the trail',
+    });
+  });
+
+  it('names the newest entries removed and the next appended after them: its number is not theirs, so a gap that links is still entries missing, not an edit', async () => {
+    const entries = chain(5);
+    // Entries 4 and 5 deleted; the trail's counter hands out 6 next, after the head (entry 3).
+    const next = chainedEntry({ ...RECORD, targetId: 'key_after' }, entries[2], new Date(Date.UTC(2026, 10, 26, 11)), 6);
+    expect(next).toMatchObject({ seq: 6, previousHash: entries[2]!.hash });
+    const verdict = await verifyAuditTrail(each([...entries.slice(0, 3), next]), []);
+    expect(verdict).toMatchObject({ ok: false, entries: 4, head: { seq: 3 } });
+    expect(verdict.broken).toEqual({ kind: 'missing', seq: 4, last: 5, problem: 'entries 4..5 missing: entry 6 follows entry 3' });
   });
 
   it('names the link an entry rewritten with its own hash recomputed breaks', async () => {
     const entries = chain(5);
     const unhashed = { ...entries[1]!, actor: 'someone-else' };
     entries[1] = { ...unhashed, hash: entryHash(unhashed) };
-    expect((await verifyAuditTrail(each(entries), [])).broken).toMatchObject({ seq: 3, problem: expect.stringContaining('does not follow entry 2') });
+    expect((await verifyAuditTrail(each(entries), [])).broken).toMatchObject({ kind: 'relinked', seq: 3, problem: expect.stringContaining('does not follow entry 2') });
   });
 
   it('catches a consistent rewrite only against a head kept in the store', async () => {
@@ -108,13 +132,41 @@ describe('verify', () => {
     const rewritten = rewrite(entries, 2, { actor: 'someone-else' });
     expect((await verifyAuditTrail(each(rewritten), [])).ok).toBe(true);
     const verdict = await verifyAuditTrail(each(rewritten), [head(entries[0]!), head(entries[3]!), head(entries[5]!)]);
-    expect(verdict.broken).toMatchObject({ seq: 4, problem: expect.stringMatching(/entry 4 is not the one the snapshot store kept .*after entry 1 and at or before entry 4/) });
+    expect(verdict.broken).toMatchObject({
+      kind: 'rewritten',
+      seq: 4,
+      problem: expect.stringMatching(/entry 4 is not the one the snapshot store kept .*after entry 1 and at or before entry 4/),
+    });
   });
 
   it('catches entries removed from the end against a later head', async () => {
     const entries = chain(6);
     const verdict = await verifyAuditTrail(each(entries.slice(0, 4)), [head(entries[5]!)]);
-    expect(verdict.broken).toMatchObject({ seq: 5, problem: expect.stringContaining('entries 5 to 6 were removed') });
+    expect(verdict.broken).toMatchObject({
+      kind: 'missing',
+      seq: 5,
+      last: 6,
+      problem: expect.stringMatching(/^entries 5\.\.6 missing: the trail ends at entry 4, but the snapshot store kept a head at entry 6 /),
+    });
+    // One removed from the end, with no head kept after it yet: the store cannot know.
+    expect((await verifyAuditTrail(each(entries.slice(0, 5)), [head(entries[3]!)])).ok).toBe(true);
+  });
+});
+
+describe("the readers' window", () => {
+  const now = new Date('2026-11-26T12:00:00Z');
+  const names = { since: '--since', until: '--until' };
+
+  it('reads both ends as instants or durations back, either one alone', () => {
+    expect(auditWindow({ since: '2026-11-01T00:00:00Z', until: '24h' }, names, now)).toEqual({ since: new Date('2026-11-01T00:00:00Z'), until: new Date('2026-11-25T12:00:00Z') });
+    expect(auditWindow({ until: '2026-11-02T00:00:00+01:00' }, names, now)).toEqual({ until: new Date('2026-11-01T23:00:00Z') });
+    expect(auditWindow({}, names, now)).toEqual({});
+  });
+
+  it('refuses an until at or before since, and a value that is neither, naming the option', () => {
+    expect(() => auditWindow({ since: '1h', until: '7d' }, names, now)).toThrow(/^--until "7d" \(2026-11-19T12:00:00.000Z\) is not after --since "1h"/);
+    expect(() => auditWindow({ since: '2026-11-01T00:00:00Z', until: '2026-11-01T00:00:00Z' }, names, now)).toThrow(OperatorError);
+    expect(() => auditWindow({ until: 'tomorrow' }, { since: 'since', until: 'until' }, now)).toThrow(/^until "tomorrow" is neither/);
   });
 });
 
