@@ -3,11 +3,13 @@
 // builder`, two `marquee serve`, every link between them through a fault proxy of its own
 // (scripts/chaos/world.ts); webhook receivers, some slow, some failing a message's first attempt
 // (scripts/chaos/receivers.ts). For --minutes: steady open-loop load from many keys across every
-// organization (scripts/chaos/load.ts), a stream of changes (scripts/chaos/changes.ts) and the
+// organization (scripts/chaos/load.ts), sites rebuilding from pinned reads and the change feed
+// (scripts/chaos/sites.ts), a stream of changes (scripts/chaos/changes.ts) and the
 // seed's fault schedule (scripts/chaos/schedule.ts, applied by scripts/chaos/faults.ts), several
 // faults at once. After the last fault heals: the gateways' final answers against a fresh build of
 // the final state, the webhook messages queued against those received, the durables and the
-// verifications (scripts/chaos/final.ts); then everything is stopped and every process checked
+// verifications (scripts/chaos/final.ts), the snapshot chains the sites read
+// (scripts/chaos/chains.ts); then everything is stopped and every process checked
 // gone. All of it is written down (scripts/chaos/history.ts), judged afterwards by
 // scripts/chaos/invariants.ts, and reported (scripts/chaos/report.ts); the history and the report
 // are written under a directory printed at the end. Exit status 1 on any violation, and the seed
@@ -24,16 +26,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openKeyStore } from '../records/keys/key-backends.ts';
 import type { Log } from '../runtime/log.ts';
+import { readChains } from './chaos/chains.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';
 import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifications, waitForQuiet } from './chaos/final.ts';
-import type { History, ProcessRecord, RequestRecord } from './chaos/history.ts';
+import type { History, ProcessRecord, RequestRecord, SiteTurn } from './chaos/history.ts';
 import { checkAll } from './chaos/invariants.ts';
 import { runLoad, warmUp } from './chaos/load.ts';
 import { startReceivers } from './chaos/receivers.ts';
 import { formatFaultSchedule, formatReport, passed } from './chaos/report.ts';
 import { drawSchedules, overlaps, Random } from './chaos/schedule.ts';
-import { type ChaosWorld, startChaosWorld } from './chaos/world.ts';
+import { runSites, SITE_SHARE } from './chaos/sites.ts';
+import { type ChaosWorld, PIN_WINDOW_SECONDS, startChaosWorld } from './chaos/world.ts';
 import { createKeys, KeyRing } from './soak/keys.ts';
 import { readPlatform } from './soak/platform.ts';
 
@@ -136,6 +140,7 @@ async function main(): Promise<number> {
   const receivers = await startReceivers(new Random(options.seeds[0]! ^ 0xbeef));
   let changes: ChangeStream | undefined;
   const requests: RequestRecord[] = [];
+  const turns: SiteTurn[] = [];
   let history: History | undefined;
   try {
     const platform = await readPlatform(world.db);
@@ -168,7 +173,22 @@ async function main(): Promise<number> {
       changeStop.abort();
     };
     interrupted.signal.addEventListener('abort', stopAll);
-    const load = runLoad(platform, ring, { rate: options.rate, gateways: world.gateways, signal: loadStop.signal }, requests);
+    const load = runLoad(platform, ring, { rate: options.rate * (1 - SITE_SHARE), gateways: world.gateways, signal: loadStop.signal }, requests);
+    const stream = changes;
+    const sites = runSites(
+      {
+        platform,
+        keys: initialKeys,
+        organizations: changes.webhookOrganizations,
+        suspended: () => stream.suspendedOrganizations(),
+        changedAt: (organizationId) => stream.lastRowChange(organizationId),
+        change: (organization) => stream.touch(organization),
+        random: new Random(options.seeds[0]! ^ 0x517e),
+      },
+      { rate: options.rate, gateways: world.gateways, signal: loadStop.signal, pinWindowMs: PIN_WINDOW_SECONDS * 1000 },
+      requests,
+      turns,
+    );
     const changing = changes.run(CHANGE_INTERVAL_MS, changeStop.signal);
     const faultsFrom = performance.now() + WARM_UP_MS;
     const progress = setInterval(() => say(`  ${requests.length} requests answered or given up, ${changes!.changes.length} changes`), 30_000);
@@ -184,7 +204,7 @@ async function main(): Promise<number> {
     // The load stops with the faults: after the heal the gateways answer the final rounds, whose
     // every answer is judged against the fresh build (a 503 there is a violation too).
     loadStop.abort();
-    await load;
+    await Promise.all([load, sites]);
     const all = probes(platform, initialKeys);
     const final: History['final'] = [];
     const rounds = await pollFinal(world, all, healedAt, final);
@@ -194,8 +214,8 @@ async function main(): Promise<number> {
     say(`${expected.length} expected answers; builds and deliveries ${settled ? 'settled' : 'still under way after 90 s: reading what there is'}`);
     await changes.awaitPublications(performance.now() + 5_000);
     const { queued, enabledEndpoints } = await queuedMessages(world.db);
-    // Each only reads: the durables and the verifications at once.
-    const [durables, verified] = await Promise.all([
+    // Each only reads: the durables, the verifications and the chains at once.
+    const [durables, verified, snapshots] = await Promise.all([
       readDurables(world, {
         keys: [...initialKeys, ...changes.keysCreated].filter((key) => !changes!.revocationsTried.has(key.id)).map((key) => key.id),
         webhookSecrets: Object.fromEntries(changes.endpoints.map((endpoint) => [endpoint.id, endpoint.secret])),
@@ -203,6 +223,7 @@ async function main(): Promise<number> {
         auditedRequests: changes.auditedRequests,
       }),
       verifications(world),
+      readChains(world, [...new Set(turns.map((turn) => turn.organizationId))]),
     ]);
     clearInterval(sampler);
     clearInterval(progress);
@@ -222,6 +243,9 @@ async function main(): Promise<number> {
       durables,
       verifications: verified,
       processes: [],
+      pinWindowMs: PIN_WINDOW_SECONDS * 1000,
+      turns,
+      snapshots,
     };
     if (changes.failures.length > 0) say(`${changes.failures.length} changes failed (a backend down): first: ${changes.failures[0]}`);
   } finally {
@@ -248,7 +272,7 @@ async function main(): Promise<number> {
   const summary = [
     `${seedArguments}, ${options.minutes} min, ${options.organizations} organizations`,
     `faults: ${history.faults.length} (${[...kinds].map(([kind, count]) => `${kind} ${count}`).join(', ')})`,
-    `requests: ${history.requests.length} (${history.requests.filter((request) => request.status === undefined).length} unanswered)`,
+    `requests: ${history.requests.length} (${history.requests.filter((request) => request.status === undefined).length} unanswered, ${history.requests.filter((request) => request.pin !== undefined).length} pinned); site turns: ${history.turns.length}`,
     `changes: ${history.changes.length}; webhook messages queued: ${history.queued.length}, received: ${history.received.length}`,
     '',
     formatReport(results),

@@ -53,6 +53,10 @@ export class ChangeStream {
   /** Organizations suspended now (by index), with their change record. */
   private readonly suspended = new Map<number, StateChange>();
   private readonly tokens = new Map<string, string>();
+  /** Organizations the sites changed (touch). */
+  private touches = 0;
+  /** Per organization id, when its last platform row change returned. */
+  private readonly rowChanges = new Map<string, number>();
   private readonly publications: Promise<void>[] = [];
   private serial = 0;
   private adminTurns = 0;
@@ -122,6 +126,16 @@ export class ChangeStream {
     }
   }
 
+  /** Organizations suspended now (indexes), for the sites to read pinned. */
+  suspendedOrganizations(): number[] {
+    return [...this.suspended.keys()];
+  }
+
+  /** When the last change of the organization's platform rows returned; undefined: none yet. */
+  lastRowChange(organizationId: string): number | undefined {
+    return this.rowChanges.get(organizationId);
+  }
+
   /** Waits for every suspension's and reactivation's publication to be seen, or `deadline` (performance.now()). */
   async awaitPublications(deadline: number): Promise<void> {
     this.publicationDeadline = deadline;
@@ -139,12 +153,29 @@ export class ChangeStream {
     const organization = this.platform.organizations[index]!;
     const serial = this.serial;
     const event = organization.events.length > 0 ? this.random.pick(organization.events) : undefined;
+    await this.changeRow(index, serial % 2 === 0 || event === undefined ? undefined : event.id, String(serial));
+  }
+
+  /**
+   * Organization `index`'s name changed now, outside the stream's turns (whose order and draws it
+   * leaves alone): the sites (sites.ts) change an organization they hold, so that their old pins
+   * expire within even a short campaign.
+   */
+  async touch(index: number): Promise<void> {
+    await this.changeRow(index, undefined, `site-${++this.touches}`);
+  }
+
+  /** The organization's name, or with `eventId` that event's, made new with `label`; recorded once the statement returned. */
+  private async changeRow(index: number, eventId: string | undefined, label: string): Promise<void> {
+    const organization = this.platform.organizations[index]!;
     const [statement, values] =
-      serial % 2 === 0 || event === undefined
-        ? ['UPDATE organizations SET name = $2 WHERE id = $1', [organization.id, `${organization.name} (chaos ${serial})`]]
-        : ['UPDATE events SET name = $2 WHERE id = $1', [event.id, `Event ${serial} (chaos)`]];
+      eventId === undefined
+        ? ['UPDATE organizations SET name = $2 WHERE id = $1', [organization.id, `${organization.name} (chaos ${label})`]]
+        : ['UPDATE events SET name = $2 WHERE id = $1', [eventId, `Event ${label} (chaos)`]];
     await this.world.db.query(statement, values);
-    this.record({ kind: 'platform.row', organizationId: organization.id, statement, returnedAt: performance.now() });
+    const returnedAt = performance.now();
+    this.rowChanges.set(organization.id, returnedAt);
+    this.record({ kind: 'platform.row', organizationId: organization.id, statement, returnedAt });
   }
 
   /** An admin API call as `admin`; throws on anything but 2xx. */

@@ -53,6 +53,72 @@ export interface RequestRecord {
   bodyOrganizations?: string[];
   /** A 200 body's id for /organization: whose profile was answered. */
   profileOf?: string;
+  /** The snapshot the request pinned (`Marquee-Snapshot-Id`, docs/api.md §10); undefined: unpinned. */
+  pin?: string;
+  /**
+   * The answer's `Marquee-Snapshot-Id`: the snapshot that decided it (for a pinned answer, the pin),
+   * or for an unpinned answer and a 409, the gateway's current snapshot then.
+   */
+  snapshotId?: string;
+}
+
+/** One read of a site's turn (sites.ts): a request as recorded, and what the site read from its body. */
+export interface SiteRead extends RequestRecord {
+  /** A page of `/events?timing=all`: its events in order, its totalCount and hasMore. */
+  page?: { items: Array<{ id: string; slug: string; name: string }>; totalCount: number; hasMore: boolean };
+  /** An event's detail: its id, slug, name, and its sessions array as canonical JSON. */
+  event?: { id: string; slug: string; name: string; sessions: string };
+  /** An event's `/sessions`, as canonical JSON. */
+  sessions?: string;
+}
+
+/** A `GET /changes` answer (docs/api.md §10.1) as a site read it. */
+export interface ChangesListing {
+  snapshotId: string;
+  since: string | null;
+  changed: Array<{ path: string; etag: string }>;
+  removed: string[];
+  /** nextClockChangeAt on the campaign's clock; undefined: none ahead. */
+  nextClockChangeAt: number | undefined;
+  answeredAt: number;
+}
+
+/**
+ * One turn of a site that rebuilds from the API (sites.ts). A full turn: `GET /changes` without
+ * since, then every page of `/events?timing=all`, `/events`, each event's detail and sessions, the
+ * speakers and the team, all pinned to the listing's snapshot. An incremental turn:
+ * `/changes?since=` the snapshot of the site's last complete full turn of the organization
+ * (`basedOn`), then the changed, removed and some unchanged paths pinned to the listing's
+ * snapshot. In either, right after the listing, `/team` pinned to an older snapshot the site read,
+ * at the listing's gateway (the pin may have expired).
+ */
+export interface SiteTurn {
+  id: number;
+  site: number;
+  organizationId: string;
+  kind: 'full' | 'incremental';
+  /** For an incremental turn: the full turn whose listing is the site's mirror, and whose snapshot is `since`. */
+  basedOn?: number;
+  /** The `/changes` request itself, unpinned. */
+  listingRead: SiteRead;
+  /** Its answer, when it was a 200. */
+  listing?: ChangesListing;
+  /** Every later read, in order. */
+  reads: SiteRead[];
+  /**
+   * complete: every read answered; not-current: a 409 SNAPSHOT_NOT_CURRENT, and the site started
+   * over; expired: the since was 410; cut: anything else stopped it (a key revoked, a 503, no answer).
+   */
+  outcome: 'complete' | 'not-current' | 'expired' | 'cut';
+}
+
+/** A snapshot of an organization's chain as the store holds it at the end, read back from its pointer. */
+export interface SnapshotRecord {
+  organizationId: string;
+  snapshotId: string;
+  previousSnapshotId: string | null;
+  /** Its manifest's publishedAt on the campaign's clock: the instant its predecessor's pin window starts. */
+  publishedAt: number;
 }
 
 /** A change made to the platform or to Marquee's own records, and when its call returned. */
@@ -153,4 +219,10 @@ export interface History {
   durables: Durables;
   verifications: Verification[];
   processes: ProcessRecord[];
+  /** The gateways' SNAPSHOT_PIN_SECONDS, in ms. */
+  pinWindowMs: number;
+  /** The sites' turns; their reads are in `requests` too. */
+  turns: SiteTurn[];
+  /** The chains of the organizations the sites read, back to before the campaign. */
+  snapshots: SnapshotRecord[];
 }

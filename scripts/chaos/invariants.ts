@@ -22,7 +22,11 @@
 //   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); never 'postgres'
 //   the other lines           nothing: no fault excuses another organization's data, a lost
 //                             record, a failed verification, a stray process or late convergence.
-import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord } from './history.ts';
+import { CLOCK_MARGIN_MS, CRAWL_INVARIANTS, checkChangeFeed, checkPinnedCrawls } from './crawl-invariants.ts';
+import { append, describeFault, describeRequest, instant } from './describe.ts';
+import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord, SnapshotRecord } from './history.ts';
+
+export { instant } from './describe.ts';
 
 export interface InvariantResult {
   /** The report line's name. */
@@ -33,6 +37,8 @@ export interface InvariantResult {
   violations: string[];
   /** What the report shows beside the count that is no violation (duplicate deliveries, excused answers). */
   notes?: string[];
+  /** What the checker needed the campaign to produce and found missing: `campaign exercised` fails on it. */
+  unexercised?: string[];
 }
 
 /**
@@ -100,22 +106,10 @@ export const INVARIANTS = {
   durables: 'no key, webhook secret, admin credential or audit entry lost',
   verifications: 'audit trail and manifest chains verify',
   processes: 'no process left behind, each within its RSS target',
+  ...CRAWL_INVARIANTS,
+  pinWindow: 'no pin outlives its window or a suspension',
   exercised: 'campaign exercised',
 } as const;
-
-/** An instant of the campaign's clock, as every violation and the report write it. */
-export const instant = (ms: number | undefined): string => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(3)} s`);
-
-const describeRequest = (request: RequestRecord): string =>
-  `${request.gateway} GET ${request.path} with ${request.keyId} (${request.organizationId}) sent at ${instant(request.sentAt)}, answered ${request.status ?? 'nothing'} at ${instant(request.answeredAt)}`;
-
-const describeFault = (fault: AppliedFault): string => `fault #${fault.id} ${fault.kind} on ${fault.target} (${instant(fault.startedAt)}–${instant(fault.healedAt)})`;
-
-function append<T>(groups: Map<string, T[]>, key: string, item: T): void {
-  const group = groups.get(key);
-  if (group === undefined) groups.set(key, [item]);
-  else group.push(item);
-}
 
 const served = (request: RequestRecord): boolean => request.status === 200 || request.status === 304;
 
@@ -238,9 +232,9 @@ function suspensions(changes: Change[]): Array<{ organizationId: string; returne
 }
 
 /**
- * Every request for an organization sent more than PUBLISH_TO_SERVE_MS after its suspension was
- * seen published, and before its reactivation returned, must not be served (200 or 304). As
- * documented:
+ * Every unpinned request for an organization sent more than PUBLISH_TO_SERVE_MS after its
+ * suspension was seen published, and before its reactivation returned, must not be served (200 or
+ * 304); pinned ones are checkPinWindow's, by the same rule. As documented:
  * - the bound is UNANNOUNCED_PUBLISH_TO_SERVE_MS when the announcement may have been lost: a fault
  *   affecting any process's Redis, or a builder itself (killed or paused), within
  *   PUBLISH_SEEN_SLACK_MS before the publish was seen (its span running to its heal plus
@@ -250,6 +244,19 @@ function suspensions(changes: Change[]): Array<{ organizationId: string; returne
  * - excused while the gateway itself was paused or restarting, until GATEWAY_RESUME_GRACE_MS after.
  */
 export function checkSuspendedOrganizations(history: History): InvariantResult {
+  const judged = judgeSuspensions(
+    history,
+    history.requests.filter((request) => request.pin === undefined),
+    served,
+  );
+  return { invariant: INVARIANTS.suspendedOrganizations, ...judged };
+}
+
+/**
+ * The suspension rule of checkSuspendedOrganizations over `requests`, with `answered` deciding what
+ * counts as answering for the organization: shared with the pinned reads (checkPinWindow).
+ */
+function judgeSuspensions(history: History, requests: RequestRecord[], answered: (request: RequestRecord) => boolean): Omit<InvariantResult, 'invariant'> {
   const announcementLost = [...excuses(history, () => true, ['redis'], REDIS_REJOIN_GRACE_MS), ...excuses(history, (name) => !isGateway(name), ['itself'], REDIS_REJOIN_GRACE_MS)];
   const gatewayExcuses = new Map(
     gatewaysOf(history).map((gateway) => [
@@ -258,7 +265,7 @@ export function checkSuspendedOrganizations(history: History): InvariantResult {
     ]),
   );
   const requestsFor = new Map<string, RequestRecord[]>();
-  for (const request of history.requests) append(requestsFor, request.organizationId, request);
+  for (const request of requests) append(requestsFor, request.organizationId, request);
   const violations: string[] = [];
   const notes: string[] = [];
   let checked = 0;
@@ -268,7 +275,7 @@ export function checkSuspendedOrganizations(history: History): InvariantResult {
     for (const request of requestsFor.get(suspension.organizationId) ?? []) {
       if (request.sentAt <= bound || request.sentAt >= suspension.until) continue;
       checked++;
-      if (!served(request)) continue;
+      if (!answered(request)) continue;
       const excuse = excusing(gatewayExcuses.get(request.gateway) ?? [], ...requestSpan(request));
       if (excuse !== undefined) {
         notes.push(`${describeRequest(request)}: excused by ${describeFault(excuse.fault)}`);
@@ -280,7 +287,99 @@ export function checkSuspendedOrganizations(history: History): InvariantResult {
       );
     }
   }
-  return { invariant: INVARIANTS.suspendedOrganizations, checked, violations, notes };
+  return { checked, violations, notes };
+}
+
+/** Each organization's snapshots in chain order (history.snapshots), and every snapshot's place in it. */
+function chainsOf(history: History): Map<string, { chain: SnapshotRecord[]; place: Map<string, number> }> {
+  const chains = new Map<string, SnapshotRecord[]>();
+  for (const snapshot of history.snapshots) append(chains, snapshot.organizationId, snapshot);
+  return new Map([...chains].map(([organizationId, chain]) => [organizationId, { chain, place: new Map(chain.map((snapshot, index) => [snapshot.snapshotId, index])) }]));
+}
+
+/**
+ * (c) A pin never outlives its window (docs/api.md §10) nor a suspension. A gateway reads a pinned
+ * snapshot until its successor's publishedAt (the builder's clock, in the successor's manifest)
+ * is the window old, walking back to it from its own current snapshot; judged from the chains as
+ * the store holds them at the end (history.snapshots), with CLOCK_MARGIN_MS either side:
+ * - a pinned read sent more than the window and the margin after its snapshot's successor was
+ *   published, at a gateway that had already answered an unpinned request of the organization
+ *   from that successor or a later snapshot (so its walk starts there: a gateway still holding
+ *   the pinned snapshot as its current one serves it, as it serves every unpinned request), is
+ *   not served (200, 304);
+ * - a 409 SNAPSHOT_NOT_CURRENT whose current snapshot follows the pin in the chain is answered no
+ *   earlier than the window less the margin after the earliest publishedAt among the successor
+ *   and the snapshots after it up to that current one (the walk refuses at the first too old);
+ *   one whose current snapshot precedes the pin (a gateway behind the publish) is counted;
+ * - a suspended organization's pinned read is refused as its unpinned reads are
+ *   (checkSuspendedOrganizations, with the same bounds and excuses): neither served nor a 409,
+ *   which would mean the gateway resolved the pin as if the organization were active.
+ */
+export function checkPinWindow(history: History): InvariantResult {
+  const pinned = history.requests.filter((request) => request.pin !== undefined);
+  const suspended = judgeSuspensions(history, pinned, (request) => served(request) || request.status === 409);
+  const windowMs = history.pinWindowMs;
+  const chains = chainsOf(history);
+  // Per gateway and organization, the instants it answered unpinned from each snapshot: where its current one had reached.
+  const currents = new Map<string, Array<{ at: number; snapshotId: string }>>();
+  for (const request of history.requests)
+    if (request.pin === undefined && request.snapshotId !== undefined && request.answeredAt !== undefined)
+      append(currents, `${request.gateway} ${request.organizationId}`, { at: request.answeredAt, snapshotId: request.snapshotId });
+  const violations = [...suspended.violations];
+  let expired = 0;
+  let expiredRefused = 0;
+  let refused = 0;
+  let behind = 0;
+  let unknown = 0;
+  for (const request of pinned) {
+    const organization = chains.get(request.organizationId);
+    const place = organization?.place.get(request.pin!);
+    if (organization === undefined || place === undefined) {
+      if (request.status === 200 || request.status === 409) unknown++;
+      continue;
+    }
+    const successor = organization.chain[place + 1];
+    if (request.status === 409) {
+      const current = request.snapshotId === undefined ? undefined : organization.place.get(request.snapshotId);
+      if (current === undefined) unknown++;
+      else if (current < place) behind++;
+      else {
+        refused++;
+        const readableUntil = Math.min(...organization.chain.slice(place + 1, current + 1).map((snapshot) => snapshot.publishedAt)) + windowMs;
+        if (current === place) violations.push(`${describeRequest(request)}: 409 naming the pinned snapshot itself as current`);
+        else if (request.answeredAt! < readableUntil - CLOCK_MARGIN_MS)
+          violations.push(`${describeRequest(request)}: refused within the ${windowMs / 1000} s window: readable until ${instant(readableUntil)} (${request.snapshotId} current)`);
+      }
+    }
+    if (successor === undefined || request.sentAt <= successor.publishedAt + windowMs + CLOCK_MARGIN_MS) continue;
+    const knew = (currents.get(`${request.gateway} ${request.organizationId}`) ?? []).find(
+      (answer) => answer.at < request.sentAt && (organization.place.get(answer.snapshotId) ?? -1) > place,
+    );
+    if (knew === undefined) continue;
+    expired++;
+    if (!served(request)) {
+      if (request.status === 409) expiredRefused++;
+      continue;
+    }
+    violations.push(
+      `${describeRequest(request)}: served ${instant(request.sentAt - successor.publishedAt)} after its successor ${successor.snapshotId} was published (at ${instant(successor.publishedAt)}), past the ${windowMs / 1000} s window; ${request.gateway} had answered from ${knew.snapshotId} at ${instant(knew.at)}`,
+    );
+  }
+  const checked = expired + refused + suspended.checked;
+  return {
+    invariant: INVARIANTS.pinWindow,
+    checked,
+    violations,
+    notes: [
+      `${expired} pinned reads past the window (${expiredRefused} × 409), ${refused} × 409 judged against the window, ${suspended.checked} of suspended organizations`,
+      `${behind} × 409 from a gateway behind the pinned snapshot's publish; ${unknown} answers of pins outside the chains read`,
+      ...(suspended.notes ?? []),
+    ],
+    unexercised: [
+      ...(expired === 0 ? ['no pinned read was sent past its window at a gateway that knew a successor'] : []),
+      ...(suspended.checked === 0 ? ["no suspended organization's pinned read was judged"] : []),
+    ],
+  };
 }
 
 /**
@@ -455,6 +554,9 @@ const VACUOUS: Record<string, string> = {
   [INVARIANTS.durables]: 'nothing durable was created',
   [INVARIANTS.verifications]: 'nothing was verified',
   [INVARIANTS.processes]: 'no process was recorded',
+  [INVARIANTS.pinnedCrawls]: 'no pinned read was answered',
+  [INVARIANTS.changeFeed]: 'no /changes answer was compared with the answers',
+  [INVARIANTS.pinWindow]: 'no pinned read was judged against its window or a suspension',
 };
 
 /** The changes the campaign's stream must have made (issue 28, "What to build"), each at least once. */
@@ -477,6 +579,7 @@ export const REQUIRED_CHANGES: ReadonlyArray<Change['kind']> = [
 export function checkExercised(history: History, results: InvariantResult[]): InvariantResult {
   const violations: string[] = [];
   for (const result of results) if (result.checked === 0) violations.push(`${result.invariant}: judged nothing (${VACUOUS[result.invariant] ?? 'no facts'})`);
+  for (const result of results) for (const missing of result.unexercised ?? []) violations.push(`${result.invariant}: ${missing}`);
   if (history.faults.length === 0) violations.push('no fault was applied');
   for (const fault of history.faults) {
     if (fault.healedAt === undefined) violations.push(`${describeFault(fault)} never healed`);
@@ -517,6 +620,9 @@ export function checkAll(history: History): InvariantResult[] {
     checkDurables(history),
     checkVerifications(history),
     checkProcesses(history),
+    checkPinnedCrawls(history),
+    checkChangeFeed(history),
+    checkPinWindow(history),
   ];
   return [...results, checkExercised(history, results)];
 }

@@ -3,7 +3,9 @@
 // route of its organization (scripts/soak/traffic.ts chooses them), the gateways in turn. Now and
 // then a revoked key is tried on purpose. Every request is written down as it went (history.ts
 // RequestRecord); nothing is judged here: the body's ids are traced to their organizations with
-// the platform's id → owner map, for the checkers to read.
+// the platform's id → owner map, for the checkers to read. Every answer's Marquee-Snapshot-Id is
+// kept: an unpinned answer names its gateway's current snapshot, which judges the pins of the
+// sites (sites.ts) that share the rate with this load.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyRing, SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
@@ -14,6 +16,8 @@ import type { RequestRecord } from './history.ts';
 /** A request not answered within this is recorded unanswered (a paused gateway, a black hole). */
 const REQUEST_TIMEOUT_MS = 15_000;
 const REVOKED_PROBE_SHARE = 0.03;
+/** The request and response header naming a snapshot (docs/api.md §10). */
+const SNAPSHOT_ID_HEADER = 'Marquee-Snapshot-Id';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 export interface LoadOptions {
@@ -45,32 +49,53 @@ export async function runLoad(platform: SoakPlatform, ring: KeyRing, options: Lo
   await Promise.all(underWay);
 }
 
-async function send(platform: SoakPlatform, gateway: { name: string; url: string }, key: SoakKey): Promise<RequestRecord> {
-  const organization = platform.organizations[key.organization]!;
+function send(platform: SoakPlatform, gateway: { name: string; url: string }, key: SoakKey): Promise<RequestRecord> {
   const chosen = chooseRequest(platform, key);
+  return sendRecorded(platform, gateway, key, chosen.path, chosen.route).then(({ record }) => record);
+}
+
+/**
+ * One request as the campaign records it, pinned to `pin` when given (docs/api.md §10), and the
+ * body when there was an answer (sites.ts reads more of it). `route`: the soak's name for it
+ * ('organization' makes the profile's id read).
+ */
+export async function sendRecorded(
+  platform: SoakPlatform,
+  gateway: { name: string; url: string },
+  key: SoakKey,
+  path: string,
+  route: string,
+  pin?: string,
+): Promise<{ record: RequestRecord; body: string | undefined }> {
+  const organization = platform.organizations[key.organization]!;
   const record: RequestRecord = {
     gateway: gateway.name,
     keyId: key.id,
     organizationId: organization.id,
-    path: chosen.path,
+    path,
+    ...(pin === undefined ? {} : { pin }),
     sentAt: performance.now(),
     answeredAt: undefined,
     status: undefined,
   };
   try {
-    const response = await fetch(`${gateway.url}${chosen.path}`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const headers: Record<string, string> = { authorization: `Bearer ${key.secret}`, ...(pin === undefined ? {} : { [SNAPSHOT_ID_HEADER]: pin }) };
+    const response = await fetch(`${gateway.url}${path}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const body = await response.text();
     record.answeredAt = performance.now();
     record.status = response.status;
     const etag = response.headers.get('etag');
     const retryAfter = response.headers.get('retry-after');
+    const snapshotId = response.headers.get(SNAPSHOT_ID_HEADER);
     if (etag !== null) record.etag = etag;
     if (retryAfter !== null) record.retryAfter = retryAfter;
-    Object.assign(record, readBody(platform, chosen.route, response.status, body));
+    if (snapshotId !== null) record.snapshotId = snapshotId;
+    Object.assign(record, readBody(platform, route, response.status, body));
+    return { record, body };
   } catch {
     // No answer: refused, reset, or timed out. answeredAt stays undefined.
+    return { record, body: undefined };
   }
-  return record;
 }
 
 /** What the checkers read from a body: an error's code, or the organizations a 200's ids belong to. */

@@ -22,6 +22,12 @@ import { Supervised } from './supervised.ts';
 /** The targets of docs/production.md: a gateway in 256 MB, a builder in 300 MB. */
 const RSS_TARGET_MB = { gateway: 256, builder: 300 } as const;
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
+/**
+ * The gateways' pin window (SNAPSHOT_PIN_SECONDS; 10 minutes by default): short, so that pins the
+ * sites (sites.ts) took expire within a short campaign, and long enough for a site's full turn
+ * (about 25 reads at its pace) to finish in it while its snapshot is replaced.
+ */
+export const PIN_WINDOW_SECONDS = 4;
 
 export interface ChaosWorld {
   /** The campaign's own connection, straight to PostgreSQL (never through a proxy). */
@@ -101,6 +107,7 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
             }
           : {}),
         ...(uses.includes('cdn') ? { SNAPSHOT_CDN_URL: `http://${via(process, 'cdn')}/${bucket.info.bucket}/${PREFIX}` } : {}),
+        ...(process.startsWith('gateway') ? { SNAPSHOT_PIN_SECONDS: String(PIN_WINDOW_SECONDS) } : {}),
       };
     };
     const processes = new Map<string, Supervised>();

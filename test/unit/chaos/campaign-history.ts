@@ -6,7 +6,12 @@
 // (52–53 s), PostgreSQL restarted (70–72 s, the builders only) while gateway-2 is killed
 // (71.4–71.9 s). org-b is suspended and reactivated early; org-c is suspended at 40 s (published
 // at 41 s) and stays so. key-a2 is revoked at 20 s.
-import type { FinalAnswer, History, RequestRecord } from '../../../scripts/chaos/history.ts';
+//
+// Pins (a 6 s window): org-a's snapshot A0 is replaced by A1, published at 25.6 s. A site reads
+// org-a in full pinned to A0 at 4 s; at 40 s it follows /changes?since=A0 at gateway-2 (A1), reads
+// A0 again there (409: its window ended at 31.6 s) and the paths pinned to A1. At 45 s it reads
+// suspended org-c pinned: 403.
+import type { FinalAnswer, History, RequestRecord, SiteRead, SiteTurn } from '../../../scripts/chaos/history.ts';
 
 export const EVENTS = '/api/integration/v1/events';
 export const PROFILE = '/api/integration/v1/organization';
@@ -29,6 +34,79 @@ export function request(gateway: string, keyId: string, organizationId: string, 
   };
 }
 
+export const A0 = '20261201T000000000Z-a0a0a0a0a0a0';
+export const A1 = '20261201T000125600Z-a1a1a1a1a1a1';
+const API = '/api/integration/v1';
+export const PAGE = `${EVENTS}?timing=all&page=1&pageSize=3`;
+
+/** A site's read of org-a with key-a1: pinned to `pin` when given, answered from `snapshotId`. */
+export function siteRead(
+  gateway: string,
+  path: string,
+  sentAt: number,
+  status: number,
+  pin: string | undefined,
+  snapshotId: string | undefined,
+  extra: Partial<SiteRead> = {},
+): SiteRead {
+  return request(gateway, 'key-a1', 'org-a', sentAt, status, {
+    path,
+    ...(pin === undefined ? {} : { pin }),
+    ...(snapshotId === undefined ? {} : { snapshotId }),
+    ...(status === 200 ? { etag: `"${snapshotId === A0 ? 'a0' : 'a1'}${path.replace(API, '').replaceAll('/', '-')}"` } : {}),
+    ...extra,
+  });
+}
+
+/** The full turn pinned to A0, then the incremental one from it to A1. */
+function siteTurns(): SiteTurn[] {
+  const tag = (snapshot: string, path: string) => `"${snapshot === A0 ? 'a0' : 'a1'}${path.replace(API, '').replaceAll('/', '-')}"`;
+  const paths = ['/events', '/events/e1', '/events/e1/sessions', '/speakers', '/team', '/organization'].map((path) => `${API}${path}`);
+  const sessions = '[{"id":"s1"}]';
+  const full: SiteTurn = {
+    id: 1,
+    site: 0,
+    organizationId: 'org-a',
+    kind: 'full',
+    listingRead: siteRead('gateway-1', `${API}/changes`, 4_000, 200, undefined, A0),
+    listing: { snapshotId: A0, since: null, changed: paths.map((path) => ({ path, etag: tag(A0, path) })), removed: [], nextClockChangeAt: undefined, answeredAt: 4_020 },
+    reads: [
+      siteRead('gateway-2', PAGE, 4_100, 200, A0, A0, { etag: '"a0-page-1"', page: { items: [{ id: 'e1', slug: 'gala', name: 'Gala' }], totalCount: 1, hasMore: false } }),
+      siteRead('gateway-1', EVENTS, 4_200, 200, A0, A0),
+      siteRead('gateway-2', `${EVENTS}/e1`, 4_300, 200, A0, A0, { event: { id: 'e1', slug: 'gala', name: 'Gala', sessions } }),
+      siteRead('gateway-1', `${EVENTS}/e1/sessions`, 4_400, 200, A0, A0, { sessions }),
+      siteRead('gateway-2', `${API}/speakers`, 4_500, 200, A0, A0),
+      siteRead('gateway-1', `${API}/team`, 4_600, 200, A0, A0),
+    ],
+    outcome: 'complete',
+  };
+  const incremental: SiteTurn = {
+    id: 2,
+    site: 0,
+    organizationId: 'org-a',
+    kind: 'incremental',
+    basedOn: 1,
+    listingRead: siteRead('gateway-2', `${API}/changes?since=${A0}`, 40_000, 200, undefined, A1),
+    listing: {
+      snapshotId: A1,
+      since: A0,
+      changed: [`${API}/events`, `${API}/events/e1`].map((path) => ({ path, etag: tag(A1, path) })),
+      removed: [],
+      nextClockChangeAt: undefined,
+      answeredAt: 40_020,
+    },
+    reads: [
+      siteRead('gateway-2', `${API}/team`, 40_100, 409, A0, A1, { errorCode: 'SNAPSHOT_NOT_CURRENT' }),
+      siteRead('gateway-1', EVENTS, 40_200, 200, A1, A1),
+      siteRead('gateway-2', `${EVENTS}/e1`, 40_300, 200, A1, A1),
+      // Unchanged since A0: the tag the site holds.
+      siteRead('gateway-1', `${API}/team`, 40_400, 200, A1, A1, { etag: tag(A0, `${API}/team`) }),
+    ],
+    outcome: 'complete',
+  };
+  return [full, incremental];
+}
+
 /** 503 as the gateway answers an outage. */
 export const unavailable = { retryAfter: '5', errorCode: 'SERVICE_UNAVAILABLE' } as const;
 
@@ -42,6 +120,7 @@ export function validHistory(): History {
   const final: FinalAnswer[] = GATEWAYS.flatMap((gateway, index) =>
     expected.map((answer) => ({ gateway, organizationId: answer.organizationId, path: answer.path, status: answer.status, etag: answer.etag, at: 75_000 + index * 100 })),
   );
+  const turns = siteTurns();
   return {
     seed: 28,
     healedAt: 72_000,
@@ -82,6 +161,8 @@ export function validHistory(): History {
       // gateway-2 killed: no answer.
       request('gateway-2', 'key-a1', 'org-a', 71_500, undefined),
       request('gateway-2', 'key-a1', 'org-a', 80_000, 200),
+      ...turns.flatMap((turn) => [turn.listingRead, ...turn.reads]),
+      request('gateway-2', 'key-c1', 'org-c', 45_000, 403, { path: PROFILE, pin: '20261201T000000000Z-c0c0c0c0c0c0', errorCode: 'ORGANIZATION_SUSPENDED' }),
     ],
     changes: [
       { kind: 'key.created', keyId: 'key-a2', organizationId: 'org-a', returnedAt: 1_000 },
@@ -129,6 +210,12 @@ export function validHistory(): History {
       { name: 'gateway-2', pid: 102, peakRssMb: 190, targetRssMb: 256, leftBehind: false },
       { name: 'builder-1', pid: 103, peakRssMb: 200, targetRssMb: 384, leftBehind: false },
       { name: 'builder-2', pid: 104, peakRssMb: 210, targetRssMb: 384, leftBehind: false },
+    ],
+    pinWindowMs: 6_000,
+    turns,
+    snapshots: [
+      { organizationId: 'org-a', snapshotId: A0, previousSnapshotId: null, publishedAt: -100_000 },
+      { organizationId: 'org-a', snapshotId: A1, previousSnapshotId: A0, publishedAt: 25_600 },
     ],
   };
 }

@@ -44,7 +44,10 @@ describe('a campaign that kept every invariant', () => {
     }
     expect(named(results, INVARIANTS.revokedKeys).checked).toBe(1);
     expect(named(results, INVARIANTS.suspendedOrganizations).checked).toBe(5);
-    expect(named(results, INVARIANTS.serverErrors).checked).toBe(16);
+    expect(named(results, INVARIANTS.serverErrors).checked).toBe(29);
+    expect(named(results, INVARIANTS.pinnedCrawls).checked).toBe(10);
+    expect(named(results, INVARIANTS.changeFeed).checked).toBe(11);
+    expect(named(results, INVARIANTS.pinWindow).checked).toBe(3);
     expect(named(results, INVARIANTS.convergence).checked).toBe(8);
     expect(named(results, INVARIANTS.webhooks).checked).toBe(4);
   });
@@ -407,6 +410,9 @@ describe('campaign exercised', () => {
       },
       verifications: [],
       processes: [],
+      pinWindowMs: 6_000,
+      turns: [],
+      snapshots: [],
     };
     const results = checkAll(empty);
     for (const result of results.slice(0, -1)) {
