@@ -40,6 +40,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 7, name: 'records', earlier: [] },
   { number: 8, name: 'webhook-order', earlier: [] },
   { number: 9, name: 'trail-sequence', earlier: [] },
+  { number: 10, name: 'publication-log', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */

@@ -63,6 +63,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 7, name: 'records', recent: true },
       { number: 8, name: 'webhook-order', recent: true },
       { number: 9, name: 'trail-sequence', recent: true },
+      { number: 10, name: 'publication-log', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

@@ -38,6 +38,9 @@ const MARQUEE_RELATIONS = [
   'marquee_audit_trail',
   // 9: the last number the audit trail handed out (records/trail/audit-trail.ts)
   'marquee_audit_trail_counter',
+  // 10: the publication log's leaves and its complete subtrees' hashes (records/publication-log/log-store.ts)
+  'marquee_publication_log',
+  'marquee_publication_log_subtrees',
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',
@@ -100,6 +103,10 @@ describe.each(backends)('migrate on $name', (backend) => {
       'marquee_audit_trail marquee_audit_trail_no_truncate',
       'marquee_audit_trail_counter marquee_audit_trail_counter_no_truncate',
       'marquee_audit_trail_counter marquee_audit_trail_counter_rises',
+      'marquee_publication_log marquee_publication_log_no_change',
+      'marquee_publication_log marquee_publication_log_no_truncate',
+      'marquee_publication_log_subtrees marquee_publication_log_subtrees_no_change',
+      'marquee_publication_log_subtrees marquee_publication_log_subtrees_no_truncate',
     ];
     expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
     const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');

@@ -1,0 +1,174 @@
+// npm run bench:publication-log — the publication log's proofs at 1,000,000 leaves and its appends on
+// PostgreSQL 15.
+//
+// proofs: 1,000,000 synthetic leaves (BENCH_LOG_LEAVES), each a real entry's canonical JSON, their
+//   perfect subtrees built in memory as the store keeps them (one buffer per level); then 1,000
+//   inclusion proofs of random leaves and 1,000 consistency proofs from random older sizes, each
+//   made from the subtrees and checked by RFC 9162's algorithms: the proof file's size in bytes
+//   (records/publication-log/proof-documents.ts) — target ≤ 4 KiB, "a few KB" — and the check's
+//   time, p50 and p95 — target ≤ 5 ms.
+// appends: a log of 100,000 entries (BENCH_LOG_PREFILL) on PostgreSQL, then 500 appends of one
+//   entry (a publish's manifest), one after the other, p50 and p95 — target ≤ 25 ms — and an
+//   inclusion and a consistency proof read from the database, p95.
+import { performance } from 'node:perf_hooks';
+import { openPostgres } from '../records/database/postgres.ts';
+import { leafBytes, logEntry } from '../records/publication-log/log-entry.ts';
+import { databasePublicationLog } from '../records/publication-log/log-store.ts';
+import {
+  consistencyProof,
+  HASH_BYTES,
+  inclusionProof,
+  leafHash,
+  nodeHash,
+  rangeHash,
+  type SubtreeReader,
+  verifyConsistency,
+  verifyInclusion,
+} from '../records/publication-log/merkle.ts';
+import { consistencyProofDocument, inclusionProofDocument, proofDocumentBytes } from '../records/publication-log/proof-documents.ts';
+import { migrateMarquee } from '../records/schema/migrate.ts';
+import { logRecord, logRecords } from '../test/support/publication-log.ts';
+import { startPostgres } from '../test/support/postgres.ts';
+import { reportChecks } from './checks.ts';
+import { machine } from './machine.ts';
+
+const LEAVES = Number(process.env.BENCH_LOG_LEAVES ?? 1_000_000);
+const PREFILL = Number(process.env.BENCH_LOG_PREFILL ?? 100_000);
+const PROOFS = 1000;
+const APPENDS = 500;
+const ORIGIN = 'cdn.example.com/marquee/publication-log';
+const AT = new Date('2026-11-26T12:00:00.000Z');
+
+const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+const ms = (value: number) => `${value.toFixed(3)} ms`;
+/** Deterministic: the same proofs every run. */
+let seed = 12345;
+const random = (below: number) => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return Math.floor((seed / 2 ** 31) * below);
+};
+
+console.log(`bench:publication-log — ${machine()}`);
+const checks: Array<[string, boolean]> = [];
+
+// ---- proofs at a million leaves, in memory ---------------------------------------------------------
+
+let started = performance.now();
+// levels[l] holds the hashes of the perfect subtrees of level l, one after the other.
+const levels: Buffer[] = [Buffer.allocUnsafe(LEAVES * HASH_BYTES)];
+for (let index = 0; index < LEAVES; index++) leafHash(leafBytes(logEntry(logRecord(index), AT))).copy(levels[0]!, index * HASH_BYTES);
+for (let count = Math.floor(LEAVES / 2); count >= 1; count = Math.floor(count / 2)) {
+  const below = levels.at(-1)!;
+  const level = Buffer.allocUnsafe(count * HASH_BYTES);
+  for (let index = 0; index < count; index++) {
+    nodeHash(below.subarray(2 * index * HASH_BYTES, (2 * index + 1) * HASH_BYTES), below.subarray((2 * index + 1) * HASH_BYTES, (2 * index + 2) * HASH_BYTES)).copy(
+      level,
+      index * HASH_BYTES,
+    );
+  }
+  levels.push(level);
+}
+const read: SubtreeReader = (level, index) => {
+  const hashes = levels[level];
+  return hashes === undefined || (index + 1) * HASH_BYTES > hashes.length ? undefined : hashes.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
+};
+const subtreeCount = levels.reduce((sum, level) => sum + level.length / HASH_BYTES, 0);
+console.log(`\n${LEAVES.toLocaleString('en')} leaves and ${subtreeCount.toLocaleString('en')} perfect subtrees built in ${(performance.now() - started).toFixed(0)} ms`);
+
+const root = rangeHash(0, LEAVES, read);
+const inclusionSizes: number[] = [];
+const inclusionHashes: number[] = [];
+const inclusionMake: number[] = [];
+const inclusionCheck: number[] = [];
+for (let run = 0; run < PROOFS; run++) {
+  const index = random(LEAVES);
+  started = performance.now();
+  const proof = inclusionProof(index, LEAVES, read);
+  inclusionMake.push(performance.now() - started);
+  const leaf = leafBytes(logEntry(logRecord(index), AT));
+  inclusionSizes.push(proofDocumentBytes(inclusionProofDocument(ORIGIN, LEAVES, { seq: index, leaf }, proof)).length);
+  inclusionHashes.push(proof.length);
+  started = performance.now();
+  const holds = verifyInclusion(index, LEAVES, leafHash(leaf), proof, root);
+  inclusionCheck.push(performance.now() - started);
+  if (!holds) throw new Error(`the inclusion proof of leaf ${index} does not verify`);
+}
+
+const consistencySizes: number[] = [];
+const consistencyHashes: number[] = [];
+const consistencyMake: number[] = [];
+const consistencyCheck: number[] = [];
+for (let run = 0; run < PROOFS; run++) {
+  const oldSize = 1 + random(LEAVES - 1);
+  const oldRoot = rangeHash(0, oldSize, read);
+  started = performance.now();
+  const proof = consistencyProof(oldSize, LEAVES, read);
+  consistencyMake.push(performance.now() - started);
+  consistencySizes.push(proofDocumentBytes(consistencyProofDocument(ORIGIN, oldSize, LEAVES, proof)).length);
+  consistencyHashes.push(proof.length);
+  started = performance.now();
+  const holds = verifyConsistency(oldSize, LEAVES, oldRoot, root, proof);
+  consistencyCheck.push(performance.now() - started);
+  if (!holds) throw new Error(`the consistency proof from ${oldSize} leaves does not verify`);
+}
+
+const row = (name: string, sizes: number[], hashes: number[], make: number[], check: number[]) =>
+  console.log(
+    `${name.padEnd(12)} file ${Math.max(...sizes)} B max (${Math.max(...hashes)} hashes, ${Math.max(...hashes) * HASH_BYTES} B raw)  ` +
+      `make p50 ${ms(percentile(make, 50))} p95 ${ms(percentile(make, 95))}  check p50 ${ms(percentile(check, 50))} p95 ${ms(percentile(check, 95))}`,
+  );
+console.log(`\nproofs at ${LEAVES.toLocaleString('en')} leaves, ${PROOFS} of each:`);
+row('inclusion', inclusionSizes, inclusionHashes, inclusionMake, inclusionCheck);
+row('consistency', consistencySizes, consistencyHashes, consistencyMake, consistencyCheck);
+checks.push([`an inclusion proof file at ${LEAVES.toLocaleString('en')} leaves ≤ 4 KiB (${Math.max(...inclusionSizes)} B)`, Math.max(...inclusionSizes) <= 4096]);
+checks.push([`a consistency proof file at ${LEAVES.toLocaleString('en')} leaves ≤ 4 KiB (${Math.max(...consistencySizes)} B)`, Math.max(...consistencySizes) <= 4096]);
+checks.push([`an inclusion check p95 ≤ 5 ms (${ms(percentile(inclusionCheck, 95))})`, percentile(inclusionCheck, 95) <= 5]);
+checks.push([`a consistency check p95 ≤ 5 ms (${ms(percentile(consistencyCheck, 95))})`, percentile(consistencyCheck, 95) <= 5]);
+levels.length = 0;
+
+// ---- appends on PostgreSQL -------------------------------------------------------------------------
+
+const postgres = await startPostgres();
+const db = await openPostgres(postgres.url);
+try {
+  await migrateMarquee(db);
+  const log = databasePublicationLog(db);
+  started = performance.now();
+  const BATCH = 2000;
+  for (let from = 0; from < PREFILL; from += BATCH) await log.append(logRecords(from, Math.min(BATCH, PREFILL - from)));
+  console.log(`\nPostgreSQL: ${PREFILL.toLocaleString('en')} entries appended in batches of ${BATCH} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  const appends: number[] = [];
+  for (let run = 0; run < APPENDS; run++) {
+    const record = logRecord(PREFILL + run);
+    started = performance.now();
+    await log.append([record]);
+    appends.push(performance.now() - started);
+  }
+  const size = await log.size();
+  const inclusionReads: number[] = [];
+  const consistencyReads: number[] = [];
+  for (let run = 0; run < 100; run++) {
+    started = performance.now();
+    await log.inclusionProof(random(size), size);
+    inclusionReads.push(performance.now() - started);
+    started = performance.now();
+    await log.consistencyProof(1 + random(size - 1), size);
+    consistencyReads.push(performance.now() - started);
+  }
+  console.log(
+    `append of one entry at ${PREFILL.toLocaleString('en')}+ entries, ${APPENDS} one after the other: p50 ${ms(percentile(appends, 50))}, p95 ${ms(percentile(appends, 95))}, max ${ms(Math.max(...appends))}`,
+  );
+  console.log(
+    `proof read from the database at ${size.toLocaleString('en')} entries, p95: inclusion ${ms(percentile(inclusionReads, 95))}, consistency ${ms(percentile(consistencyReads, 95))}`,
+  );
+  checks.push([`an append's p95 on PostgreSQL ≤ 25 ms (${ms(percentile(appends, 95))})`, percentile(appends, 95) <= 25]);
+} finally {
+  await db.close();
+  await postgres.stop();
+}
+
+reportChecks(checks);
