@@ -13,6 +13,7 @@ import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';
 import type { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { instantOfName } from '../snapshot/layout.ts';
 
 /** An event's resources served byte for byte as the builder stored them. */
 type EventPartKind = Exclude<EventResourceKind, ClockDependentKind>;
@@ -35,10 +36,13 @@ export interface Reading {
   snapshotId: string | undefined;
 }
 
+/** How far ahead of this gateway's clock a builder's may be: a pin dated later names no snapshot yet. */
+const CLOCK_SKEW_MS = 5_000;
+
 export class OrganizationResources {
   constructor(
-    /** The current snapshots, or one fixed historical snapshot (gateway/as-of.ts). */
-    private readonly snapshots: Pick<CurrentSnapshots, 'get'>,
+    /** The current snapshots, or one fixed historical snapshot (gateway/as-of.ts), which has no newer one to read. */
+    private readonly snapshots: Pick<CurrentSnapshots, 'get'> & Partial<Pick<CurrentSnapshots, 'reread'>>,
     private readonly objects: ObjectCache,
     private readonly views: EventViews,
     /** Snapshots a request may pin, and earlier manifests by id (GET /changes). */
@@ -110,11 +114,38 @@ export class OrganizationResources {
         return current;
       }
       return after(this.pinned.resolve(reading.organizationId, current, pin, reading.now), (manifest) => {
-        if (manifest === undefined) throw snapshotNotCurrent(current.snapshotId);
-        reading.snapshotId = manifest.snapshotId;
-        return manifest;
+        if (manifest !== undefined) return this.answeredFrom(reading, manifest);
+        if (!this.mayBeNewer(pin, current, reading.now)) throw snapshotNotCurrent(current.snapshotId);
+        return this.fromReread(reading, pin);
       });
     });
+  }
+
+  private answeredFrom(reading: Reading, manifest: ManifestView): ManifestView {
+    reading.snapshotId = manifest.snapshotId;
+    return manifest;
+  }
+
+  /**
+   * A pin newer than the snapshot held, and not from the future: another gateway may have served
+   * it first, while this one's pointer is still less than a second old. Ids sort as their instants.
+   */
+  private mayBeNewer(pin: string, current: ManifestView, now: number): boolean {
+    if (this.snapshots.reread === undefined || pin <= current.snapshotId) return false;
+    const at = instantOfName(pin);
+    return at !== undefined && at.getTime() <= now + CLOCK_SKEW_MS;
+  }
+
+  /** The pin resolved against the pointer read again: the organization's state is judged anew too. */
+  private async fromReread(reading: Reading, pin: string): Promise<ManifestView> {
+    const snapshot = await this.snapshots.reread!(reading.organizationId);
+    if (!snapshot) throw nothingPublished();
+    if (snapshot.state !== 'active') throw organizationSuspended();
+    const current = snapshot.manifest;
+    if (!current) throw nothingPublished();
+    const manifest = await this.pinned.resolve(reading.organizationId, current, pin, reading.now);
+    if (manifest === undefined) throw snapshotNotCurrent(current.snapshotId);
+    return this.answeredFrom(reading, manifest);
   }
 
   private eventId(manifest: ManifestView, idOrSlug: string): string {

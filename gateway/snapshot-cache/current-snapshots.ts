@@ -42,6 +42,8 @@ interface Entry {
   /** Bumped by every notification, so that a read that began before one does not count as fresh. */
   generation: number;
   refreshing: Promise<void> | undefined;
+  /** Monotonic milliseconds of the last read a pin asked for (reread). */
+  rereadAt: number;
 }
 
 export interface CurrentSnapshotsOptions {
@@ -104,7 +106,7 @@ export class CurrentSnapshots {
   get(orgId: string): OrganizationSnapshot | undefined | Promise<OrganizationSnapshot | undefined> {
     let entry = this.entries.get(orgId);
     if (!entry) {
-      entry = { snapshot: undefined, version: undefined, loaded: false, failing: false, checkedAt: -Infinity, generation: 0, refreshing: undefined };
+      entry = { snapshot: undefined, version: undefined, loaded: false, failing: false, checkedAt: -Infinity, generation: 0, refreshing: undefined, rereadAt: -Infinity };
       this.entries.set(orgId, entry);
     }
     if (this.isFresh(entry)) return entry.snapshot;
@@ -156,6 +158,24 @@ export class CurrentSnapshots {
   /** Hits, misses, evictions and bytes, for /metrics. */
   get stats(): CacheStats {
     return this.entries;
+  }
+
+  /**
+   * The pointer read again now, for a request pinned to a snapshot newer than the one held: another
+   * gateway served it first, within this one's maxAgeMs. A read under way is joined rather than
+   * doubled, and reads asked for this way come at most once per REREAD_MS per organization, so pins
+   * that name no real snapshot cannot turn every request into a store read.
+   */
+  async reread(orgId: string): Promise<OrganizationSnapshot | undefined> {
+    const entry = this.entries.peek(orgId);
+    if (entry === undefined || !entry.loaded || entry.failing || !this.backoff.mayReread()) return entry?.snapshot;
+    if (entry.refreshing === undefined && this.now() - entry.rereadAt >= REREAD_MS) {
+      entry.rereadAt = this.now();
+      await this.refresh(orgId, entry);
+    } else {
+      await entry.refreshing;
+    }
+    return entry.snapshot;
   }
 
   /** A build published for this organization (snapshot/notifications.ts): re-read now. */
@@ -243,3 +263,5 @@ function weighSnapshotEntry(entry: Entry, orgId: string): number {
 }
 
 const ENTRY_BYTES = 600;
+/** The least time between two reads of one organization's pointer asked for by pins newer than the snapshot held. */
+const REREAD_MS = 50;

@@ -131,6 +131,28 @@ describe('a pinned read', () => {
     expect(never.json<{ currentSnapshotId: string }>().currentSnapshotId).toBe(second);
   });
 
+  it('names a snapshot published after the gateway last read the pointer (another gateway served it first): answered from it, not 409', async () => {
+    const other = new PlatformFixture({ id: fixtureUuid(9_002), name: 'Read elsewhere first', slug: 'read-elsewhere-first' });
+    const older = (await publishFixture(harness.store, other, { now: at(NOW - 3 * MINUTE) })).snapshotId!;
+    const otherKey = await harness.keyFor(other.organization.id);
+    const read = (headers: Record<string, string> = {}) => harness.call(`${API}/organization`, { key: otherKey, headers });
+    expect((await read()).headers['marquee-snapshot-id']).toBe(older);
+    // Published and not announced: this gateway holds `older` as current for up to a second more.
+    other.organization.name = 'Read elsewhere first, renamed';
+    const newer = (await publishFixture(harness.store, other, { now: at(NOW - 2 * MINUTE) })).snapshotId!;
+    const pinned = await read({ [PIN]: newer });
+    expect({ status: pinned.status, snapshot: pinned.headers['marquee-snapshot-id'], name: pinned.json<Organization>().name }).toEqual({
+      status: 200,
+      snapshot: newer,
+      name: 'Read elsewhere first, renamed',
+    });
+    // A later id that names nothing yet, or one dated in the future, is still 409 naming the current snapshot.
+    for (const bogus of [`${newer.slice(0, 20)}000000000000`, '20990101T000000000Z-0123456789ab']) {
+      const refused = await read({ [PIN]: bogus });
+      expect({ status: refused.status, snapshot: refused.headers['marquee-snapshot-id'] }).toEqual({ status: 409, snapshot: newer });
+    }
+  });
+
   it('that cannot name a snapshot is 400 BAD_REQUEST', async () => {
     const malformed = await call('/organization', { [PIN]: 'yesterday' });
     expect(malformed.status).toBe(400);
