@@ -51,11 +51,14 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .action(async (path: string, options: { org: string; at: Date; evidence?: boolean }) => (await commands()).showCommand(config(), { ...options, path }));
   program
     .command('verify')
-    .description("check an organization's history from the current pointer back: every manifest's hash, signature and link, every object's hash; exit 1 at the first break")
+    .description(
+      "check an organization's history from the current pointer back: every manifest's hash, signature, link and contentHash, every object's hash, and that an organization the platform database records as built into the store has a history there; exit 1 at the first break, or when the store is missing, unreadable or empty",
+    )
     .option('--org <id|slug>', 'the organization')
-    .option('--all', 'every organization in the store')
+    .option('--all', 'every organization in the store and every one the platform database knows')
+    .option('--store-only', 'check the store alone, without the platform database: an organization whose whole history was removed is not seen')
     .option('--json', 'print the result as JSON')
-    .action(async (options: { org?: string; all?: boolean; json?: boolean }) => {
+    .action(async (options: { org?: string; all?: boolean; storeOnly?: boolean; json?: boolean }) => {
       if ((options.org === undefined) === (options.all !== true)) throw new UsageError('give either --org ID|SLUG or --all');
       return (await commands()).verifyCommand(config(), options);
     });
@@ -78,8 +81,11 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
 
   program
     .command('audit')
-    .description("scan every published object for other addresses, other organizations' ids and slugs, orphans and missing or corrupt objects; exit 1 on findings")
+    .description(
+      "scan every published object for other addresses, other organizations' ids and slugs, orphans and missing or corrupt objects, and check the history as verify does; exit 1 on findings, or when the store is missing, unreadable or empty",
+    )
     .option('--grace-minutes <n>', 'unreferenced objects younger than this are not orphans yet (a build may be publishing them)', minutes, DEFAULT_GRACE_MINUTES)
+    .option('--store-only', 'check the store alone, without the platform database: an organization whose whole history was removed is not seen')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { graceMinutes: number; json?: boolean }) => (await commands()).auditCommand(config(), options));
+    .action(async (options: { graceMinutes: number; storeOnly?: boolean; json?: boolean }) => (await commands()).auditCommand(config(), options));
 }

@@ -3,15 +3,20 @@ import { auditStore } from '../../builder/history/audit.ts';
 import { diffLines } from '../../builder/history/diff-text.ts';
 import { diffJson, historyJson, snapshotOperations } from '../../admin/snapshot-admin.ts';
 import { answerAsOf } from '../../gateway/as-of.ts';
-import { OperatorError } from '../../runtime/errors.ts';
+import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
-import { describeVerification, verifyStore } from '../../builder/history/verify-history.ts';
+import { assertStoreReadable, describeVerification, type Expectations, type OrganizationVerification, verifyInStore, verifyStore } from '../../builder/history/verify-history.ts';
+import { databaseExpectations } from '../../builder/history/expected-publications.ts';
+import { findOrganization } from '../../builder/platform/organizations.ts';
+import { isUuid } from '../../snapshot/layout.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
 import { resolve } from 'node:path';
 import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
-import { organizationId } from '../services.ts';
+import { openDatabase, organizationId } from '../services.ts';
+import type { SqlClient } from '../../records/database/sql.ts';
 
 export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
@@ -108,29 +113,91 @@ export async function showCommand(config: Config, options: { org: string; at: Da
   }
 }
 
-export async function auditCommand(config: Config, options: { graceMinutes: number; json?: boolean }): Promise<void> {
-  const report = await auditStore(config.snapshotStore.open(), { graceMinutes: options.graceMinutes });
+export async function auditCommand(config: Config, options: { graceMinutes: number; storeOnly?: boolean; json?: boolean }): Promise<void> {
+  const store = config.snapshotStore.open();
+  await assertStoreReadable(store);
+  const { expected, against } = await expectationsOf(config, store, options);
+  const report = await auditStore(store, { graceMinutes: options.graceMinutes, ...(expected ? { expected } : {}) });
   if (options.json) printJson(report);
   else {
     for (const f of report.findings) line(`${f.organizationId} ${f.kind}${f.path ? ` ${f.path}` : ''}${f.object ? ` ${f.object}` : ''}: ${f.detail}`);
-    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${config.snapshotStore.description}`);
+    line(`${report.organizations} organizations, ${report.objects} objects: ${report.findings.length} findings in ${store.description}; checked against ${against}`);
   }
   if (report.findings.length > 0) process.exitCode = 1;
 }
 
-export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; json?: boolean }): Promise<void> {
+/**
+ * What verify and audit check the store against: what the platform database says must be in it
+ * (builder/history/expected-publications.ts), and with --org, the organization it names. With
+ * --store-only, the store alone (an auditor who holds only the store): an organization whose
+ * history was removed whole then reads as one never published, which `against` says.
+ */
+async function expectationsOf(
+  config: Config,
+  store: SnapshotStore,
+  options: { org?: string | undefined; storeOnly?: boolean | undefined },
+): Promise<{ expected: Expectations | undefined; orgId: string | undefined; against: string }> {
+  if (options.storeOnly) {
+    const orgId = options.org === undefined ? undefined : await organizationId(config, options.org);
+    return { expected: undefined, orgId, against: 'the store alone (--store-only): a history removed whole reads as nothing published' };
+  }
+  let db: SqlClient;
+  try {
+    db = await openDatabase(config);
+  } catch (error) {
+    throw new OperatorError(
+      `${describeError(error)}; the platform database says which organizations must have a history in the store: give --store-only to check the store alone`,
+      {
+        cause: error,
+        exitCode: error instanceof OperatorError ? error.exitCode : undefined,
+      },
+    );
+  }
+  try {
+    // An id is not looked up: an organization the platform deleted keeps its history.
+    const orgId = options.org === undefined ? undefined : isUuid(options.org) ? options.org.toLowerCase() : (await findOrganization(db, options.org)).id;
+    const expected = await databaseExpectations(db, store.description, orgId);
+    return { expected, orgId, against: `the platform database ${db.description}: every organization it knows, and those it records as built into this store` };
+  } finally {
+    await db.close();
+  }
+}
+
+export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; storeOnly?: boolean; json?: boolean }): Promise<void> {
   const store = config.snapshotStore.open();
-  const verifications = options.all ? (await verifyStore(store)).organizations : [await snapshots(config).verify(options.org!)];
+  // The store first: pointed at the wrong MARQUEE_HOME, it is what the operator must hear of.
+  await assertStoreReadable(store);
+  const { expected, orgId, against } = await expectationsOf(config, store, options);
+  const verifications = options.all ? (await verifyStore(store, expected)).organizations : [await verifyInStore(store, orgId!, expected?.get(orgId!) ?? [])];
   const ok = verifications.every((verification) => verification.ok);
-  if (options.json) printJson({ ok, organizations: verifications.map(({ verified: _verified, ...rest }) => rest) });
-  else {
-    for (const verification of verifications) if (!options.all || !verification.ok) line(describeVerification(verification));
-    if (options.all)
-      line(
-        `${verifications.length} organizations: ${verifications.filter((v) => v.ok).length} verified, ${verifications.filter((v) => !v.ok).length} broken in ${store.description}`,
-      );
+  if (options.json) {
+    printJson({ ok, store: store.description, against, organizations: verifications.map(({ verified: _verified, ...rest }) => rest) });
+  } else {
+    for (const verification of verifications) {
+      if (options.all && verification.ok) continue;
+      const unpublished = neverPublished(verification) ? (expected ? ' (the platform database records no build of it into this store)' : ` (checked against ${against})`) : '';
+      line(`${describeVerification(verification)}${unpublished}`);
+    }
+    if (options.all) line(`${summary(verifications)} in ${store.description}; checked against ${against}`);
   }
   if (!ok) process.exitCode = 1;
+}
+
+/** Holds, with nothing of it in the store: never published into it, as far as what it was checked against says. */
+const neverPublished = (verification: OrganizationVerification) =>
+  verification.ok && verification.head === null && verification.beginning === 'empty' && verification.stateRecords === 0;
+
+/** "5 organizations: 3 verified, 1 never published, 1 broken (history-missing: 1)": the breaks counted by kind. */
+function summary(verifications: readonly OrganizationVerification[]): string {
+  const never = verifications.filter(neverPublished).length;
+  const broken = new Map<string, number>();
+  for (const { break: found } of verifications) if (found !== undefined) broken.set(found.kind, (broken.get(found.kind) ?? 0) + 1);
+  const brokenCount = verifications.filter((verification) => !verification.ok).length;
+  const kinds = [...broken].map(([kind, count]) => `${kind}: ${count}`).join(', ');
+  return (
+    `${verifications.length} organizations: ${verifications.filter((verification) => verification.ok).length - never} verified, ` +
+    `${never === 0 ? '' : `${never} never published, `}${brokenCount} broken${brokenCount === 0 ? '' : ` (${kinds})`}`
+  );
 }
 
 export async function signingKeyCreateCommand(file: string): Promise<void> {

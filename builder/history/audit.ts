@@ -3,7 +3,11 @@
 // (docs/api.md §1): e-mail addresses other than the organization's own contact address, ids and
 // slugs of other organizations; and what breaks content addressing: objects no manifest names,
 // manifests naming objects that are missing, objects whose bytes do not hash to their name; and
-// state records (snapshot/state-records.ts) that are not what their name says.
+// state records (snapshot/state-records.ts) that are not what their name says. The history's own
+// evidence is checked as `verify` checks it, with the same expectations (what the platform database
+// says was published into the store) and the same refusals of a store that is missing, cannot be
+// read or holds nothing: an organization whose history was removed whole is a finding of its own
+// kind, 'missing-history', as are its other breaks, 'broken-history'.
 //
 // Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
 // manifests and /organization resources into an index; `storeIndex` joins those indexes once;
@@ -13,13 +17,13 @@
 import { sha256Hex } from '../../snapshot/hash.ts';
 import { manifestKey, objectKey, objectPrefix, pointerKey, stateRecordPrefix } from '../../snapshot/layout.ts';
 import type { Manifest } from '../../snapshot/manifest.ts';
-import { listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
+import { listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { resourceAt, resourcePath } from '../../snapshot/resource-catalog.ts';
 import { parseStateRecord, stateMarkOf } from '../../snapshot/state-records.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { mapConcurrently } from '../concurrently.ts';
 import { DEFAULT_GRACE_MINUTES } from '../retention.ts';
-import { SigningKeys, verifyOrganization } from './verify-history.ts';
+import { type Expectations, SigningKeys, storeOrganizations, verifyOrganization } from './verify-history.ts';
 
 /** Organizations indexed at once, and objects read at once within one. */
 const ORGANIZATIONS_AT_ONCE = 4;
@@ -34,7 +38,9 @@ type FindingKind =
   | 'corrupt-object'
   | 'broken-snapshot'
   | 'broken-state-record'
-  | 'broken-history';
+  | 'broken-history'
+  /** The store holds no pointer and no manifest of an organization that was published into it (verify's 'history-missing'). */
+  | 'missing-history';
 
 interface AuditFinding {
   organizationId: string;
@@ -56,6 +62,8 @@ export interface AuditOptions {
   /** Unreferenced objects younger than this are not orphans yet: a build may be publishing them. */
   graceMinutes?: number;
   now?: Date;
+  /** What records outside the store say must be in it (verify-history.ts): its organizations are audited too. */
+  expected?: Expectations;
 }
 
 /** What the audit knows of one organization before it reads its objects. */
@@ -77,7 +85,10 @@ interface OrganizationIndex {
 export async function auditStore(store: SnapshotStore, options: AuditOptions = {}): Promise<AuditReport> {
   const graceMinutes = options.graceMinutes ?? DEFAULT_GRACE_MINUTES;
   const cutoff = new Date((options.now ?? new Date()).getTime() - graceMinutes * 60_000);
-  const indexes = await mapConcurrently(await listOrganizationIds(store), ORGANIZATIONS_AT_ONCE, (orgId) => indexOrganization(store, orgId));
+  const expected = options.expected ?? new Map();
+  const inStore = await storeOrganizations(store, expected);
+  const ids = [...new Set([...inStore, ...expected.keys()])].sort();
+  const indexes = await mapConcurrently(ids, ORGANIZATIONS_AT_ONCE, (orgId) => indexOrganization(store, orgId));
   const all = storeIndex(indexes);
   const report: AuditReport = { organizations: indexes.length, objects: 0, findings: [] };
   for (const index of indexes) {
@@ -95,12 +106,16 @@ export async function auditStore(store: SnapshotStore, options: AuditOptions = {
   // The history's own evidence, checked as `verify` checks it: an edited or removed past manifest,
   // a forged signature, a pointer moved back.
   const keys = new SigningKeys(store);
-  const verifications = await mapConcurrently(indexes, ORGANIZATIONS_AT_ONCE, (index) => verifyOrganization(store, index.id, keys));
+  const verifications = await mapConcurrently(indexes, ORGANIZATIONS_AT_ONCE, (index) => verifyOrganization(store, index.id, keys, expected.get(index.id)));
   for (const verification of verifications) {
     // Missing and edited objects are reported above, each with its path.
     if (verification.break === undefined || verification.break.kind === 'object-missing' || verification.break.kind === 'object-edited') continue;
     const { snapshotId, kind, detail } = verification.break;
-    report.findings.push({ organizationId: verification.organizationId, kind: 'broken-history', detail: `${snapshotId} (${kind}): ${detail}` });
+    report.findings.push({
+      organizationId: verification.organizationId,
+      kind: kind === 'history-missing' ? 'missing-history' : 'broken-history',
+      detail: `${snapshotId} (${kind}): ${detail}`,
+    });
   }
   return report;
 }

@@ -1,18 +1,29 @@
 // `marquee verify`: is an organization's history what its builders published? (docs/design.md
 // "History as evidence"). From the current pointer back, every manifest's hash (the pointer, then
 // each manifest's `previous`, names the bytes of the one before), its signature by a published
-// signing key, its link, and every object it names; then that no manifest stands outside the chain
-// (a pointer moved back to an older snapshot leaves the newer ones behind it), and the state
-// records' own chain. The first break is named by snapshot id, or by state record, with what is
-// wrong. Where the chain ends says why: at its first snapshot, where retention pruned it (the
-// manifest before the oldest one kept is gone, and nothing older is there), or where history from
-// before signing begins (manifests without `previous`: the chain starts at the first signed one).
+// signing key, its link, its `contentHash` (recomputed from its resources and slugs, as publish
+// computes it), and every object it names; then that no manifest stands outside the chain (a
+// pointer moved back to an older snapshot leaves the newer ones behind it), and the state records'
+// own chain. The first break is named by snapshot id, or by state record, with what is wrong.
+// Where the chain ends says why: at its first snapshot, where retention pruned it (the manifest
+// before the oldest one kept is gone, and nothing older is there), or where history from before
+// signing begins (manifests without `previous`: the chain starts at the first signed one).
 //
-// Exports: `verifyOrganization(store, orgId, keys?)`, `verifyStore(store)`, `SigningKeys`, and
-// `trustsSnapshot(verification, snapshotId)`, what `show --at` and the as-of answers ask.
+// The store alone cannot show what was removed whole: an organization's deleted prefix looks like
+// an organization never published. So verify also takes what a record outside the store says must
+// be in it (`Expectation`, per organization): today the platform database's built versions
+// (builder/history/expected-publications.ts), which know that an organization was published into
+// this store, not what; a source that knows each publication adds its snapshots, and each must then
+// be on the verified chain. A store that is missing, cannot be read or holds nothing is refused,
+// never verified as "0 organizations".
+//
+// Exports: `verifyOrganization(store, orgId, keys?, expectations?)`, `verifyStore(store, expected?)`,
+// `verifyInStore(store, orgId, expected?)`, `storeOrganizations(store)`, `assertStoreReadable(store)`,
+// `SigningKeys`, and `trustsSnapshot(verification, snapshotId)`, what `show --at` and the as-of answers ask.
+import { describeError, OperatorError } from '../../runtime/errors.ts';
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey } from '../../snapshot/layout.ts';
-import type { Manifest } from '../../snapshot/manifest.ts';
+import { instantOfName, manifestKey, objectKey, ORGS_PREFIX } from '../../snapshot/layout.ts';
+import { contentHashOf, type Manifest } from '../../snapshot/manifest.ts';
 import { type ListableSource, listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { parseSigningKeyRecord, type Signature, SIGNING_KEYS_PREFIX, signatureHolds, signingKeyRecordKey } from '../../snapshot/signing.ts';
 import { listStateMarks } from '../../snapshot/state-records.ts';
@@ -33,7 +44,32 @@ type BreakKind =
   | 'pointer-moved-back'
   | 'outside-chain'
   | 'state-record-edited'
-  | 'state-record-missing';
+  | 'state-record-missing'
+  /** Its `contentHash` is not the hash of its own resources and slugs: they were edited, and the manifest signed again. */
+  | 'content-hash-mismatch'
+  /** A record outside the store says the organization was published into it, and the store holds no pointer and no manifest of it. */
+  | 'history-missing'
+  /** A record outside the store names a snapshot published into it that is not on the verified chain. */
+  | 'publication-missing';
+
+/**
+ * What a record outside the store says must be in it for one organization. The platform
+ * database's built versions say only that something was published (no `snapshot`); a source that
+ * knows every publication (a publication log) names each snapshot with its manifest's hash.
+ */
+export interface Expectation {
+  /** Who says so and what, for the break's detail: "the platform database records a build of it into this store (…)". */
+  says: string;
+  /** A manifest published into the store and not removed since (retention's removals are the source's to leave out), and the SHA-256 of its bytes. */
+  snapshot?: { snapshotId: string; manifestHash: string };
+}
+
+/**
+ * Organization id → what must be in the store for it. Its keys are every organization the
+ * record knows: one with no expectation is known and was never published into this store, and is
+ * verified all the same (whatever the store holds of it must hold).
+ */
+export type Expectations = ReadonlyMap<string, readonly Expectation[]>;
 
 interface HistoryBreak {
   /** The snapshot (or state record, `states/{name}`) where the history stops holding. */
@@ -139,7 +175,16 @@ async function signatureProblem(document: Signed, keys: SigningKeys): Promise<{ 
 
 const OBJECTS_AT_ONCE = 16;
 
-export async function verifyOrganization(store: ListableSource, orgId: string, keys = new SigningKeys(store)): Promise<OrganizationVerification> {
+/**
+ * One organization's history in the store. `expectations`: what records outside the store say must be
+ * in it (Expectation); with none, what the store holds is checked and nothing else.
+ */
+export async function verifyOrganization(
+  store: ListableSource,
+  orgId: string,
+  keys = new SigningKeys(store),
+  expectations: readonly Expectation[] = [],
+): Promise<OrganizationVerification> {
   const result: OrganizationVerification = {
     organizationId: orgId,
     ok: true,
@@ -175,9 +220,15 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
       return fail('current', 'pointer-malformed', (error as Error).message);
     }
   }
+  // Nothing the API could serve, yet something was published: not an organization never built,
+  // whose store holds nothing either, but one whose history was removed (its prefix deleted).
+  if (pointerBytes === undefined && ids.length === 0 && expectations.length > 0) {
+    return fail('current', 'history-missing', `the store holds no pointer and no manifest of it, yet ${expectations[0]!.says}: its history is missing from the store`);
+  }
 
   const checkedObjects = new Set<string>();
-  const chain = new Set<string>();
+  /** Snapshot id → its manifest's hash, for each manifest on the chain. */
+  const chain = new Map<string, string>();
   /** Manifests that a later one on the chain names as written by a publish that never became current, with their hashes. */
   const superseded = new Map<string, string>();
   let child: string | undefined;
@@ -229,6 +280,16 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
     else if (signature !== undefined) return fail(id, signature.kind, signature.detail);
     // Vouched for only by a signed manifest: unsigned, anyone could have written it.
     if (signature === undefined) for (const left of manifest.supersedes ?? []) superseded.set(left.snapshotId, left.hash);
+    // A signature holds for whoever published the key it names: a forger who edits `resources`
+    // and signs again with a key record of their own is caught here if they keep the old
+    // `contentHash` (publish computes it so, builder/publish.ts). One who recomputes it is not.
+    const contentHash = contentHashOf(manifest.resources ?? {}, manifest.slugs ?? {});
+    if (manifest.contentHash !== contentHash)
+      return fail(
+        id,
+        'content-hash-mismatch',
+        `its contentHash ${manifest.contentHash} is not ${contentHash}, the hash of its resources and slugs: they were edited after it was published`,
+      );
 
     const hashes = [...new Set(Object.values(manifest.resources ?? {}))].filter((object) => !checkedObjects.has(object));
     const objectProblems = await mapConcurrently(hashes, OBJECTS_AT_ONCE, async (object) => {
@@ -244,7 +305,7 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
     }
     for (const object of hashes) checkedObjects.add(object);
 
-    chain.add(id);
+    chain.set(id, hash);
     result.verified.push(id);
     result.snapshots += 1;
     result.firstSnapshotId = id;
@@ -284,9 +345,39 @@ export async function verifyOrganization(store: ListableSource, orgId: string, k
     return fail(other, 'outside-chain', 'it is not on the chain from the current snapshot back: forged, or left by a publish that never became current');
   }
 
+  const expectationBreak = unmetExpectation(expectations, chain, listed, result);
+  if (expectationBreak !== undefined) return fail(expectationBreak.snapshotId, expectationBreak.kind, expectationBreak.detail);
+
   const stateBreak = await verifyStateRecords(store, orgId, keys, result);
   if (stateBreak !== undefined) return fail(stateBreak.snapshotId, stateBreak.kind, stateBreak.detail);
   return result;
+}
+
+/**
+ * The first expected snapshot the verified history does not hold: every one must be on the chain
+ * with its hash, or a publish that never became current that a later manifest vouches for, or in
+ * the store from before signing, older than where the chain begins. A snapshot retention removed
+ * is not expected: the source says so (a publication log records removals).
+ */
+function unmetExpectation(
+  expectations: readonly Expectation[],
+  chain: ReadonlyMap<string, string>,
+  listed: ReadonlySet<string>,
+  result: OrganizationVerification,
+): HistoryBreak | undefined {
+  for (const { says, snapshot } of expectations) {
+    if (snapshot === undefined) continue;
+    const hash = chain.get(snapshot.snapshotId);
+    if (hash !== undefined) {
+      if (hash === snapshot.manifestHash) continue;
+      return { snapshotId: snapshot.snapshotId, kind: 'manifest-edited', detail: `its bytes hash to ${hash}, not to ${snapshot.manifestHash} as ${says}` };
+    }
+    if (result.neverCurrent.includes(snapshot.snapshotId)) continue;
+    const beforeSigning = result.beginning === 'unsigned' && result.unsignedBefore !== undefined && snapshot.snapshotId <= result.unsignedBefore;
+    if (beforeSigning && listed.has(snapshot.snapshotId)) continue;
+    return { snapshotId: snapshot.snapshotId, kind: 'publication-missing', detail: `${says}, and it is not on the verified chain from the current snapshot back: it was removed` };
+  }
+  return undefined;
 }
 
 /** The state records' chain, oldest first: each names the previous record's hash and is signed. */
@@ -330,11 +421,79 @@ export interface StoreVerification {
 
 const ORGANIZATIONS_AT_ONCE = 8;
 
-/** Every organization in the store. */
-export async function verifyStore(store: SnapshotStore): Promise<StoreVerification> {
+/**
+ * Every organization in the store, and every one `expected` knows (the platform database's
+ * organizations, deleted ones in the store kept), each with what is expected of it. Refuses a
+ * store that is missing, cannot be read or holds nothing (UnverifiableStoreError).
+ */
+export async function verifyStore(store: SnapshotStore, expected: Expectations = new Map()): Promise<StoreVerification> {
+  const inStore = await storeOrganizations(store, expected);
   const keys = new SigningKeys(store);
-  const organizations = await mapConcurrently(await listOrganizationIds(store), ORGANIZATIONS_AT_ONCE, (orgId) => verifyOrganization(store, orgId, keys));
+  const ids = [...new Set([...inStore, ...expected.keys()])].sort();
+  const organizations = await mapConcurrently(ids, ORGANIZATIONS_AT_ONCE, (orgId) => verifyOrganization(store, orgId, keys, expected.get(orgId)));
   return { ok: organizations.every((organization) => organization.ok), organizations };
+}
+
+/**
+ * One organization, after the refusals verifyStore makes: a store that is missing or cannot be
+ * read, or one that holds nothing of any organization (asked only when it holds nothing of this one).
+ */
+export async function verifyInStore(store: SnapshotStore, orgId: string, expected: readonly Expectation[] = []): Promise<OrganizationVerification> {
+  await assertStoreReadable(store);
+  const verification = await verifyOrganization(store, orgId, new SigningKeys(store), expected);
+  if ((verification.ok && verification.beginning === 'empty' && verification.stateRecords === 0) || verification.break?.kind === 'history-missing') {
+    await storeOrganizations(store, new Map([[orgId, expected]]));
+  }
+  return verification;
+}
+
+/**
+ * A store verify and audit refuse to check: it is not there, cannot be read, or holds no
+ * organization's history. Each would otherwise read as nothing published (every key absent), and
+ * "0 organizations: 0 verified, 0 broken" is no verdict: SNAPSHOT_STORE (MARQUEE_HOME) is likely
+ * not the store builders publish into.
+ */
+class UnverifiableStoreError extends OperatorError {
+  override name = 'UnverifiableStoreError';
+}
+
+const STORE_HINT = 'is SNAPSHOT_STORE (MARQUEE_HOME/snapshots by default) the store builders publish into?';
+
+/** Rejects, naming the store, when it is not there or cannot be read; one small listing (the signing keys) proves it can. */
+export async function assertStoreReadable(store: SnapshotStore): Promise<void> {
+  try {
+    await store.assertExists?.();
+    await store.list(SIGNING_KEYS_PREFIX);
+  } catch (error) {
+    const reason = describeError(error);
+    const what = reason.includes(store.description) ? reason : `${store.description} cannot be read: ${reason}`;
+    throw new UnverifiableStoreError(`${what}; ${STORE_HINT}`, { cause: error });
+  }
+}
+
+/**
+ * The organizations with anything in the store; refuses (UnverifiableStoreError) a store that is
+ * missing, cannot be read, or holds no organization's history, saying how many organizations
+ * `expected` says were published into it.
+ */
+export async function storeOrganizations(store: SnapshotStore, expected: Expectations = new Map()): Promise<string[]> {
+  await assertStoreReadable(store);
+  let ids: string[];
+  try {
+    ids = await listOrganizationIds(store);
+  } catch (error) {
+    throw new UnverifiableStoreError(`${store.description} cannot be read: ${describeError(error)}; ${STORE_HINT}`, { cause: error });
+  }
+  if (ids.length > 0) return ids;
+  const published = [...expected].filter(([, expectations]) => expectations.length > 0);
+  const [first] = published;
+  const says =
+    first === undefined
+      ? ''
+      : published.length === 1
+        ? `, yet organization ${first[0]} was published into it (${first[1][0]!.says})`
+        : `, yet ${published.length} organizations were published into it (of ${first[0]}, ${first[1][0]!.says})`;
+  throw new UnverifiableStoreError(`${store.description} holds no organization's history (nothing under ${ORGS_PREFIX})${says}; ${STORE_HINT}`);
 }
 
 /**
@@ -350,7 +509,10 @@ export function trustsSnapshot(verification: OrganizationVerification, snapshotI
 export function describeVerification(verification: OrganizationVerification): string {
   const org = verification.organizationId;
   if (verification.break !== undefined) return `${org}: BROKEN at ${verification.break.snapshotId} (${verification.break.kind}): ${verification.break.detail}`;
-  if (verification.beginning === 'empty') return `${org}: nothing published`;
+  if (verification.beginning === 'empty')
+    return verification.stateRecords === 0
+      ? `${org}: nothing published`
+      : `${org}: no snapshot published; its ${verification.stateRecords} state records verify (suspended or closed before its first snapshot)`;
   const beginning =
     verification.beginning === 'first'
       ? `from its first snapshot ${verification.firstSnapshotId}`

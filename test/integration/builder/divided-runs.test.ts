@@ -107,7 +107,7 @@ describe('a run divided among builders', () => {
       (await db.query<{ done: number }>(`SELECT count(*) FILTER (WHERE done)::int AS done FROM marquee_run_organizations WHERE run_id = $1`, [id]))[0]!.done;
     await expect.poll(built, { timeout: 60_000, interval: 200 }).toBe(ORGANIZATIONS);
     const verify = async () => {
-      const done = await marquee(['verify', '--all', '--json'], { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots') });
+      const done = await marquee(['verify', '--all', '--json'], { MARQUEE_HOME: home, DATABASE_URL: postgres.url, SNAPSHOT_STORE: join(home, 'snapshots') });
       return JSON.parse(done.stdout) as { ok: boolean; organizations: Array<{ ok: boolean; snapshots: number; break?: unknown }> };
     };
     // Once the last change build published: every chain verifies, no manifest beside it (a second head is a break).

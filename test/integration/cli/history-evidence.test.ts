@@ -129,10 +129,12 @@ const pointerPath = (copy: string) => join(copy, pointerKey(ORG));
  * `brokenAt` with `kind`.
  */
 async function verdicts(copy: { directory: string; prefix: string }, expected: { ok: true; says?: RegExp } | { ok: false; brokenAt: string; kind: string }) {
-  // Four processes that only read: run at once.
+  // Four processes that only read: run at once. The store alone (--store-only), as the example
+  // verifier reads it: the database records no build into a copy, and its embedded PGlite takes
+  // one process at a time.
   const [directory, onS3, exampleDirectory, exampleCdn] = await Promise.all([
-    run(['verify', '--org', ORG], { SNAPSHOT_STORE: copy.directory }),
-    run(['verify', '--org', ORG, '--json'], s3.env(copy.prefix)),
+    run(['verify', '--org', ORG, '--store-only'], { SNAPSHOT_STORE: copy.directory }),
+    run(['verify', '--org', ORG, '--store-only', '--json'], s3.env(copy.prefix)),
     example(copy.directory),
     example(`${cdn.url}/${s3.bucket}/${copy.prefix}`),
   ]);

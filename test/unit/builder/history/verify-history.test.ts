@@ -1,8 +1,9 @@
 // The chain and its verification in memory (builder/history/verify-history.ts, builder/publish.ts):
 // links and signatures as published, each kind of break named by its snapshot, a pruned beginning,
-// a history from before signing, and a publish that lost its pointer write leaving no second head.
+// a history from before signing, a publish that lost its pointer write leaving no second head; and
+// what is missing: a contentHash that is not its resources' hash, a history expected and absent.
 import { describe, expect, it } from 'vitest';
-import { trustsSnapshot, verifyOrganization } from '../../../../builder/history/verify-history.ts';
+import { trustsSnapshot, verifyOrganization, verifyStore } from '../../../../builder/history/verify-history.ts';
 import { PointerConflictError } from '../../../../builder/errors.ts';
 import { publishSnapshot } from '../../../../builder/publish.ts';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
@@ -187,5 +188,78 @@ describe('a chained, signed history', () => {
     const verification = await verifyOrganization(store, ORG);
     expect(verification.ok).toBe(false);
     expect(verification.break).toMatchObject({ snapshotId: ids[3], kind: 'outside-chain' });
+  });
+});
+
+describe('what is missing', () => {
+  const says = 'the test records a publication of it into this store';
+
+  it('recomputes contentHash: resources edited and signed again by a key the forger published is a break at that snapshot', async () => {
+    const { store, ids } = await history();
+    const forger = signerFromPem(newSigningKeyPem(), 'forger');
+    await store.put(signingKeyRecordKey(forger.keyId), Buffer.from(canonicalJson(forger.record(at(0)))));
+    const { signature: _signature, ...manifest } = json(store, manifestKey(ORG, ids[3]!));
+    // The object of the first snapshot, present and whole: only the manifest's claim is false.
+    const edited = forger.sign({ ...manifest, resources: { ...manifest.resources, '/organization': json(store, manifestKey(ORG, ids[0]!)).resources['/organization'] } });
+    const bytes = Buffer.from(canonicalJson(edited));
+    store.entries.get(manifestKey(ORG, ids[3]!))!.bytes = bytes;
+    store.entries.get(pointerKey(ORG))!.bytes = Buffer.from(canonicalJson({ ...json(store, pointerKey(ORG)), manifestHash: sha256Hex(bytes) }));
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: false, break: { snapshotId: ids[3], kind: 'content-hash-mismatch' } });
+  });
+
+  it('an organization published into the store with nothing there is a break of its own; one never published is not', async () => {
+    const { store } = await history();
+    for (const key of await store.list(`orgs/${ORG}/`)) await store.delete(key);
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, beginning: 'empty' });
+    expect(await verifyOrganization(store, ORG, undefined, [])).toMatchObject({ ok: true, beginning: 'empty' });
+    const verification = await verifyOrganization(store, ORG, undefined, [{ says }]);
+    expect(verification).toMatchObject({ ok: false, break: { snapshotId: 'current', kind: 'history-missing', detail: expect.stringContaining(says) } });
+  });
+
+  it('an expected snapshot must be on the chain with its hash: a newest manifest removed and the pointer moved back is caught', async () => {
+    const { store, ids } = await history();
+    const hashOf = (id: string) => sha256Hex(store.entries.get(manifestKey(ORG, id))!.bytes);
+    const expected = ids.map((snapshotId) => ({ says, snapshot: { snapshotId, manifestHash: hashOf(snapshotId) } }));
+    expect(await verifyOrganization(store, ORG, undefined, expected)).toMatchObject({ ok: true, snapshots: 4 });
+    expect((await verifyOrganization(store, ORG, undefined, [{ says, snapshot: { snapshotId: ids[2]!, manifestHash: '0'.repeat(64) } }])).break).toMatchObject({
+      snapshotId: ids[2],
+      kind: 'manifest-edited',
+    });
+    const pointer = json(store, pointerKey(ORG));
+    store.entries.get(pointerKey(ORG))!.bytes = Buffer.from(canonicalJson({ ...pointer, snapshotId: ids[2], manifestHash: hashOf(ids[2]!) }));
+    await store.delete(manifestKey(ORG, ids[3]!));
+    // The store alone cannot tell.
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, snapshots: 3 });
+    expect(await verifyOrganization(store, ORG, undefined, expected)).toMatchObject({ ok: false, break: { snapshotId: ids[3], kind: 'publication-missing' } });
+  });
+
+  it('verifyStore checks every organization expected, and refuses an empty store', async () => {
+    const { store } = await history();
+    const other = '5b6d1c2e-7d3f-4c55-9a1e-2f6b8c0d4e12';
+    const never = '6c7e1c2e-7d3f-4c55-9a1e-2f6b8c0d4e13';
+    const verification = await verifyStore(
+      store,
+      new Map([
+        [other, [{ says }]],
+        [never, []],
+      ]),
+    );
+    expect(verification.ok).toBe(false);
+    expect(verification.organizations.map(({ organizationId, ok, break: found }) => [organizationId, ok, found?.kind])).toEqual([
+      [ORG, true, undefined],
+      [other, false, 'history-missing'],
+      [never, true, undefined],
+    ]);
+    await expect(verifyStore(new MemoryStore())).rejects.toThrow(/holds no organization's history/);
+    await expect(verifyStore(new MemoryStore(), new Map([[other, [{ says }]]]))).rejects.toThrow(`yet organization ${other} was published into it (${says})`);
+    await expect(
+      verifyStore(
+        new MemoryStore(),
+        new Map([
+          [other, [{ says }]],
+          [ORG, [{ says }]],
+        ]),
+      ),
+    ).rejects.toThrow(`yet 2 organizations were published into it (of ${other}, ${says})`);
   });
 });
