@@ -30,7 +30,7 @@ const CLOCK_MARGIN_MS = 50;
 const ABANDONED_MS = 60_000;
 
 /** A reader's lease as its file holds it. */
-export interface LeaseRecord {
+interface LeaseRecord {
   readonly pid: number;
   /** The key file generation loaded when the lease was written. */
   readonly seen: number;
@@ -44,7 +44,7 @@ export const readersDirectory = (keyFile: string): string => `${keyFile}.readers
  * What a writer of `generation` still waits for: false once the reader has seen it, or once its
  * lease has lapsed (the reader then checks the file before answering again).
  */
-export function awaitsReader(lease: LeaseRecord, generation: number, nowMs: number): boolean {
+function awaitsReader(lease: LeaseRecord, generation: number, nowMs: number): boolean {
   return lease.seen < generation && nowMs <= lease.leaseUntil + CLOCK_MARGIN_MS;
 }
 
@@ -147,7 +147,9 @@ export async function awaitReaders(keyFile: string, generation: number, options:
     const waiting = await waitingReaders(directory, generation);
     if (waiting.length === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(`key file ${keyFile}: changed, but gateway process${waiting.length > 1 ? 'es' : ''} ${waiting.map((lease) => lease.pid).join(', ')} did not apply it within ${options.timeoutMs ?? 4 * LEASE_MS} ms`);
+      throw new Error(
+        `key file ${keyFile}: changed, but gateway process${waiting.length > 1 ? 'es' : ''} ${waiting.map((lease) => lease.pid).join(', ')} did not apply it within ${options.timeoutMs ?? 4 * LEASE_MS} ms`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
