@@ -123,6 +123,11 @@ export function adminApiDocument(): JsonSchema {
       { name: 'Keys', description: 'API keys: create, change, roll, revoke. A secret is shown once.' },
       { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
       { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
+      {
+        name: 'Verifications',
+        description:
+          "Histories verified as `marquee verify` does: one organization's at once, every organization's as a job of this process (one at a time; the newest 20 kept in memory, forgotten on restart).",
+      },
       { name: 'Admins', description: 'Named admin credentials and their roles, for owners. A secret is shown once.' },
       { name: 'Audit', description: 'The audit trail: who did what, through which door, and with what outcome.' },
       { name: 'Document', description: 'This description.' },

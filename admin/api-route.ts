@@ -12,7 +12,7 @@ import { bodyReader, queryReader } from './request-validation.ts';
 import type { AdminServices } from './services.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
-type Tag = 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Admins' | 'Audit';
+type Tag = 'Organizations' | 'Builds' | 'Keys' | 'Webhooks' | 'Snapshots' | 'Verifications' | 'Admins' | 'Audit';
 
 /** An answer that is not the route's declared one: as-of answers what the gateway answered then. */
 export class PastAnswer {

@@ -5,7 +5,8 @@
 // must return (route(), api-route.ts), the console's forms (console/console-forms.ts) and the
 // OpenAPI document served at /admin/v1/openapi.json (api-document.ts) are all derived from it: an
 // operation gets its door here and nowhere else, with the role it needs (docs/design.md "Who did
-// what"): reading is for every role, a change for operators, admin credentials for owners.
+// what"): reading is for every role, and so is starting a verification (an auditor's check, which
+// changes nothing); a change for operators, admin credentials for owners.
 import { ADMIN_ROLES } from '../records/actor.ts';
 import type { AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import { type AdminRoute, PastAnswer, route } from './api-route.ts';
@@ -343,6 +344,58 @@ const ROUTES = [
     },
   }),
   route({
+    name: 'verifyOrganization',
+    method: 'get',
+    path: '/organizations/{idOrSlug}/verify',
+    role: 'auditor',
+    tag: 'Verifications',
+    summary:
+      "The organization's history verified against the platform database, as `verify --org ID --json`: `ok` false with the first break when it does not hold (answered 200 all the same: the break is the finding). An id the platform no longer knows is verified from the store",
+    status: 200,
+    response: schemaRef('HistoryVerification'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    answer: (services, { params }) => services.verifications.organization(params.idOrSlug),
+  }),
+  route({
+    name: 'startVerification',
+    action: 'verification.requested',
+    method: 'post',
+    path: '/verifications',
+    role: 'auditor',
+    tag: 'Verifications',
+    summary:
+      'Start verifying every organization in the background, as `verify --all --json`; answered at once with the job. While one runs, a second request is answered with the running one (its startedAt says when it began)',
+    status: 202,
+    response: schemaRef('VerificationJob'),
+    location: (job) => `${ADMIN_API_BASE}/verifications/${job.id}`,
+    errors: [],
+    answer: (services) => services.verifications.start(),
+  }),
+  route({
+    name: 'listVerifications',
+    method: 'get',
+    path: '/verifications',
+    role: 'auditor',
+    tag: 'Verifications',
+    summary: 'The verifications this process keeps, newest first: the running one and the last 20 finished (a restart forgets them)',
+    status: 200,
+    response: listOf('VerificationJob'),
+    errors: [],
+    answer: (services) => services.verifications.list(),
+  }),
+  route({
+    name: 'getVerification',
+    method: 'get',
+    path: '/verifications/{id}',
+    role: 'auditor',
+    tag: 'Verifications',
+    summary: 'One verification: while running, how many organizations are done of how many; once finished, the summary and each broken organization with its break',
+    status: 200,
+    response: schemaRef('VerificationJob'),
+    errors: ['VERIFICATION_NOT_FOUND'],
+    answer: (services, { params }) => services.verifications.get(params.id),
+  }),
+  route({
     name: 'listAdmins',
     method: 'get',
     path: '/admins',
@@ -422,6 +475,19 @@ const ROUTES = [
         ...(query.before !== undefined ? { before: Number(query.before) } : {}),
         ...(query.limit !== undefined ? { limit: Math.max(1, Number(query.limit)) } : {}),
       }),
+  }),
+  route({
+    name: 'verifyAuditLog',
+    method: 'get',
+    path: '/audit-log/verify',
+    role: 'auditor',
+    tag: 'Audit',
+    summary:
+      'The audit trail verified, as `audit-log verify --json`: every entry’s hash and link from the first, then the heads kept in the snapshot store; `ok` false with the first break when it does not hold (answered 200 all the same)',
+    status: 200,
+    response: schemaRef('AuditVerdict'),
+    errors: [],
+    answer: (services) => services.audit.verify(),
   }),
 ] as const;
 

@@ -192,6 +192,111 @@ export const ADMIN_SCHEMAS = {
       }),
     },
   }),
+  OrganizationVerification: {
+    ...object(
+      {
+        organizationId: text,
+        ok: { type: 'boolean' },
+        head: { anyOf: [object({ snapshotId: text, manifestHash: text }), { type: 'null' }], description: 'the snapshot the pointer names; null when nothing is published' },
+        snapshots: { ...count, description: 'snapshots verified on the chain' },
+        stateRecords: count,
+        unsigned: { ...count, description: 'snapshots and state records on the chain without a signature (no signing key was published then)' },
+        beginning: { enum: ['first', 'pruned', 'unsigned', 'empty'], description: 'where the verified chain begins, going back from the current snapshot' },
+        firstSnapshotId: nullable(text),
+        unsignedBefore: { type: 'string', description: 'with beginning unsigned: the snapshots up to this one predate signing' },
+        break: {
+          ...object({
+            snapshotId: { type: 'string', description: 'the snapshot, or state record (`states/{name}`), where the history stops holding' },
+            kind: {
+              type: 'string',
+              description:
+                'pointer-malformed, manifest-missing, manifest-edited, signature-invalid, unknown-key, unsigned, object-missing, object-edited, pointer-moved-back, outside-chain, state-record-edited, state-record-missing, content-hash-mismatch, history-missing or publication-missing',
+            },
+            detail: text,
+          }),
+          description: 'the first break; absent when the history holds',
+        },
+        neverCurrent: { type: 'array', items: text, description: 'manifests a publish wrote and never made current, as a later signed manifest says' },
+      },
+      ['unsignedBefore', 'break'],
+    ),
+    description: 'One organization’s history verified, as `marquee verify --json` prints each.',
+  },
+  HistoryVerification: {
+    ...object({
+      ok: { type: 'boolean' },
+      store: { type: 'string', description: 'the snapshot store verified' },
+      against: { type: 'string', description: 'what the store was checked against: the platform database' },
+      organizations: { type: 'array', items: { $ref: '#/components/schemas/OrganizationVerification' } },
+    }),
+    description: 'As `marquee verify --org ID --json` prints it.',
+  },
+  VerificationSummary: {
+    ...object({
+      organizations: count,
+      verified: { ...count, description: 'holding, with something published' },
+      neverPublished: count,
+      broken: count,
+      breaks: { type: 'object', additionalProperties: count, description: 'broken organizations by the kind of their first break' },
+    }),
+    description: 'What `marquee verify --all` ends with, counted.',
+  },
+  VerificationJob: {
+    ...object(
+      {
+        id: text,
+        state: { enum: ['running', 'finished', 'failed'], description: 'failed: it could not verify (the store unreadable or empty, the database down), as `error` says' },
+        requestedBy: { type: 'string', description: 'the actor who started it' },
+        startedAt: instant,
+        finishedAt: nullable(instant),
+        done: { ...count, description: 'organizations verified so far' },
+        total: { ...count, description: 'organizations to verify; 0 until they are listed' },
+        result: {
+          anyOf: [
+            object({
+              ok: { type: 'boolean' },
+              store: text,
+              against: text,
+              summary: { $ref: '#/components/schemas/VerificationSummary' },
+              broken: {
+                type: 'array',
+                items: { $ref: '#/components/schemas/OrganizationVerification' },
+                description: 'each broken organization, as `verify --all --json` gives it',
+              },
+            }),
+            { type: 'null' },
+          ],
+          description: 'once finished',
+        },
+        error: text,
+      },
+      ['error'],
+    ),
+    description: 'A verification of every organization, run in the background by this process.',
+  },
+  AuditVerdict: {
+    ...object({
+      ok: { type: 'boolean' },
+      entries: { ...count, description: 'entries walked' },
+      head: { anyOf: [object({ seq: count, hash: text }), { type: 'null' }] },
+      headsChecked: { ...count, description: 'heads kept in the snapshot store compared with the trail' },
+      broken: {
+        anyOf: [
+          object(
+            {
+              kind: { enum: ['missing', 'changed', 'relinked', 'rewritten'] },
+              seq: count,
+              last: { ...count, description: 'with missing: the last entry missing' },
+              problem: text,
+            },
+            ['last'],
+          ),
+          { type: 'null' },
+        ],
+      },
+    }),
+    description: 'The audit trail verified, as `marquee audit-log verify --json` prints it.',
+  },
 } as const satisfies Record<string, JsonSchema>;
 
 type AdminSchemaName = keyof typeof ADMIN_SCHEMAS;

@@ -21,6 +21,7 @@ export const ADMIN_ERRORS = {
   WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook endpoint not found' },
   MESSAGE_NOT_FOUND: { status: 404, title: 'Webhook message not found' },
   ADMIN_NOT_FOUND: { status: 404, title: 'Admin credential not found' },
+  VERIFICATION_NOT_FOUND: { status: 404, title: 'Verification not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   ADMIN_NAME_TAKEN: { status: 409, title: 'Admin credential name taken' },
   HISTORY_BROKEN: { status: 409, title: 'History does not verify' },

@@ -1,6 +1,6 @@
 // The control plane's operations (docs/design.md "Admin API and console"): one member per
 // operations module (organization-admin.ts, build-admin.ts, keys/key-admin.ts, webhook-admin.ts,
-// snapshot-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
+// snapshot-admin.ts, verification-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
 // beside those, one member here, its routes and its pages. Every door is given these operations
 // with each state-changing one recording its audit entry (trail/recorded-operations.ts).
@@ -17,6 +17,7 @@ import { type BuildOperations, type BuildQueue, buildOperations } from './build-
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
 import { type SnapshotOperations, snapshotOperations } from './snapshot-admin.ts';
+import { type VerificationOperations, verificationOperations } from './verification-admin.ts';
 import { type WebhookOperations, type WebhookParts, webhookOperations } from './webhook-admin.ts';
 
 export interface AdminServices {
@@ -28,10 +29,13 @@ export interface AdminServices {
   /** Named admin credentials, and the admin port's check of one. */
   admins: AdminCredentialOperations;
   audit: AuditOperations;
+  /** Histories verified as `marquee verify` does, and every organization's as a background job. */
+  verifications: VerificationOperations;
 }
 
 export interface AdminServiceParts {
-  db: SqlQueries;
+  /** Its description is what verifications say they checked against, as the CLI's. */
+  db: SqlQueries & { readonly description: string };
   store: SnapshotStore;
   keys: KeyStore;
   webhooks: Omit<WebhookParts, 'organizations'>;
@@ -57,6 +61,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id, parts.answerAsOf),
     admins: adminCredentialOperations(db),
     audit: auditOperations({ trail, store, organizations, recorder }),
+    verifications: verificationOperations({ db, store }),
   };
   return recordedServices(services, recorder);
 }

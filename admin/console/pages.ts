@@ -9,7 +9,7 @@ import type { FormGuard } from './form-guard.ts';
 import { noteRefusal } from './form-refusals.ts';
 import type { Views } from './views.ts';
 
-type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'admins' | 'audit-log';
+type Section = 'builds' | 'organizations' | 'keys' | 'webhooks' | 'as-of' | 'verifications' | 'admins' | 'audit-log';
 
 interface PageOptions {
   section?: Section;

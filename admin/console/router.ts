@@ -16,6 +16,7 @@ import { consoleActing } from './form-refusals.ts';
 import { keyPages } from './keys-pages.ts';
 import { webhookPages } from './webhooks-pages.ts';
 import { organizationPages } from './organizations-pages.ts';
+import { verificationPages } from './verifications-pages.ts';
 import { createPages } from './pages.ts';
 import { consoleSecurityHeaders } from './security-headers.ts';
 import { loadStylesheet } from './stylesheet.ts';
@@ -60,6 +61,7 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
       }),
       ...buildPages(area),
       ...organizationPages(area),
+      ...verificationPages(area),
       ...keyPages(area),
       ...webhookPages(area),
       ...adminPages(area),

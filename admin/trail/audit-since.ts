@@ -7,7 +7,7 @@ import { OperatorError } from '../../runtime/errors.ts';
 import { parseZonedInstant, ZONED_INSTANT_EXAMPLE } from '../../runtime/instant.ts';
 
 /** An OperatorError naming `what` (the CLI's option, the API's parameter: answered as 400) when it is neither. */
-export function sinceInstant(what: string, text: string, now: Date): Date {
+function sinceInstant(what: string, text: string, now: Date): Date {
   const ms = parseDurationMs(text);
   if (ms !== undefined) return new Date(now.getTime() - ms);
   const at = parseZonedInstant(text);

@@ -11,6 +11,7 @@ import { adminProblemOf } from '../problem.ts';
 import type { BuildOperations } from '../build-admin.ts';
 import type { AdminCredentialOperations } from '../credentials/credential-admin.ts';
 import type { KeyOperations } from '../keys/key-admin.ts';
+import type { VerificationOperations } from '../verification-admin.ts';
 import type { WebhookOperations } from '../webhook-admin.ts';
 import type { AuditAction, AuditChanges, AuditEntry, AuditOutcome } from '../../records/trail/audit-entry.ts';
 import { currentAttribution } from '../acting.ts';
@@ -92,6 +93,7 @@ interface AuditedServices {
   webhooks: WebhookOperations;
   builds: BuildOperations;
   admins: AdminCredentialOperations;
+  verifications: VerificationOperations;
 }
 
 /** What one state-changing operation records. */
@@ -175,6 +177,10 @@ const AUDITED: { readonly [Area in keyof AuditedServices]: AuditedArea<AuditedSe
       changes: (organizations = []) => ({ organizations: [...organizations] }),
       subject: ([organizations = []], run) => ({ organization: organizations.length === 1 ? organizations[0] : null, targetId: run?.id ?? null }),
     },
+  },
+  // Changes nothing of the platform, but runs minutes of work in this process: who started it is the trail's.
+  verifications: {
+    start: { action: 'verification.requested', subject: (_args, job) => ({ targetId: job?.id ?? null }) },
   },
 };
 

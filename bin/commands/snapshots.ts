@@ -6,10 +6,9 @@ import { answerAsOf } from '../../gateway/as-of.ts';
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
-import { assertStoreReadable, describeVerification, type Expectations, type OrganizationVerification, verifyInStore, verifyStore } from '../../builder/history/verify-history.ts';
-import { databaseExpectations } from '../../builder/history/expected-publications.ts';
-import { findOrganization } from '../../builder/platform/organizations.ts';
-import { isUuid } from '../../snapshot/layout.ts';
+import { assertStoreReadable, describeVerification, verifyInStore, verifyStore } from '../../builder/history/verify-history.ts';
+import { databaseBasis, STORE_ONLY_AGAINST, type VerificationBasis } from '../../builder/history/verification-expectations.ts';
+import { neverPublished, summaryText, verificationReport, verificationSummary } from '../../builder/history/verification-report.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { resolve } from 'node:path';
 import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
@@ -128,18 +127,15 @@ export async function auditCommand(config: Config, options: { graceMinutes: numb
 
 /**
  * What verify and audit check the store against: what the platform database says must be in it
- * (builder/history/expected-publications.ts), and with --org, the organization it names. With
- * --store-only, the store alone (an auditor who holds only the store): an organization whose
- * history was removed whole then reads as one never published, which `against` says.
+ * (builder/history/verification-expectations.ts, which the admin port's verifications share), and
+ * with --org, the organization it names. With --store-only, the store alone (an auditor who holds
+ * only the store): an organization whose history was removed whole then reads as one never
+ * published, which `against` says.
  */
-async function expectationsOf(
-  config: Config,
-  store: SnapshotStore,
-  options: { org?: string | undefined; storeOnly?: boolean | undefined },
-): Promise<{ expected: Expectations | undefined; orgId: string | undefined; against: string }> {
+async function expectationsOf(config: Config, store: SnapshotStore, options: { org?: string | undefined; storeOnly?: boolean | undefined }): Promise<VerificationBasis> {
   if (options.storeOnly) {
     const orgId = options.org === undefined ? undefined : await organizationId(config, options.org);
-    return { expected: undefined, orgId, against: 'the store alone (--store-only): a history removed whole reads as nothing published' };
+    return { expected: undefined, orgId, against: STORE_ONLY_AGAINST };
   }
   let db: SqlClient;
   try {
@@ -154,10 +150,7 @@ async function expectationsOf(
     );
   }
   try {
-    // An id is not looked up: an organization the platform deleted keeps its history.
-    const orgId = options.org === undefined ? undefined : isUuid(options.org) ? options.org.toLowerCase() : (await findOrganization(db, options.org)).id;
-    const expected = await databaseExpectations(db, store.description, orgId);
-    return { expected, orgId, against: `the platform database ${db.description}: every organization it knows, and those it records as built into this store` };
+    return await databaseBasis(db, store, options.org);
   } finally {
     await db.close();
   }
@@ -169,35 +162,18 @@ export async function verifyCommand(config: Config, options: { org?: string; all
   await assertStoreReadable(store);
   const { expected, orgId, against } = await expectationsOf(config, store, options);
   const verifications = options.all ? (await verifyStore(store, expected)).organizations : [await verifyInStore(store, orgId!, expected?.get(orgId!) ?? [])];
-  const ok = verifications.every((verification) => verification.ok);
+  const report = verificationReport(store, against, verifications);
   if (options.json) {
-    printJson({ ok, store: store.description, against, organizations: verifications.map(({ verified: _verified, ...rest }) => rest) });
+    printJson(report);
   } else {
     for (const verification of verifications) {
       if (options.all && verification.ok) continue;
       const unpublished = neverPublished(verification) ? (expected ? ' (the platform database records no build of it into this store)' : ` (checked against ${against})`) : '';
       line(`${describeVerification(verification)}${unpublished}`);
     }
-    if (options.all) line(`${summary(verifications)} in ${store.description}; checked against ${against}`);
+    if (options.all) line(`${summaryText(verificationSummary(verifications))} in ${store.description}; checked against ${against}`);
   }
-  if (!ok) process.exitCode = 1;
-}
-
-/** Holds, with nothing of it in the store: never published into it, as far as what it was checked against says. */
-const neverPublished = (verification: OrganizationVerification) =>
-  verification.ok && verification.head === null && verification.beginning === 'empty' && verification.stateRecords === 0;
-
-/** "5 organizations: 3 verified, 1 never published, 1 broken (history-missing: 1)": the breaks counted by kind. */
-function summary(verifications: readonly OrganizationVerification[]): string {
-  const never = verifications.filter(neverPublished).length;
-  const broken = new Map<string, number>();
-  for (const { break: found } of verifications) if (found !== undefined) broken.set(found.kind, (broken.get(found.kind) ?? 0) + 1);
-  const brokenCount = verifications.filter((verification) => !verification.ok).length;
-  const kinds = [...broken].map(([kind, count]) => `${kind}: ${count}`).join(', ');
-  return (
-    `${verifications.length} organizations: ${verifications.filter((verification) => verification.ok).length - never} verified, ` +
-    `${never === 0 ? '' : `${never} never published, `}${brokenCount} broken${brokenCount === 0 ? '' : ` (${kinds})`}`
-  );
+  if (!report.ok) process.exitCode = 1;
 }
 
 export async function signingKeyCreateCommand(file: string): Promise<void> {

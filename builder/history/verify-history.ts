@@ -421,16 +421,27 @@ export interface StoreVerification {
 
 const ORGANIZATIONS_AT_ONCE = 8;
 
+/** Progress of verifyStore: `done` of `total` organizations verified. */
+export type VerificationProgress = (done: number, total: number) => void;
+
 /**
  * Every organization in the store, and every one `expected` knows (the platform database's
- * organizations, deleted ones in the store kept), each with what is expected of it. Refuses a
- * store that is missing, cannot be read or holds nothing (UnverifiableStoreError).
+ * organizations, deleted ones in the store kept), each with what is expected of it, a bounded
+ * number at once, in id order; `progress` is told the total once it is known and then after each
+ * (an admin verification job shows it). Refuses a store that is missing, cannot be read or holds
+ * nothing (UnverifiableStoreError).
  */
-export async function verifyStore(store: SnapshotStore, expected: Expectations = new Map()): Promise<StoreVerification> {
+export async function verifyStore(store: SnapshotStore, expected: Expectations = new Map(), progress: VerificationProgress = () => {}): Promise<StoreVerification> {
   const inStore = await storeOrganizations(store, expected);
   const keys = new SigningKeys(store);
   const ids = [...new Set([...inStore, ...expected.keys()])].sort();
-  const organizations = await mapConcurrently(ids, ORGANIZATIONS_AT_ONCE, (orgId) => verifyOrganization(store, orgId, keys, expected.get(orgId)));
+  let done = 0;
+  progress(done, ids.length);
+  const organizations = await mapConcurrently(ids, ORGANIZATIONS_AT_ONCE, async (orgId) => {
+    const verification = await verifyOrganization(store, orgId, keys, expected.get(orgId));
+    progress(++done, ids.length);
+    return verification;
+  });
   return { ok: organizations.every((organization) => organization.ok), organizations };
 }
 

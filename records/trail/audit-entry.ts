@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'webhook.tested',
   'webhook.redelivered',
   'build.requested',
+  'verification.requested',
   'db.migrated',
   'db.seeded',
   'db.sql',

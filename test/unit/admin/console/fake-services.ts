@@ -122,6 +122,12 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         throw new Error(`fake services: webhooks.${String(name)} is not faked`);
       },
     }),
+    // Verifications are tested through the real program (test/integration/admin/auditor-checks.test.ts).
+    verifications: new Proxy({} as AdminServices['verifications'], {
+      get: (_target, name) => async () => {
+        throw new Error(`fake services: verifications.${String(name)} is not faked`);
+      },
+    }),
     // Named credentials are tested through the real program; here no secret but the token is known.
     admins: {
       list: async () => [],

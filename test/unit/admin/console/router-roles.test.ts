@@ -61,7 +61,8 @@ const fill = (path: string) => path.replace(/:(\w+)/g, 'x');
 describe('an auditor in the console', () => {
   it('is refused every form, with a valid token, by a 403 page, before any operation is called; each refusal is recorded', async () => {
     const token = createHmac('sha256', FORM_SECRET).update(AUTH).digest('base64url');
-    const forms = declared.filter((route) => route.method === 'post');
+    // Starting a verification is an auditor's own form (auditor-checks.test.ts).
+    const forms = declared.filter((route) => route.method === 'post' && route.role !== 'auditor');
     expect(forms.length).toBeGreaterThan(10);
     called.length = 0;
     for (const form of forms) {

@@ -1,0 +1,198 @@
+// Auditors run every check with an auditor credential (issue 35 item 4), through the real program:
+// `marquee start` on its embedded PGlite and directory store, an auditor credential made with
+// `marquee admins create`. One organization's history verified through the API is what
+// `marquee verify --org ID --json` prints, intact and after an object is removed from the store;
+// a verification of every organization runs as a job (202, Location, progress, then the summary
+// and each broken organization with its break kind as `verify --all --json` finds it), one at a
+// time, and is recorded in the audit trail; the trail's verification is `audit-log verify --json`'s;
+// unknown organizations and jobs are 404 problems; the console shows all of it to the auditor.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_API_BASE } from '../../../admin/api-routes.ts';
+import { adminContractFetch } from '../../support/admin-contract.ts';
+import { marquee, marqueeProcess } from '../../support/cli.ts';
+
+type Process = Awaited<ReturnType<typeof marqueeProcess>>;
+interface Job {
+  id: string;
+  state: string;
+  requestedBy: string;
+  done: number;
+  total: number;
+  result: { ok: boolean; store: string; against: string; summary: Record<string, unknown>; broken: Array<Record<string, unknown>> } | null;
+}
+
+let home: string;
+let start: Process;
+let admin: string;
+let auditor: string;
+const env = () => ({ MARQUEE_HOME: home });
+const fetch = adminContractFetch(() => admin);
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'marquee-auditor-checks-'));
+  start = await marqueeProcess(['start'], { ...env(), PORT: '0', ADMIN_PORT: '0', BUILD_SCHEDULE: '0 0 1 1 *' }, /console: (http:\/\/\S+)\/ \(/);
+  admin = start.match[1]!;
+  const created = await marquee(['admins', 'create', '--name', 'ada', '--role', 'auditor', '--json'], env());
+  expect(created.code, created.stderr).toBe(0);
+  auditor = (JSON.parse(created.stdout) as { secret: string }).secret;
+}, 180_000);
+
+afterAll(async () => {
+  await start?.stop();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+function call(method: string, path: string): Promise<Response> {
+  return fetch(`${admin}${ADMIN_API_BASE}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${auditor}`, ...(method === 'GET' ? {} : { 'Content-Type': 'application/json' }) },
+  });
+}
+
+async function cliJson(args: string[]): Promise<unknown> {
+  const done = await marquee([...args, '--json'], env());
+  return JSON.parse(done.stdout);
+}
+
+/**
+ * A report with `against` cut to what both doors say alike: the CLI names the database as it
+ * reaches it (the embedded one through `start`'s process), the admin port as it holds it.
+ */
+function alike<T extends { against?: string; ok: boolean }>(report: T): T {
+  return { ...report, against: report.against?.replace(/ \(through process [^)]*\)/, '') };
+}
+
+async function organizationIdOf(slug: string): Promise<string> {
+  const organizations = (await (await call('GET', '/organizations')).json()) as Array<{ id: string; slug: string }>;
+  return organizations.find((org) => org.slug === slug)!.id;
+}
+
+async function finished(id: string): Promise<Job> {
+  let job: Job | undefined;
+  await expect
+    .poll(
+      async () => {
+        job = (await (await call('GET', `/verifications/${id}`)).json()) as Job;
+        return job.state;
+      },
+      { timeout: 60_000, interval: 100 },
+    )
+    .not.toBe('running');
+  return job!;
+}
+
+describe('an auditor credential', () => {
+  it("verifies one organization's history as `verify --org ID --json` does", async () => {
+    const id = await organizationIdOf('nordic-dev');
+    const answer = await call('GET', '/organizations/nordic-dev/verify');
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { ok: boolean; against: string; organizations: unknown[] };
+    expect(body).toMatchObject({ ok: true, organizations: [{ organizationId: id, ok: true }] });
+    expect(alike(body)).toEqual(alike((await cliJson(['verify', '--org', id])) as typeof body));
+  });
+
+  it('is answered 404 for an organization neither the platform nor the store knows, and a job this process does not keep', async () => {
+    for (const path of ['/organizations/no-such-org/verify', '/organizations/00000000-0000-4000-8000-000000000000/verify']) {
+      const answer = await call('GET', path);
+      expect(answer.status, path).toBe(404);
+      expect(await answer.json()).toMatchObject({ errorCode: 'ORGANIZATION_NOT_FOUND' });
+    }
+    const job = await call('GET', '/verifications/none');
+    expect(job.status).toBe(404);
+    expect(await job.json()).toMatchObject({ errorCode: 'VERIFICATION_NOT_FOUND' });
+  });
+
+  it('verifies the audit trail as `audit-log verify --json` does', async () => {
+    const answer = await call('GET', '/audit-log/verify');
+    expect(answer.status).toBe(200);
+    const verdict = (await answer.json()) as { ok: boolean; entries: number };
+    expect(verdict).toMatchObject({ ok: true, broken: null });
+    const cli = (await cliJson(['audit-log', 'verify'])) as { ok: boolean; entries: number };
+    // The CLI reads the trail a moment later: the same verdict, with as many entries or more.
+    expect(cli.ok).toBe(true);
+    expect(cli.entries).toBeGreaterThanOrEqual(verdict.entries);
+  });
+
+  it('runs a verification of every organization as a job, recorded in the trail, one at a time', async () => {
+    const started = await call('POST', '/verifications');
+    expect(started.status).toBe(202);
+    const job = (await started.json()) as Job;
+    expect(started.headers.get('location')).toBe(`${ADMIN_API_BASE}/verifications/${job.id}`);
+    expect(job).toMatchObject({ requestedBy: 'ada' });
+    // A second while it runs is the running one.
+    const again = await call('POST', '/verifications');
+    const second = (await again.json()) as Job;
+    if (second.id !== job.id) expect((await call('GET', `/verifications/${job.id}`)).status).toBe(200);
+    const done = await finished(job.id);
+    expect(done).toMatchObject({ state: 'finished', result: { ok: true, broken: [] } });
+    expect(done.done).toBe(done.total);
+    const all = (await cliJson(['verify', '--all'])) as { ok: boolean; organizations: unknown[]; against: string; store: string };
+    expect(alike(done.result!)).toMatchObject({ store: all.store, against: alike(all).against, summary: { organizations: all.organizations.length, broken: 0 } });
+    const listed = (await (await call('GET', '/verifications')).json()) as Job[];
+    expect(listed.map((listedJob) => listedJob.id)).toContain(job.id);
+    const trail = (await (await call('GET', '/audit-log?action=verification.requested')).json()) as { entries: Array<Record<string, unknown>> };
+    expect(trail.entries).toContainEqual(expect.objectContaining({ actor: 'ada', actorRole: 'auditor', door: 'api', targetId: job.id, outcome: 'ok' }));
+  });
+
+  it('is told of an object removed from the store as the CLI is, for the organization and in a job', async () => {
+    const id = await organizationIdOf('nordic-dev');
+    const objects = join(home, 'snapshots', 'orgs', id, 'objects');
+    const [first] = (await readdir(objects)).sort();
+    await rm(join(objects, first!));
+    const one = (await (await call('GET', '/organizations/nordic-dev/verify')).json()) as { ok: boolean; against: string; organizations: Array<{ break?: { kind: string } }> };
+    expect(one).toMatchObject({ ok: false, organizations: [{ break: { kind: 'object-missing' } }] });
+    expect(alike(one)).toEqual(alike((await cliJson(['verify', '--org', id])) as typeof one));
+    const job = (await (await call('POST', '/verifications')).json()) as Job;
+    const done = await finished(job.id);
+    const all = (await cliJson(['verify', '--all'])) as { organizations: Array<{ ok: boolean }> };
+    expect(done.result).toMatchObject({ ok: false, summary: { broken: 1, breaks: { 'object-missing': 1 } } });
+    expect(done.result!.broken).toEqual(all.organizations.filter((organization) => !organization.ok));
+  });
+});
+
+describe('the console, for an auditor', () => {
+  const basic = () => `Basic ${Buffer.from(`ada:${auditor}`).toString('base64')}`;
+  const open = async (path: string) => {
+    const answer = await globalThis.fetch(`${admin}${path}`, { headers: { Authorization: basic() }, redirect: 'manual' });
+    return { status: answer.status, html: await answer.text(), location: answer.headers.get('location') };
+  };
+
+  it("shows an organization's history verified, the trail verified, and the audit log's until filter", async () => {
+    const history = await open('/organizations/pacific-oss/history');
+    expect(history.html).toContain('/organizations/pacific-oss/verify">Verify history</a>');
+    const verified = await open('/organizations/pacific-oss/verify');
+    expect(verified.status).toBe(200);
+    expect(verified.html).toContain('holds');
+    const trail = await open('/audit-log');
+    expect(trail.html).toContain('href="/audit-log/verify"');
+    expect(trail.html).toContain('name="until"');
+    const verdict = await open('/audit-log/verify');
+    expect(verdict.status).toBe(200);
+    expect(verdict.html).toContain('the audit trail holds together');
+    expect((await open('/audit-log?since=1h&until=2h')).status).toBe(400);
+  });
+
+  it('starts a verification of every organization from the Verifications page and shows its result', async () => {
+    const listing = await open('/verifications');
+    expect(listing.status).toBe(200);
+    const token = /name="_csrf" value="([^"]+)"/.exec(listing.html)?.[1];
+    expect(token).toBeDefined();
+    const posted = await globalThis.fetch(`${admin}/verifications`, {
+      method: 'POST',
+      headers: { Authorization: basic(), Origin: admin, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${encodeURIComponent(token!)}`,
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    const location = posted.headers.get('location')!;
+    expect(location).toMatch(/^\/verifications\/[0-9a-f-]{36}$/);
+    await finished(location.split('/').pop()!);
+    const page = await open(location);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('object-missing');
+    expect(page.html).not.toContain('http-equiv="refresh"');
+  });
+});
