@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../records/database/postgres.ts';
 import { migrate } from '../builder/platform/migrations.ts';
+import { databasePublicationLog } from '../records/publication-log/log-store.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { startRedis } from '../test/support/redis.ts';
 import { type MeasuredBuild, measuredBuild } from './measured-build.ts';
@@ -77,8 +78,15 @@ try {
   const signingRatio = cpuRatios.length > 0 ? median(cpuRatios) : undefined;
   const roundRatios = cpuRatios.map((ratio) => `${ratio.toFixed(3)}×`).join(', ');
   const wallRatio = signing.signed.length > 0 ? median(signing.signed.map((build, round) => build.wallMs / signing.unsigned[round]!.wallMs)) : undefined;
+  // Nothing published, nothing logged: the publication log does not grow over the unchanged runs.
+  const logSize = () =>
+    databasePublicationLog(db)
+      .size()
+      .catch(() => 0);
+  const loggedBefore = await logSize();
   const unchanged = await child('build');
   const scheduledNothing = await child('scheduled');
+  const loggedByUnchanged = (await logSize()) - loggedBefore;
   const renameOne = () =>
     db.query(`UPDATE events SET name = name || ' (updated)' WHERE id = (SELECT id FROM events WHERE organization_id = $1 AND status = 'published' ORDER BY id LIMIT 1)`, [oneOrg]);
   await renameOne();
@@ -156,6 +164,7 @@ try {
         ] as const)
       : []),
     ['unchanged rebuild writes 0 objects', unchanged.objectsWritten === 0],
+    [`unchanged rebuild and scheduled run log nothing (${loggedByUnchanged} entries)`, loggedByUnchanged === 0],
     ...(signingRatio === undefined ? [] : ([['signed full build within 5 % of unsigned in CPU time (median of four pairs)', signingRatio <= 1.05]] as const)),
     ['scheduled run, nothing changed: ≤ 5 s', scheduledNothing.wallMs <= 5_000],
     // A ratio of fixed costs (a connection, one statement) to a read that grows with the platform:

@@ -5,6 +5,9 @@
 import type { Registry } from 'prom-client';
 import { createAdminApp } from '../admin/app.ts';
 import { keepAuditHeads } from '../records/trail/audit-heads.ts';
+import { keepCheckpoints } from '../records/publication-log/checkpoint-keeping.ts';
+import { databasePublicationLog } from '../records/publication-log/log-store.ts';
+import { loadSigner } from './signing-key.ts';
 import { databaseAuditTrail } from '../records/trail/audit-trail.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { openKeyKeeping } from '../records/keys/key-backends.ts';
@@ -42,6 +45,8 @@ export interface BuilderProcessOptions {
    * build; the admin port's /healthz then answers what the gateway's does.
    */
   gateway?: (build: BuildServices) => Promise<ServedGateway>;
+  /** Tests: how often the publication log's checkpoint is looked at, instead of every half minute. */
+  checkpointIntervalMs?: number;
 }
 
 /** A gateway run inside a builder process, and what it holds beside its server (its key access, its snapshot source). */
@@ -89,7 +94,28 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   const control = await openKeyKeeping(config, async () => db, log);
   // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "Who did what").
   const trail = databaseAuditTrail(db);
-  const heads = keepAuditHeads(trail, build.store, (error) => log.warn('cannot keep the audit trail head in the snapshot store; retrying', { err: error }));
+  // …and in the publication log, which every publish of this process appends to (bin/services.ts).
+  const publicationLog = databasePublicationLog(db);
+  const heads = keepAuditHeads(trail, build.store, (error) => log.warn('cannot keep the audit trail head in the snapshot store; retrying', { err: error }), undefined, {
+    log: publicationLog,
+    db,
+  });
+  // The log's checkpoint in the store at least every minute while it grows; none without a signing key or an origin.
+  const signer = loadSigner(config);
+  const origin = config.publicationLogOrigin;
+  if (signer === undefined) log.info('no publication log checkpoints: SNAPSHOT_SIGNING_KEY=none, nothing signs them');
+  else if (typeof origin !== 'string') log.warn(`no publication log checkpoints: ${origin.problem}`);
+  const checkpoints =
+    signer !== undefined && typeof origin === 'string'
+      ? keepCheckpoints({
+          store: build.store,
+          log: publicationLog,
+          signer,
+          origin,
+          onError: (error) => log.warn('cannot write the publication log checkpoint; retrying', { err: error }),
+          ...(options.checkpointIntervalMs === undefined ? {} : { intervalMs: options.checkpointIntervalMs }),
+        })
+      : undefined;
 
   let admin: ListeningServer | undefined;
   if (options.admin) {
@@ -137,6 +163,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       await admin?.close();
       await runner.stop();
       await heads.stop();
+      await checkpoints?.stop();
       await gateway?.running.close();
       await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close()]);
       await db.close();

@@ -14,6 +14,7 @@ import { showUsageAfterErrors, usageOf } from './cli/arguments.ts';
 import { UsageError } from './usage.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { registerPlatformCommands } from './cli/platform.ts';
+import { registerPublicationLogCommands } from './cli/publication-log.ts';
 import { registerProcessCommands } from './cli/processes.ts';
 import { registerSnapshotCommands } from './cli/snapshots.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
@@ -41,6 +42,7 @@ registerSnapshotCommands(program, config);
 registerWebhookCommands(program, config);
 registerAdminCommands(program, config);
 registerAuditLogCommands(program, config);
+registerPublicationLogCommands(program, config);
 showUsageAfterErrors(program);
 
 function packageVersion(): string {

@@ -19,6 +19,7 @@ import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
 import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 import { signerFromPem } from '../snapshot/signing.ts';
+import { publicationLogOrigin } from '../records/publication-log/checkpoint.ts';
 
 export interface Config {
   home: string;
@@ -37,6 +38,14 @@ export interface Config {
    * store that several builders share, which a build refuses to start with (bin/signing-key.ts).
    */
   signingKey: { file: string; generate: boolean } | 'none' | 'missing';
+  /**
+   * PUBLICATION_LOG_ORIGIN: the origin (and key name) of the publication log's checkpoints
+   * (records/publication-log/checkpoint.ts). Unset: made of SNAPSHOT_CDN_URL, else of the store's
+   * location (s3://bucket/prefix, or the directory's path), "/publication-log" added. It must never
+   * change over the log's life. A string saying why there is none when the location cannot make one
+   * (a path with a space): checkpoints are then refused until it is set.
+   */
+  publicationLogOrigin: string | { problem: string };
   /** CLOUDFRONT_DISTRIBUTION_ID: each publish invalidates the changed pointers there. */
   cloudFrontDistributionId: string | undefined;
   /** REDIS_URL: keys, rate limits, the publish channel and build locks shared by every process. */
@@ -107,6 +116,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const database = databaseSettings(settings);
   const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
   const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
+  const publicationLogOrigin = publicationLogOriginSetting(settings, snapshotStore, snapshotReading.snapshotCdnUrl);
   const signing = needs.builds && snapshotStore !== undefined ? signingKeyProblem(signingKey) : undefined;
   if (signing !== undefined) settings.problem(signing);
   const redisUrl = redisSetting(settings);
@@ -133,6 +143,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     snapshotStore,
     ...snapshotReading,
     signingKey,
+    publicationLogOrigin,
     redisUrl,
     ...ports,
     ...admin,
@@ -283,6 +294,20 @@ function snapshotSettings(
     if (snapshotStore !== undefined && snapshotStore.cdnPrefix === undefined) settings.problem('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
   }
   return { snapshotStore, snapshotCdnUrl, cloudFrontDistributionId };
+}
+
+/** PUBLICATION_LOG_ORIGIN, given (checked as a note's key name) or made of where readers reach the store. */
+function publicationLogOriginSetting(settings: Settings, store: StoreLocation | undefined, cdnUrl: string | undefined): Config['publicationLogOrigin'] {
+  const value = settings.text('PUBLICATION_LOG_ORIGIN');
+  if (value !== undefined) {
+    if (/[\s+\p{Cc}]/u.test(value)) settings.problem(`PUBLICATION_LOG_ORIGIN must hold no space, plus sign or control character, got ${JSON.stringify(value)}`);
+    return value;
+  }
+  try {
+    return publicationLogOrigin(cdnUrl ?? store?.description ?? '');
+  } catch (error) {
+    return { problem: `${(error as Error).message}; set PUBLICATION_LOG_ORIGIN` };
+  }
 }
 
 /**

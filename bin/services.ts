@@ -22,6 +22,8 @@ import { packagePath } from '../runtime/package-root.ts';
 import type { WebhookOutbox } from '../builder/webhooks/outbox.ts';
 import type { Config } from './config.ts';
 import { loadSigner } from './signing-key.ts';
+import { databasePublicationLog } from '../records/publication-log/log-store.ts';
+import { checkpointWriter } from '../records/publication-log/checkpoint-keeping.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
@@ -79,24 +81,50 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   return {
     store,
     channel,
-    context: (source, versions, webhooks) => ({
-      source,
-      store,
-      ...(webhooks ? { webhooks } : {}),
-      ...(versions ? { builtVersions: new SqlBuiltVersions(versions, store.description) } : {}),
-      schemas: new SchemaSet(),
-      publicBaseUrl: config.platformPublicUrl,
-      builderVersion: BUILDER_VERSION,
-      ...(signer ? { signer } : {}),
-      channel,
-      locks,
-      ...(invalidate ? { onPointersChanged: invalidate } : {}),
-      // SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS, after every publish (builder/retention.ts).
-      retention: {
-        ...config.retention,
-        onError: (organizationId, error) => log.warn(`retention of ${organizationId} failed; the next build tries again`, { organizationId, err: error }),
-      },
-    }),
+    context: (source, versions, webhooks) => {
+      // The platform database holds the publication log: every publish with it is logged (builder/publish.ts).
+      const publicationLog = versions ? databasePublicationLog(versions) : undefined;
+      const origin = config.publicationLogOrigin;
+      // A checkpoint at the end of each run that changed a pointer (`onPointersChanged`), so `build`
+      // leaves one too; a builder process also keeps them every half minute (bin/builder-process.ts).
+      // None without a signing key (SNAPSHOT_SIGNING_KEY=none): nothing can sign it.
+      const checkpoint =
+        publicationLog && signer && typeof origin === 'string'
+          ? checkpointWriter({
+              store,
+              log: publicationLog,
+              signer,
+              origin,
+              onError: (error) => log.warn('cannot write the publication log checkpoint; the next run tries again', { err: error }),
+            })
+          : undefined;
+      const pointersChanged =
+        invalidate && checkpoint
+          ? async (ids: string[]) => {
+              await invalidate(ids);
+              await checkpoint();
+            }
+          : (invalidate ?? (checkpoint ? () => checkpoint() : undefined));
+      return {
+        source,
+        store,
+        ...(webhooks ? { webhooks } : {}),
+        ...(versions ? { builtVersions: new SqlBuiltVersions(versions, store.description) } : {}),
+        ...(publicationLog ? { publicationLog } : {}),
+        schemas: new SchemaSet(),
+        publicBaseUrl: config.platformPublicUrl,
+        builderVersion: BUILDER_VERSION,
+        ...(signer ? { signer } : {}),
+        channel,
+        locks,
+        ...(pointersChanged ? { onPointersChanged: pointersChanged } : {}),
+        // SNAPSHOT_RETENTION and SNAPSHOT_RETENTION_DAYS, after every publish (builder/retention.ts).
+        retention: {
+          ...config.retention,
+          onError: (organizationId, error) => log.warn(`retention of ${organizationId} failed; the next build tries again`, { organizationId, err: error }),
+        },
+      };
+    },
     close: async () => {
       await locks.close();
       await channel.close();

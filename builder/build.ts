@@ -7,6 +7,7 @@ import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Signer } from '../snapshot/signing.ts';
+import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import { describeError } from '../runtime/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
 import { mapConcurrently } from './concurrently.ts';
@@ -29,6 +30,13 @@ export interface BuildContext {
   builderVersion: string;
   /** Signs every manifest and state record these builds publish (SNAPSHOT_SIGNING_KEY); absent: unsigned. */
   signer?: Signer;
+  /**
+   * The publication log (records/publication-log/): every manifest and state record these builds
+   * publish, and every one their retention removes, is appended to it before anything names it
+   * (builder/publish.ts). Given wherever there is the platform database (bin/services.ts); absent:
+   * nothing is logged (tests and tools building into a store alone).
+   */
+  publicationLog?: PublicationLog;
   /** The projection version builds record (builder/projection-version.ts, this release's by default). */
   projectionVersion?: string;
   /**
@@ -267,7 +275,7 @@ async function retainAfterPublish(context: BuildContext, organizationId: string)
   if (!retention) return;
   try {
     const policy = retentionPolicy({ keep: retention.keep, days: retention.days, ...(context.now ? { now: context.now() } : {}) });
-    if (await retentionMayDelete(context.store, organizationId, policy)) await retainOrganization(context.store, organizationId, policy);
+    if (await retentionMayDelete(context.store, organizationId, policy)) await retainOrganization(context.store, organizationId, policy, false, context.publicationLog);
   } catch (error) {
     retention.onError?.(organizationId, error);
   }
@@ -315,6 +323,7 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     builderVersion: context.builderVersion,
     projectionVersion: projectionVersionOf(context),
     ...(context.signer ? { signer: context.signer } : {}),
+    ...(context.publicationLog ? { publicationLog: context.publicationLog } : {}),
   };
   // The pointer before the rows: its version is what this publish's pointer write expects, so a
   // publish by another builder after this read — of rows read after ours — is never replaced by

@@ -10,6 +10,12 @@
 // organization's previous one (`previous`) and each state record the previous record's, and both
 // are signed by the builders' signing key when the build has one, whose public half is published
 // in the store before anything it signs.
+// Publication log (docs/design.md "History as evidence"; records/publication-log/): with a log, every
+// manifest is appended to it after it is written and before the pointer names it, and every state
+// record before it is written, so a pointer never names what the log does not hold. A manifest
+// withdrawn after a lost pointer race is logged as removed ('withdrawn'). A publish killed between
+// its append and its pointer leaves a logged manifest that never became current: the next publish
+// names it in `supersedes` (neverCurrent), which is how verify tells it apart; no further leaf.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey } from '../snapshot/layout.ts';
@@ -28,6 +34,7 @@ import { listStateMarks, serializeStateRecord, type StateRecord } from '../snaps
 import { type Signer, signingKeyRecordKey } from '../snapshot/signing.ts';
 import { contentObject } from '../snapshot/hash.ts';
 import type { ResourceKind } from '../snapshot/resource-catalog.ts';
+import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { describeError } from '../runtime/errors.ts';
 import { mapConcurrently } from './concurrently.ts';
@@ -63,6 +70,12 @@ export interface PublishInput {
   durationMs: number;
   /** Signs the manifest and state record this publish writes; absent: unsigned (SNAPSHOT_SIGNING_KEY=none, tests). */
   signer?: Signer;
+  /**
+   * Where each manifest and state record is logged before anything names it (records/publication-log/).
+   * Every process with the platform database gives it (build, builder, start); absent only where
+   * there is none (tests and tools publishing into a store alone).
+   */
+  publicationLog?: PublicationLog;
 }
 
 /** Objects written at once; enough to hide store latency without flooding it. */
@@ -96,6 +109,9 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
     }
     // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
+    // Logged already unless published before the log existed (and not backfilled): then logged now,
+    // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
+    await logManifest(input, latest.manifest.snapshotId, { hash: latest.hash, wrote: false });
     await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
     const warning = await recordStateChange(store, input, current);
     const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
@@ -128,6 +144,9 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   };
   const manifest = await signed(store, input, unsigned);
   const written = await writeManifest(store, manifest);
+  // Before the pointer: an append that fails fails the publish, and no pointer ever names a manifest
+  // the log does not hold. The manifest stays, current never; the next publish supersedes it.
+  await logManifest(input, manifest.snapshotId, written);
   try {
     await writePointer(store, input, current, manifest.snapshotId, written.hash);
   } catch (error) {
@@ -135,7 +154,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
     // head of the chain beside the one the pointer names (docs/design.md "History as evidence").
     // Only a manifest this publish wrote is withdrawn, and only while no pointer names it: a twin
     // (same content, same millisecond) may have adopted it and won the pointer.
-    if (error instanceof PointerConflictError && written.wrote) await withdrawManifest(store, manifest);
+    if (error instanceof PointerConflictError && written.wrote) await withdrawManifest(store, manifest, written.hash, input.publicationLog);
     throw error;
   }
   const warning = await recordStateChange(store, input, current);
@@ -159,9 +178,38 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
   };
 }
 
-async function withdrawManifest(store: SnapshotStore, manifest: Manifest): Promise<void> {
+/**
+ * Appends the manifest's leaf: its id and the SHA-256 of its bytes as stored. A manifest this
+ * publish did not write (adopted from a killed attempt or a twin, or pointed at again on a
+ * reactivation) may be logged already: it is appended only when the organization's entries lack
+ * it, so one manifest has one leaf. That look is rare; a publish that wrote its own appends at once.
+ */
+async function logManifest(input: PublishInput, snapshotId: string, written: { hash: string; wrote: boolean }): Promise<void> {
+  const log = input.publicationLog;
+  if (log === undefined) return;
+  if (!written.wrote) {
+    const logged = await log.entriesOf(input.organizationId);
+    if (logged.some(({ entry }) => entry.kind === 'manifest' && entry.id === snapshotId && entry.hash === written.hash)) return;
+  }
+  await log.append([{ kind: 'manifest', organizationId: input.organizationId, id: snapshotId, hash: written.hash }]);
+}
+
+/**
+ * Deletes the manifest unless a pointer names it, its removal logged first ('withdrawn'). When that
+ * append fails the manifest stays: logged, never current, the next publish supersedes it.
+ */
+async function withdrawManifest(store: SnapshotStore, manifest: Manifest, hash: string, log: PublicationLog | undefined): Promise<void> {
   const now = await readCurrentPointer(store, manifest.organizationId);
-  if (now.pointer?.snapshotId !== manifest.snapshotId) await store.delete(manifestKey(manifest.organizationId, manifest.snapshotId));
+  if (now.pointer?.snapshotId === manifest.snapshotId) return;
+  if (log !== undefined) {
+    const removal = { kind: 'removal', organizationId: manifest.organizationId, removed: 'manifest', reason: 'withdrawn', id: manifest.snapshotId, hash } as const;
+    const logged = await log.append([removal]).then(
+      () => true,
+      () => false,
+    );
+    if (!logged) return;
+  }
+  await store.delete(manifestKey(manifest.organizationId, manifest.snapshotId));
 }
 
 /** Suspended and closed organizations publish a pointer in that state and no content. */
@@ -191,12 +239,20 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
       previous: await newestStateRecordHash(store, input.organizationId),
     };
     const record = await signed(store, input, unsigned);
-    await store.put(stateRecordKey(input.organizationId, input.now, input.state), serializeStateRecord(record));
+    const key = stateRecordKey(input.organizationId, input.now, input.state);
+    const bytes = serializeStateRecord(record);
+    // Logged before it is written: the next record names it (`previous`), and a record the log
+    // lacks would be named. An append that fails leaves no record, and the warning says so.
+    await input.publicationLog?.append([{ kind: 'state-record', organizationId: input.organizationId, id: stateRecordName(key), hash: sha256Hex(bytes) }]);
+    await store.put(key, bytes);
     return undefined;
   } catch (error) {
     return `the organization is ${input.state} since ${input.now.toISOString()}, but history has no record of it: ${describeError(error)}`;
   }
 }
+
+/** `{instant}-{state}`: a state record's name, as its key ends and its log entry names it. */
+const stateRecordName = (key: string): string => key.slice(key.lastIndexOf('/') + 1, -'.json'.length);
 
 /** The hash of the organization's newest state record's bytes, the link the next record names; null when it has none. */
 async function newestStateRecordHash(store: SnapshotStore, orgId: string): Promise<string | null> {

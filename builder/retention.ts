@@ -13,6 +13,14 @@
 // would leave its snapshot pointing at missing objects. Publish writes again every object the
 // latest manifest does not name (builder/publish.ts), which makes it young. So gc may run beside
 // running builders and gateways.
+//
+// With the publication log (records/publication-log/), the manifests and state records retention
+// deletes are appended to it as removals ('retention'), one append per organization, before the
+// first of them is deleted: the log never lacks a removal that happened. An append that fails
+// deletes nothing of the organization's documents (the next run tries again).
+import type { LogRecord } from '../records/publication-log/log-entry.ts';
+import type { PublicationLog } from '../records/publication-log/log-store.ts';
+import { sha256Hex } from '../snapshot/hash.ts';
 import { instantOfName, manifestKey, objectKey, objectPrefix } from '../snapshot/layout.ts';
 import type { Pointer } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
@@ -37,6 +45,8 @@ export interface RetentionPolicy {
 export interface RetentionOptions extends Partial<RetentionPolicy> {
   /** Report what would be deleted, delete nothing. */
   dryRun?: boolean;
+  /** Where removals are logged before they are made; absent: not logged (a store without its platform database). */
+  publicationLog?: PublicationLog;
 }
 
 /** What retention deleted (or, in a dry run, would delete) of one organization. */
@@ -92,7 +102,7 @@ export async function applyRetention(store: SnapshotStore, options: RetentionOpt
   };
   for (const orgId of await listOrganizationIds(store)) {
     report.organizations++;
-    const result = await retainOrganization(store, orgId, policy, dryRun);
+    const result = await retainOrganization(store, orgId, policy, dryRun, options.publicationLog);
     report.manifestsDeleted += result.snapshots.length;
     report.stateRecordsDeleted += result.stateRecords.length;
     report.objectsDeleted += result.objects;
@@ -104,7 +114,7 @@ export async function applyRetention(store: SnapshotStore, options: RetentionOpt
 }
 
 /** Retention of one organization; `dryRun` deletes nothing and reports the same. */
-export async function retainOrganization(store: SnapshotStore, orgId: string, policy: RetentionPolicy, dryRun = false): Promise<OrganizationRetention> {
+export async function retainOrganization(store: SnapshotStore, orgId: string, policy: RetentionPolicy, dryRun = false, log?: PublicationLog): Promise<OrganizationRetention> {
   const [pointer, ids, marks] = await Promise.all([readPointer(store, orgId), listSnapshotIds(store, orgId), listStateMarks(store, orgId)]);
   const retained = retainedSnapshots(ids, marks, pointer, policy);
   const result: OrganizationRetention = {
@@ -119,6 +129,7 @@ export async function retainOrganization(store: SnapshotStore, orgId: string, po
     const manifest = await readManifest(store, orgId, id);
     for (const hash of Object.values(manifest?.resources ?? {})) referenced.add(hash);
   }
+  if (!dryRun && log !== undefined) await logRemovals(store, log, orgId, result);
   // Manifests go first: a manifest never outlives the objects it names.
   if (!dryRun) for (const id of result.snapshots) await store.delete(manifestKey(orgId, id));
   if (!dryRun) for (const key of result.stateRecords) await store.delete(key);
@@ -136,6 +147,36 @@ export async function retainOrganization(store: SnapshotStore, orgId: string, po
     result.objects++;
   }
   return result;
+}
+
+/**
+ * One append of the removals of `result`'s manifests and state records, each with the SHA-256 of
+ * its bytes as stored (what its publication was logged with). One already gone (another gc) is
+ * left out of both: there is nothing of it to remove.
+ */
+async function logRemovals(store: SnapshotStore, log: PublicationLog, orgId: string, result: OrganizationRetention): Promise<void> {
+  const removals: LogRecord[] = [];
+  const present = async (key: string) => {
+    const bytes = await store.get(key);
+    return bytes === undefined ? undefined : sha256Hex(bytes);
+  };
+  const snapshots: string[] = [];
+  for (const id of result.snapshots) {
+    const hash = await present(manifestKey(orgId, id));
+    if (hash === undefined) continue;
+    snapshots.push(id);
+    removals.push({ kind: 'removal', organizationId: orgId, removed: 'manifest', reason: 'retention', id, hash });
+  }
+  const stateRecords: string[] = [];
+  for (const key of result.stateRecords) {
+    const hash = await present(key);
+    if (hash === undefined) continue;
+    stateRecords.push(key);
+    removals.push({ kind: 'removal', organizationId: orgId, removed: 'state-record', reason: 'retention', id: key.slice(key.lastIndexOf('/') + 1, -'.json'.length), hash });
+  }
+  await log.append(removals);
+  result.snapshots = snapshots;
+  result.stateRecords = stateRecords;
 }
 
 /**

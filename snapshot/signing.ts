@@ -41,10 +41,22 @@ function signedBytes(document: object): Buffer {
 export class Signer {
   readonly keyId: string;
   readonly publicKeyPem: string;
+  readonly publicKey: KeyObject;
   constructor(private readonly privateKey: KeyObject) {
-    const publicKey = createPublicKey(privateKey);
-    this.keyId = keyIdOf(publicKey);
-    this.publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    this.publicKey = createPublicKey(privateKey);
+    this.keyId = keyIdOf(this.publicKey);
+    this.publicKeyPem = this.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+
+  /**
+   * The Ed25519 signature of a signed note's text (c2sp.org/signed-note: the publication log's
+   * checkpoints, records/publication-log/checkpoint-store.ts), so the log is vouched for by the key
+   * that signs history. Only a note's text: it ends in a newline and does not begin with "{", so it
+   * can never be the canonical JSON of a document this key signs (signedBytes), nor the reverse.
+   */
+  signNoteText(text: string): Buffer {
+    if (!text.endsWith('\n') || text.startsWith('{')) throw new RangeError('a note text ends in a newline and does not begin with "{"');
+    return sign(null, Buffer.from(text, 'utf8'), this.privateKey);
   }
 
   /** `document` with its signature (any signature it had is replaced). */

@@ -16,6 +16,10 @@
 //   organizationId  The organization whose store prefix (orgs/{organizationId}/) holds the object;
 //                   every kind but 'trail-head', which belongs to no organization.
 //   removed         'removal' only: what was removed, 'manifest' or 'state-record'.
+//   reason          'removal' only: why. 'retention': retention (gc, or a build's retention after
+//                   a publish) deleted a document that was published; 'withdrawn': a publish
+//                   deleted the manifest it had just logged because another publish won the
+//                   pointer, so it never was current (builder/publish.ts).
 //   id              Names the object within the kind:
 //                     manifest      its snapshot id: orgs/{organizationId}/snapshots/{id}.json;
 //                     state-record  its name: orgs/{organizationId}/states/{id}.json;
@@ -35,6 +39,10 @@ type LogEntryKind = (typeof LOG_ENTRY_KINDS)[number];
 /** What a removal may remove: the published documents, never the content objects (a manifest commits to those). */
 const REMOVABLE_KINDS = ['manifest', 'state-record'] as const;
 type RemovableKind = (typeof REMOVABLE_KINDS)[number];
+
+/** Why a document was removed: retention's pruning of history, or a publish withdrawing its own manifest that never became current. */
+const REMOVAL_REASONS = ['retention', 'withdrawn'] as const;
+type RemovalReason = (typeof REMOVAL_REASONS)[number];
 
 interface ManifestEntry {
   readonly kind: 'manifest';
@@ -56,6 +64,7 @@ interface RemovalEntry {
   readonly kind: 'removal';
   readonly organizationId: string;
   readonly removed: RemovableKind;
+  readonly reason: RemovalReason;
   readonly id: string;
   readonly hash: string;
   readonly at: string;
@@ -77,7 +86,7 @@ export type LogRecord = Omit<ManifestEntry, 'at'> | Omit<StateRecordEntry, 'at'>
 const MEMBERS: Record<LogEntryKind, readonly string[]> = {
   manifest: ['at', 'hash', 'id', 'kind', 'organizationId'],
   'state-record': ['at', 'hash', 'id', 'kind', 'organizationId'],
-  removal: ['at', 'hash', 'id', 'kind', 'organizationId', 'removed'],
+  removal: ['at', 'hash', 'id', 'kind', 'organizationId', 'reason', 'removed'],
   'trail-head': ['at', 'hash', 'id', 'kind'],
 };
 
@@ -106,6 +115,8 @@ function problemOf(entry: Record<string, unknown>): string | undefined {
   }
   const idKind = kind === 'removal' ? (entry.removed as RemovableKind) : kind;
   if (kind === 'removal' && !REMOVABLE_KINDS.includes(idKind as RemovableKind)) return `removed must be one of ${REMOVABLE_KINDS.join(', ')}, got ${JSON.stringify(entry.removed)}`;
+  if (kind === 'removal' && !REMOVAL_REASONS.includes(entry.reason as RemovalReason))
+    return `reason must be one of ${REMOVAL_REASONS.join(', ')}, got ${JSON.stringify(entry.reason)}`;
   const id = typeof entry.id === 'string' ? entry.id : '';
   switch (idKind) {
     case 'manifest':

@@ -23,7 +23,7 @@ export function logRecord(n: number, salt = ''): LogRecord {
     case 3:
       return { kind: 'state-record', organizationId, id: `${at.toISOString().replace(/[-:]/g, '').replace('.', '')}-suspended`, hash };
     case 6:
-      return { kind: 'removal', organizationId, removed: 'manifest', id: newSnapshotId(at, sha256(`${salt}old ${n}`)), hash };
+      return { kind: 'removal', organizationId, removed: 'manifest', reason: 'retention', id: newSnapshotId(at, sha256(`${salt}old ${n}`)), hash };
     case 9:
       return { kind: 'trail-head', id: String(n + 1), hash };
     default:

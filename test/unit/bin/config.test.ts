@@ -17,6 +17,7 @@ describe('parseConfig', () => {
       snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
       signingKey: { file: '/srv/marquee/var/signing-key.pem', generate: true },
+      publicationLogOrigin: '/srv/marquee/var/snapshots/publication-log',
       cloudFrontDistributionId: undefined,
       redisUrl: undefined,
       port: 8080,
@@ -46,6 +47,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'keys/signing.pem' }, '/srv', false).signingKey).toEqual({ file: '/srv/keys/signing.pem', generate: false });
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false).signingKey).toBe('none');
     expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false).signingKey).toBe('missing');
+  });
+
+  it('names the publication log as PUBLICATION_LOG_ORIGIN says, or after the CDN or the store, and says why not when neither can', () => {
+    expect(parseConfig({ PUBLICATION_LOG_ORIGIN: 'events.example.com/log' }, '/srv', false).publicationLogOrigin).toBe('events.example.com/log');
+    expect(parseConfig({ SNAPSHOT_CDN_URL: 'https://cdn.example.com/marquee/' }, '/srv', false).publicationLogOrigin).toBe('cdn.example.com/marquee/publication-log');
+    expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false).publicationLogOrigin).toBe('snapshots/prod/publication-log');
+    expect(parseConfig({ MARQUEE_HOME: '/srv/my home' }, '/srv', false).publicationLogOrigin).toEqual({ problem: expect.stringMatching(/set PUBLICATION_LOG_ORIGIN$/) });
+    expect(() => parseConfig({ PUBLICATION_LOG_ORIGIN: 'events example/log' }, '/srv', false)).toThrow(/PUBLICATION_LOG_ORIGIN must hold no space/);
   });
 
   it('finds, for the commands that build, a signing key they cannot sign with, with every other bad variable', async () => {

@@ -19,8 +19,12 @@ describe('a log entry', () => {
         `{"at":"2026-11-26T10:00:00.123Z","hash":"${HASH}","id":"20261126T100000000Z-suspended","kind":"state-record","organizationId":"${ORG}"}`,
       ],
       [
-        { kind: 'removal', organizationId: ORG, removed: 'manifest', id: '20261001T100000000Z-0123456789ab', hash: HASH },
-        `{"at":"2026-11-26T10:00:00.123Z","hash":"${HASH}","id":"20261001T100000000Z-0123456789ab","kind":"removal","organizationId":"${ORG}","removed":"manifest"}`,
+        { kind: 'removal', organizationId: ORG, removed: 'manifest', reason: 'retention', id: '20261001T100000000Z-0123456789ab', hash: HASH },
+        `{"at":"2026-11-26T10:00:00.123Z","hash":"${HASH}","id":"20261001T100000000Z-0123456789ab","kind":"removal","organizationId":"${ORG}","reason":"retention","removed":"manifest"}`,
+      ],
+      [
+        { kind: 'removal', organizationId: ORG, removed: 'manifest', reason: 'withdrawn', id: '20261001T100000000Z-0123456789ab', hash: HASH },
+        `{"at":"2026-11-26T10:00:00.123Z","hash":"${HASH}","id":"20261001T100000000Z-0123456789ab","kind":"removal","organizationId":"${ORG}","reason":"withdrawn","removed":"manifest"}`,
       ],
       [{ kind: 'trail-head', id: '4711', hash: HASH }, `{"at":"2026-11-26T10:00:00.123Z","hash":"${HASH}","id":"4711","kind":"trail-head"}`],
     ];
@@ -34,7 +38,7 @@ describe('a log entry', () => {
   it('names the object it logs and its organization', () => {
     const manifest = logEntry({ kind: 'manifest', organizationId: ORG, id: '20261126T100000000Z-0123456789ab', hash: HASH }, AT);
     expect(storeKeyOf(manifest)).toBe(`orgs/${ORG}/snapshots/20261126T100000000Z-0123456789ab.json`);
-    const removal = logEntry({ kind: 'removal', organizationId: ORG, removed: 'state-record', id: '20261126T100000000Z-closed', hash: HASH }, AT);
+    const removal = logEntry({ kind: 'removal', organizationId: ORG, removed: 'state-record', reason: 'retention', id: '20261126T100000000Z-closed', hash: HASH }, AT);
     expect(storeKeyOf(removal)).toBe(`orgs/${ORG}/states/20261126T100000000Z-closed.json`);
     const head = logEntry({ kind: 'trail-head', id: '1', hash: HASH }, AT);
     expect(storeKeyOf(head)).toBeUndefined();
@@ -53,7 +57,9 @@ describe('a log entry', () => {
       [{ kind: 'trail-head', organizationId: ORG, id: '1', hash: HASH }, /exactly the members/],
       [{ kind: 'trail-head', id: '0', hash: HASH }, /seq/],
       [{ kind: 'state-record', organizationId: ORG, id: '20261126T100000000Z-paused', hash: HASH }, /state record/],
-      [{ kind: 'removal', organizationId: ORG, removed: 'object', id: 'x', hash: HASH }, /removed must be/],
+      [{ kind: 'removal', organizationId: ORG, removed: 'object', reason: 'retention', id: 'x', hash: HASH }, /removed must be/],
+      [{ kind: 'removal', organizationId: ORG, removed: 'manifest', reason: 'expired', id: '20261001T100000000Z-0123456789ab', hash: HASH }, /reason must be/],
+      [{ kind: 'removal', organizationId: ORG, removed: 'manifest', id: '20261001T100000000Z-0123456789ab', hash: HASH }, /exactly the members/],
     ];
     for (const [record, problem] of refused) expect(() => logEntry(record as LogRecord, AT)).toThrow(problem);
   });

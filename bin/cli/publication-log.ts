@@ -1,0 +1,16 @@
+// checkpoint: the publication log's signed checkpoint (bin/commands/publication-log.ts).
+import type { Command } from 'commander';
+import type { Config } from '../config.ts';
+
+const commands = () => import('../commands/publication-log.ts');
+
+export function registerPublicationLogCommands(program: Command, config: () => Config): void {
+  program
+    .command('checkpoint')
+    .description(
+      "the publication log's latest signed checkpoint (its size and root hash, a C2SP signed note), written first to the store if the log grew since the latest; exit 1 without a log or a signing key",
+    )
+    .option('--backfill', 'first log every manifest and state record in the store that the log does not know (history published before the log existed), oldest first')
+    .option('--json', 'print origin, size, rootHash, keyId, storeKey and the note as JSON')
+    .action(async (options: { backfill?: boolean; json?: boolean }) => (await commands()).checkpointCommand(config(), options));
+}
