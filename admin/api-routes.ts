@@ -396,6 +396,19 @@ const ROUTES = [
     answer: (services, { params }) => services.verifications.get(params.id),
   }),
   route({
+    name: 'getCheckpoint',
+    method: 'get',
+    path: '/checkpoint',
+    role: 'auditor',
+    tag: 'Verifications',
+    summary:
+      "The publication log's latest checkpoint in the store, checked against the signing keys it publishes, as `marquee checkpoint --json` prints it; 404 when the store holds none. An auditor keeps it for `marquee verify --since`",
+    status: 200,
+    response: schemaRef('PublicationLogCheckpoint'),
+    errors: ['NOT_FOUND', 'HISTORY_BROKEN'],
+    answer: (services) => services.checkpoints.latest(),
+  }),
+  route({
     name: 'listAdmins',
     method: 'get',
     path: '/admins',

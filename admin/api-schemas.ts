@@ -210,7 +210,7 @@ export const ADMIN_SCHEMAS = {
             kind: {
               type: 'string',
               description:
-                'pointer-malformed, manifest-missing, manifest-edited, signature-invalid, unknown-key, unsigned, object-missing, object-edited, pointer-moved-back, outside-chain, state-record-edited, state-record-missing, content-hash-mismatch, history-missing or publication-missing',
+                'pointer-malformed, manifest-missing, manifest-edited, signature-invalid, unknown-key, unsigned, object-missing, object-edited, pointer-moved-back, outside-chain, state-record-edited, state-record-missing, content-hash-mismatch, history-missing, publication-missing or unlogged',
             },
             detail: text,
           }),
@@ -296,6 +296,17 @@ export const ADMIN_SCHEMAS = {
       },
     }),
     description: 'The audit trail verified, as `marquee audit-log verify --json` prints it.',
+  },
+  PublicationLogCheckpoint: {
+    ...object({
+      origin: { type: 'string', description: "the log's origin: the note's first line and key name" },
+      size: { ...count, description: 'leaves in the log at the checkpoint' },
+      rootHash: { type: 'string', description: 'the Merkle root hash of those leaves, base64' },
+      keyId: { type: 'string', description: 'the signing key (signing-keys/{keyId}.json) whose signature verified' },
+      storeKey: { type: 'string', description: 'where the store holds it: publication-log/checkpoints/{size}.txt' },
+      note: { type: 'string', description: 'the C2SP signed note, as stored' },
+    }),
+    description: 'The publication log’s latest checkpoint, as `marquee checkpoint --json` prints it.',
   },
 } as const satisfies Record<string, JsonSchema>;
 

@@ -1,6 +1,6 @@
 // The control plane's operations (docs/design.md "Admin API and console"): one member per
 // operations module (organization-admin.ts, build-admin.ts, keys/key-admin.ts, webhook-admin.ts,
-// snapshot-admin.ts, verification-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
+// snapshot-admin.ts, verification-admin.ts, checkpoint-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
 // beside those, one member here, its routes and its pages. Every door is given these operations
 // with each state-changing one recording its audit entry (trail/recorded-operations.ts).
@@ -14,6 +14,7 @@ import { type AuditOperations, auditOperations } from './trail/audit-admin.ts';
 import type { AuditTrail } from '../records/trail/audit-trail.ts';
 import { auditRecorder, recordedServices } from './trail/recorded-operations.ts';
 import { type BuildOperations, type BuildQueue, buildOperations } from './build-admin.ts';
+import { type CheckpointOperations, checkpointOperations } from './checkpoint-admin.ts';
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
 import { type SnapshotOperations, snapshotOperations } from './snapshot-admin.ts';
@@ -31,6 +32,8 @@ export interface AdminServices {
   audit: AuditOperations;
   /** Histories verified as `marquee verify` does, and every organization's as a background job. */
   verifications: VerificationOperations;
+  /** The publication log's latest checkpoint in the store, checked, as `marquee checkpoint --json` prints it. */
+  checkpoints: CheckpointOperations;
 }
 
 export interface AdminServiceParts {
@@ -62,6 +65,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     admins: adminCredentialOperations(db),
     audit: auditOperations({ trail, store, organizations, recorder }),
     verifications: verificationOperations({ db, store }),
+    checkpoints: checkpointOperations(store),
   };
   return recordedServices(services, recorder);
 }

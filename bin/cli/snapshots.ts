@@ -57,9 +57,14 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .option('--org <id|slug>', 'the organization')
     .option('--all', 'every organization in the store and every one the platform database knows')
     .option('--store-only', 'check the store alone, without the platform database: an organization whose whole history was removed is not seen')
+    .option(
+      '--since <checkpoint-file>',
+      'a publication log checkpoint kept earlier (as `marquee checkpoint` prints it): check its signature, that the log extends it, and that everything logged since is in the store',
+    )
     .option('--json', 'print the result as JSON')
-    .action(async (options: { org?: string; all?: boolean; storeOnly?: boolean; json?: boolean }) => {
+    .action(async (options: { org?: string; all?: boolean; storeOnly?: boolean; since?: string; json?: boolean }) => {
       if ((options.org === undefined) === (options.all !== true)) throw new UsageError('give either --org ID|SLUG or --all');
+      if (options.since !== undefined && options.storeOnly) throw new UsageError('--since checks the publication log, in the platform database: not with --store-only');
       return (await commands()).verifyCommand(config(), options);
     });
   program
@@ -76,8 +81,11 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .option('--days <d>', 'keep every snapshot younger than this (default SNAPSHOT_RETENTION_DAYS, 90)', days)
     .option('--grace-minutes <n>', 'spare unreferenced objects younger than this, and snapshots replaced less long ago', minutes, DEFAULT_GRACE_MINUTES)
     .option('--dry-run', 'report what would be deleted; delete nothing')
+    .option('--store-only', 'prune without the platform database: its publication log does not record the removals, and verify then reports each as a publication missing')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }) => (await commands()).gcCommand(config(), options));
+    .action(async (options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; storeOnly?: boolean; json?: boolean }) =>
+      (await commands()).gcCommand(config(), options),
+    );
 
   program
     .command('audit')

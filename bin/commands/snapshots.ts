@@ -7,15 +7,18 @@ import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
 import { assertStoreReadable, describeVerification, verifyInStore, verifyStore } from '../../builder/history/verify-history.ts';
+import { checkSinceCheckpoint } from '../../builder/history/since-checkpoint.ts';
 import { databaseBasis, STORE_ONLY_AGAINST, type VerificationBasis } from '../../builder/history/verification-expectations.ts';
 import { neverPublished, summaryText, verificationReport, verificationSummary } from '../../builder/history/verification-report.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { openDatabase, organizationId } from '../services.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
+import { databasePublicationLog, type PublicationLog } from '../../records/publication-log/log-store.ts';
 
 export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
@@ -58,10 +61,22 @@ function snapshots(config: Config) {
   return snapshotOperations(config.snapshotStore.open(), (idOrSlug) => organizationId(config, idOrSlug), answerAsOf);
 }
 
-export async function gcCommand(config: Config, options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; json?: boolean }): Promise<void> {
+export async function gcCommand(
+  config: Config,
+  options: { keep?: number; days?: number; graceMinutes: number; dryRun?: boolean; storeOnly?: boolean; json?: boolean },
+): Promise<void> {
   const keep = options.keep ?? config.retention.keep;
   const days = options.days ?? config.retention.days;
-  const report = await applyRetention(config.snapshotStore.open(), { keep, days, graceMinutes: options.graceMinutes, dryRun: options.dryRun ?? false });
+  const store = config.snapshotStore.open();
+  const retention = { keep, days, graceMinutes: options.graceMinutes, dryRun: options.dryRun ?? false };
+  // A removal is logged before it is made (builder/retention.ts), so verify knows it from a removed
+  // publication; a dry run removes nothing, and --store-only prunes with no log at all.
+  const report =
+    options.dryRun || options.storeOnly
+      ? await applyRetention(store, retention)
+      : await withLog(config, (publicationLog) => applyRetention(store, { ...retention, publicationLog }));
+  if (options.storeOnly && !report.dryRun && report.manifestsDeleted + report.stateRecordsDeleted > 0)
+    process.stderr.write('marquee: pruned with --store-only: the publication log does not record these removals, and verify reports each as a publication missing\n');
   if (options.json) return printJson(report);
   const verb = report.dryRun ? 'would be deleted' : 'deleted';
   for (const org of report.deleted) {
@@ -74,6 +89,24 @@ export async function gcCommand(config: Config, options: { keep?: number; days?:
       `${report.objectsSpared} unreferenced objects younger than ${options.graceMinutes} minutes spared` +
       (report.interruptedWritesDeleted === null ? '' : `; ${report.interruptedWritesDeleted} interrupted writes removed`),
   );
+}
+
+/** `work` with the platform database's publication log; without the database (or its log), the reason and --store-only. */
+async function withLog<T>(config: Config, work: (log: PublicationLog) => Promise<T>): Promise<T> {
+  const hint = 'gc logs every removal in the publication log, so that verify tells a pruned snapshot from a removed one: give --store-only to prune without it';
+  let db: SqlClient;
+  try {
+    db = await openDatabase(config);
+  } catch (error) {
+    throw new OperatorError(`${describeError(error)}; ${hint}`, { cause: error, exitCode: error instanceof OperatorError ? error.exitCode : undefined });
+  }
+  try {
+    const [log] = await db.query<{ present: boolean }>(`SELECT to_regclass('marquee_publication_log') IS NOT NULL AS present`);
+    if (!log?.present) throw new OperatorError(`no publication log in ${db.description} (its migration is not applied: run marquee db migrate, or a build); ${hint}`);
+    return await work(databasePublicationLog(db));
+  } finally {
+    await db.close();
+  }
 }
 
 /** `show` of an instant for which the store holds no snapshot of the organization. */
@@ -132,7 +165,11 @@ export async function auditCommand(config: Config, options: { graceMinutes: numb
  * only the store): an organization whose history was removed whole then reads as one never
  * published, which `against` says.
  */
-async function expectationsOf(config: Config, store: SnapshotStore, options: { org?: string | undefined; storeOnly?: boolean | undefined }): Promise<VerificationBasis> {
+async function expectationsOf(
+  config: Config,
+  store: SnapshotStore,
+  options: { org?: string | undefined; storeOnly?: boolean | undefined; since?: string | undefined },
+): Promise<VerificationBasis> {
   if (options.storeOnly) {
     const orgId = options.org === undefined ? undefined : await organizationId(config, options.org);
     return { expected: undefined, orgId, against: STORE_ONLY_AGAINST };
@@ -150,13 +187,29 @@ async function expectationsOf(config: Config, store: SnapshotStore, options: { o
     );
   }
   try {
-    return await databaseBasis(db, store, options.org);
+    if (options.since === undefined) return await databaseBasis(db, store, options.org);
+    // A kept checkpoint the log no longer extends is the answer, before any history is read.
+    const { keptSize } = await checkSinceCheckpoint(store, databasePublicationLog(db), await keptCheckpoint(config, options.since));
+    return await databaseBasis(db, store, options.org, keptSize);
   } finally {
     await db.close();
   }
 }
 
-export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; storeOnly?: boolean; json?: boolean }): Promise<void> {
+/** The checkpoint note an auditor kept in `file`, with the log's origin and the signer to write the current checkpoint with. */
+async function keptCheckpoint(config: Config, file: string) {
+  const origin = config.publicationLogOrigin;
+  if (typeof origin !== 'string') throw new OperatorError(`cannot check ${file}: ${origin.problem}`);
+  let note: string;
+  try {
+    note = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new OperatorError(`cannot read the checkpoint ${file}: ${describeError(error)}`, { cause: error });
+  }
+  return { note, file, origin, signer: loadSigner(config) };
+}
+
+export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; storeOnly?: boolean; since?: string; json?: boolean }): Promise<void> {
   const store = config.snapshotStore.open();
   // The store first: pointed at the wrong MARQUEE_HOME, it is what the operator must hear of.
   await assertStoreReadable(store);

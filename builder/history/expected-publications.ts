@@ -10,10 +10,10 @@
 // build), so a removed newest manifest is not seen from here; nor anything of a build whose record
 // failed (its warning says so), or of a source that keeps no versions. The runs' records
 // (marquee_runs, marquee_run_results) are no evidence: they name no store and are kept a day.
-// A second source that knows every publication (a publication log) gives Expectations with
-// snapshots, merged with these per organization (every organization either knows, with all both say).
+// The publication log knows every publication (logged-publications.ts): its expectations name
+// each snapshot and state record, merged with these per organization (verification-expectations.ts).
 import type { SqlQueries } from '../../records/database/sql.ts';
-import type { Expectation, Expectations } from './verify-history.ts';
+import type { Expectation } from './verify-history.ts';
 
 // Organizations the platform deleted keep their built versions and their history: the full join
 // keeps them. Compared as text: a built version's id is a uuid, as the organization's is.
@@ -30,7 +30,7 @@ const QUERY = `
  * build recorded that it was built into `store` (the store's description, as builds record it:
  * bin/services.ts). What is built into one store says nothing of another.
  */
-export async function databaseExpectations(db: SqlQueries, store: string, only?: string): Promise<Expectations> {
+export async function databaseExpectations(db: SqlQueries, store: string, only?: string): Promise<Map<string, Expectation[]>> {
   const rows = await db.query<{ organizationId: string; builtAt: string | null }>(QUERY, [store, only ?? null]);
   const expectations = new Map<string, Expectation[]>();
   for (const { organizationId, builtAt } of rows) {

@@ -13,8 +13,9 @@
 // an organization never published. So verify also takes what a record outside the store says must
 // be in it (`Expectation`, per organization): today the platform database's built versions
 // (builder/history/expected-publications.ts), which know that an organization was published into
-// this store, not what; a source that knows each publication adds its snapshots, and each must then
-// be on the verified chain. A store that is missing, cannot be read or holds nothing is refused,
+// this store, not what; the publication log (logged-publications.ts) knows each publication: its
+// snapshots must then be on the verified chain, its state records in the store, and a manifest it
+// does not know, newer than its first entry of the organization, is `unlogged`. A store that is missing, cannot be read or holds nothing is refused,
 // never verified as "0 organizations".
 //
 // Exports: `verifyOrganization(store, orgId, keys?, expectations?)`, `verifyStore(store, expected?)`,
@@ -22,7 +23,7 @@
 // `SigningKeys`, and `trustsSnapshot(verification, snapshotId)`, what `show --at` and the as-of answers ask.
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey, ORGS_PREFIX } from '../../snapshot/layout.ts';
+import { instantOfName, manifestKey, objectKey, ORGS_PREFIX, stateRecordPrefix } from '../../snapshot/layout.ts';
 import { contentHashOf, type Manifest } from '../../snapshot/manifest.ts';
 import { type ListableSource, listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { parseSigningKeyRecord, type Signature, SIGNING_KEYS_PREFIX, signatureHolds, signingKeyRecordKey } from '../../snapshot/signing.ts';
@@ -49,8 +50,10 @@ type BreakKind =
   | 'content-hash-mismatch'
   /** A record outside the store says the organization was published into it, and the store holds no pointer and no manifest of it. */
   | 'history-missing'
-  /** A record outside the store names a snapshot published into it that is not on the verified chain. */
-  | 'publication-missing';
+  /** A record outside the store names a snapshot (or state record) published into it that is not on the verified chain (not in the store). */
+  | 'publication-missing'
+  /** A manifest in the store that the publication log does not know, newer than the log's first entry of the organization: published around the log. */
+  | 'unlogged';
 
 /**
  * What a record outside the store says must be in it for one organization. The platform
@@ -62,6 +65,10 @@ export interface Expectation {
   says: string;
   /** A manifest published into the store and not removed since (retention's removals are the source's to leave out), and the SHA-256 of its bytes. */
   snapshot?: { snapshotId: string; manifestHash: string };
+  /** A state record published into the store and not removed since, by name (`{instant}-{state}`), and the SHA-256 of its bytes. */
+  stateRecord?: { name: string; hash: string };
+  /** The source knows every manifest published since `since` (the publication log, from its first entry of the organization): one in the store newer than that and not among `manifests` is `unlogged`. */
+  logged?: { since: Date; manifests: ReadonlySet<string> };
 }
 
 /**
@@ -320,6 +327,10 @@ export async function verifyOrganization(
     id = manifest.previousSnapshotId;
   }
 
+  // A manifest the log does not know was written around it: named before it is told apart as outside the chain.
+  const unlogged = unloggedManifest(expectations, ids);
+  if (unlogged !== undefined) return fail(unlogged.snapshotId, unlogged.kind, unlogged.detail);
+
   // Every manifest in the store is on the chain, or older than where it begins (history before
   // signing). One newer than the current snapshot means the pointer was moved back.
   const floor = result.beginning === 'unsigned' ? result.unsignedBefore : undefined;
@@ -348,9 +359,33 @@ export async function verifyOrganization(
   const expectationBreak = unmetExpectation(expectations, chain, listed, result);
   if (expectationBreak !== undefined) return fail(expectationBreak.snapshotId, expectationBreak.kind, expectationBreak.detail);
 
-  const stateBreak = await verifyStateRecords(store, orgId, keys, result);
+  const stateBreak = (await verifyStateRecords(store, orgId, keys, result)) ?? (await missingStateRecord(store, orgId, expectations));
   if (stateBreak !== undefined) return fail(stateBreak.snapshotId, stateBreak.kind, stateBreak.detail);
   return result;
+}
+
+/** The first manifest in the store, newer than the log's first entry, that the log does not know. */
+function unloggedManifest(expectations: readonly Expectation[], ids: readonly string[]): HistoryBreak | undefined {
+  for (const { says, logged } of expectations) {
+    if (logged === undefined) continue;
+    const other = ids.find((id) => !logged.manifests.has(id) && (instantOfName(id)?.getTime() ?? 0) > logged.since.getTime());
+    if (other !== undefined)
+      return { snapshotId: other, kind: 'unlogged', detail: `${says} (${logged.since.toISOString()}), and not this one: it was written into the store around the log` };
+  }
+  return undefined;
+}
+
+/** The first expected state record that is not in the store with its hash (verifyStateRecords checked the chain of those that are). */
+async function missingStateRecord(store: ListableSource, orgId: string, expectations: readonly Expectation[]): Promise<HistoryBreak | undefined> {
+  for (const { says, stateRecord } of expectations) {
+    if (stateRecord === undefined) continue;
+    const bytes = await store.get(`${stateRecordPrefix(orgId)}${stateRecord.name}.json`);
+    const snapshotId = `states/${stateRecord.name}`;
+    if (bytes === undefined) return { snapshotId, kind: 'publication-missing', detail: `${says}, and it is not in the store: it was removed` };
+    const hash = sha256Hex(bytes);
+    if (hash !== stateRecord.hash) return { snapshotId, kind: 'state-record-edited', detail: `its bytes hash to ${hash}, not to ${stateRecord.hash} as ${says}` };
+  }
+  return undefined;
 }
 
 /**

@@ -5,7 +5,8 @@
 // a verification of every organization runs as a job (202, Location, progress, then the summary
 // and each broken organization with its break kind as `verify --all --json` finds it), one at a
 // time, and is recorded in the audit trail; the trail's verification is `audit-log verify --json`'s;
-// unknown organizations and jobs are 404 problems; the console shows all of it to the auditor.
+// the publication log's latest checkpoint is `checkpoint --json`'s; unknown organizations and jobs
+// are 404 problems; the console shows all of it to the auditor.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,14 @@ describe('an auditor credential', () => {
     // The CLI reads the trail a moment later: the same verdict, with as many entries or more.
     expect(cli.ok).toBe(true);
     expect(cli.entries).toBeGreaterThanOrEqual(verdict.entries);
+  });
+
+  it("reads the publication log's latest checkpoint as `checkpoint --json` prints it", async () => {
+    // The CLI first: it writes a checkpoint of the log as it is, which the API then reads.
+    const cli = await cliJson(['checkpoint']);
+    const answer = await call('GET', '/checkpoint');
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual(cli);
   });
 
   it('runs a verification of every organization as a job, recorded in the trail, one at a time', async () => {

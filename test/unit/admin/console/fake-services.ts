@@ -128,6 +128,11 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         throw new Error(`fake services: verifications.${String(name)} is not faked`);
       },
     }),
+    checkpoints: {
+      latest: async () => {
+        throw new Error('fake services: checkpoints.latest is not faked');
+      },
+    },
     // Named credentials are tested through the real program; here no secret but the token is known.
     admins: {
       list: async () => [],
