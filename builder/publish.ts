@@ -228,6 +228,7 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
   // The pointer, written just before, is the commit: what the API serves has changed, so the
   // publish succeeded whatever happens here. A record that cannot be written leaves a gap in
   // history, which is reported rather than passed off as a failed build that changed nothing.
+  let logged: { id: string; hash: string };
   try {
     const unsigned: StateRecord = {
       format: SNAPSHOT_FORMAT,
@@ -241,13 +242,19 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
     const record = await signed(store, input, unsigned);
     const key = stateRecordKey(input.organizationId, input.now, input.state);
     const bytes = serializeStateRecord(record);
-    // Logged before it is written: the next record names it (`previous`), and a record the log
-    // lacks would be named. An append that fails leaves no record, and the warning says so.
-    await input.publicationLog?.append([{ kind: 'state-record', organizationId: input.organizationId, id: stateRecordName(key), hash: sha256Hex(bytes) }]);
     await store.put(key, bytes);
-    return undefined;
+    logged = { id: stateRecordName(key), hash: sha256Hex(bytes) };
   } catch (error) {
     return `the organization is ${input.state} since ${input.now.toISOString()}, but history has no record of it: ${describeError(error)}`;
+  }
+  // Logged after it is written, unlike a manifest (which no pointer names until it is logged): the
+  // log vouches only for what the store holds. A builder killed between the two leaves a record the
+  // log lacks, never a logged record that was never written, which verify would take for a deletion.
+  try {
+    await input.publicationLog?.append([{ kind: 'state-record', organizationId: input.organizationId, ...logged }]);
+    return undefined;
+  } catch (error) {
+    return `the organization is ${input.state} since ${input.now.toISOString()}; its state record ${logged.id} is written, but the publication log does not have it: ${describeError(error)}`;
   }
 }
 
