@@ -215,7 +215,12 @@ export class WebhookStore {
    * receiver that never answers holds one delivery slot, not all of them. Deliveries to disabled
    * endpoints wait: enabling the endpoint sends them. `due` is MATERIALIZED so that its LIMIT and
    * row locks are taken once, whatever plan the update gets (the runs' work list claimed a whole
-   * run when its pick was run once per row).
+   * run when its pick was run once per row). `due` states again, on the delivery itself, that it is
+   * pending and unclaimed: the CTEs above read the statement's snapshot, and a row another builder
+   * claimed (or delivered) and committed after that snapshot is locked here unchallenged unless a
+   * condition on the locked row is checked again against its newest version — which is what
+   * PostgreSQL does with a locking clause's own WHERE. Without it, two builders delivered one
+   * message twice (test/integration/webhooks/two-builders.test.ts, once in CI).
    */
   async claim(builder: string, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return this.db.query<ClaimedDelivery>(
@@ -231,6 +236,7 @@ export class WebhookStore {
                            WHERE busy.endpoint_id = h.endpoint_id AND busy.state = 'pending' AND busy.claimed_until >= now())),
        due AS MATERIALIZED (
          SELECT d.message_id, d.endpoint_id FROM marquee_webhook_deliveries d JOIN candidates c ON c.message_id = d.message_id AND c.endpoint_id = d.endpoint_id
+         WHERE d.state = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
          ORDER BY c.due_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        UPDATE marquee_webhook_deliveries d SET claimed_by = $1, claimed_until = now() + $3 * interval '1 millisecond'
          FROM due, marquee_webhook_messages m, marquee_webhook_endpoints e
