@@ -1,5 +1,5 @@
-// The publication log's Merkle tree against RFC 9162 itself and against the RFC 6962 test tree's hashes:
-// vectors: roots, inclusion and consistency proofs made from perfect-subtree hashes alone, for every
+// The publication log's Merkle tree against RFC 9162 itself and against the RFC 6962 test tree's
+// hashes: roots, inclusion and consistency proofs made from perfect-subtree hashes alone, for every
 // tree of 1 to 64 leaves and every leaf and older size in it, equal to the RFC's recursive definitions
 // computed naively from the leaves, verified by the RFC's algorithms, and refused once tampered with.
 //
