@@ -6,9 +6,8 @@
 // Time: a listing's nextClockChangeAt is the gateway's wall clock, converted to the campaign's by
 // the campaign; a tag compared across it may change by the clock alone (docs/api.md §10.1), so a
 // read answered later than CLOCK_MARGIN_MS before it is not compared.
-import { describeRequest, instant } from './describe.ts';
+import { describeRequest, type InvariantResult, instant } from './describe.ts';
 import type { ChangesListing, History, SiteRead, SiteTurn } from './history.ts';
-import type { InvariantResult } from './invariants.ts';
 
 /** How far the campaign's clock and the gateways' (the builders') may disagree about an instant: the wall clock against the monotonic one, and the conversion between them. */
 export const CLOCK_MARGIN_MS = 2_000;

@@ -1,6 +1,20 @@
-// How every checker of the campaign names instants, requests and faults in its violations, so that
-// the report's lines read alike whichever module judged them (invariants.ts, crawl-invariants.ts).
+// What every checker of the campaign answers, and how it names instants, requests and faults in its
+// violations, so that the report's lines read alike whichever module judged them (invariants.ts,
+// crawl-invariants.ts).
 import type { AppliedFault, RequestRecord } from './history.ts';
+
+export interface InvariantResult {
+  /** The report line's name. */
+  invariant: string;
+  /** How many facts it judged: zero means the campaign gave it nothing to judge. */
+  checked: number;
+  /** Each names the request, key, organization, message or fault, and the instants. */
+  violations: string[];
+  /** What the report shows beside the count that is no violation (duplicate deliveries, excused answers). */
+  notes?: string[];
+  /** What the checker needed the campaign to produce and found missing: `campaign exercised` fails on it. */
+  unexercised?: string[];
+}
 
 /** An instant of the campaign's clock, as every violation and the report write it. */
 export const instant = (ms: number | undefined): string => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(3)} s`);

@@ -23,23 +23,8 @@
 //   the other lines           nothing: no fault excuses another organization's data, a lost
 //                             record, a failed verification, a stray process or late convergence.
 import { CLOCK_MARGIN_MS, CRAWL_INVARIANTS, checkChangeFeed, checkPinnedCrawls } from './crawl-invariants.ts';
-import { append, describeFault, describeRequest, instant } from './describe.ts';
+import { append, describeFault, describeRequest, type InvariantResult, instant } from './describe.ts';
 import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord, SnapshotRecord } from './history.ts';
-
-export { instant } from './describe.ts';
-
-export interface InvariantResult {
-  /** The report line's name. */
-  invariant: string;
-  /** How many facts it judged: zero means the campaign gave it nothing to judge. */
-  checked: number;
-  /** Each names the request, key, organization, message or fault, and the instants. */
-  violations: string[];
-  /** What the report shows beside the count that is no violation (duplicate deliveries, excused answers). */
-  notes?: string[];
-  /** What the checker needed the campaign to produce and found missing: `campaign exercised` fails on it. */
-  unexercised?: string[];
-}
 
 /**
  * A revoked key is refused by every gateway from the next request on (docs/design.md "Keys"),

@@ -3,7 +3,7 @@
 // failure can be replayed (the same seed draws the same schedule) and read against its faults.
 // Pure: the campaign prints what these return.
 import type { History } from './history.ts';
-import { type InvariantResult, instant } from './invariants.ts';
+import { type InvariantResult, instant } from './describe.ts';
 
 /** Violations shown in full per invariant; the rest are counted. */
 const VIOLATIONS_SHOWN = 5;

@@ -11,9 +11,9 @@ import {
   checkSuspendedOrganizations,
   checkWebhooks,
   INVARIANTS,
-  type InvariantResult,
   REQUIRED_CHANGES,
 } from '../../../scripts/chaos/invariants.ts';
+import type { InvariantResult } from '../../../scripts/chaos/describe.ts';
 import { EVENTS, PROFILE, request, unavailable, validHistory } from './campaign-history.ts';
 
 const named = (results: InvariantResult[], invariant: string) => results.find((result) => result.invariant === invariant)!;
