@@ -4,19 +4,9 @@
 // against the signing keys the store publishes before it is answered. Read only: the admin port
 // holds no signing key, so it writes none; its origin is the note's own first line, which every
 // later checkpoint must keep (records/publication-log/checkpoint-store.ts writeCheckpoint).
-import { latestCheckpoint, verifyStoredCheckpoint } from '../records/publication-log/checkpoint-store.ts';
+import { type CheckpointView, checkpointView, latestCheckpoint, verifyStoredCheckpoint } from '../records/publication-log/checkpoint-store.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { adminError } from './errors.ts';
-
-interface CheckpointView {
-  origin: string;
-  size: number;
-  /** base64, as in the note. */
-  rootHash: string;
-  keyId: string;
-  storeKey: string;
-  note: string;
-}
 
 export interface CheckpointOperations {
   /** NOT_FOUND when the store holds none; HISTORY_BROKEN when the latest does not verify. */
@@ -32,14 +22,7 @@ export function checkpointOperations(store: SnapshotStore): CheckpointOperations
       const origin = latest.note.slice(0, latest.note.indexOf('\n'));
       const verified = await verifyStoredCheckpoint(store, latest, origin);
       if (typeof verified === 'string') throw adminError('HISTORY_BROKEN', `${latest.key} in ${store.description} does not verify: ${verified}`);
-      return {
-        origin: verified.origin,
-        size: verified.size,
-        rootHash: verified.rootHash.toString('base64'),
-        keyId: verified.keyId,
-        storeKey: verified.key,
-        note: verified.note,
-      };
+      return checkpointView(verified);
     },
   };
 }

@@ -4,7 +4,7 @@
 // signing keys the store publishes: what an auditor's own check (examples/verify-publication-log.mjs)
 // will accept. `--backfill` first logs the store's history from before the log (records/publication-log/backfill.ts).
 import { backfillPublicationLog } from '../../records/publication-log/backfill.ts';
-import { latestCheckpoint, verifyStoredCheckpoint, writeCheckpoint } from '../../records/publication-log/checkpoint-store.ts';
+import { checkpointView, latestCheckpoint, verifyStoredCheckpoint, writeCheckpoint } from '../../records/publication-log/checkpoint-store.ts';
 import { databasePublicationLog, type PublicationLog } from '../../records/publication-log/log-store.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { describeError, OperatorError } from '../../runtime/errors.ts';
@@ -42,7 +42,7 @@ export async function checkpointCommand(config: Config, options: { backfill?: bo
   const verified = await verifyStoredCheckpoint(store, latest, origin);
   if (typeof verified === 'string') throw new OperatorError(`${latest.key} in ${store.description} does not verify: ${verified}`);
   if (!options.json) return void process.stdout.write(verified.note);
-  printJson({ origin: verified.origin, size: verified.size, rootHash: verified.rootHash.toString('base64'), keyId: verified.keyId, storeKey: verified.key, note: verified.note });
+  printJson(checkpointView(verified));
 }
 
 /** The log's size; a database without the log (its migration not applied) is said so. */

@@ -33,6 +33,26 @@ export interface VerifiedCheckpoint extends StoredCheckpoint, Checkpoint {
   readonly keyId: string;
 }
 
+/** A verified checkpoint as auditors are given it, by `marquee checkpoint --json` and GET /admin/v1/checkpoint alike. */
+export interface CheckpointView {
+  origin: string;
+  size: number;
+  /** base64, as in the note. */
+  rootHash: string;
+  keyId: string;
+  storeKey: string;
+  note: string;
+}
+
+export const checkpointView = (verified: VerifiedCheckpoint): CheckpointView => ({
+  origin: verified.origin,
+  size: verified.size,
+  rootHash: verified.rootHash.toString('base64'),
+  keyId: verified.keyId,
+  storeKey: verified.key,
+  note: verified.note,
+});
+
 /** The signed note of `checkpoint` by `signer`, under the origin as key name (signed-note.md's Ed25519 line). */
 function signedCheckpointNote(checkpoint: Checkpoint, signer: Signer): string {
   const text = checkpointText(checkpoint);
