@@ -245,11 +245,9 @@ export function verifyInclusion(index: number, size: number, leaf: Uint8Array, p
     if (sn === 0) return false;
     if (odd(fn) || fn === sn) {
       r = nodeHash(p, r);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
+      while (!odd(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
       }
     } else {
       r = nodeHash(r, p);
@@ -290,11 +288,9 @@ export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uin
     if (odd(fn) || fn === sn) {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
+      while (!odd(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
       }
     } else {
       sr = nodeHash(sr, c);
