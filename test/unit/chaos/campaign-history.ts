@@ -11,7 +11,9 @@
 // org-a in full pinned to A0 at 4 s; at 40 s it follows /changes?since=A0 at gateway-2 (A1), reads
 // A0 again there (409: its window ended at 31.6 s) and the paths pinned to A1. At 45 s it reads
 // suspended org-c pinned: 403.
+import { expect } from 'vitest';
 import type { FinalAnswer, History, RequestRecord, SiteRead, SiteTurn } from '../../../scripts/chaos/history.ts';
+import { checkAll } from '../../../scripts/chaos/invariants.ts';
 
 export const EVENTS = '/api/integration/v1/events';
 export const PROFILE = '/api/integration/v1/organization';
@@ -218,4 +220,20 @@ export function validHistory(): History {
       { organizationId: 'org-a', snapshotId: A1, previousSnapshotId: A0, publishedAt: 25_600 },
     ],
   };
+}
+
+/** The valid history with `change` applied to it. */
+export function planted(change: (history: History) => void): History {
+  const history = validHistory();
+  change(history);
+  return history;
+}
+
+/** Only `invariant` is violated, once, by a violation matching every pattern. */
+export function expectOnly(history: History, invariant: string, ...patterns: RegExp[]): void {
+  const results = checkAll(history);
+  for (const result of results) if (result.invariant !== invariant) expect(result.violations, result.invariant).toEqual([]);
+  const { violations } = results.find((result) => result.invariant === invariant)!;
+  expect(violations).toHaveLength(1);
+  for (const pattern of patterns) expect(violations[0]).toMatch(pattern);
 }

@@ -14,25 +14,9 @@ import {
   REQUIRED_CHANGES,
 } from '../../../scripts/chaos/invariants.ts';
 import type { InvariantResult } from '../../../scripts/chaos/describe.ts';
-import { EVENTS, PROFILE, request, unavailable, validHistory } from './campaign-history.ts';
+import { EVENTS, PROFILE, request, unavailable, validHistory, expectOnly, planted } from './campaign-history.ts';
 
 const named = (results: InvariantResult[], invariant: string) => results.find((result) => result.invariant === invariant)!;
-
-/** Only `invariant` is violated, once, by a violation matching every pattern. */
-function expectOnly(history: History, invariant: string, ...patterns: RegExp[]): void {
-  const results = checkAll(history);
-  for (const result of results) if (result.invariant !== invariant) expect(result.violations, result.invariant).toEqual([]);
-  const { violations } = named(results, invariant);
-  expect(violations).toHaveLength(1);
-  for (const pattern of patterns) expect(violations[0]).toMatch(pattern);
-}
-
-/** The valid history with `change` applied to it. */
-function planted(change: (history: History) => void): History {
-  const history = validHistory();
-  change(history);
-  return history;
-}
 
 describe('a campaign that kept every invariant', () => {
   it('passes every line, each having judged real facts', () => {

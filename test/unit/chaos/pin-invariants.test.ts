@@ -5,21 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { History } from '../../../scripts/chaos/history.ts';
 import { checkChangeFeed } from '../../../scripts/chaos/crawl-invariants.ts';
 import { checkAll, checkPinWindow, INVARIANTS } from '../../../scripts/chaos/invariants.ts';
-import { A0, A1, EVENTS, PAGE, PROFILE, request, siteRead, validHistory } from './campaign-history.ts';
-
-function expectOnly(history: History, invariant: string, ...patterns: RegExp[]): void {
-  const results = checkAll(history);
-  for (const result of results) if (result.invariant !== invariant) expect(result.violations, result.invariant).toEqual([]);
-  const { violations } = results.find((result) => result.invariant === invariant)!;
-  expect(violations).toHaveLength(1);
-  for (const pattern of patterns) expect(violations[0]).toMatch(pattern);
-}
-
-function planted(change: (history: History) => void): History {
-  const history = validHistory();
-  change(history);
-  return history;
-}
+import { A0, A1, EVENTS, PAGE, PROFILE, request, siteRead, expectOnly, planted } from './campaign-history.ts';
 
 const full = (history: History) => history.turns[0]!;
 const incremental = (history: History) => history.turns[1]!;
