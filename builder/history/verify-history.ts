@@ -23,7 +23,7 @@
 // `SigningKeys`, and `trustsSnapshot(verification, snapshotId)`, what `show --at` and the as-of answers ask.
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey, ORGS_PREFIX, stateRecordPrefix } from '../../snapshot/layout.ts';
+import { instantOfName, manifestKey, objectKey, ORGS_PREFIX } from '../../snapshot/layout.ts';
 import { contentHashOf, type Manifest } from '../../snapshot/manifest.ts';
 import { type ListableSource, listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { parseSigningKeyRecord, type Signature, SIGNING_KEYS_PREFIX, signatureHolds, signingKeyRecordKey } from '../../snapshot/signing.ts';
@@ -359,7 +359,9 @@ export async function verifyOrganization(
   const expectationBreak = unmetExpectation(expectations, chain, listed, result);
   if (expectationBreak !== undefined) return fail(expectationBreak.snapshotId, expectationBreak.kind, expectationBreak.detail);
 
-  const stateBreak = (await verifyStateRecords(store, orgId, keys, result)) ?? (await missingStateRecord(store, orgId, expectations));
+  /** State record name → the SHA-256 of its bytes, of each record verifyStateRecords read. */
+  const records = new Map<string, string>();
+  const stateBreak = (await verifyStateRecords(store, orgId, keys, result, records)) ?? missingStateRecord(expectations, records);
   if (stateBreak !== undefined) return fail(stateBreak.snapshotId, stateBreak.kind, stateBreak.detail);
   return result;
 }
@@ -375,14 +377,13 @@ function unloggedManifest(expectations: readonly Expectation[], ids: readonly st
   return undefined;
 }
 
-/** The first expected state record that is not in the store with its hash (verifyStateRecords checked the chain of those that are). */
-async function missingStateRecord(store: ListableSource, orgId: string, expectations: readonly Expectation[]): Promise<HistoryBreak | undefined> {
+/** The first expected state record that is not among those read from the store (`records`) with its hash; verifyStateRecords checked their chain. */
+function missingStateRecord(expectations: readonly Expectation[], records: ReadonlyMap<string, string>): HistoryBreak | undefined {
   for (const { says, stateRecord } of expectations) {
     if (stateRecord === undefined) continue;
-    const bytes = await store.get(`${stateRecordPrefix(orgId)}${stateRecord.name}.json`);
+    const hash = records.get(stateRecord.name);
     const snapshotId = `states/${stateRecord.name}`;
-    if (bytes === undefined) return { snapshotId, kind: 'publication-missing', detail: `${says}, and it is not in the store: it was removed` };
-    const hash = sha256Hex(bytes);
+    if (hash === undefined) return { snapshotId, kind: 'publication-missing', detail: `${says}, and it is not in the store: it was removed` };
     if (hash !== stateRecord.hash) return { snapshotId, kind: 'state-record-edited', detail: `its bytes hash to ${hash}, not to ${stateRecord.hash} as ${says}` };
   }
   return undefined;
@@ -415,21 +416,32 @@ function unmetExpectation(
   return undefined;
 }
 
-/** The state records' chain, oldest first: each names the previous record's hash and is signed. */
-async function verifyStateRecords(store: ListableSource, orgId: string, keys: SigningKeys, result: OrganizationVerification): Promise<HistoryBreak | undefined> {
+/**
+ * The state records' chain, oldest first: each names the previous record's hash and is signed.
+ * Each record read is put in `records` (its name → the SHA-256 of its bytes), for what is expected of them.
+ */
+async function verifyStateRecords(
+  store: ListableSource,
+  orgId: string,
+  keys: SigningKeys,
+  result: OrganizationVerification,
+  records: Map<string, string>,
+): Promise<HistoryBreak | undefined> {
   let previousHash: string | undefined;
   let chained = false;
   for (const mark of await listStateMarks(store, orgId)) {
-    const name = `states/${mark.key.split('/').at(-1)!.slice(0, -'.json'.length)}`;
+    const recordName = mark.key.split('/').at(-1)!.slice(0, -'.json'.length);
+    const name = `states/${recordName}`;
     const bytes = await store.get(mark.key);
     if (bytes === undefined) continue; // removed by retention since the listing
+    const hash = sha256Hex(bytes);
+    records.set(recordName, hash);
     let record: Signed & { publishedAt?: string };
     try {
       record = JSON.parse(bytes.toString('utf8')) as typeof record;
     } catch {
       return { snapshotId: name, kind: 'state-record-edited', detail: 'it is not JSON' };
     }
-    const hash = sha256Hex(bytes);
     if (!('previous' in record)) {
       if (chained) return { snapshotId: name, kind: 'unsigned', detail: 'it has no link nor signature, yet records before it have them' };
       previousHash = hash;
