@@ -11,14 +11,14 @@
 // are signed by the builders' signing key when the build has one, whose public half is published
 // in the store before anything it signs.
 // Publication log (docs/design.md "History as evidence"; records/publication-log/): with a log, every
-// manifest is appended to it after it is written and before the pointer names it, and every state
-// record before it is written, so a pointer never names what the log does not hold. A manifest
+// manifest is appended to it after it is written and before the pointer names it, so a pointer
+// never names what the log does not hold, and every state record after it is written. A manifest
 // withdrawn after a lost pointer race is logged as removed ('withdrawn'). A publish killed between
 // its append and its pointer leaves a logged manifest that never became current: the next publish
 // names it in `supersedes` (neverCurrent), which is how verify tells it apart; no further leaf.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey } from '../snapshot/layout.ts';
+import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
 import {
   contentHashOf,
   SNAPSHOT_FORMAT,
@@ -257,9 +257,6 @@ async function recordStateChange(store: SnapshotStore, input: PublishInput, curr
     return `the organization is ${input.state} since ${input.now.toISOString()}; its state record ${logged.id} is written, but the publication log does not have it: ${describeError(error)}`;
   }
 }
-
-/** `{instant}-{state}`: a state record's name, as its key ends and its log entry names it. */
-const stateRecordName = (key: string): string => key.slice(key.lastIndexOf('/') + 1, -'.json'.length);
 
 /** The hash of the organization's newest state record's bytes, the link the next record names; null when it has none. */
 async function newestStateRecordHash(store: SnapshotStore, orgId: string): Promise<string | null> {

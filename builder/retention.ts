@@ -21,7 +21,7 @@
 import type { LogRecord } from '../records/publication-log/log-entry.ts';
 import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey, objectPrefix } from '../snapshot/layout.ts';
+import { instantOfName, manifestKey, objectKey, objectPrefix, stateRecordName } from '../snapshot/layout.ts';
 import type { Pointer } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
 import { listStateMarks, type StateMark } from '../snapshot/state-records.ts';
@@ -172,7 +172,7 @@ async function logRemovals(store: SnapshotStore, log: PublicationLog, orgId: str
     const hash = await present(key);
     if (hash === undefined) continue;
     stateRecords.push(key);
-    removals.push({ kind: 'removal', organizationId: orgId, removed: 'state-record', reason: 'retention', id: key.slice(key.lastIndexOf('/') + 1, -'.json'.length), hash });
+    removals.push({ kind: 'removal', organizationId: orgId, removed: 'state-record', reason: 'retention', id: stateRecordName(key), hash });
   }
   await log.append(removals);
   result.snapshots = snapshots;

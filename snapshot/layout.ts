@@ -15,6 +15,8 @@ export const objectPrefix = (orgId: string): string => `orgs/${orgId}/objects/`;
  */
 export const stateRecordKey = (orgId: string, at: Date, state: string): string => `orgs/${orgId}/states/${basicInstant(at)}-${state}.json`;
 export const stateRecordPrefix = (orgId: string): string => `orgs/${orgId}/states/`;
+/** `{instant}-{state}`: a state record's name, as its key ends (stateRecordKey) and the publication log names it. */
+export const stateRecordName = (key: string): string => key.slice(key.lastIndexOf('/') + 1, -'.json'.length);
 export const ORGS_PREFIX = 'orgs/';
 
 /**

@@ -23,7 +23,7 @@
 // `SigningKeys`, and `trustsSnapshot(verification, snapshotId)`, what `show --at` and the as-of answers ask.
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey, ORGS_PREFIX } from '../../snapshot/layout.ts';
+import { instantOfName, manifestKey, objectKey, ORGS_PREFIX, stateRecordName } from '../../snapshot/layout.ts';
 import { contentHashOf, type Manifest } from '../../snapshot/manifest.ts';
 import { type ListableSource, listOrganizationIds, listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { parseSigningKeyRecord, type Signature, SIGNING_KEYS_PREFIX, signatureHolds, signingKeyRecordKey } from '../../snapshot/signing.ts';
@@ -430,7 +430,7 @@ async function verifyStateRecords(
   let previousHash: string | undefined;
   let chained = false;
   for (const mark of await listStateMarks(store, orgId)) {
-    const recordName = mark.key.split('/').at(-1)!.slice(0, -'.json'.length);
+    const recordName = stateRecordName(mark.key);
     const name = `states/${recordName}`;
     const bytes = await store.get(mark.key);
     if (bytes === undefined) continue; // removed by retention since the listing

@@ -7,7 +7,7 @@
 // is appended after it that it was logged before anything named it; nothing about the time before.
 // Run again, it appends nothing: what the log knows, by organization, kind and id, is left out.
 import { sha256Hex } from '../../snapshot/hash.ts';
-import { instantOfName, manifestKey } from '../../snapshot/layout.ts';
+import { instantOfName, manifestKey, stateRecordName } from '../../snapshot/layout.ts';
 import { listOrganizationIds, listSnapshotIds } from '../../snapshot/reader.ts';
 import { listStateMarks } from '../../snapshot/state-records.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
@@ -39,7 +39,7 @@ export async function backfillPublicationLog(store: SnapshotStore, log: Publicat
       found.push({ at: instantOfName(id)?.getTime() ?? 0, record: { kind: 'manifest', organizationId, id, hash: sha256Hex(bytes) } });
     }
     for (const mark of await listStateMarks(store, organizationId)) {
-      const id = mark.key.slice(mark.key.lastIndexOf('/') + 1, -'.json'.length);
+      const id = stateRecordName(mark.key);
       if (known.has(`state-record:${id}`)) continue;
       const bytes = await store.get(mark.key);
       if (bytes === undefined) continue;
