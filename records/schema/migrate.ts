@@ -41,6 +41,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 8, name: 'webhook-order', earlier: [] },
   { number: 9, name: 'trail-sequence', earlier: [] },
   { number: 10, name: 'publication-log', earlier: [] },
+  { number: 11, name: 'trail-head-index', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */

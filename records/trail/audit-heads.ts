@@ -46,7 +46,9 @@ export interface HeadLogging {
 
 /**
  * The seq of the newest trail head the log holds; 0 when none. Read only when the trail's head has
- * changed since this process last looked, since every builder of a fleet keeps the same head.
+ * changed since this process last looked, since every builder of a fleet keeps the same head. One
+ * entry of the partial index of trail heads (migration 11), however many publications were logged
+ * since the last head.
  */
 async function lastLoggedHead(db: SqlQueries): Promise<number> {
   const [row] = await db.query<{ leaf: string }>(`SELECT convert_from(leaf, 'UTF8') AS leaf FROM marquee_publication_log WHERE kind = 'trail-head' ORDER BY seq DESC LIMIT 1`);

@@ -64,6 +64,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 8, name: 'webhook-order', recent: true },
       { number: 9, name: 'trail-sequence', recent: true },
       { number: 10, name: 'publication-log', recent: true },
+      { number: 11, name: 'trail-head-index', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

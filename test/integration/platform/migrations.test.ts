@@ -38,7 +38,7 @@ const MARQUEE_RELATIONS = [
   'marquee_audit_trail',
   // 9: the last number the audit trail handed out (records/trail/audit-trail.ts)
   'marquee_audit_trail_counter',
-  // 10: the publication log's leaves and its complete subtrees' hashes (records/publication-log/log-store.ts)
+  // 10: the publication log's leaves and its complete subtrees' hashes (records/publication-log/log-store.ts); 11 indexes its trail heads
   'marquee_publication_log',
   'marquee_publication_log_subtrees',
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
@@ -109,6 +109,11 @@ describe.each(backends)('migrate on $name', (backend) => {
       'marquee_publication_log_subtrees marquee_publication_log_subtrees_no_truncate',
     ];
     expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
+    // 11: the newest trail head in the publication log is one entry of a partial index (records/trail/audit-heads.ts).
+    const [trailHeads] = await db.query<{ definition: string }>(`SELECT indexdef AS definition FROM pg_indexes WHERE schemaname = 'marquee' AND indexname = $1`, [
+      'marquee_publication_log_trail_heads',
+    ]);
+    expect(trailHeads?.definition).toMatch(/ON marquee\.marquee_publication_log USING btree \(seq\) WHERE \(kind = 'trail-head'::text\)$/);
     const recorded = await db.query<{ number: number; name: string }>('SELECT number, name FROM marquee.marquee_migrations ORDER BY number');
     expect(recorded.map((row) => row.number)).toEqual(MARQUEE_MIGRATION_NUMBERS);
     expect(recorded.every((row) => /^[a-z]+(-[a-z]+)*$/.test(row.name))).toBe(true);
