@@ -11,6 +11,8 @@ import { loadSigner } from './signing-key.ts';
 import { databaseAuditTrail } from '../records/trail/audit-trail.ts';
 import { consoleRouter } from '../admin/console/router.ts';
 import { openKeyKeeping } from '../records/keys/key-backends.ts';
+import { openUsageInbox } from '../records/usage/usage-spool-backends.ts';
+import { UsageIntake } from '../records/usage/usage-intake.ts';
 import { createAdminServices } from '../admin/services.ts';
 import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
@@ -92,6 +94,10 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
   });
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
+  // Every builder counts the usage gateways moved to the shared place into the database, and prunes it.
+  const usageInbox = openUsageInbox(config, log);
+  const usage = new UsageIntake(db, usageInbox.inbox, { log, retentionDays: config.usageRetentionDays });
+  usage.start();
   // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "Who did what").
   const trail = databaseAuditTrail(db);
   // …and in the publication log, which every publish of this process appends to (bin/services.ts).
@@ -165,7 +171,9 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       await heads.stop();
       await checkpoints?.stop();
       await gateway?.running.close();
-      await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close()]);
+      // After the gateway: its last counts, moved as it closed, are counted before the database closes.
+      await usage.stop();
+      await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close(), usageInbox.close()]);
       await db.close();
     },
   };

@@ -12,6 +12,7 @@ import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-addre
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
 import { DEFAULT_CACHE_BYTES, MIN_CACHE_MB } from '../gateway/cache-budget.ts';
 import { DEFAULT_PIN_WINDOW_MS } from '../gateway/snapshot-cache/pin-window.ts';
+import { MOVE_INTERVAL_MS } from '../gateway/usage/usage-mover.ts';
 import { parseDurationMs } from '../runtime/duration.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
@@ -77,9 +78,15 @@ export interface Config {
   snapshotPinMs: number;
   /** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
   webhooks: WebhookPolicy;
+  /** USAGE_RETENTION_DAYS: how long usage counts per key are kept (default 90). */
+  usageRetentionDays: number;
+  /** USAGE_MOVE_SECONDS: how often a gateway moves its usage counts to the shared place (1 to 10, default 10). */
+  usageMoveMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Three months of usage per key: long enough to see who still uses a key before it is revoked. */
+const DEFAULT_USAGE_RETENTION_DAYS = 90;
 const MB = 1024 * 1024;
 
 /** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
@@ -126,6 +133,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const gatewayCacheBytes = settings.megabytes('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES, MIN_CACHE_MB);
   const snapshotPinMs = settings.wholeNumber('SNAPSHOT_PIN_SECONDS', DEFAULT_PIN_WINDOW_MS / 1000, 0) * 1000;
   const retention = retentionSettings(settings);
+  const usageRetentionDays = settings.wholeNumber('USAGE_RETENTION_DAYS', DEFAULT_USAGE_RETENTION_DAYS, 1);
+  const usageMoveMs = usageMoveSetting(settings);
   const admin = adminSettings(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) settings.problem(`TRUST_PROXY: ${trustProxy.problem}`);
@@ -155,7 +164,17 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     snapshotPinMs,
     logFormat,
     webhooks,
+    usageRetentionDays,
+    usageMoveMs,
   };
+}
+
+/** USAGE_MOVE_SECONDS: at most 10, what a killed gateway can lose of its counts (docs/reliability.md). */
+function usageMoveSetting(settings: Settings): number {
+  const seconds = settings.wholeNumber('USAGE_MOVE_SECONDS', MOVE_INTERVAL_MS / 1000, 1);
+  if (seconds <= MOVE_INTERVAL_MS / 1000) return seconds * 1000;
+  settings.problem(`USAGE_MOVE_SECONDS must be at most ${MOVE_INTERVAL_MS / 1000}, got ${seconds}`);
+  return MOVE_INTERVAL_MS;
 }
 
 /**

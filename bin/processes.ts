@@ -192,7 +192,7 @@ async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGatew
       port: config.port,
       trustProxy: config.trustProxy,
       timeouts: config.httpTimeouts,
-      limits: { cacheBytes: config.gatewayCacheBytes, pinWindowMs: config.snapshotPinMs },
+      limits: { cacheBytes: config.gatewayCacheBytes, pinWindowMs: config.snapshotPinMs, usageMoveMs: config.usageMoveMs },
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')

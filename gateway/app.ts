@@ -31,6 +31,9 @@ import { DEFAULT_PIN_WINDOW_MS } from './snapshot-cache/pin-window.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './access/parsed-keys.ts';
 import { OriginMatcherCache } from './access/origin-matchers.ts';
+import type { UsageOutbox } from '../records/usage/usage-spool.ts';
+import { MOVE_INTERVAL_MS, UsageMover } from './usage/usage-mover.ts';
+import { UsageTally } from './usage/usage-tally.ts';
 
 /** Memory bounds and freshness. */
 interface GatewayLimits {
@@ -42,6 +45,8 @@ interface GatewayLimits {
   healthProbeMs: number;
   /** How long a snapshot may still be read by a pinned request after it stopped being current (SNAPSHOT_PIN_SECONDS); 0: pins name only the current one. */
   pinWindowMs: number;
+  /** How often usage counts are moved to the shared place (USAGE_MOVE_SECONDS); at most 10 s. */
+  usageMoveMs: number;
 }
 
 const DEFAULT_LIMITS: GatewayLimits = {
@@ -49,6 +54,7 @@ const DEFAULT_LIMITS: GatewayLimits = {
   pointerMaxAgeMs: 1000,
   healthProbeMs: 2000,
   pinWindowMs: DEFAULT_PIN_WINDOW_MS,
+  usageMoveMs: MOVE_INTERVAL_MS,
 };
 
 export interface GatewayDeps {
@@ -73,6 +79,8 @@ export interface GatewayDeps {
   log: Log;
   /** Prometheus metrics (gateway/metrics.ts), in a registry the caller serves; none by default. */
   metrics?: GatewayMetrics;
+  /** Where usage counts per key are moved (records/usage/usage-spool-backends.ts); none: usage is not counted. */
+  usage?: UsageOutbox;
   limits?: Partial<GatewayLimits>;
 }
 
@@ -126,6 +134,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
   // Keys' last use: noted per accepted request, written to the key store at most once a minute.
   const uses = new KeyUseRecorder(deps.keys, { log });
+  // Usage per key: counted per response, moved to the shared place every 10 s (gateway/usage/).
+  // Half the budget for what is counted, half for the batches moved and not yet counted.
+  let mover: UsageMover | undefined;
+  const usage = deps.usage && new UsageTally({ maxBytes: budgets.usage / 2, clock, onPressure: () => void mover?.move() });
+  if (usage !== undefined) mover = new UsageMover(usage, deps.usage!, { log, maxHeldBytes: budgets.usage / 2, clock, intervalMs: limits.usageMoveMs });
+  if (usage !== undefined && mover !== undefined) metrics?.usage(usage, mover);
 
   const app = express();
   app.disable('x-powered-by');
@@ -138,7 +152,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('query parser', 'simple');
   // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics):
   // the API's from the API router itself, every other one from the observer's middleware after it.
-  const observer = requestObserver(metrics);
+  const observer = requestObserver(metrics, usage);
   // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
   app.use(
     apiRouter({
@@ -171,7 +185,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     close: async () => {
       unsubscribe?.();
       health.close();
-      await uses.close();
+      await Promise.all([uses.close(), mover?.close()]);
     },
   };
 }

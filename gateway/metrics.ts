@@ -26,6 +26,8 @@ export interface GatewayMetrics {
    * caches keep, so the hot path pays nothing here). A later call replaces an earlier one's.
    */
   caches(caches: Partial<Record<CacheName, CacheStats>>): void;
+  /** The usage counts per key (gateway/usage/), read when the registry is; their series carry no key label. */
+  usage(tally: { readonly bytes: number; readonly dropped: number }, mover: { readonly pending: number }): void;
 }
 
 type RateLimitKind = 'key' | 'address';
@@ -172,7 +174,39 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
     caches(watched) {
       caches = watched;
     },
+    usage(tally, mover) {
+      usageMetrics(registry, tally, mover);
+    },
   };
+}
+
+/** What the usage counting holds and what it could not count; per process, never per key (a key label would grow with the platform). */
+function usageMetrics(registry: Registry, tally: { readonly bytes: number; readonly dropped: number }, mover: { readonly pending: number }): void {
+  new Counter({
+    name: 'marquee_gateway_usage_dropped_total',
+    help: "Requests not counted in their key's usage because the usage budget was full (the shared place unreachable for long).",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(tally.dropped);
+    },
+  });
+  new Gauge({
+    name: 'marquee_gateway_usage_bytes',
+    help: 'Estimated heap bytes of usage counts not yet moved to the shared place.',
+    registers: [registry],
+    collect() {
+      this.set(tally.bytes);
+    },
+  });
+  new Gauge({
+    name: 'marquee_gateway_usage_batches_pending',
+    help: 'Usage batches made and not yet known to be counted by a builder.',
+    registers: [registry],
+    collect() {
+      this.set(mover.pending);
+    },
+  });
 }
 
 /** Each cache's lookups by result, evictions, bytes held and budget, read from its CacheStats when collected. */

@@ -1,9 +1,11 @@
 // What the gateway notes about each request when it arrives (its id, its route's label, when it
-// came), kept on the request for whoever writes the response or a log line, and the first
-// middleware that notes it and, once the response is written, counts it in the metrics.
+// came) and, once access control knows it, the key it is charged to; kept on the request for
+// whoever writes the response or a log line, and the first middleware that notes it and, once the
+// response is written, counts it in the metrics and in the key's usage (gateway/usage/).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { GatewayMetrics } from './metrics.ts';
+import type { CountedKey, UsageTally } from './usage/usage-tally.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
 import { type RouteLabel, routeLabelOf } from './route-label.ts';
 
@@ -16,6 +18,9 @@ export interface ObservedRequest {
   /** Answered by the API router, which writes the id and counts the response itself. */
   readonly inApi: boolean;
   readonly metrics: GatewayMetrics | undefined;
+  readonly usage: UsageTally | undefined;
+  /** The key the request is charged to, once access control found it (valid, revoked or expired); an unknown credential has none. */
+  key: CountedKey | undefined;
 }
 
 const OBSERVED = Symbol('observed request');
@@ -31,14 +36,30 @@ export function elapsedMs(observed: ObservedRequest): number {
   return Math.round((performance.now() - observed.startedAt) * 10) / 10;
 }
 
-/**
- * Counts the response to an API request in the metrics, once it is written: called by the API's
- * writers (routes/respond.ts, gateway/problem.ts) rather than from a 'finish' listener, which
- * measurably slowed the hot path. Other requests are counted by requestObserver's listener.
- */
-export function countApiResponse(req: IncomingMessage, status: number): void {
+/** Charges the request to a key (access control, as soon as the key's record is found). */
+export function chargeTo(req: IncomingMessage, key: CountedKey): void {
   const observed = observationOf(req);
-  if (observed?.inApi && observed.metrics !== undefined) observed.metrics.served(observed.route.name, status, (performance.now() - observed.startedAt) / 1000);
+  if (observed !== undefined) observed.key = key;
+}
+
+/** The errorCode usage tells apart: a 403's causes (a wrong origin, a suspended organization) need different remedies. */
+const FORBIDDEN = 403;
+
+/**
+ * Counts the response to an API request in the metrics and in its key's usage, once it is written:
+ * called by the API's writers (routes/respond.ts, gateway/problem.ts, with a problem's errorCode)
+ * rather than from a 'finish' listener, which measurably slowed the hot path. Other requests are
+ * counted by requestObserver's listener, and charged to no key.
+ */
+export function countApiResponse(req: IncomingMessage, status: number, errorCode?: string): void {
+  const observed = observationOf(req);
+  if (observed?.inApi !== true) return;
+  if (observed.metrics !== undefined) observed.metrics.served(observed.route.name, status, (performance.now() - observed.startedAt) / 1000);
+  if (observed.key !== undefined && observed.usage !== undefined) {
+    const code = status === FORBIDDEN ? (errorCode ?? '') : '';
+    const refusedOrigin = code === 'API_KEY_ORIGIN_NOT_ALLOWED' ? req.headers.origin : undefined;
+    observed.usage.count(observed.key, observed.route.name, status, code, refusedOrigin);
+  }
 }
 
 export interface RequestObserver {
@@ -56,7 +77,7 @@ export interface RequestObserver {
  * /docs, 404s outside the API). An Express layer in front of the API router would cost the hot
  * path more than all of this (routes/api-router.ts), hence `note` for the router to call.
  */
-export function requestObserver(metrics: GatewayMetrics | undefined): RequestObserver {
+export function requestObserver(metrics: GatewayMetrics | undefined, usage?: UsageTally): RequestObserver {
   /** Called as the response's 'finish' listener: one function for every request, no closure each. */
   function count(this: ServerResponse): void {
     const observed = observationOf(this.req);
@@ -66,7 +87,7 @@ export function requestObserver(metrics: GatewayMetrics | undefined): RequestObs
     const startedAt = performance.now();
     const route = routeLabelOf(req.path);
     const inApi = route.inApi && req.method !== 'OPTIONS';
-    const observed: ObservedRequest = { id: requestIdFor(req.headers['x-request-id']), route, startedAt, inApi, metrics };
+    const observed: ObservedRequest = { id: requestIdFor(req.headers['x-request-id']), route, startedAt, inApi, metrics, usage, key: undefined };
     (req as Observable)[OBSERVED] = observed;
     if (!inApi) {
       res.setHeader(REQUEST_ID_HEADER, observed.id);

@@ -61,7 +61,7 @@ export function problemHandler({ log, metrics }: { log: Log; metrics?: GatewayMe
     // CORS and rate-limit headers set earlier stay: a browser must be able to read the error.
     if (observed !== undefined) res.setHeader(REQUEST_ID_HEADER, observed.id);
     sendProblem(res, apiError, problemInstance(pathOf(req), observed?.id));
-    countApiResponse(req, apiError.status);
+    countApiResponse(req, apiError.status, apiError.errorCode);
   };
 }
 

@@ -7,15 +7,17 @@ import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { SharedState } from '../../runtime/shared-state.ts';
 import { openKeyFile } from '../../records/keys/file-store.ts';
+import { fileUsageSpool } from '../../records/usage/usage-spool-backends.ts';
+import type { UsageOutbox } from '../../records/usage/usage-spool.ts';
 import type { KeyStore } from '../../records/keys/key-store.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import { openRedisAccess } from './redis-access.ts';
 import type { CacheBudgets } from '../cache-budget.ts';
 import { OutageWarning } from '../snapshot-cache/outage-warning.ts';
 
-/** A gateway's keys; `keyVerdicts` when a backend judges and counts in one step (otherwise the gateway's in-process limiter counts). */
+/** A gateway's keys, and where it moves usage counts; `keyVerdicts` when a backend judges and counts in one step (otherwise the gateway's in-process limiter counts). */
 export interface GatewayAccess {
-  deps: { keys: KeyStore; keyVerdicts?: KeyVerdicts };
+  deps: { keys: KeyStore; keyVerdicts?: KeyVerdicts; usage: UsageOutbox };
   /** After the gateway's server has closed. */
   close(): Promise<void>;
 }
@@ -26,10 +28,10 @@ export async function openGatewayAccess(shared: SharedState, log: Log, budgets: 
     const leaseFailures = new OutageWarning(log, 'the lease on the key file could not be renewed: every request checks the file until it is');
     const keys = await openKeyFile(shared.home, { onLeaseError: (error) => leaseFailures.report(error) });
     await keys.holdLease();
-    return { deps: { keys }, close: () => keys.close() };
+    return { deps: { keys, usage: fileUsageSpool(shared.home) }, close: () => keys.close() };
   }
   const access = await openRedisAccess({ url: shared.redisUrl, log, recent: { maxBytes: budgets.verdicts }, localRateBytes: budgets.key_rates }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
-  return { deps: { keys: access.keys, keyVerdicts: access.verdicts }, close: () => access.close() };
+  return { deps: { keys: access.keys, keyVerdicts: access.verdicts, usage: access.usage }, close: () => access.close() };
 }

@@ -14,6 +14,7 @@ import type { KeyRecord, KeyStore } from '../../records/keys/key-store.ts';
 import { standingAt } from '../../records/keys/key-validity.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { credentialOf } from './credentials.ts';
+import { chargeTo } from '../observed-request.ts';
 import { EmbeddedKeyVerdicts, type KeyVerdicts, type UsableVerdict } from './key-verdicts.ts';
 import { OriginMatcherCache } from './origin-matchers.ts';
 import { clientGroup } from './client-address.ts';
@@ -140,7 +141,11 @@ export function accessControl(options: AccessOptions): AccessControl {
       return after(verdicts.verdict(parsed.secretHash, now), (verdict) => {
         // Not an invalid credential: the key may well be valid, so neither 401 nor a count against the address.
         if (verdict.retryAfterSeconds !== undefined) throw serviceUnavailable(verdict.retryAfterSeconds, UNCHECKABLE);
-        if (verdict.record === undefined || standingAt(verdict.record, now) !== 'usable') return refuse(req, UNKNOWN);
+        if (verdict.record === undefined) return refuse(req, UNKNOWN);
+        // From here on the request counts in the key's usage, a revoked or expired key's 401 too:
+        // an operator asking "is anyone still using it" must see those (an unknown credential counts in the metrics only).
+        chargeTo(req, verdict.record);
+        if (standingAt(verdict.record, now) !== 'usable') return refuse(req, UNKNOWN);
         return admit(req, verdict as UsableVerdict, now);
       });
     },

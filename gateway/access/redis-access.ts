@@ -16,6 +16,8 @@ import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../../records/keys/key-store.ts';
 import { RedisKeyStore } from '../../records/keys/redis-key-store.ts';
+import { RedisUsageSpool } from '../../records/usage/redis-usage-spool.ts';
+import type { UsageOutbox } from '../../records/usage/usage-spool.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import type { RecentVerdictsOptions } from './recent-verdicts.ts';
 import { RedisKeyVerdicts } from './redis-key-verdicts.ts';
@@ -44,6 +46,8 @@ const ABANDONED_COMMAND_MS = 10_000;
 export interface RedisAccess {
   keys: KeyStore;
   verdicts: KeyVerdicts;
+  /** Where the gateway moves its usage counts, on the same connection. */
+  usage: UsageOutbox;
   /** Closes the connection; after the gateway's server has closed. */
   close(): Promise<void>;
 }
@@ -62,6 +66,7 @@ export async function openRedisAccess(options: RedisAccessOptions): Promise<Redi
   return {
     keys: new RedisKeyStore(redis, { namespace }),
     verdicts: new RedisKeyVerdicts(redis, { ...options, namespace }),
+    usage: new RedisUsageSpool(redis, { namespace }),
     close: () => closeRedis(redis),
   };
 }

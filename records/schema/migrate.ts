@@ -42,6 +42,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 9, name: 'trail-sequence', earlier: [] },
   { number: 10, name: 'publication-log', earlier: [] },
   { number: 11, name: 'trail-head-index', earlier: [] },
+  { number: 12, name: 'key-usage', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */

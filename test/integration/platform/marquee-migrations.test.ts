@@ -65,6 +65,7 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 9, name: 'trail-sequence', recent: true },
       { number: 10, name: 'publication-log', recent: true },
       { number: 11, name: 'trail-head-index', recent: true },
+      { number: 12, name: 'key-usage', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

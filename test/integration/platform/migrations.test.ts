@@ -41,6 +41,10 @@ const MARQUEE_RELATIONS = [
   // 10: the publication log's leaves and its complete subtrees' hashes (records/publication-log/log-store.ts); 11 indexes its trail heads
   'marquee_publication_log',
   'marquee_publication_log_subtrees',
+  // 12: usage per key, its origins, and the batches applied (records/usage/usage-store.ts)
+  'marquee_key_usage',
+  'marquee_key_usage_origins',
+  'marquee_usage_batches',
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',

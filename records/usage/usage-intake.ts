@@ -1,0 +1,114 @@
+// A builder's usage intake (docs/design.md "Usage per key"): every couple of seconds it takes the
+// batches waiting in the shared place (usage-spool.ts), adds their counts to the hourly rows in one
+// transaction each round (usage-store.ts, exactly once by batch id), and only then marks them
+// counted, which lets their gateways forget them. Hourly, it prunes what is older than
+// USAGE_RETENTION_DAYS. Every builder runs one; two taking the same batch count it once.
+import type { Log } from '../../runtime/log.ts';
+import type { SqlClient } from '../database/sql.ts';
+import { decodeBatch, HOUR_MS, type UsageBatch } from './usage-batch.ts';
+import type { UsageInbox } from './usage-spool.ts';
+import { countBatches, pruneUsage } from './usage-store.ts';
+
+/** Batches per transaction; a round takes at most ROUND_PAGES of them, then yields to the next tick. */
+const PAGE = 100;
+const ROUND_PAGES = 50;
+
+export interface UsageIntakeOptions {
+  log: Log;
+  /** USAGE_RETENTION_DAYS: counts older than this many days are pruned. */
+  retentionDays: number;
+  /** Between two rounds; default 2 s. */
+  intervalMs?: number;
+  /** Milliseconds since the epoch; injected so tests control time. */
+  clock?: () => number;
+}
+
+export interface IntakeRound {
+  /** Batches whose counts were added. */
+  added: number;
+  /** Batches counted before, handed over again. */
+  repeated: number;
+  /** Payloads that are no batch, set aside (logged) so they do not come back every round. */
+  unreadable: number;
+}
+
+export class UsageIntake {
+  private readonly log: Log;
+  private readonly intervalMs: number;
+  private readonly clock: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private failing = false;
+  private prunedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly db: SqlClient,
+    private readonly inbox: UsageInbox,
+    private readonly options: UsageIntakeOptions,
+  ) {
+    this.log = options.log;
+    this.intervalMs = options.intervalMs ?? 2_000;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** A round now and then every interval, until `stop`. */
+  start(): void {
+    const tick = (): void => {
+      this.timer = setTimeout(() => void this.round().finally(tick), this.intervalMs);
+      this.timer.unref();
+    };
+    void this.round().finally(tick);
+  }
+
+  /** One round, after any in progress; a failure is logged once per outage and the batches wait for the next. */
+  round(): Promise<IntakeRound | undefined> {
+    const next = this.running.then(() => this.roundOnce());
+    this.running = next;
+    return next;
+  }
+
+  /** Stops the rounds, after one last (what gateways moved while the builder stops is not left for an hour). */
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.round();
+  }
+
+  private async roundOnce(): Promise<IntakeRound | undefined> {
+    try {
+      const total: IntakeRound = { added: 0, repeated: 0, unreadable: 0 };
+      for (let page = 0; page < ROUND_PAGES; page++) {
+        const waiting = await this.inbox.waiting(PAGE);
+        const batches: UsageBatch[] = [];
+        for (const { id, payload } of waiting) {
+          try {
+            batches.push(decodeBatch(payload));
+          } catch (error) {
+            total.unreadable++;
+            this.log.error('usage intake: a waiting batch is unreadable and is set aside', { batch: id, err: error });
+          }
+        }
+        const counted = await countBatches(this.db, batches);
+        await this.inbox.markCounted(waiting.map((batch) => batch.id));
+        total.added += counted.added;
+        total.repeated += counted.repeated;
+        if (waiting.length < PAGE) break;
+      }
+      await this.pruneHourly();
+      if (this.failing) this.log.info('usage intake: counting again');
+      this.failing = false;
+      return total;
+    } catch (error) {
+      if (!this.failing) this.log.warn('usage intake: cannot count usage; the batches wait in the shared place and are counted once it works again', { err: error });
+      this.failing = true;
+      return undefined;
+    }
+  }
+
+  private async pruneHourly(): Promise<void> {
+    const now = this.clock();
+    if (now - this.prunedAt < HOUR_MS) return;
+    await pruneUsage(this.db, new Date(now - this.options.retentionDays * 24 * HOUR_MS), new Date(now));
+    this.prunedAt = now;
+  }
+}

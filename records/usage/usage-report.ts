@@ -1,0 +1,101 @@
+// A key's or an organization's usage as every door shows it (`keys usage`, the admin API, the
+// console's pages and chart): totals by outcome, by route and by key, a series of buckets (every
+// hour or day of the range, empty ones included, so a chart's time axis is even) and the refused
+// origins, most frequent first. Pure: usage-store.ts reads the rows.
+import { HOUR_MS } from './usage-batch.ts';
+
+export type UsageSubject = { readonly keyId: string } | { readonly organizationId: string };
+
+/** A stored count (marquee_key_usage), as read. */
+export interface UsageRow {
+  readonly hour: number;
+  readonly keyId: string;
+  readonly route: string;
+  readonly status: number;
+  readonly errorCode: string;
+  readonly requests: number;
+}
+
+export interface UsageBucket {
+  /** The bucket's start (an hour, or a UTC day), ISO 8601. */
+  readonly start: string;
+  readonly requests: number;
+  /** Requests by outcome (outcomeLabel), only those with any. */
+  readonly outcomes: Readonly<Record<string, number>>;
+}
+
+export interface UsageReport {
+  readonly subject: UsageSubject;
+  readonly since: string;
+  readonly until: string;
+  readonly by: 'hour' | 'day';
+  readonly requests: number;
+  /** Most first. */
+  readonly outcomes: readonly { outcome: string; requests: number }[];
+  readonly routes: readonly { route: string; requests: number }[];
+  readonly keys: readonly { keyId: string; requests: number }[];
+  readonly series: readonly UsageBucket[];
+  /** Most first, at most MAX_ORIGINS_SHOWN; `origin: null` counts the others a key's hourly bound folded together. */
+  readonly refusedOrigins: readonly { origin: string | null; requests: number }[];
+}
+
+const DAY_MS = 24 * HOUR_MS;
+const MAX_ORIGINS_SHOWN = 10;
+/** The most buckets a report holds: 90 days by hour is 2,160. */
+export const MAX_BUCKETS = 100 * 24;
+
+/** '200', '304', '403 API_KEY_ORIGIN_NOT_ALLOWED': the status, with a 403's errorCode. */
+export const outcomeLabel = (status: number, errorCode: string): string => (errorCode === '' ? String(status) : `${status} ${errorCode}`);
+
+/** Whether an outcome is a refusal (4xx, 5xx): what the console's chart draws in warning colours. */
+export const isRefusal = (outcome: string): boolean => Number.parseInt(outcome, 10) >= 400;
+
+export function usageReport(
+  subject: UsageSubject,
+  range: { since: Date; until: Date; by: 'hour' | 'day' },
+  rows: readonly UsageRow[],
+  origins: readonly { origin: string; requests: number }[],
+): UsageReport {
+  const step = range.by === 'hour' ? HOUR_MS : DAY_MS;
+  const first = floorTo(range.since.getTime(), step);
+  const buckets: { start: number; requests: number; outcomes: Record<string, number> }[] = [];
+  for (let start = first; start < range.until.getTime() && buckets.length < MAX_BUCKETS; start += step) buckets.push({ start, requests: 0, outcomes: {} });
+  const outcomes = new Map<string, number>();
+  const routes = new Map<string, number>();
+  const keys = new Map<string, number>();
+  let requests = 0;
+  for (const row of rows) {
+    const outcome = outcomeLabel(row.status, row.errorCode);
+    requests += row.requests;
+    add(outcomes, outcome, row.requests);
+    add(routes, row.route, row.requests);
+    add(keys, row.keyId, row.requests);
+    const bucket = buckets[Math.floor((row.hour - first) / step)];
+    if (bucket === undefined) continue;
+    bucket.requests += row.requests;
+    bucket.outcomes[outcome] = (bucket.outcomes[outcome] ?? 0) + row.requests;
+  }
+  return {
+    subject,
+    since: range.since.toISOString(),
+    until: range.until.toISOString(),
+    by: range.by,
+    requests,
+    outcomes: mostFirst(outcomes).map(([outcome, n]) => ({ outcome, requests: n })),
+    routes: mostFirst(routes).map(([route, n]) => ({ route, requests: n })),
+    keys: mostFirst(keys).map(([keyId, n]) => ({ keyId, requests: n })),
+    series: buckets.map((bucket) => ({ start: new Date(bucket.start).toISOString(), requests: bucket.requests, outcomes: bucket.outcomes })),
+    refusedOrigins: [...origins]
+      .sort((a, b) => b.requests - a.requests || a.origin.localeCompare(b.origin))
+      .slice(0, MAX_ORIGINS_SHOWN)
+      .map(({ origin, requests: n }) => ({ origin: origin === '' ? null : origin, requests: n })),
+  };
+}
+
+const floorTo = (ms: number, step: number): number => ms - (ms % step);
+
+function add(totals: Map<string, number>, name: string, n: number): void {
+  totals.set(name, (totals.get(name) ?? 0) + n);
+}
+
+const mostFirst = (totals: Map<string, number>): [string, number][] => [...totals].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
