@@ -17,7 +17,7 @@ export type CacheName = (typeof CACHE_NAMES)[number];
  * Shares of the total, in hundredths. Pointers and manifests (one per organization served, and those
  * of earlier snapshots that pinned reads name) and the stored objects take most, parsed event views next (indexes and details share theirs: an index
  * of 5,000 events weighs 3.6 MB parsed, 5.4 MB with every upcoming page of 100 rendered, against
- * 12.5 MB at the default total; bench/cache-weights.ts); what is kept per key is small. verdicts and key_rates are used only with Redis
+ * 13.4 MB at the default total; bench/cache-weights.ts); what is kept per key is small. verdicts and key_rates are used only with Redis
  * (the keys seen recently, and counts while Redis is away) or only without it (the per-key counts),
  * so a gateway never fills all of them at once.
  */
@@ -28,16 +28,17 @@ const SHARES: Readonly<Record<CacheName, number>> = {
   // event manifest weighs about 4 MB) while a site's build reads it pinned.
   pinned: 10,
   objects: 17,
-  views: 26,
+  views: 28,
   // Answers of GET /changes, kept until the clock can change them (gateway/changes.ts).
   changes: 2,
-  verdicts: 6,
-  key_rates: 6,
+  verdicts: 5,
+  key_rates: 5,
   address_failures: 3,
   parsed_keys: 1.5,
   origins: 1.5,
   // Usage counts per key not yet moved to the shared place, and the batches moved but not yet
-  // counted (gateway/usage/): ten seconds of a busy gateway's keys weigh a few hundred KB.
+  // counted (gateway/usage/): ten seconds of a busy gateway's keys weigh a few hundred KB. Taken
+  // from verdicts and key_rates, which hold what they hold while Redis is away (or without it).
   usage: 2,
 };
 

@@ -40,6 +40,8 @@ describe('parseConfig', () => {
         retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
         disableAfterMs: 432_000_000,
       },
+      usageRetentionDays: 90,
+      usageMoveMs: 10_000,
     });
   });
 
@@ -124,6 +126,13 @@ describe('parseConfig', () => {
         `SNAPSHOT_PIN_SECONDS must be a whole number from 0 to 1000000, got ${JSON.stringify(value)}`,
       );
     }
+  });
+
+  it('reads USAGE_RETENTION_DAYS (at least a day) and USAGE_MOVE_SECONDS (1 to 10), naming the variable of a bad value', () => {
+    expect(parseConfig({ USAGE_RETENTION_DAYS: '30', USAGE_MOVE_SECONDS: '1' }, '/srv', false)).toMatchObject({ usageRetentionDays: 30, usageMoveMs: 1_000 });
+    expect(() => parseConfig({ USAGE_RETENTION_DAYS: '0' }, '/srv', false)).toThrow('USAGE_RETENTION_DAYS must be a whole number from 1 to 1000000, got "0"');
+    expect(() => parseConfig({ USAGE_MOVE_SECONDS: '0' }, '/srv', false)).toThrow('USAGE_MOVE_SECONDS must be a whole number from 1 to 1000000, got "0"');
+    expect(() => parseConfig({ USAGE_MOVE_SECONDS: '60' }, '/srv', false)).toThrow('USAGE_MOVE_SECONDS must be at most 10, got 60');
   });
 
   it('logs JSON lines by default, readable lines on a terminal, and as LOG_FORMAT says', () => {
