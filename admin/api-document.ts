@@ -72,7 +72,8 @@ function operation(route: AdminRoute): JsonSchema {
       in: 'query',
       required: ((route.query?.required ?? []) as string[]).includes(name),
       description: schema.description,
-      schema: { type: 'string', minLength: 1 },
+      // Every parameter is text; one of a few values (`by`) is described as those values.
+      schema: Array.isArray(schema.enum) ? { type: 'string', enum: schema.enum } : { type: 'string', minLength: 1 },
     })),
   ];
   const success: JsonSchema = {
@@ -120,7 +121,10 @@ export function adminApiDocument(): JsonSchema {
     tags: [
       { name: 'Organizations', description: 'Every organization with its state, current snapshot and latest build.' },
       { name: 'Builds', description: 'Requested builds, and the runs this process keeps.' },
-      { name: 'Keys', description: 'API keys: create, change, roll, revoke. A secret is shown once.' },
+      {
+        name: 'Keys',
+        description: 'API keys: create, change, roll, revoke, and what each was used for (requests by hour or day, outcome, route, refused origin). A secret is shown once.',
+      },
       { name: 'Webhooks', description: "Organization sites' webhook endpoints, their attempts, test messages and redelivery." },
       { name: 'Snapshots', description: 'History, diffs and what the API answered at an instant.' },
       {

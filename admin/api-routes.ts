@@ -16,13 +16,25 @@ import { auditWindow } from './trail/audit-since.ts';
 import { buildNotFound } from './errors.ts';
 import { requestInstant } from './request-instant.ts';
 import { diffJson, historyJson } from './snapshot-admin.ts';
+import type { UsageGranularity, UsageRangeRequest } from './usage-admin.ts';
 
 export const ADMIN_API_BASE = '/admin/v1';
 
-/** The snapshot id, manifest hash, signature and ETag behind an as-of answer, as headers: the body stays the API's own. */
-function evidenceHeaders(answer: AsOfAnswer): Record<string, string> {
+/** Where the inclusion proof of an organization's snapshot is: the route `getSnapshotInclusion` below. */
+const inclusionPath = (idOrSlug: string, snapshotId: string) =>
+  `${ADMIN_API_BASE}/organizations/${encodeURIComponent(idOrSlug)}/snapshots/${encodeURIComponent(snapshotId)}/inclusion`;
+
+/**
+ * The snapshot id, manifest hash, signature and ETag behind an as-of answer, as headers: the body
+ * stays the API's own. The manifest's inclusion proof is too large for a header: a Link names the
+ * route that answers it.
+ */
+function evidenceHeaders(idOrSlug: string, answer: AsOfAnswer): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (answer.snapshotId !== null) headers['Marquee-Snapshot-Id'] = answer.snapshotId;
+  if (answer.snapshotId !== null) {
+    headers['Marquee-Snapshot-Id'] = answer.snapshotId;
+    headers.Link = `<${inclusionPath(idOrSlug, answer.snapshotId)}>; rel="related"; title="inclusion proof"`;
+  }
   if (answer.evidence.manifestHash !== null) headers['Marquee-Manifest-Hash'] = answer.evidence.manifestHash;
   if (answer.evidence.signature !== null) headers['Marquee-Signature'] = `keyId=${answer.evidence.signature.keyId}; value=${answer.evidence.signature.value}`;
   if (answer.evidence.etag !== null) headers.ETag = answer.evidence.etag;
@@ -40,6 +52,17 @@ const body = <const Properties extends Record<string, JsonSchema>, const Require
 const query = body;
 
 const ORGANIZATION = 'the organization, by id or slug';
+
+/** The range of a usage route (`keys usage`'s --since, --until and --by): instants or durations back, as the audit log's. */
+const usageQuery = query({
+  since: text('from this instant (ISO 8601 with a zone) or this duration back (30m, 24h, 7d), widened down to its hour or day; default a week before until'),
+  until: text('before this instant (exclusive), written as `since` is, widened up to the end of its hour or day; default the end of the current hour'),
+  by: { enum: ['hour', 'day'], description: 'buckets of UTC hours or days; default hour for a week or less, day beyond' },
+});
+
+function usageRangeOf(query: { since?: string; until?: string; by?: UsageGranularity }): UsageRangeRequest {
+  return { ...auditWindow({ since: query.since, until: query.until }, { since: 'since', until: 'until' }, new Date()), ...(query.by !== undefined ? { by: query.by } : {}) };
+}
 
 const ROUTES = [
   route({
@@ -103,12 +126,12 @@ const ROUTES = [
     path: '/keys',
     role: 'auditor',
     tag: 'Keys',
-    summary: 'Keys without their secrets, oldest first, as `keys list --json`',
+    summary: 'Keys without their secrets, oldest first, each with its requests in the last 24 hours, as `keys list --json`',
     query: query({ organization: text(`only this organization: ${ORGANIZATION}`) }),
     status: 200,
-    response: listOf('Key'),
+    response: listOf('ListedKey'),
     errors: ['ORGANIZATION_NOT_FOUND'],
-    answer: (services, { query }) => services.keys.list(query.organization),
+    answer: (services, { query }) => services.usage.keyList(query.organization),
   }),
   route({
     name: 'createKey',
@@ -184,6 +207,33 @@ const ROUTES = [
     location: (key) => `${ADMIN_API_BASE}/keys/${key.id}`,
     errors: ['KEY_NOT_FOUND'],
     answer: async (services, { params, body }) => (await services.keys.roll(params.id, body.graceSeconds === undefined ? {} : { graceSeconds: body.graceSeconds })).replacement,
+  }),
+  route({
+    name: 'getKeyUsage',
+    method: 'get',
+    path: '/keys/{id}/usage',
+    role: 'auditor',
+    tag: 'Keys',
+    summary:
+      "A key's requests over a range, by hour or day, by outcome (the status, with a 403's errorCode), route and refused browser origin, as `keys usage KEY_ID --json`; a revoked or expired key's 401s count against it",
+    query: usageQuery,
+    status: 200,
+    response: schemaRef('UsageReport'),
+    errors: ['KEY_NOT_FOUND'],
+    answer: async (services, { params, query }) => services.usage.key(params.id, usageRangeOf(query)),
+  }),
+  route({
+    name: 'getOrganizationUsage',
+    method: 'get',
+    path: '/organizations/{idOrSlug}/usage',
+    role: 'auditor',
+    tag: 'Keys',
+    summary: 'Every key of an organization: its requests over a range, together and by key, as `keys usage --org ORG --json`',
+    query: usageQuery,
+    status: 200,
+    response: schemaRef('UsageReport'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    answer: async (services, { params, query }) => services.usage.organization(params.idOrSlug, usageRangeOf(query)),
   }),
   route({
     name: 'listWebhooks',
@@ -333,15 +383,28 @@ const ROUTES = [
     role: 'auditor',
     tag: 'Snapshots',
     summary:
-      'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify',
+      'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag, and a Link (rel related) to the inclusion proof of that snapshot’s manifest. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify',
     query: query({ at: text('an ISO 8601 instant with a zone'), path: text('below /api/integration/v1, e.g. /events?timing=past') }, ['at', 'path']),
     status: 200,
     response: { description: 'The resource as the gateway served it then.' },
     errors: ['ORGANIZATION_NOT_FOUND', 'HISTORY_BROKEN'],
     answer: async (services, { params, query }) => {
       const answer = await services.snapshots.asOf(params.idOrSlug, requestInstant('at', query.at), query.path);
-      return new PastAnswer(answer.status, answer.body, evidenceHeaders(answer));
+      return new PastAnswer(answer.status, answer.body, evidenceHeaders(params.idOrSlug, answer));
     },
+  }),
+  route({
+    name: 'getSnapshotInclusion',
+    method: 'get',
+    path: '/organizations/{idOrSlug}/snapshots/{id}/inclusion',
+    role: 'auditor',
+    tag: 'Snapshots',
+    summary:
+      "The publication log's inclusion proof of the snapshot's manifest against the newest checkpoint in the store, and that checkpoint's signed note as stored, as `show --evidence` prints them: `examples/verify-publication-log.mjs inclusion` checks one with the other. `inclusion` null, with `inclusionReason`, when the manifest predates the log or no checkpoint covers it yet",
+    status: 200,
+    response: schemaRef('SnapshotInclusion'),
+    errors: ['ORGANIZATION_NOT_FOUND', 'SNAPSHOT_NOT_FOUND'],
+    answer: (services, { params }) => services.snapshots.inclusion(params.idOrSlug, params.id),
   }),
   route({
     name: 'verifyOrganization',

@@ -94,6 +94,38 @@ export const ADMIN_SCHEMAS = {
     allOf: [{ $ref: '#/components/schemas/Key' }, object({ key: text })],
     description: 'A key just made, with its secret: shown this once.',
   },
+  ListedKey: {
+    allOf: [{ $ref: '#/components/schemas/Key' }, object({ requests24h: { ...count, description: 'its requests in the last 24 hours, every outcome (0 when none)' } })],
+    description: 'A key as `keys list --json` prints it: the key, and its requests in the last 24 hours beside its last use.',
+  },
+  UsageReport: {
+    ...object({
+      subject: { anyOf: [object({ keyId: text }), object({ organizationId: text })], description: 'one key, or every key of one organization' },
+      since: { ...instant, description: 'the range’s start, widened down to its first bucket' },
+      until: { ...instant, description: 'the range’s end, exclusive, widened up to the end of its last bucket' },
+      by: { enum: ['hour', 'day'], description: 'the buckets of `series`: UTC hours or UTC days' },
+      requests: { ...count, description: 'every request counted in the range' },
+      outcomes: {
+        type: 'array',
+        items: object({ outcome: text, requests: count }),
+        description: 'requests by outcome, most first: the status, with the errorCode of a 403 (`200`, `304`, `401`, `403 API_KEY_ORIGIN_NOT_ALLOWED`, `429`)',
+      },
+      routes: { type: 'array', items: object({ route: text, requests: count }), description: 'requests by route template, most first' },
+      keys: { type: 'array', items: object({ keyId: text, requests: count }), description: 'requests by key, most first' },
+      series: {
+        type: 'array',
+        items: object({ start: instant, requests: count, outcomes: { type: 'object', additionalProperties: count, description: 'requests by outcome; only those with any' } }),
+        description: 'every bucket of the range in order, empty ones too',
+      },
+      refusedOrigins: {
+        type: 'array',
+        items: object({ origin: nullable(text), requests: count }),
+        description:
+          'the browser origins requests were refused for (403 API_KEY_ORIGIN_NOT_ALLOWED), most first, at most 10; `origin` null counts the others a key’s hourly bound folded together',
+      },
+    }),
+    description: 'A key’s or an organization’s requests over a range, as `keys usage --json` prints it.',
+  },
   WebhookEndpoint: object({
     id: text,
     organizationId: text,
@@ -307,6 +339,44 @@ export const ADMIN_SCHEMAS = {
       note: { type: 'string', description: 'the C2SP signed note, as stored' },
     }),
     description: 'The publication log’s latest checkpoint, as `marquee checkpoint --json` prints it.',
+  },
+  InclusionProof: {
+    ...object({
+      format: { const: 1 },
+      kind: { const: 'inclusion-proof' },
+      origin: { type: 'string', description: "the log's origin, as the checkpoint names it" },
+      treeSize: { ...count, description: "the checkpoint's size: the tree the leaf is proved in" },
+      leafIndex: { ...count, description: 'the leaf’s number in the log, from 0' },
+      leaf: { type: 'string', description: 'the leaf’s bytes, base64: the log entry’s canonical JSON, `{"at","hash","id","kind":"manifest","organizationId"}`' },
+      proof: { type: 'array', items: text, description: 'RFC 9162’s inclusion path, leaf side first, each hash in base64' },
+    }),
+    description: 'An inclusion proof file, as `examples/verify-publication-log.mjs inclusion CHECKPOINT PROOF` reads it.',
+  },
+  SnapshotInclusion: {
+    ...object(
+      {
+        organizationId: text,
+        snapshotId: text,
+        manifestHash: { type: 'string', description: 'SHA-256 (hex) of the manifest’s bytes in the store: the hash its leaf records' },
+        inclusion: {
+          anyOf: [
+            object({
+              checkpoint: { type: 'string', description: 'the store’s newest checkpoint: the C2SP signed note, verbatim as stored' },
+              proof: { $ref: '#/components/schemas/InclusionProof' },
+            }),
+            { type: 'null' },
+          ],
+          description: 'the manifest’s leaf proved in the tree the checkpoint signs; null when there is no proof to give, as inclusionReason says',
+        },
+        inclusionReason: {
+          type: 'string',
+          description:
+            'with inclusion null: the manifest was published before the log (or its backfill), the log records another hash for it, or no checkpoint covers its leaf yet',
+        },
+      },
+      ['inclusionReason'],
+    ),
+    description: 'The publication log’s inclusion proof of a snapshot’s manifest, with the checkpoint it is proved against, as `show --evidence` prints them beside its answer.',
   },
 } as const satisfies Record<string, JsonSchema>;
 

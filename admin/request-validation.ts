@@ -42,6 +42,7 @@ function queryMistake(error: ErrorObject): string {
   const name = fieldOf(error);
   if (error.keyword === 'required') return `the query parameter ${name} is required`;
   if (name === undefined) return 'the query string could not be read';
+  if (error.keyword === 'enum') return `the query parameter ${name} must be one of ${(error.params as { allowedValues: readonly unknown[] }).allowedValues.join(', ')}`;
   return `the query parameter ${name} must be given once, as text`;
 }
 

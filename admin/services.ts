@@ -1,12 +1,13 @@
 // The control plane's operations (docs/design.md "Admin API and console"): one member per
 // operations module (organization-admin.ts, build-admin.ts, keys/key-admin.ts, webhook-admin.ts,
-// snapshot-admin.ts, verification-admin.ts, checkpoint-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
+// snapshot-admin.ts, verification-admin.ts, checkpoint-admin.ts, usage-admin.ts, credentials/credential-admin.ts), which the CLI's commands call too. The JSON API (api.ts, api-routes.ts) and
 // the console (console/) are doors over this one object: a new area of operations is a module
 // beside those, one member here, its routes and its pages. Every door is given these operations
 // with each state-changing one recording its audit entry (trail/recorded-operations.ts).
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import type { SqlQueries } from '../records/database/sql.ts';
 import type { KeyStore } from '../records/keys/key-store.ts';
+import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import type { AnswerAsOf } from '../snapshot/as-of-answer.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { type AdminCredentialOperations, adminCredentialOperations } from './credentials/credential-admin.ts';
@@ -18,6 +19,7 @@ import { type CheckpointOperations, checkpointOperations } from './checkpoint-ad
 import { type KeyOperations, keyOperations } from './keys/key-admin.ts';
 import { type OrganizationOperations, organizationDirectory, organizationOperations } from './organization-admin.ts';
 import { type SnapshotOperations, snapshotOperations } from './snapshot-admin.ts';
+import { type UsageOperations, usageOperations } from './usage-admin.ts';
 import { type VerificationOperations, verificationOperations } from './verification-admin.ts';
 import { type WebhookOperations, type WebhookParts, webhookOperations } from './webhook-admin.ts';
 
@@ -34,6 +36,8 @@ export interface AdminServices {
   verifications: VerificationOperations;
   /** The publication log's latest checkpoint in the store, checked, as `marquee checkpoint --json` prints it. */
   checkpoints: CheckpointOperations;
+  /** Requests per key over time, by outcome, route and refused origin (records/usage/). */
+  usage: UsageOperations;
 }
 
 export interface AdminServiceParts {
@@ -50,22 +54,26 @@ export interface AdminServiceParts {
   onBuildError: (error: unknown) => void;
   /** What an API path answered at an instant: the gateway's (gateway/as-of.ts). */
   answerAsOf: AnswerAsOf;
+  /** The publication log the process's publishes append to: an answer's inclusion proof is read from it. */
+  publicationLog?: PublicationLog;
 }
 
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const { db, store, runs, trail } = parts;
   const organizations = organizationDirectory(async () => db);
   const recorder = auditRecorder(async () => trail, organizations);
+  const keys = keyOperations(parts.keys, organizations);
   const services: AdminServices = {
     organizations: organizationOperations({ db, store, runs }),
     builds: buildOperations({ runs, queue: parts.builds, organizations, onBuildError: parts.onBuildError }),
-    keys: keyOperations(parts.keys, organizations),
+    keys,
     webhooks: webhookOperations({ ...parts.webhooks, organizations }),
-    snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id, parts.answerAsOf),
+    snapshots: snapshotOperations(store, async (idOrSlug) => (await organizations.find(idOrSlug)).id, parts.answerAsOf, parts.publicationLog),
     admins: adminCredentialOperations(db),
     audit: auditOperations({ trail, store, organizations, recorder }),
     verifications: verificationOperations({ db, store }),
     checkpoints: checkpointOperations(store),
+    usage: usageOperations({ db, keys, organizations }),
   };
   return recordedServices(services, recorder);
 }

@@ -1,10 +1,14 @@
 // What auditors ask of the snapshot store (docs/design.md "Guarantees, for auditors"): an
-// organization's history, the diff of two of its snapshots, and what an API path answered at an
-// instant. `history --json`, `diff --json` and the admin API print the shapes below; the console
-// shows more of the same answers (the current entry, the labelled field changes).
-import { diffSnapshots, type HistoryEntry, type SnapshotDiff, snapshotHistory } from '../builder/history/history.ts';
+// organization's history, the diff of two of its snapshots, what an API path answered at an
+// instant, and the publication log's inclusion proof of a snapshot's manifest. `history --json`,
+// `diff --json` and the admin API print the shapes below; the console shows more of the same
+// answers (the current entry, the labelled field changes).
+import { diffSnapshots, type HistoryEntry, type SnapshotDiff, SnapshotNotFoundError, snapshotHistory } from '../builder/history/history.ts';
 import { type OrganizationVerification, trustsSnapshot, verifyOrganization } from '../builder/history/verify-history.ts';
+import { type AnsweringManifest, type InclusionSources, inclusionSources, type ManifestInclusion, manifestInclusion } from '../records/publication-log/answer-inclusion.ts';
 import { OperatorError } from '../runtime/errors.ts';
+import { sha256Hex } from '../snapshot/hash.ts';
+import { isSnapshotId, manifestKey } from '../snapshot/layout.ts';
 import { listSnapshotIds, readPointer } from '../snapshot/reader.ts';
 import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
 import type { AnswerAsOf, AsOfAnswer } from '../snapshot/as-of-answer.ts';
@@ -25,7 +29,17 @@ export interface SnapshotOperations {
   verify(organization: string): Promise<OrganizationVerification>;
   /** The snapshot current at `at` (its id; null when none was, or the organization was suspended or closed then), for `diff --since`. */
   snapshotAt(organization: string, at: Date): Promise<string | null>;
+  /**
+   * The publication log's inclusion proof of the snapshot's manifest (the bytes the store holds)
+   * against the store's newest checkpoint, with that checkpoint's note; or null and why there is
+   * none (records/publication-log/answer-inclusion.ts). SnapshotNotFoundError when the store holds
+   * no such manifest.
+   */
+  inclusion(organization: string, snapshotId: string): Promise<SnapshotInclusion>;
 }
+
+/** The admin API's inclusion answer: the manifest it proves, and the members `show --evidence` prints beside it. */
+type SnapshotInclusion = AnsweringManifest & ManifestInclusion;
 
 /** An answer refused because the history it would come from does not verify; the message names the break. */
 export class HistoryBreakError extends OperatorError {
@@ -36,9 +50,15 @@ export class HistoryBreakError extends OperatorError {
  * Over the store alone: `organizationId` turns the id or slug an operator gave into an id (the
  * CLI's needs no database for an id, since auditors may hold only the store); `answerAsOf` is the
  * gateway's (gateway/as-of.ts), handed over by bin/, so an as-of answer is rendered by the code
- * that served it.
+ * that served it. `publicationLog`, the platform database's, is read by `inclusion` alone: the
+ * CLI's history, diff and show are given none (show reads the log itself, with --evidence only).
  */
-export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSlug: string) => Promise<string>, answerAsOf: AnswerAsOf): SnapshotOperations {
+export function snapshotOperations(
+  store: SnapshotStore,
+  organizationId: (idOrSlug: string) => Promise<string>,
+  answerAsOf: AnswerAsOf,
+  publicationLog?: InclusionSources['log'],
+): SnapshotOperations {
   return {
     history: async (organization) => snapshotHistory(store, await organizationId(organization)),
     diff: async (organization, from, to) => diffSnapshots(store, await organizationId(organization), from, to),
@@ -62,6 +82,15 @@ export function snapshotOperations(store: SnapshotStore, organizationId: (idOrSl
       const orgId = await organizationId(organization);
       const [ids, marks, pointer] = await Promise.all([listSnapshotIds(store, orgId), listStateMarks(store, orgId), readPointer(store, orgId)]);
       return currentAt(at, ids, marks, pointer).snapshotId;
+    },
+    inclusion: async (organization, snapshotId) => {
+      if (publicationLog === undefined) throw new Error('these snapshot operations were given no publication log to prove an inclusion with');
+      const orgId = await organizationId(organization);
+      // Checked before it names a store key: the id comes from a request's path.
+      const bytes = isSnapshotId(snapshotId) ? await store.get(manifestKey(orgId, snapshotId)) : undefined;
+      if (bytes === undefined) throw new SnapshotNotFoundError(`organization ${orgId} has no snapshot ${snapshotId}`);
+      const manifest: AnsweringManifest = { organizationId: orgId, snapshotId, manifestHash: sha256Hex(bytes) };
+      return { ...manifest, ...(await manifestInclusion(inclusionSources(store, publicationLog), manifest)) };
     },
   };
 }

@@ -138,6 +138,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       trail,
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
       answerAsOf,
+      publicationLog,
     });
     const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
     admin = await listenAdminPort(config, createAdminApp({ token, registry, health, log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }));

@@ -1,7 +1,8 @@
-// The keys pages: the table, and the forms that create, edit, roll and revoke a key, each checked
-// as its API route checks its body (console-forms.ts). A new secret travels from the POST to the
-// page that shows it through a one-view ticket (shown-once.ts), so it is never in an address, a
-// log line or a page that can be reloaded.
+// The keys pages: the table (each key's requests of the last day beside its last use, its id
+// opening its usage page: usage-pages.ts), and the forms that create, edit, roll and revoke a key,
+// each checked as its API route checks its body (console-forms.ts). A new secret travels from the
+// POST to the page that shows it through a one-view ticket (shown-once.ts), so it is never in an
+// address, a log line or a page that can be reloaded.
 import type { Request, Response } from 'express';
 import { adminRoute } from '../api-routes.ts';
 import { badRequest } from '../errors.ts';
@@ -12,6 +13,7 @@ import { type ConsoleRoute, type PageRequest, page } from './console-routes.ts';
 import { type KeyItem, keyRow, originLines } from './keys-view.ts';
 import { formField, type Pages } from './pages.ts';
 import { ShownOnce } from './shown-once.ts';
+import { countText } from './usage-chart.ts';
 
 /** A key just made, with its secret (shown once). */
 type CreatedKey = Awaited<ReturnType<AdminServices['keys']['create']>>;
@@ -63,15 +65,17 @@ export function keyPages({ services, pages, now }: { services: AdminServices; pa
       const selected = typeof req.query.organization === 'string' && req.query.organization !== '' ? req.query.organization : undefined;
       const organizations = await services.organizations.list();
       const organization = selected === undefined ? undefined : await services.organizations.find(selected);
-      const keys: KeyItem[] = await services.keys.list(organization?.id);
+      // The last day's requests of every key listed, in one call: one per key would be a query per row.
+      const [keys, lastDay]: [KeyItem[], Map<string, number>] = await Promise.all([services.keys.list(organization?.id), services.usage.lastDay(organization?.id)]);
       const organizationNames = new Map(organizations.map((org) => [org.id, org.name]));
       const at = now();
+      const rows = keys.map((key) => ({ ...keyRow(key, organizationNames, at), requestsLastDay: countText(lastDay.get(key.id) ?? 0) }));
       pages.show(
         req,
         res,
         'keys.njk',
         organization ? `Keys of ${organizationNames.get(organization.id)}` : 'Keys',
-        { keys: keys.map((key) => keyRow(key, organizationNames, at)), organizations, organization: organizations.find((org) => org.id === organization?.id) },
+        { keys: rows, organizations, organization: organizations.find((org) => org.id === organization?.id) },
         { section: 'keys' },
       );
     }),

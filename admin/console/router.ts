@@ -18,6 +18,7 @@ import { webhookPages } from './webhooks-pages.ts';
 import { organizationPages } from './organizations-pages.ts';
 import { verificationPages } from './verifications-pages.ts';
 import { createPages } from './pages.ts';
+import { usagePages } from './usage-pages.ts';
 import { consoleSecurityHeaders } from './security-headers.ts';
 import { loadStylesheet } from './stylesheet.ts';
 import { createViews } from './views.ts';
@@ -63,6 +64,7 @@ export function consoleRouter(services: AdminServices, options: ConsoleOptions =
       ...organizationPages(area),
       ...verificationPages(area),
       ...keyPages(area),
+      ...usagePages(area),
       ...webhookPages(area),
       ...adminPages(area),
       ...auditPages(area),

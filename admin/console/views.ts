@@ -20,7 +20,8 @@ function templateNames(root: string, dir = root): string[] {
 }
 
 export function createViews(root: string = packagePath('templates')): Views {
-  // autoescape: data is text everywhere, and no template marks data `| safe`. Every template is
+  // autoescape: data is text everywhere, and no template marks data `| safe` but the usage chart,
+  // markup that usage-chart.ts writes with every text in it escaped there. Every template is
   // compiled here, once: a template that does not compile stops the start, not a page view.
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(root), { autoescape: true, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true });
   const templates = new Map<string, nunjucks.Template>();

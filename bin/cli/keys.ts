@@ -1,9 +1,16 @@
 // keys …: API keys (bin/commands/keys.ts).
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { KeyUsageOptions } from '../commands/keys.ts';
 import type { Config } from '../config.ts';
 import { origins } from './arguments.ts';
 
 const commands = () => import('../commands/keys.ts');
+
+/** `--by` of keys usage: the buckets of the report. */
+const granularity = (value: string): 'hour' | 'day' => {
+  if (value !== 'hour' && value !== 'day') throw new InvalidArgumentError('must be hour or day');
+  return value;
+};
 
 export function registerKeyCommands(program: Command, config: () => Config): void {
   const keys = program.command('keys').description('API keys');
@@ -40,10 +47,23 @@ export function registerKeyCommands(program: Command, config: () => Config): voi
     .action(async (id: string, options: { json?: boolean }) => (await commands()).keysRevokeCommand(config(), id, options));
   keys
     .command('list')
-    .description('list keys (never their secrets)')
+    .description('list keys (never their secrets), each with its last use and its requests in the last 24 hours')
     .option('--org <id|slug>', 'only this organization')
     .option('--json', 'print the result as JSON')
     .action(async (options: { org?: string; json?: boolean }) => (await commands()).keysListCommand(config(), options));
+  keys
+    .command('usage')
+    .description(
+      "a key's requests over time, or every key's of an organization: by hour or day, by outcome (the status, with a 403's errorCode), by route, and the browser origins refused",
+    )
+    .argument('[key-id]', 'the key (or give --org)')
+    .option('--org <id|slug>', 'every key of this organization instead of one key')
+    .option('--since <when>', 'from an instant (2026-11-01T00:00:00Z) or a duration back (24h, 7d), widened down to its hour or day; default a week before --until')
+    .option('--until <when>', 'before an instant, exclusive, or a duration back; widened up to the end of its hour or day; default the end of this hour')
+    .option('--by <hour|day>', 'one row per UTC hour or day; default hour for a week or less, day beyond', granularity)
+    .option('--json', 'print the report as JSON')
+    .option('--csv', 'print one line per bucket and outcome: start,outcome,requests')
+    .action(async (id: string | undefined, options: KeyUsageOptions) => (await commands()).keysUsageCommand(config(), id, options));
   keys
     .command('find')
     .description('the key a (leaked) secret belongs to, found by its hash; exit 1 when none')

@@ -46,7 +46,10 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .description('what the integration API answered for PATH (below /api/integration/v1, e.g. "/events?timing=past") at an instant')
     .requiredOption('--org <id|slug>', 'the organization')
     .requiredOption('--at <instant>', 'ISO 8601 instant with a zone, e.g. 2026-03-01T12:00:00Z', instant)
-    .option('--evidence', 'print, with the body, the snapshot id, manifest hash, signature and ETag behind it (JSON)')
+    .option(
+      '--evidence',
+      "print, with the body, the snapshot id, manifest hash, signature and ETag behind it, and the publication log's inclusion proof of that manifest with the checkpoint it is proved against (JSON)",
+    )
     .argument('<path>')
     .action(async (path: string, options: { org: string; at: Date; evidence?: boolean }) => (await commands()).showCommand(config(), { ...options, path }));
   program

@@ -7,12 +7,16 @@ import { withKeyStore } from '../../records/keys/key-backends.ts';
 import { recordedArea } from '../../admin/trail/recorded-operations.ts';
 import { assertEmbeddedDatabase } from '../../records/database/database-backends.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
+import { auditWindow } from '../../admin/trail/audit-since.ts';
+import { type ListedKey, type UsageGranularity, type UsageOperations, usageOperations, usageRange } from '../../admin/usage-admin.ts';
+import { migrateMarquee } from '../../records/schema/migrate.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
 import type { Config } from '../config.ts';
 import { UsageError, usageChecked } from '../usage.ts';
 import { createLog } from '../log.ts';
 import { line, printJson } from '../output.ts';
 import { openDatabase } from '../services.ts';
+import { usageCsv, usageTable } from './key-usage-table.ts';
 import { cliRecorder } from './trail.ts';
 
 export async function keysCreateCommand(config: Config, options: { org: string; origin: string[]; label?: string; expires?: string; json?: boolean }): Promise<void> {
@@ -65,10 +69,36 @@ export async function keysRevokeCommand(config: Config, id: string, options: { j
 }
 
 export async function keysListCommand(config: Config, options: { org?: string; json?: boolean }): Promise<void> {
-  const keys = await withKeys(config, (operations) => operations.list(options.org));
+  const keys = await withUsage(config, (usage) => usage.keyList(options.org));
   if (options.json) return printJson(keys);
   const now = Date.now();
   for (const key of keys) line(keyLine(key, now));
+}
+
+export interface KeyUsageOptions {
+  org?: string;
+  since?: string;
+  until?: string;
+  by?: UsageGranularity;
+  json?: boolean;
+  csv?: boolean;
+}
+
+/** One key's usage, or every key's of `--org`: a table, `--json` (the report) or `--csv`. */
+export async function keysUsageCommand(config: Config, keyId: string | undefined, options: KeyUsageOptions): Promise<void> {
+  if (keyId !== undefined && options.org !== undefined) throw new UsageError(`a key id and --org contradict each other: give ${keyId} or --org ${options.org}, not both`);
+  if (keyId === undefined && options.org === undefined) throw new UsageError('whose usage? give a key id (marquee keys list shows them) or --org ID|SLUG');
+  if (options.json && options.csv) throw new UsageError('--json and --csv contradict each other: give one or the other');
+  // A range the command line got wrong is refused before anything is opened (exit 2, with the usage line).
+  const range = usageChecked(() =>
+    usageRange(
+      { ...auditWindow({ since: options.since, until: options.until }, { since: '--since', until: '--until' }, new Date()), ...(options.by ? { by: options.by } : {}) },
+      Date.now(),
+    ),
+  );
+  const report = await withUsage(config, (usage) => (keyId !== undefined ? usage.key(keyId, range) : usage.organization(options.org!, range)));
+  if (options.json) return printJson(report);
+  for (const text of options.csv ? usageCsv(report) : usageTable(report, keyId ?? `organization ${options.org}`)) line(text);
 }
 
 /** `--secret -` reads the secret from standard input, so that it stays out of shell history and `ps`. */
@@ -104,9 +134,33 @@ async function withKeys<T>(config: Config, work: (keys: KeyOperations, db: () =>
   }
 }
 
-function keyLine(key: KeyView, now: number): string {
+/**
+ * Runs one command's work on the usage operations (admin/usage-admin.ts), over the same key store
+ * and database as the other key commands. Marquee's relations are migrated first, as by every
+ * command that reads them: the usage counts are in migration 012; once applied, that is one read.
+ */
+async function withUsage<T>(config: Config, work: (usage: UsageOperations) => Promise<T>): Promise<T> {
+  return withKeys(config, async (keys, db) => {
+    const database = await db();
+    await migrateMarquee(database);
+    return work(usageOperations({ db: database, keys, organizations: organizationDirectory(db) }));
+  });
+}
+
+/** A key's line; a listed key's shows its requests of the last 24 hours beside its last use. */
+function keyLine(key: KeyView | ListedKey, now: number): string {
   const used = key.lastUsedAt ? `used ${key.lastUsedAt}` : 'never used';
-  return [key.id, key.organizationSlug ?? key.organizationId, key.prefix ? `${key.prefix}…` : '-', standingText(key, now), used, key.label ?? '', originsText(key)].join('  ');
+  const requests = 'requests24h' in key ? [`${key.requests24h} ${key.requests24h === 1 ? 'request' : 'requests'} in 24h`] : [];
+  return [
+    key.id,
+    key.organizationSlug ?? key.organizationId,
+    key.prefix ? `${key.prefix}…` : '-',
+    standingText(key, now),
+    used,
+    ...requests,
+    key.label ?? '',
+    originsText(key),
+  ].join('  ');
 }
 
 function standingText(key: KeyView, now: number): string {

@@ -19,6 +19,8 @@ import { line, printJson } from '../output.ts';
 import { openDatabase, organizationId } from '../services.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
 import { databasePublicationLog, type PublicationLog } from '../../records/publication-log/log-store.ts';
+import { inclusionSources, type ManifestInclusion, manifestInclusion } from '../../records/publication-log/answer-inclusion.ts';
+import type { AsOfAnswer } from '../../snapshot/as-of-answer.ts';
 
 export async function historyCommand(config: Config, options: { org: string; json?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
@@ -57,8 +59,8 @@ export async function diffCommand(config: Config, options: { org: string; from?:
 }
 
 /** The auditors' operations over the store alone: an id needs no database (bin/services.ts organizationId). */
-function snapshots(config: Config) {
-  return snapshotOperations(config.snapshotStore.open(), (idOrSlug) => organizationId(config, idOrSlug), answerAsOf);
+function snapshots(config: Config, store: SnapshotStore = config.snapshotStore.open()) {
+  return snapshotOperations(store, (idOrSlug) => organizationId(config, idOrSlug), answerAsOf);
 }
 
 export async function gcCommand(
@@ -101,9 +103,40 @@ async function withLog<T>(config: Config, work: (log: PublicationLog) => Promise
     throw new OperatorError(`${describeError(error)}; ${hint}`, { cause: error, exitCode: error instanceof OperatorError ? error.exitCode : undefined });
   }
   try {
-    const [log] = await db.query<{ present: boolean }>(`SELECT to_regclass('marquee_publication_log') IS NOT NULL AS present`);
-    if (!log?.present) throw new OperatorError(`no publication log in ${db.description} (its migration is not applied: run marquee db migrate, or a build); ${hint}`);
+    if (!(await holdsPublicationLog(db)))
+      throw new OperatorError(`no publication log in ${db.description} (its migration is not applied: run marquee db migrate, or a build); ${hint}`);
     return await work(databasePublicationLog(db));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Whether the database holds the publication log: its migration (10) may not be applied yet. */
+async function holdsPublicationLog(db: SqlClient): Promise<boolean> {
+  const [log] = await db.query<{ present: boolean }>(`SELECT to_regclass('marquee_publication_log') IS NOT NULL AS present`);
+  return log?.present === true;
+}
+
+/**
+ * `show --evidence`'s proof that the manifest behind the answer is in the publication log the
+ * store's newest checkpoint signs (records/publication-log/answer-inclusion.ts, as the admin API's
+ * inclusion route). The rest of the evidence stands on the store alone, so a log that cannot be
+ * read is said in inclusionReason, as a manifest older than the log is, rather than failing.
+ */
+async function answerInclusion(config: Config, store: SnapshotStore, organizationId: string, answer: AsOfAnswer): Promise<ManifestInclusion> {
+  const none = (inclusionReason: string): ManifestInclusion => ({ inclusion: null, inclusionReason });
+  const { snapshotId } = answer;
+  const { manifestHash } = answer.evidence;
+  if (snapshotId === null || manifestHash === null) return none(`no manifest decided this answer: the organization was ${answer.state} then`);
+  let db: SqlClient;
+  try {
+    db = await openDatabase(config);
+  } catch (error) {
+    return none(`the publication log, in the platform database, cannot be read: ${describeError(error)}`);
+  }
+  try {
+    if (!(await holdsPublicationLog(db))) return none(`no publication log in ${db.description} (its migration is not applied: run marquee db migrate, or a build)`);
+    return await manifestInclusion(inclusionSources(store, databasePublicationLog(db)), { organizationId, snapshotId, manifestHash });
   } finally {
     await db.close();
   }
@@ -116,7 +149,8 @@ class NothingPublishedThenError extends OperatorError {
 
 export async function showCommand(config: Config, options: { org: string; at: Date; path: string; evidence?: boolean }): Promise<void> {
   const orgId = await organizationId(config, options.org);
-  const operations = snapshots(config);
+  const store = config.snapshotStore.open();
+  const operations = snapshots(config, store);
   const answer = await operations.asOf(orgId, options.at, options.path);
   if (answer.state === null) {
     const oldest = (await operations.history(orgId)).reverse().find((entry) => !('state' in entry));
@@ -136,6 +170,7 @@ export async function showCommand(config: Config, options: { org: string; at: Da
       manifestHash: answer.evidence.manifestHash,
       signature: answer.evidence.signature,
       etag: answer.evidence.etag,
+      ...(await answerInclusion(config, store, orgId, answer)),
       body: answer.body,
     });
   } else printJson(answer.body);

@@ -26,8 +26,8 @@ export interface InclusionProofDocument {
   readonly leafIndex: number;
   /** base64 of the leaf's bytes. */
   readonly leaf: string;
-  /** base64 of each hash. */
-  readonly proof: readonly string[];
+  /** base64 of each hash. A plain array: the admin API answers this document, and its answers' types (typed from its schemas) hold plain arrays. */
+  readonly proof: string[];
 }
 
 export interface ConsistencyProofDocument {

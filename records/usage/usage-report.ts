@@ -24,6 +24,7 @@ export interface UsageBucket {
   readonly outcomes: Readonly<Record<string, number>>;
 }
 
+/** Its lists are plain arrays, as the admin API's schema types them: a report is made afresh for each answer. */
 export interface UsageReport {
   readonly subject: UsageSubject;
   readonly since: string;
@@ -31,12 +32,12 @@ export interface UsageReport {
   readonly by: 'hour' | 'day';
   readonly requests: number;
   /** Most first. */
-  readonly outcomes: readonly { outcome: string; requests: number }[];
-  readonly routes: readonly { route: string; requests: number }[];
-  readonly keys: readonly { keyId: string; requests: number }[];
-  readonly series: readonly UsageBucket[];
+  readonly outcomes: { outcome: string; requests: number }[];
+  readonly routes: { route: string; requests: number }[];
+  readonly keys: { keyId: string; requests: number }[];
+  readonly series: UsageBucket[];
   /** Most first, at most MAX_ORIGINS_SHOWN; `origin: null` counts the others a key's hourly bound folded together. */
-  readonly refusedOrigins: readonly { origin: string | null; requests: number }[];
+  readonly refusedOrigins: { origin: string | null; requests: number }[];
 }
 
 const DAY_MS = 24 * HOUR_MS;
@@ -45,10 +46,7 @@ const MAX_ORIGINS_SHOWN = 10;
 export const MAX_BUCKETS = 100 * 24;
 
 /** '200', '304', '403 API_KEY_ORIGIN_NOT_ALLOWED': the status, with a 403's errorCode. */
-export const outcomeLabel = (status: number, errorCode: string): string => (errorCode === '' ? String(status) : `${status} ${errorCode}`);
-
-/** Whether an outcome is a refusal (4xx, 5xx): what the console's chart draws in warning colours. */
-export const isRefusal = (outcome: string): boolean => Number.parseInt(outcome, 10) >= 400;
+const outcomeLabel = (status: number, errorCode: string): string => (errorCode === '' ? String(status) : `${status} ${errorCode}`);
 
 export function usageReport(
   subject: UsageSubject,

@@ -38,7 +38,7 @@ const fetch = adminContractFetch(() => admin);
 /** Made with the CLI before the tests: one of each role. */
 const made: Record<'auditor' | 'operator' | 'owner', Credential> = {} as never;
 /** Things that exist, for routes whose path names one. */
-const fixture = { keyId: '', webhookId: '', runId: '', verificationId: '' };
+const fixture = { keyId: '', webhookId: '', runId: '', verificationId: '', snapshotId: '' };
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-admins-'));
@@ -64,6 +64,9 @@ beforeAll(async () => {
   fixture.webhookId = ((await webhook.json()) as { id: string }).id;
   const run = await call('root', 'POST', '/builds', { organizations: ['nordic-dev'] });
   fixture.runId = ((await run.json()) as { id: string }).id;
+  // start built every organization before it listened: nordic-dev's newest snapshot is there.
+  const history = await call('root', 'GET', '/organizations/nordic-dev/snapshots');
+  fixture.snapshotId = ((await history.json()) as Array<{ snapshotId: string | null }>).find((entry) => entry.snapshotId !== null)!.snapshotId!;
   // An auditor's check, the one POST an auditor may make (auditor-checks.test.ts tests it).
   const verification = await call(made.auditor, 'POST', '/verifications');
   expect(verification.status).toBe(202);
@@ -97,7 +100,7 @@ function call(who: 'root' | Credential, method: string, path: string, body?: unk
 
 /** A route's path with what exists in place of its parameters, and the query it needs. */
 function pathOf(route: AdminRoute): string {
-  const byTag: Record<string, string> = { Builds: fixture.runId, Keys: fixture.keyId, Webhooks: fixture.webhookId, Verifications: fixture.verificationId };
+  const byTag: Record<string, string> = { Builds: fixture.runId, Keys: fixture.keyId, Webhooks: fixture.webhookId, Verifications: fixture.verificationId, Snapshots: fixture.snapshotId };
   const path = route.path
     .replace('{idOrSlug}', 'nordic-dev')
     .replace('{messageId}', 'msg_none')

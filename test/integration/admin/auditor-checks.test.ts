@@ -5,17 +5,32 @@
 // a verification of every organization runs as a job (202, Location, progress, then the summary
 // and each broken organization with its break kind as `verify --all --json` finds it), one at a
 // time, and is recorded in the audit trail; the trail's verification is `audit-log verify --json`'s;
-// the publication log's latest checkpoint is `checkpoint --json`'s; unknown organizations and jobs
-// are 404 problems; the console shows all of it to the auditor.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// the publication log's latest checkpoint is `checkpoint --json`'s; an as-of answer links to the
+// inclusion proof of its manifest, which the independent verifier (examples/verify-publication-log.mjs)
+// accepts with the checkpoint beside it and refuses once changed; unknown organizations, snapshots
+// and jobs are 404 problems; the console shows all of it to the auditor.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_API_BASE } from '../../../admin/api-routes.ts';
+import { manifestKey } from '../../../snapshot/layout.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { until } from '../../support/until.ts';
+
+const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
 
 type Process = Awaited<ReturnType<typeof marqueeProcess>>;
+interface SnapshotInclusion {
+  organizationId: string;
+  snapshotId: string;
+  manifestHash: string;
+  inclusion: { checkpoint: string; proof: { leafIndex: number; proof: string[] } } | null;
+  inclusionReason?: string;
+}
 interface Job {
   id: string;
   state: string;
@@ -50,6 +65,15 @@ function call(method: string, path: string): Promise<Response> {
   return fetch(`${admin}${ADMIN_API_BASE}${path}`, {
     method,
     headers: { Authorization: `Bearer ${auditor}`, ...(method === 'GET' ? {} : { 'Content-Type': 'application/json' }) },
+  });
+}
+
+/** The independent verifier, as an auditor runs it: its exit status and what it printed. */
+function verifier(...args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [VERIFIER, ...args], (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, out: `${stdout}${stderr}` });
+    });
   });
 }
 
@@ -123,6 +147,55 @@ describe('an auditor credential', () => {
     const answer = await call('GET', '/checkpoint');
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual(cli);
+  });
+
+  it("gets the inclusion proof of an as-of answer's manifest, linked from the answer, which the example verifier accepts", async () => {
+    const id = await organizationIdOf('nordic-dev');
+    const answer = await call('GET', `/organizations/nordic-dev/as-of?at=${encodeURIComponent(new Date().toISOString())}&path=/organization`);
+    expect(answer.status).toBe(200);
+    const snapshotId = answer.headers.get('marquee-snapshot-id')!;
+    const link = answer.headers.get('link');
+    expect(link).toBe(`<${ADMIN_API_BASE}/organizations/nordic-dev/snapshots/${snapshotId}/inclusion>; rel="related"; title="inclusion proof"`);
+    const path = /^<([^>]+)>/.exec(link!)![1]!.slice(ADMIN_API_BASE.length);
+    // The builder writes a checkpoint after the run that published, and every 30 s while the log
+    // grows: until one covers the manifest, the answer says so. Any other answer fails at once.
+    const proved = await until(
+      'a checkpoint covering the manifest',
+      async () => {
+        const response = await call('GET', path);
+        const body = (await response.json()) as SnapshotInclusion;
+        expect(response.status, JSON.stringify(body)).toBe(200);
+        if (body.inclusion !== null) return body;
+        expect(body.inclusionReason).toMatch(/^(the store holds no checkpoint|no checkpoint covers it yet)/);
+        return undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(proved).toMatchObject({ organizationId: id, snapshotId, manifestHash: answer.headers.get('marquee-manifest-hash') });
+
+    const { checkpoint, proof } = proved.inclusion!;
+    const [checkpointFile, proofFile, changedFile] = [join(home, 'inclusion.checkpoint'), join(home, 'inclusion.json'), join(home, 'changed.json')];
+    await writeFile(checkpointFile, checkpoint);
+    await writeFile(proofFile, JSON.stringify(proof));
+    const flipped = Buffer.from(proof.proof[0]!, 'base64');
+    flipped[0]! ^= 1;
+    await writeFile(changedFile, JSON.stringify({ ...proof, proof: [flipped.toString('base64'), ...proof.proof.slice(1)] }));
+    const keyId = /keyId=([0-9a-f]+)/.exec(answer.headers.get('marquee-signature')!)![1]!;
+    const store = join(home, 'snapshots');
+    const verifyWith = (file: string) =>
+      verifier('inclusion', checkpointFile, file, '--key', join(store, 'signing-keys', `${keyId}.json`), '--object', join(store, manifestKey(id, snapshotId)));
+    const accepted = await verifyWith(proofFile);
+    expect(accepted, accepted.out).toMatchObject({ code: 0 });
+    expect(accepted.out).toContain(`"id":"${snapshotId}"`);
+    const refused = await verifyWith(changedFile);
+    expect(refused, refused.out).toMatchObject({ code: 1 });
+    expect(refused.out).toMatch(/is not in the checkpoint's tree/);
+
+    for (const unknown of ['20200101T000000000Z-000000000000', '..%2F..%2Fpointer']) {
+      const missing = await call('GET', `/organizations/nordic-dev/snapshots/${unknown}/inclusion`);
+      expect(missing.status, unknown).toBe(404);
+      expect(await missing.json()).toMatchObject({ errorCode: 'SNAPSHOT_NOT_FOUND' });
+    }
   });
 
   it('runs a verification of every organization as a job, recorded in the trail, one at a time', async () => {

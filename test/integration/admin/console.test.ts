@@ -163,7 +163,7 @@ describe('the console of a running start', () => {
     expect(await apiStatus(secret)).toBe(200); // the confirmation page alone changes nothing
     await page.getByRole('button', { name: /^Revoke key/ }).click();
     await page.waitForURL(/\/keys\?organization=/);
-    expect(await row.locator('td').nth(6).innerText()).toMatch(/^revoked \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(await row.locator('td').nth(7).innerText()).toMatch(/^revoked \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     await expect.poll(() => apiStatus(secret), { timeout: 10_000 }).toBe(401);
   });
 

@@ -3,8 +3,8 @@
 // with the commands beside it, verifies; each way of tampering with a copy of its store is caught
 // by `marquee verify`, naming the snapshot, and by the independent example verifier
 // (examples/verify-history.mjs, no Marquee module) on the directory and on S3 behind an HTTP cache;
-// `show --at` refuses to answer from a snapshot that does not verify; a key rotation and a pruned
-// beginning still verify.
+// `show --at` refuses to answer from a snapshot that does not verify, and the answers after the
+// break carry their manifest's inclusion proof; a key rotation and a pruned beginning still verify.
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -200,13 +200,21 @@ describe('a history that proves itself', () => {
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain(`snapshot ${middle().snapshotId}`);
     expect(shown.stderr).toContain(`breaks at ${middle().snapshotId} (manifest-edited)`);
-    // The snapshots after the break still answer, with their evidence.
+    // The snapshots after the break still answer, with their evidence: the manifest's leaf in the
+    // publication log, proved against the copy's newest checkpoint (show-inclusion.test.ts has the
+    // example verifier check such proofs).
     const evidence = await json(['show', '--org', ORG, '--at', head().publishedAt, '--evidence', '/team'], { SNAPSHOT_STORE: copy.directory });
     expect(evidence).toMatchObject({
       snapshotId: head().snapshotId,
       manifestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       signature: { keyId: expect.any(String) },
       etag: expect.stringMatching(/^"/),
+      inclusion: { checkpoint: expect.stringMatching(/\/publication-log\n\d+\n/), proof: { kind: 'inclusion-proof', leafIndex: expect.any(Number) } },
+    });
+    expect(JSON.parse(Buffer.from(evidence.inclusion.proof.leaf, 'base64').toString('utf8'))).toMatchObject({
+      kind: 'manifest',
+      id: head().snapshotId,
+      hash: evidence.manifestHash,
     });
   });
 

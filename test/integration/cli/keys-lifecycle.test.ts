@@ -99,7 +99,8 @@ describe('keys through their whole life', () => {
     expect(await statusWith(siteKey.key, SITE)).toBe(200);
     const listed = await json<Key[]>(['keys', 'list', '--org', 'lifecycle']);
     const { key: _secret, ...view } = siteKey;
-    expect(listed).toEqual([view]);
+    // Only `serve` runs here: no builder counts usage, so none in the last 24 hours.
+    expect(listed).toEqual([{ ...view, requests24h: 0 }]);
     const text = await marquee(['keys', 'list'], env);
     expect(text.stdout).toContain(`${siteKey.id}  lifecycle  ${siteKey.prefix}…  active`);
     expect(text.stdout + JSON.stringify(listed)).not.toContain(siteKey.key);

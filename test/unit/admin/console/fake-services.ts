@@ -1,6 +1,6 @@
 // A small AdminServices in memory for the console's in-process tests: two organizations (one
-// with a name that is markup), build runs that finish when told, keys, a history, a diff and an
-// answer as of an instant.
+// with a name that is markup), build runs that finish when told, keys, a history, a diff, an
+// answer as of an instant, and usage counts a test adds (read back by the product's own report).
 import { BuildRuns } from '../../../../builder/runs/build-runs.ts';
 import { describeChanges } from '../../../../builder/history/diff.ts';
 import type { OrganizationOverview } from '../../../../admin/organization-admin.ts';
@@ -9,6 +9,9 @@ import { currentAttribution } from '../../../../admin/acting.ts';
 import type { AuditEntry } from '../../../../records/trail/audit-entry.ts';
 import { adminError } from '../../../../admin/errors.ts';
 import { OrganizationNotFoundError } from '../../../../builder/platform/organizations.ts';
+import { type UsageRangeRequest, usageRange } from '../../../../admin/usage-admin.ts';
+import { HOUR_MS, type RefusedOriginCount, type RequestCount } from '../../../../records/usage/usage-batch.ts';
+import { type UsageSubject, usageReport } from '../../../../records/usage/usage-report.ts';
 
 export const HOSTILE_NAME = '<script>alert(1)</script> & Co';
 
@@ -57,10 +60,37 @@ const AUDIT_ENTRIES: AuditEntry[] = [
 
 type Key = Awaited<ReturnType<AdminServices['keys']['list']>>[number];
 
-export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[]; rolls: Array<{ id: string; graceSeconds?: number }> } {
+/** The instant the console's in-process tests fix as now (their `now` option): usage ranges end at the hour after it. */
+export const CONSOLE_NOW = '2026-11-22T10:00:00Z';
+
+/** Usage counts as the store holds them, for a test to add: what `countBatches` would have written. */
+interface UsageCounts {
+  counts: RequestCount[];
+  origins: RefusedOriginCount[];
+}
+
+export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[]; rolls: Array<{ id: string; graceSeconds?: number }>; counted: UsageCounts } {
   const runs = new BuildRuns();
   const keyList: Key[] = [];
   const rolls: Array<{ id: string; graceSeconds?: number }> = [];
+  const counted: UsageCounts = { counts: [], origins: [] };
+  const now = Date.parse(CONSOLE_NOW);
+  /** As usage-store.ts reads: the counts of one subject in the range, origins summed, into the product's report. */
+  const readUsage = (subject: UsageSubject, request: UsageRangeRequest = {}) => {
+    const range = usageRange(request, now);
+    const of = (count: { keyId: string; organizationId: string; hour: number }) =>
+      ('keyId' in subject ? count.keyId === subject.keyId : count.organizationId === subject.organizationId) &&
+      count.hour >= range.since.getTime() &&
+      count.hour < range.until.getTime();
+    const origins = new Map<string, number>();
+    for (const origin of counted.origins.filter(of)) origins.set(origin.origin, (origins.get(origin.origin) ?? 0) + origin.requests);
+    return usageReport(
+      subject,
+      range,
+      counted.counts.filter(of),
+      [...origins].map(([origin, requests]) => ({ origin, requests })),
+    );
+  };
   const organization = async (idOrSlug: string) => {
     const found = ORGS.find((org) => org.id === idOrSlug || org.slug === idOrSlug);
     if (!found) throw new OrganizationNotFoundError(idOrSlug);
@@ -70,6 +100,19 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     const key = keyList.find((candidate) => candidate.id === id);
     if (!key) throw adminError('KEY_NOT_FOUND', `no key has the id ${id}`);
     return key;
+  };
+  const listKeys = async (idOrSlug?: string) => {
+    const id = idOrSlug === undefined ? undefined : (await organization(idOrSlug)).id;
+    return keyList.filter((key) => id === undefined || key.organizationId === id);
+  };
+  const lastDay = async (idOrSlug?: string) => {
+    const id = idOrSlug === undefined ? undefined : (await organization(idOrSlug)).id;
+    const requests = new Map<string, number>();
+    for (const count of counted.counts) {
+      if (count.hour < now - 24 * HOUR_MS || (id !== undefined && count.organizationId !== id)) continue;
+      requests.set(count.keyId, (requests.get(count.keyId) ?? 0) + count.requests);
+    }
+    return requests;
   };
   let counter = 0;
   const mint = async (organizationId: string, origins: readonly string[], label: string | null) => {
@@ -94,6 +137,7 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     runs,
     keyList,
     rolls,
+    counted,
     organizations: { find: organization, list: async () => ORGS },
     builds: {
       list: async () => runs.list(),
@@ -170,6 +214,22 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         throw new Error('not in the console fakes');
       },
       snapshotAt: async () => 'snap-1',
+      // Inclusion proofs are tested through the real program (test/integration/admin/auditor-checks.test.ts).
+      inclusion: async () => {
+        throw new Error('fake services: snapshots.inclusion is not faked');
+      },
+    },
+    usage: {
+      key: async (keyId, range) => {
+        findKey(keyId);
+        return readUsage({ keyId }, range);
+      },
+      organization: async (idOrSlug, range) => readUsage({ organizationId: (await organization(idOrSlug)).id }, range),
+      lastDay,
+      keyList: async (idOrSlug) => {
+        const [keys, requests] = await Promise.all([listKeys(idOrSlug), lastDay(idOrSlug)]);
+        return keys.map((key) => ({ ...key, requests24h: requests.get(key.id) ?? 0 }));
+      },
     },
   };
 }
