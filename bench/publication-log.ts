@@ -1,5 +1,5 @@
-// npm run bench:publication-log — the publication log's proofs at 1,000,000 leaves and its appends on
-// PostgreSQL 15.
+// npm run bench:publication-log — the publication log's proofs at 1,000,000 leaves, its appends on
+// PostgreSQL 15, and `verify --since` a kept checkpoint at 10,000 organizations.
 //
 // proofs: 1,000,000 synthetic leaves (BENCH_LOG_LEAVES), each a real entry's canonical JSON, their
 //   perfect subtrees built in memory as the store keeps them (one buffer per level); then 1,000
@@ -14,14 +14,29 @@
 //   300 publishes of a new snapshot of one of 50 organizations into a directory store, alternately
 //   with the log and without; the manifest's append as publish makes it, p50 and p95 — target
 //   ≤ 5 ms — and each whole publish's p50 and p95 with and without, for the difference.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// verify --since: a platform of 10,000 organizations (BENCH_VERIFY_ORGANIZATIONS) in a database of
+//   its own, each built once into a directory store with the log and signed (6 resources each), the
+//   log's checkpoint kept with `marquee checkpoint`, then 1,000 publications since
+//   (BENCH_VERIFY_SINCE, new snapshots of as many organizations); the real CLI timed from spawn to
+//   exit, VERIFY_RUNS times each, interleaved: `verify --all --since` the kept checkpoint — median
+//   reported, with the load average around it for the machine's noise — beside `verify --all`
+//   (the whole log) and `verify --org --since` (one organization). Each must find no break. The CLI
+//   is the compiled product: dist/ is built first when stale (test/support/build-product.ts).
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { mapConcurrently } from '../builder/concurrently.ts';
+import { migrate } from '../builder/platform/migrations.ts';
 import { publish } from '../builder/publish.ts';
 import { serializeResources } from '../builder/serialize.ts';
+import { newSigningKeyPem, type Signer, signerFromPem } from '../snapshot/signing.ts';
 import { DirectoryStore } from '../snapshot/stores/directory.ts';
 import { openPostgres } from '../records/database/postgres.ts';
+import type { SqlClient } from '../records/database/sql.ts';
 import { leafBytes, logEntry } from '../records/publication-log/log-entry.ts';
 import { databasePublicationLog, type PublicationLog } from '../records/publication-log/log-store.ts';
 import {
@@ -37,8 +52,9 @@ import {
 } from '../records/publication-log/merkle.ts';
 import { consistencyProofDocument, inclusionProofDocument, proofDocumentBytes } from '../records/publication-log/proof-documents.ts';
 import { migrateMarquee } from '../records/schema/migrate.ts';
+import buildProduct from '../test/support/build-product.ts';
 import { logRecord, logRecords } from '../test/support/publication-log.ts';
-import { startPostgres } from '../test/support/postgres.ts';
+import { createDatabase, startPostgres } from '../test/support/postgres.ts';
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
 
@@ -47,6 +63,10 @@ const PREFILL = Number(process.env.BENCH_LOG_PREFILL ?? 100_000);
 const PROOFS = 1000;
 const APPENDS = 500;
 const PUBLISHES = 300;
+const VERIFY_ORGANIZATIONS = Number(process.env.BENCH_VERIFY_ORGANIZATIONS ?? 10_000);
+const PUBLISHED_SINCE = Math.min(Number(process.env.BENCH_VERIFY_SINCE ?? 1_000), VERIFY_ORGANIZATIONS);
+const VERIFY_RUNS = 3;
+const MARQUEE = fileURLToPath(new URL('../bin/marquee', import.meta.url));
 const ORIGIN = 'cdn.example.com/marquee/publication-log';
 const AT = new Date('2026-11-26T12:00:00.000Z');
 
@@ -219,9 +239,143 @@ try {
   } finally {
     await rm(storeDir, { recursive: true, force: true });
   }
+
+  await verifySince(await createDatabase(postgres.url, 'verify_since'));
 } finally {
   await db.close();
   await postgres.stop();
 }
 
 reportChecks(checks);
+
+// ---- verify --since at 10,000 organizations -----------------------------------------------------
+
+/** Organization `n`'s id, as the platform's row and the store name it. */
+function organizationUuid(n: number): string {
+  return `00000001-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+/** Organization `n`'s resources at `version`: its profile, team, three events and their details; event 0 renamed per version. */
+function organizationResources(n: number, version: number) {
+  const id = organizationUuid(n);
+  const events = [0, 1, 2].map((index) => ({
+    id: `00000002-0000-4000-8000-${(n * 3 + index).toString(16).padStart(12, '0')}`,
+    name: `Event ${index}${index === 0 ? ` v${version}` : ''}`,
+  }));
+  return serializeResources([
+    { path: '/organization', value: { id, name: `Organization ${n}` } },
+    { path: '/team', value: [{ id: `00000003-0000-4000-8000-${n.toString(16).padStart(12, '0')}`, fullName: 'A. Person' }] },
+    { path: '/events', value: events },
+    ...events.map((event) => ({ path: `/events/${event.id}`, value: event })),
+  ]);
+}
+
+/** Publishes `version` of each organization in `indexes` as a build does: signed, logged before its pointer. */
+async function publishVersion(store: DirectoryStore, log: PublicationLog, signer: Signer, indexes: readonly number[], version: number): Promise<void> {
+  await mapConcurrently(indexes, 8, async (n) => {
+    await publish(store, {
+      organizationId: organizationUuid(n),
+      organizationSlug: `org-${n}`,
+      state: 'active',
+      trigger: version === 0 ? 'schedule' : 'change',
+      slugs: {},
+      objects: organizationResources(n, version),
+      now: new Date(AT.getTime() + version * 3_600_000 + n),
+      builderVersion: 'bench',
+      durationMs: 0,
+      signer,
+      publicationLog: log,
+    });
+  });
+}
+
+async function verifySince(databaseUrl: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'marquee-bench-verify-since-'));
+  const vdb: SqlClient = await openPostgres(databaseUrl);
+  try {
+    await migrate(vdb);
+    const storePath = join(work, 'snapshots');
+    const store = new DirectoryStore(storePath);
+    const keyFile = join(work, 'signing-key.pem');
+    const pem = newSigningKeyPem();
+    await writeFile(keyFile, pem, { mode: 0o600 });
+    const signer = signerFromPem(pem, keyFile);
+    const log = databasePublicationLog(vdb);
+    const all = Array.from({ length: VERIFY_ORGANIZATIONS }, (_, n) => n);
+    await vdb.query(
+      `INSERT INTO organizations (id, name, slug)
+       SELECT ('00000001-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, 'Organization ' || n, 'org-' || n FROM generate_series(0, $1::int - 1) AS n`,
+      [VERIFY_ORGANIZATIONS],
+    );
+    let started = performance.now();
+    await publishVersion(store, log, signer, all, 0);
+    // What each build records: the organization was built into this store, whose log this then is.
+    await vdb.query(
+      `INSERT INTO marquee_built_versions (store, organization_id, source_version, projection_version, built_at) SELECT $1, id, 0, 'bench', now() FROM organizations`,
+      [store.description],
+    );
+    console.log(
+      `\nverify --since: ${VERIFY_ORGANIZATIONS.toLocaleString('en')} organizations built once into a directory store, signed and logged, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+
+    buildProduct();
+    const env = { ...process.env, DATABASE_URL: databaseUrl, SNAPSHOT_STORE: storePath, MARQUEE_HOME: work, SNAPSHOT_SIGNING_KEY: keyFile };
+    const cli = async (args: string[]) => {
+      const began = performance.now();
+      const done = await promisify(execFile)(MARQUEE, args, { env, maxBuffer: 64 << 20 }).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
+      const code = 'code' in done && typeof done.code === 'number' ? done.code : 0;
+      return { ms: performance.now() - began, code, stdout: String(done.stdout ?? ''), stderr: String(done.stderr ?? '') };
+    };
+    const kept = await cli(['checkpoint']);
+    if (kept.code !== 0) throw new Error(`marquee checkpoint exited ${kept.code}: ${kept.stderr}`);
+    const keptFile = join(work, 'kept.checkpoint');
+    await writeFile(keptFile, kept.stdout);
+    const keptSize = await log.size();
+
+    // Publications since the kept checkpoint: a new snapshot of every (N / since)th organization.
+    const since = all.filter((n) => n % Math.floor(VERIFY_ORGANIZATIONS / PUBLISHED_SINCE) === 0).slice(0, PUBLISHED_SINCE);
+    started = performance.now();
+    await publishVersion(store, log, signer, since, 1);
+    console.log(
+      `checkpoint kept at ${keptSize.toLocaleString('en')} leaves; ${since.length.toLocaleString('en')} publications since in ${((performance.now() - started) / 1000).toFixed(1)} s; the log now ${(await log.size()).toLocaleString('en')} leaves`,
+    );
+
+    const one = organizationUuid(since[0]!);
+    const commands = {
+      since: ['verify', '--all', '--since', keptFile],
+      all: ['verify', '--all'],
+      one: ['verify', '--org', one, '--since', keptFile],
+    } as const;
+    const times: Record<keyof typeof commands, number[]> = { since: [], all: [], one: [] };
+    const exits: Record<keyof typeof commands, number[]> = { since: [], all: [], one: [] };
+    const load = [loadavg()[0]!];
+    // Interleaved, so that each command meets the machine's moods alike; the first --since also writes the current checkpoint.
+    for (let run = 0; run < VERIFY_RUNS; run++) {
+      for (const name of ['since', 'all', 'one'] as const) {
+        const done = await cli([...commands[name]]);
+        if (run === 0) console.log(`marquee ${commands[name].join(' ')}: exit ${done.code}; ${(done.stdout + done.stderr).trim().split('\n').at(-1)?.slice(0, 200)}`);
+        times[name].push(done.ms);
+        exits[name].push(done.code);
+      }
+      load.push(loadavg()[0]!);
+    }
+    const said = { since: 'verify --all --since kept.checkpoint', all: 'verify --all', one: 'verify --org ID --since kept.checkpoint' };
+    for (const name of ['since', 'all', 'one'] as const)
+      checks.push([
+        `marquee ${said[name]} at ${VERIFY_ORGANIZATIONS.toLocaleString('en')} organizations finds no break (exits ${exits[name].join(', ')})`,
+        exits[name].every((code) => code === 0),
+      ]);
+    const seconds = (values: number[]) => `${(percentile(values, 50) / 1000).toFixed(2)} s`;
+    const each = (values: number[]) => values.map((value) => (value / 1000).toFixed(2)).join(', ');
+    console.log(
+      `\n| command (${VERIFY_ORGANIZATIONS.toLocaleString('en')} organizations, ${since.length.toLocaleString('en')} publications since the checkpoint) | median of ${VERIFY_RUNS} | runs (s) |\n|---|---|---|`,
+    );
+    console.log(`| marquee ${said.since} | ${seconds(times.since)} | ${each(times.since)} |`);
+    console.log(`| marquee ${said.all} (reference: the whole log) | ${seconds(times.all)} | ${each(times.all)} |`);
+    console.log(`| marquee ${said.one} | ${seconds(times.one)} | ${each(times.one)} |`);
+    console.log(`load average (1 min) before and after each round: ${load.map((value) => value.toFixed(2)).join(', ')}`);
+  } finally {
+    await vdb.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}

@@ -6,11 +6,13 @@
 // organization (scripts/chaos/load.ts), sites rebuilding from pinned reads and the change feed
 // (scripts/chaos/sites.ts), a stream of changes (scripts/chaos/changes.ts) and the
 // seed's fault schedule (scripts/chaos/schedule.ts, applied by scripts/chaos/faults.ts), several
-// faults at once. After the last fault heals: the gateways' final answers against a fresh build of
-// the final state, the webhook messages queued against those received, the durables and the
-// verifications (scripts/chaos/final.ts), the snapshot chains the sites read
-// (scripts/chaos/chains.ts); then everything is stopped and every process checked
-// gone. All of it is written down (scripts/chaos/history.ts), judged afterwards by
+// faults at once. Before the faults, the publication log's checkpoint is kept, as an auditor keeps
+// it (scripts/chaos/publication-log.ts). After the last fault heals: the gateways' final answers
+// against a fresh build of the final state, the webhook messages queued against those received, the
+// durables and the audit trail's verification (scripts/chaos/final.ts), every history verified with
+// the publication log and since the kept checkpoint (scripts/chaos/publication-log.ts), the snapshot
+// chains the sites read (scripts/chaos/chains.ts); then everything is stopped and every process
+// checked gone. All of it is written down (scripts/chaos/history.ts), judged afterwards by
 // scripts/chaos/invariants.ts, and reported (scripts/chaos/report.ts); the history and the report
 // are written under a directory printed at the end. Exit status 1 on any violation, and the seed
 // and the fault schedule printed: `--seed` with the same --minutes replays the same schedule.
@@ -29,11 +31,12 @@ import type { Log } from '../runtime/log.ts';
 import { readChains } from './chaos/chains.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';
-import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifications, waitForQuiet } from './chaos/final.ts';
+import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifyAuditTrail, waitForQuiet } from './chaos/final.ts';
 import type { History, ProcessRecord, RequestRecord, SiteTurn } from './chaos/history.ts';
 import { checkAll } from './chaos/invariants.ts';
 import { runLoad, warmUp } from './chaos/load.ts';
 import { startReceivers } from './chaos/receivers.ts';
+import { keepCheckpoint, markLogged, verifyHistories } from './chaos/publication-log.ts';
 import { formatFaultSchedule, formatReport, passed } from './chaos/report.ts';
 import { drawSchedules, overlaps, Random } from './chaos/schedule.ts';
 import { runSites, SITE_SHARE } from './chaos/sites.ts';
@@ -160,7 +163,11 @@ async function main(): Promise<number> {
     // Not recorded: every key asked once at each gateway, so that the campaign starts on warm caches
     // (the gateways' key verdicts, pointers and manifests) rather than measuring their first fill.
     const warmed = await warmUp(world.gateways, initialKeys);
-    say(`warm-up: ${warmed} requests (not recorded); the campaign starts`);
+    say(`warm-up: ${warmed} requests (not recorded)`);
+    // What an auditor keeps before the storm; `verify --since` it at the end.
+    const keptFile = join(out, 'start.checkpoint');
+    const kept = await keepCheckpoint(world, keptFile);
+    say('size' in kept ? `the publication log's checkpoint kept at ${kept.size} leaves (${keptFile}); the campaign starts` : `no checkpoint kept: ${kept.problem}`);
     interrupted.signal.throwIfAborted();
 
     const sampler = setInterval(() => {
@@ -215,14 +222,16 @@ async function main(): Promise<number> {
     await changes.awaitPublications(performance.now() + 5_000);
     const { queued, enabledEndpoints } = await queuedMessages(world.db);
     // Each only reads: the durables, the verifications and the chains at once.
-    const [durables, verified, snapshots] = await Promise.all([
+    const [durables, auditTrail, histories, , snapshots] = await Promise.all([
       readDurables(world, {
         keys: [...initialKeys, ...changes.keysCreated].filter((key) => !changes!.revocationsTried.has(key.id)).map((key) => key.id),
         webhookSecrets: Object.fromEntries(changes.endpoints.map((endpoint) => [endpoint.id, endpoint.secret])),
         admins: changes.adminsCreated,
         auditedRequests: changes.auditedRequests,
       }),
-      verifications(world),
+      verifyAuditTrail(world),
+      verifyHistories(world, 'size' in kept ? { file: keptFile } : kept),
+      markLogged(world, faults),
       readChains(world, [...new Set(turns.map((turn) => turn.organizationId))]),
     ]);
     clearInterval(sampler);
@@ -241,7 +250,8 @@ async function main(): Promise<number> {
       received: receivers.received(),
       enabledEndpoints,
       durables,
-      verifications: verified,
+      verifications: [auditTrail],
+      publicationLog: { ...('size' in kept ? { keptSize: kept.size } : {}), verifications: histories },
       processes: [],
       pinWindowMs: PIN_WINDOW_SECONDS * 1000,
       turns,

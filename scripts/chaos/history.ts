@@ -23,13 +23,21 @@ export type ProcessName = string;
 export interface AppliedFault {
   /** The schedule's id for it (schedule.ts), so the report and the replay name the same fault. */
   id: number;
-  /** e.g. 'kill', 'pause', 'redis-restart-empty', 'redis-flush', 'postgres-restart', 'halt', 'slow', 'latency', 'reset', 'blackhole'. */
+  /** e.g. 'kill', 'kill-at-pointer', 'pause', 'redis-restart-empty', 'redis-flush', 'postgres-restart', 'halt', 'slow', 'latency', 'reset', 'blackhole'. */
   kind: string;
   /** What it was applied to: a process name, a backend, or a link `gateway-1→cdn`. */
   target: string;
   startedAt: number;
   healedAt: number | undefined;
   affects: Array<{ process: ProcessName; backend: Backend | 'itself' }>;
+  /**
+   * A 'kill-at-pointer' that found its moment: the builder was killed as it wrote the pointer to the
+   * manifest it had just written, its publish having logged it in between (builder/publish.ts), and
+   * the pointer write was kept from the store. `logged`: whether the publication log held that
+   * manifest at the end (undefined: the log could not be read). Absent: no such write came in the
+   * wait, and the builder was killed where it was.
+   */
+  interrupted?: { organizationId: string; snapshotId: string; logged?: boolean };
 }
 
 /** One API request the load sent, and what came back. */
@@ -184,11 +192,33 @@ export interface Durables {
   auditEntries: { returned: string[]; present: string[] };
 }
 
-/** A verification the campaign ran at the end: `marquee audit-log verify`, `marquee verify` per organization. */
+/** A verification the campaign ran at the end: `marquee audit-log verify`. */
 export interface Verification {
   what: string;
   ok: boolean;
   detail?: string;
+}
+
+/** A history verification the campaign ran at the end (`marquee verify --all --json`, with or without `--since`), as its report said. */
+export interface HistoryVerification {
+  what: string;
+  /** Its report's `against`: what the store was checked against, the publication log among it or not (and why not). */
+  against?: string;
+  /** How many organizations the report covers. */
+  organizations: number;
+  /** Each organization's first break, as the report names it. */
+  breaks: Array<{ organizationId: string; snapshotId: string; kind: string; detail: string }>;
+  /** The manifests it found written by a publish that never became current, vouched for by a later manifest's `supersedes`. */
+  neverCurrent: Array<{ organizationId: string; snapshotId: string }>;
+  /** It gave no report: why (its exit status and output), e.g. a kept checkpoint the log no longer extends. */
+  failure?: string;
+}
+
+/** The publication log as the campaign checked it (docs/design.md "History as evidence"). */
+export interface PublicationLogRecord {
+  /** The size of the checkpoint `marquee checkpoint` printed before the faults, which `verify --since` is given at the end; undefined when none was kept. */
+  keptSize?: number;
+  verifications: HistoryVerification[];
 }
 
 /** A Marquee process's life: its peak RSS and its target; `leftBehind` when it still ran after the campaign stopped it. */
@@ -218,6 +248,7 @@ export interface History {
   enabledEndpoints: string[];
   durables: Durables;
   verifications: Verification[];
+  publicationLog: PublicationLogRecord;
   processes: ProcessRecord[];
   /** The gateways' SNAPSHOT_PIN_SECONDS, in ms. */
   pinWindowMs: number;

@@ -21,7 +21,9 @@
 //                             (+12 s), or its 'itself' (+2 s)
 //   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); never 'postgres'
 //   the other lines           nothing: no fault excuses another organization's data, a lost
-//                             record, a failed verification, a stray process or late convergence.
+//                             record, a failed verification, a break in a history (a builder killed
+//                             between its log append and its pointer included), a stray process
+//                             or late convergence.
 import { CLOCK_MARGIN_MS, CRAWL_INVARIANTS, checkChangeFeed, checkPinnedCrawls } from './crawl-invariants.ts';
 import { append, describeFault, describeRequest, type InvariantResult, instant } from './describe.ts';
 import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord, SnapshotRecord } from './history.ts';
@@ -89,7 +91,8 @@ export const INVARIANTS = {
   convergence: 'every gateway converged within 30 s of the last heal',
   webhooks: 'every webhook message delivered, in order per endpoint',
   durables: 'no key, webhook secret, admin credential or audit entry lost',
-  verifications: 'audit trail and manifest chains verify',
+  verifications: 'the audit trail verifies',
+  publicationLog: 'every history verifies with the publication log, and since the kept checkpoint',
   processes: 'no process left behind, each within its RSS target',
   ...CRAWL_INVARIANTS,
   pinWindow: 'no pin outlives its window or a suspension',
@@ -509,12 +512,68 @@ export function checkDurables(history: History): InvariantResult {
   return { invariant: INVARIANTS.durables, checked, violations };
 }
 
-/** `marquee audit-log verify` and every organization's `marquee verify`, as the campaign ran them at the end. */
+/** `marquee audit-log verify`, as the campaign ran it at the end. */
 export function checkVerifications(history: History): InvariantResult {
   const violations = history.verifications
     .filter((verification) => !verification.ok)
     .map((verification) => `${verification.what} failed${verification.detail === undefined ? '' : `: ${verification.detail}`}`);
   return { invariant: INVARIANTS.verifications, checked: history.verifications.length, violations };
+}
+
+/** Says that a verification checked the store against the publication log (verification-expectations.ts `against`), and from which leaf. */
+const AGAINST_THE_LOG = /every publication its publication log records(?: from leaf (\d+) on)?$/;
+
+/**
+ * Every organization's history holds at the end, checked with the publication log, whatever the
+ * faults did: `verify --all` (every publication the log records, and no manifest it does not know)
+ * and `verify --all --since` the checkpoint kept before the faults (the log extends it, and every
+ * publication logged since is in the store) report no break, and both did check the log (from the
+ * kept checkpoint's leaf, for the latter). A break reported by both is one violation. A builder
+ * killed between its log append and its pointer write (faults.ts 'kill-at-pointer') leaves a
+ * manifest the log holds and no pointer ever named: the log must hold it at the end, and verify
+ * must count it as never current rather than a break (docs/design.md "History as evidence"); the
+ * campaign must have made at least one such kill.
+ */
+export function checkPublicationLog(history: History): InvariantResult {
+  const { keptSize, verifications } = history.publicationLog;
+  const violations: string[] = [];
+  const breaks = new Map<string, string[]>();
+  let checked = 0;
+  for (const verification of verifications) {
+    if (verification.failure !== undefined) {
+      violations.push(`${verification.what} gave no verdict: ${verification.failure}`);
+      continue;
+    }
+    checked += verification.organizations;
+    const against = AGAINST_THE_LOG.exec(verification.against ?? '');
+    const since = verification.what.includes('--since');
+    if (against === null) violations.push(`${verification.what} did not check the publication log: it checked against ${verification.against}`);
+    else if (since && Number(against[1]) !== keptSize)
+      violations.push(`${verification.what} checked what the log recorded from leaf ${against[1] ?? 0} on, not from the kept checkpoint's ${keptSize}`);
+    for (const found of verification.breaks) append(breaks, `${found.organizationId}: BROKEN at ${found.snapshotId} (${found.kind}): ${found.detail}`, verification.what);
+  }
+  for (const [found, by] of breaks) violations.push(`${found} — said by ${by.join(' and ')}`);
+  const neverCurrent = new Set(verifications.flatMap((verification) => verification.neverCurrent.map(({ organizationId, snapshotId }) => `${organizationId}/${snapshotId}`)));
+  const kills = history.faults.filter((fault) => fault.interrupted !== undefined);
+  for (const fault of kills) {
+    const { organizationId, snapshotId, logged } = fault.interrupted!;
+    checked++;
+    if (logged !== true)
+      violations.push(
+        `${describeFault(fault)} killed the builder at its pointer write of ${organizationId} to snapshot ${snapshotId}, after its log append, yet ${logged === false ? 'the publication log does not hold that manifest' : 'the publication log could not be read'}`,
+      );
+  }
+  const vouched = kills.filter(({ interrupted }) => neverCurrent.has(`${interrupted!.organizationId}/${interrupted!.snapshotId}`)).length;
+  return {
+    invariant: INVARIANTS.publicationLog,
+    checked,
+    violations,
+    notes: [
+      `${kills.length} builders killed between their log append and their pointer write; ${vouched} of their manifests never current (vouched for by the next publish), the rest current since or pruned`,
+      `${neverCurrent.size} manifests never current in all`,
+    ],
+    unexercised: verifications.length > 0 && kills.length === 0 ? ['no builder was killed between its log append and its pointer write'] : [],
+  };
 }
 
 /** Every Marquee process of the campaign stopped with it, and its peak RSS stayed within its target. */
@@ -538,6 +597,7 @@ const VACUOUS: Record<string, string> = {
   [INVARIANTS.webhooks]: 'no message was queued for an endpoint enabled at the end',
   [INVARIANTS.durables]: 'nothing durable was created',
   [INVARIANTS.verifications]: 'nothing was verified',
+  [INVARIANTS.publicationLog]: 'no history was verified',
   [INVARIANTS.processes]: 'no process was recorded',
   [INVARIANTS.pinnedCrawls]: 'no pinned read was answered',
   [INVARIANTS.changeFeed]: 'no /changes answer was compared with the answers',
@@ -604,6 +664,7 @@ export function checkAll(history: History): InvariantResult[] {
     checkWebhooks(history),
     checkDurables(history),
     checkVerifications(history),
+    checkPublicationLog(history),
     checkProcesses(history),
     checkPinnedCrawls(history),
     checkChangeFeed(history),

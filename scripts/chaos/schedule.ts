@@ -8,8 +8,12 @@
 // CDN drops everything. Two faults never hold the same resource at once (one link cannot be both
 // slow and a black hole; a paused gateway is not also killed): a draw that meets a busy resource
 // waits for it, so every fault drawn is applied.
+//
+// Every schedule starts with a builder killed at its pointer write ('kill-at-pointer', the builder
+// chosen by the seed): its publish has logged its manifest and not yet named it in the pointer, the
+// publication log's hardest moment (faults.ts). More of them are drawn like any other kind.
 
-export type FaultKind = 'kill' | 'pause' | 'redis-restart-empty' | 'redis-flush' | 'postgres-restart' | 'halt' | 'slow' | 'latency' | 'reset' | 'blackhole';
+export type FaultKind = 'kill' | 'kill-at-pointer' | 'pause' | 'redis-restart-empty' | 'redis-flush' | 'postgres-restart' | 'halt' | 'slow' | 'latency' | 'reset' | 'blackhole';
 
 export interface ScheduledFault {
   id: number;
@@ -18,7 +22,7 @@ export interface ScheduledFault {
   target: string;
   /** Milliseconds from the start of the fault window. */
   at: number;
-  /** How long it lasts before it is healed (a kill: how long systemd waits before the restart). */
+  /** How long it lasts before it is healed (a kill: how long systemd waits before the restart; a kill at the pointer: the same, after the wait for its moment). */
   durationMs: number;
   /** Extra latency for 'slow' and 'latency', in ms. */
   delayMs?: number;
@@ -34,6 +38,16 @@ export const LINKS: Record<(typeof PROCESSES)[number], readonly string[]> = {
 };
 export const linkName = (process: string, backend: string): string => `${process}→${backend}`;
 const ALL_LINKS = PROCESSES.flatMap((process) => LINKS[process].map((backend) => linkName(process, backend)));
+const BUILDERS = PROCESSES.filter((process) => process.startsWith('builder'));
+
+/**
+ * How long a 'kill-at-pointer' waits for its builder to write a pointer after its log append
+ * (faults.ts); at that bound it kills the builder where it is. Builders publish new content every
+ * few seconds under the campaign's changes, so the wait rarely comes near it.
+ */
+export const POINTER_WAIT_MS = 20_000;
+/** The restart delay of the kill at the pointer that starts every schedule. */
+const OPENING_KILL_DELAY_MS = 1_000;
 
 export const FAULTS_PER_MINUTE = 7.5;
 /** The share of faults that strike within about BURST_GAP_MS of the one before. */
@@ -43,6 +57,7 @@ const BURST_GAP_MS = 1_500;
 /** How likely each kind is, and how to draw its target and its length. */
 const KINDS: Array<{ kind: FaultKind; weight: number; target(random: Random): string; durationMs: [number, number]; delayMs?: [number, number] }> = [
   { kind: 'kill', weight: 3, target: (r) => r.pick(PROCESSES), durationMs: [500, 2_000] },
+  { kind: 'kill-at-pointer', weight: 1.5, target: (r) => r.pick(BUILDERS), durationMs: [500, 2_000] },
   { kind: 'pause', weight: 3, target: (r) => r.pick(PROCESSES), durationMs: [1_000, 6_000] },
   { kind: 'redis-restart-empty', weight: 1, target: () => 'redis', durationMs: [500, 3_000] },
   { kind: 'redis-flush', weight: 1, target: () => 'redis', durationMs: [0, 0] },
@@ -57,11 +72,25 @@ const KINDS: Array<{ kind: FaultKind; weight: number; target(random: Random): st
 /**
  * The resources a fault holds while it lasts: its target, and for a fault on a whole backend every
  * link to it (slowing every link to the store while one of them is a black hole would undo the
- * black hole when the slowness heals).
+ * black hole when the slowness heals); a kill at the pointer also holds its builder's link to the
+ * store, which it black-holes to keep the pointer write from the store.
  */
 export function resourcesOf(fault: Pick<ScheduledFault, 'kind' | 'target'>): string[] {
   if (fault.kind === 'slow' || fault.kind === 'halt') return [fault.target, ...ALL_LINKS.filter((link) => link.endsWith(`→${fault.target}`))];
+  if (fault.kind === 'kill-at-pointer') return [fault.target, linkName(fault.target, 'store')];
   return [fault.target];
+}
+
+/**
+ * Until when a fault holds its resources, from its instant: its length, and a process killed is busy
+ * until its restart is ready: seconds more than its delay on a busy machine (a builder's start took
+ * 9 s on two cores shared with a build); kill() also waits for a restart still under way, so this
+ * only keeps the faults apart as drawn. A kill at the pointer first waits for its moment.
+ */
+function heldUntil(kind: FaultKind, at: number, durationMs: number): number {
+  if (kind === 'kill') return at + durationMs + 12_000;
+  if (kind === 'kill-at-pointer') return at + POINTER_WAIT_MS + durationMs + 12_000;
+  return at + durationMs + (kind.includes('restart') ? 5_000 : 500);
 }
 
 export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
@@ -69,7 +98,11 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
   const count = Math.max(1, Math.round((FAULTS_PER_MINUTE * windowMs) / 60_000));
   const meanGapMs = windowMs / count;
   const busyUntil = new Map<string, number>();
-  const faults: ScheduledFault[] = [];
+  // The opening kill at the pointer: it takes nothing from the random stream, so the draw below
+  // draws the same kinds, targets and lengths as without it (those on its resources come later).
+  const opening: ScheduledFault = { id: count + 1, kind: 'kill-at-pointer', target: BUILDERS[seed % BUILDERS.length]!, at: 0, durationMs: OPENING_KILL_DELAY_MS };
+  for (const resource of resourcesOf(opening)) busyUntil.set(resource, heldUntil(opening.kind, opening.at, opening.durationMs));
+  const faults: ScheduledFault[] = [opening];
   let clock = 0;
   for (let id = 1; id <= count; id++) {
     // Incidents come together: a share of the faults follow the one before within a few seconds
@@ -84,10 +117,7 @@ export function drawSchedule(seed: number, windowMs: number): ScheduledFault[] {
     const resources = resourcesOf({ kind: choice.kind, target });
     // Waits for its resources; the stream goes on from the instant drawn, so faults still crowd.
     const at = Math.round(Math.max(clock, ...resources.map((resource) => busyUntil.get(resource) ?? 0)));
-    // A process killed is busy until its restart is ready: seconds more than its delay on a busy
-    // machine (a builder's start took 9 s on two cores shared with a build); kill() also waits for
-    // a restart still under way, so this only keeps the faults apart as drawn.
-    const holds = at + durationMs + (choice.kind === 'kill' ? 12_000 : choice.kind.includes('restart') ? 5_000 : 500);
+    const holds = heldUntil(choice.kind, at, durationMs);
     for (const resource of resources) busyUntil.set(resource, holds);
     faults.push({ id, kind: choice.kind, target, at, durationMs, ...(delayMs === undefined ? {} : { delayMs }) });
   }

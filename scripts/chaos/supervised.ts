@@ -56,8 +56,12 @@ export class Supervised {
     return running.match;
   }
 
-  /** SIGKILL, then systemd's restart after `delayMs`; resolves once the new process is ready. */
-  async kill(delayMs: number): Promise<void> {
+  /**
+   * SIGKILL, then systemd's restart after `delayMs`; resolves once the new process is ready.
+   * `beforeRestart` runs after the delay, the killed process long gone and its connections closed
+   * (a fault that held one of its links lifts it there).
+   */
+  async kill(delayMs: number, beforeRestart: () => void = () => {}): Promise<void> {
     // A restart still under way (a slow start on a busy machine) finishes first: two at once would
     // race for the same ports.
     await this.restarting;
@@ -67,20 +71,21 @@ export class Supervised {
       child.kill('SIGKILL');
       await exited;
     }
-    await this.restartAfter(delayMs);
+    await this.restartAfter(delayMs, beforeRestart);
   }
 
   private restarting: Promise<void> | undefined;
 
-  private restartAfter(delayMs: number): Promise<void> {
-    this.restarting ??= this.restart(delayMs).finally(() => {
+  private restartAfter(delayMs: number, beforeRestart: () => void = () => {}): Promise<void> {
+    this.restarting ??= this.restart(delayMs, beforeRestart).finally(() => {
       this.restarting = undefined;
     });
     return this.restarting;
   }
 
-  private async restart(delayMs: number): Promise<void> {
+  private async restart(delayMs: number, beforeRestart: () => void): Promise<void> {
     await sleep(delayMs);
+    beforeRestart();
     // systemd keeps trying: a start that fails (a backend down meanwhile) is tried again a second later.
     for (;;) {
       if (this.stopping) return;

@@ -3,9 +3,12 @@
 //
 // Two gateways, two builders, three organizations. Faults: Redis restarted empty (30–35 s, every
 // process), gateway-1's link to the store black-holed (50–56 s) while builder-2 is killed
-// (52–53 s), PostgreSQL restarted (70–72 s, the builders only) while gateway-2 is killed
-// (71.4–71.9 s). org-b is suspended and reactivated early; org-c is suspended at 40 s (published
-// at 41 s) and stays so. key-a2 is revoked at 20 s.
+// (52–53 s), builder-1 killed at its pointer write to org-a's snapshot A_LEFT, logged (60–61.5 s),
+// PostgreSQL restarted (70–72 s, the builders only) while gateway-2 is killed (71.4–71.9 s).
+// org-b is suspended and reactivated early; org-c is suspended at 40 s (published at 41 s) and
+// stays so. key-a2 is revoked at 20 s. At the end, every history verifies with the publication
+// log, and since the checkpoint kept at 120 leaves; A_LEFT is never current (the next publish
+// vouches for it).
 //
 // Pins (a 6 s window): org-a's snapshot A0 is replaced by A1, published at 25.6 s. A site reads
 // org-a in full pinned to A0 at 4 s; at 40 s it follows /changes?since=A0 at gateway-2 (A1), reads
@@ -38,6 +41,15 @@ export function request(gateway: string, keyId: string, organizationId: string, 
 
 export const A0 = '20261201T000000000Z-a0a0a0a0a0a0';
 export const A1 = '20261201T000125600Z-a1a1a1a1a1a1';
+/** The manifest builder-1 wrote and logged for org-a and was killed before pointing at (fault 6). */
+export const A_LEFT = '20261201T000200000Z-afafafafafaf';
+/** The checkpoint kept before the faults, and the file `verify --since` was given. */
+export const KEPT_SIZE = 120;
+export const VERIFY_ALL = 'marquee verify --all --json';
+export const VERIFY_SINCE = 'marquee verify --all --since /tmp/marquee-chaos-28/start.checkpoint --json';
+/** What verify's report says it checked, with the publication log (builder/history/verification-expectations.ts). */
+export const AGAINST =
+  'the platform database postgres://127.0.0.1:5432/postgres: every organization it knows, and those it records as built into this store, and every publication its publication log records';
 const API = '/api/integration/v1';
 export const PAGE = `${EVENTS}?timing=all&page=1&pageSize=3`;
 
@@ -137,6 +149,15 @@ export function validHistory(): History {
       },
       { id: 2, kind: 'blackhole', target: 'gateway-1→store', startedAt: 50_000, healedAt: 56_000, affects: [{ process: 'gateway-1', backend: 'store' }] },
       { id: 3, kind: 'kill', target: 'builder-2', startedAt: 52_000, healedAt: 53_000, affects: [{ process: 'builder-2', backend: 'itself' }] },
+      {
+        id: 6,
+        kind: 'kill-at-pointer',
+        target: 'builder-1',
+        startedAt: 60_000,
+        healedAt: 61_500,
+        affects: [{ process: 'builder-1', backend: 'itself' }],
+        interrupted: { organizationId: 'org-a', snapshotId: A_LEFT, logged: true },
+      },
       { id: 4, kind: 'postgres-restart', target: 'postgres', startedAt: 70_000, healedAt: 72_000, affects: BUILDERS.map((process) => ({ process, backend: 'postgres' as const })) },
       { id: 5, kind: 'kill', target: 'gateway-2', startedAt: 71_400, healedAt: 71_900, affects: [{ process: 'gateway-2', backend: 'itself' }] },
     ],
@@ -202,11 +223,14 @@ export function validHistory(): History {
       adminCredentials: { created: ['adm-1'], present: ['adm-1', 'root'] },
       auditEntries: { returned: ['req-1', 'req-2'], present: ['req-0', 'req-1', 'req-2'] },
     },
-    verifications: [
-      { what: 'marquee audit-log verify', ok: true },
-      { what: 'marquee verify org-a', ok: true },
-      { what: 'marquee verify org-b', ok: true },
-    ],
+    verifications: [{ what: 'marquee audit-log verify --json', ok: true }],
+    publicationLog: {
+      keptSize: KEPT_SIZE,
+      verifications: [
+        { what: VERIFY_ALL, against: AGAINST, organizations: 3, breaks: [], neverCurrent: [{ organizationId: 'org-a', snapshotId: A_LEFT }] },
+        { what: VERIFY_SINCE, against: `${AGAINST} from leaf ${KEPT_SIZE} on`, organizations: 3, breaks: [], neverCurrent: [{ organizationId: 'org-a', snapshotId: A_LEFT }] },
+      ],
+    },
     processes: [
       { name: 'gateway-1', pid: 101, peakRssMb: 180, targetRssMb: 256, leftBehind: false },
       { name: 'gateway-2', pid: 102, peakRssMb: 190, targetRssMb: 256, leftBehind: false },

@@ -35,13 +35,14 @@ describe('formatFaultSchedule', () => {
     const history = validHistory();
     history.faults.push({ id: 0, kind: 'pause', target: 'gateway-2', startedAt: 10_000, healedAt: undefined, affects: [{ process: 'gateway-2', backend: 'itself' }] });
     const lines = formatFaultSchedule(history).split('\n');
-    expect(lines[0]).toBe('seed 28 (the same seed replays this schedule); 6 faults, the last healed at 72.000 s');
+    expect(lines[0]).toBe('seed 28 (the same seed replays this schedule); 7 faults, the last healed at 72.000 s');
     expect(lines[1]).toMatch(/^fault +kind +target +started +healed +lasted +affects$/);
     expect(lines.slice(3).map((line) => line.split(/ {2,}/))).toEqual([
       ['#0', 'pause', 'gateway-2', '10.000 s', 'never', 'unhealed', 'gateway-2:itself'],
       ['#1', 'redis-restart-empty', 'redis', '30.000 s', '35.000 s', '5.000 s', 'builder-1:redis builder-2:redis gateway-1:redis gateway-2:redis'],
       ['#2', 'blackhole', 'gateway-1→store', '50.000 s', '56.000 s', '6.000 s', 'gateway-1:store'],
       ['#3', 'kill', 'builder-2', '52.000 s', '53.000 s', '1.000 s', 'builder-2:itself'],
+      ['#6', 'kill-at-pointer', 'builder-1', '60.000 s', '61.500 s', '1.500 s', 'builder-1:itself'],
       ['#4', 'postgres-restart', 'postgres', '70.000 s', '72.000 s', '2.000 s', 'builder-1:postgres builder-2:postgres'],
       ['#5', 'kill', 'gateway-2', '71.400 s', '71.900 s', '0.500 s', 'gateway-2:itself'],
     ]);
