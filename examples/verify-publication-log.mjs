@@ -8,6 +8,7 @@
 //   node verify-publication-log.mjs checkpoint CHECKPOINT --key KEY_RECORD…
 //   node verify-publication-log.mjs inclusion CHECKPOINT PROOF --key KEY_RECORD… [--object FILE]
 //   node verify-publication-log.mjs consistency OLD_CHECKPOINT NEW_CHECKPOINT PROOF --key KEY_RECORD…
+//   node verify-publication-log.mjs log LEAVES CHECKPOINT… --key KEY_RECORD…
 //
 // KEY_RECORD is a signing key's record as the store publishes it (signing-keys/{keyId}.json: its
 // publicKey, SPKI PEM, must hash to its keyId); --key may be given once per key that may have signed
@@ -19,22 +20,37 @@
 //                (the manifest or state record in hand is the one logged).
 //   consistency  and that PROOF (a consistency proof file) shows the newer checkpoint's tree extends
 //                the older one's: the log only grew, nothing in it was rewritten.
+//   log          and that LEAVES, the log's leaves, hash to each CHECKPOINT's root at its size (the
+//                kept ones and the newest): the log in hand is the one every checkpoint signed, and
+//                extends each older one, with no proof from anyone. Prints its entries by kind.
+//
+// LEAVES is every leaf of the log, oldest first, one a line: the leaf's bytes, that is its entry's
+// canonical JSON, exactly as the log stores and hashes them (every byte is ASCII, none a newline).
+// The platform database holds them; with PostgreSQL (Marquee's relations in schema "marquee"):
+//   psql "$DATABASE_URL" -Atc "SELECT convert_from(leaf, 'UTF8') FROM marquee.marquee_publication_log ORDER BY seq" > leaves.txt
+// and on the embedded database: marquee db sql --json "SELECT convert_from(leaf, 'UTF8') AS leaf
+// FROM marquee_publication_log ORDER BY seq", one `leaf` a line. verify-history.mjs --log checks a
+// store against the same file.
 //
 // Proof files are JSON, hashes in standard base64:
 //   {"format":1,"kind":"inclusion-proof","origin":O,"treeSize":N,"leafIndex":I,"leaf":base64(leaf bytes),"proof":[base64…]}
 //   {"format":1,"kind":"consistency-proof","origin":O,"oldSize":M,"newSize":N,"proof":[base64…]}
 //
 // Exit status 0 when everything holds, 1 when something does not, 2 on a wrong command line or a
-// file that cannot be read.
+// file that cannot be read. verify-history.mjs imports the checks of keys, notes and leaves from
+// here (run, this file checks; imported, it only lends them).
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const USAGE = `usage:
   node verify-publication-log.mjs checkpoint CHECKPOINT --key KEY_RECORD… [--origin ORIGIN]
   node verify-publication-log.mjs inclusion CHECKPOINT PROOF --key KEY_RECORD… [--origin ORIGIN] [--object FILE]
-  node verify-publication-log.mjs consistency OLD_CHECKPOINT NEW_CHECKPOINT PROOF --key KEY_RECORD… [--origin ORIGIN]`;
+  node verify-publication-log.mjs consistency OLD_CHECKPOINT NEW_CHECKPOINT PROOF --key KEY_RECORD… [--origin ORIGIN]
+  node verify-publication-log.mjs log LEAVES CHECKPOINT… --key KEY_RECORD… [--origin ORIGIN]`;
 
-class Refused extends Error {}
+/** What does not hold, said in one line. */
+export class Refused extends Error {}
 const refuse = (message) => {
   throw new Refused(message);
 };
@@ -63,7 +79,8 @@ function commandLine(argv) {
       else object = value;
     } else positional.push(arg);
   }
-  const wanted = { checkpoint: 1, inclusion: 2, consistency: 3 }[command];
+  // log: the leaves, then one checkpoint or more.
+  const wanted = { checkpoint: 1, inclusion: 2, consistency: 3, log: Math.max(positional.length, 2) }[command];
   if (wanted === undefined || positional.length !== wanted || keys.length === 0 || (object !== undefined && command !== 'inclusion')) return undefined;
   return { command, positional, keys, origin, object };
 }
@@ -71,7 +88,7 @@ function commandLine(argv) {
 // ---- keys ------------------------------------------------------------------------------------------
 
 /** A key record's public key, once its PEM hashes to its keyId (as verify-history.mjs checks them). */
-function keyOf(file, bytes) {
+export function keyOf(file, bytes) {
   let record;
   let key;
   try {
@@ -106,7 +123,7 @@ function hash32(text, what) {
  * the key name is the origin; a signature by another name or key id is ignored, one by a known key
  * that fails refuses the note, and a note no known key signed is refused.
  */
-function checkpointOf(file, bytes, keys, origin) {
+export function checkpointOf(file, bytes, keys, origin) {
   let note;
   try {
     note = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -210,6 +227,50 @@ function consistencyHolds(first, second, firstHash, secondHash, path) {
   return fr.equals(firstHash) && sr.equals(secondHash) && sn === 0;
 }
 
+/** RFC 9162 §2.1.1: the Merkle Tree Hash of leaves [start, end), from their leaf hashes. */
+function treeHash(hashes, start, end) {
+  if (end === start) return sha256();
+  if (end - start === 1) return hashes[start];
+  let split = 1;
+  while (split * 2 < end - start) split *= 2;
+  return nodeHash(treeHash(hashes, start, start + split), treeHash(hashes, start + split, end));
+}
+
+// ---- the log's leaves ------------------------------------------------------------------------------
+
+/** The leaves of a LEAVES file (one a line, each its entry's canonical JSON), with their entries. */
+export function leavesOf(file, bytes) {
+  const text = bytes.toString('latin1');
+  if (/[^\x20-\x7e\n]/.test(text)) refuse(`${file}: a leaf holds a byte that is not printable ASCII (a leaf is its entry's canonical JSON)`);
+  if (text !== '' && !text.endsWith('\n')) refuse(`${file}: not one leaf a line (no final newline)`);
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .map((line, seq) => {
+      let entry;
+      try {
+        entry = JSON.parse(line);
+      } catch {}
+      if (entry === null || typeof entry !== 'object' || typeof entry.kind !== 'string' || typeof entry.id !== 'string' || typeof entry.hash !== 'string')
+        refuse(`${file}: leaf ${seq} is not a log entry: ${JSON.stringify(line.slice(0, 80))}`);
+      return { seq, leaf: Buffer.from(line, 'latin1'), entry };
+    });
+}
+
+/**
+ * That `leaves` are the log each checkpoint signed: its first `size` leaves hash to its root. So the
+ * log in hand extends every older checkpoint given, as a consistency proof would show, with no proof.
+ */
+export function leavesHold(file, leaves, checkpoints) {
+  const hashes = leaves.map(({ leaf }) => leafHash(leaf));
+  for (const { name, size, root } of checkpoints) {
+    if (size > leaves.length)
+      refuse(`${file} holds ${leaves.length} leaves, fewer than the ${size} ${name} signed: the publication log was rewritten or forked since ${name}, or the file is not all of it`);
+    if (!treeHash(hashes, 0, size).equals(root))
+      refuse(`${file}: its first ${size} leaves do not hash to the root ${name} signed: the publication log was rewritten or forked since ${name}`);
+  }
+}
+
 // ---- proof files -----------------------------------------------------------------------------------
 
 function proofOf(file, bytes, kind) {
@@ -272,6 +333,16 @@ function main(argv) {
       if (hash !== entry.hash) refuse(`${args.object}: its SHA-256 ${hash} is not the logged ${entry.hash}`);
       console.log(`ok  ${args.object}: its SHA-256 is the logged ${entry.kind}'s hash`);
     }
+  } else if (args.command === 'log') {
+    const [leavesFile, ...checkpointFiles] = args.positional;
+    const leaves = leavesOf(leavesFile, read(leavesFile));
+    const first = checkpoint(checkpointFiles[0]);
+    const checkpoints = [first, ...checkpointFiles.slice(1).map((file) => checkpoint(file, first.origin))].map((found, n) => ({ name: checkpointFiles[n], ...found }));
+    leavesHold(leavesFile, leaves, checkpoints);
+    const kinds = new Map();
+    for (const { entry } of leaves) kinds.set(entry.kind, (kinds.get(entry.kind) ?? 0) + 1);
+    const counted = [...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ');
+    console.log(`ok  ${leavesFile}: ${leaves.length} leaves (${counted || 'none'}), the log every checkpoint given signed`);
   } else {
     const [oldFile, newFile, proofFile] = args.positional;
     const older = checkpoint(oldFile);
@@ -287,10 +358,13 @@ function main(argv) {
   return 0;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof Refused)) throw error;
-  console.log(`FAIL  ${error.message}`);
-  process.exitCode = 1;
+const invoked = process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+if (invoked) {
+  try {
+    process.exitCode = main(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    console.log(`FAIL  ${error.message}`);
+    process.exitCode = 1;
+  }
 }

@@ -1,21 +1,19 @@
 // `marquee checkpoint` as an operator and an auditor use it (docs/operation.md "Checkpoints of the
 // publication log"): after a build it prints the latest signed checkpoint, which the independent
 // example verifier (examples/verify-publication-log.mjs) accepts with the signing key record the
-// store publishes; it writes a fresh one when the log grew; it refuses without a signing key; and
-// `--backfill` logs a store's history from before the log, once.
-import { execFile } from 'node:child_process';
+// store publishes, as it does the log's leaves against both checkpoints; it writes a fresh one when
+// the log grew; it refuses without a signing key; and `--backfill` logs a store's history from
+// before the log, once.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 import { marquee } from '../../support/cli.ts';
-
-const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
+import { exportLeaves, verifyPublicationLogExample } from '../../support/example-verifiers.ts';
 
 let work: string;
 beforeAll(async () => {
@@ -24,14 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
-
-function verifier(...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [VERIFIER, ...args], (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, out: `${stdout}${stderr}` });
-    });
-  });
-}
 
 interface CheckpointJson {
   origin: string;
@@ -62,8 +52,8 @@ describe('marquee checkpoint', () => {
 
     await writeFile(join(work, 'first.checkpoint'), text.stdout);
     const key = join(home, 'snapshots', 'signing-keys', `${first.keyId}.json`);
-    const checked = await verifier('checkpoint', join(work, 'first.checkpoint'), '--key', key, '--origin', first.origin);
-    expect(checked, checked.out).toMatchObject({ code: 0 });
+    const checked = await verifyPublicationLogExample('checkpoint', join(work, 'first.checkpoint'), '--key', key, '--origin', first.origin);
+    expect(checked, checked.stdout).toMatchObject({ code: 0 });
 
     // An edit through the database: the next build publishes, and the next checkpoint is larger.
     await onEmbeddedPlatform(home, (db) => db.query('UPDATE organizations SET name = $1 WHERE id = $2', ['Nordic Renamed', SAMPLE.organizations.nordic.id]));
@@ -71,7 +61,11 @@ describe('marquee checkpoint', () => {
     const second = JSON.parse((await marquee(['checkpoint', '--json'], env)).stdout) as CheckpointJson;
     expect(second).toMatchObject({ size: 5, storeKey: 'publication-log/checkpoints/000000000005.txt', keyId: first.keyId });
     await writeFile(join(work, 'second.checkpoint'), second.note);
-    expect((await verifier('checkpoint', join(work, 'second.checkpoint'), '--key', key, '--origin', first.origin)).code).toBe(0);
+    expect((await verifyPublicationLogExample('checkpoint', join(work, 'second.checkpoint'), '--key', key, '--origin', first.origin)).code).toBe(0);
+    // The log's leaves, as an auditor takes them from the database, are the log both signed.
+    const leaves = await exportLeaves(env, join(work, 'leaves.txt'));
+    const both = await verifyPublicationLogExample('log', leaves, join(work, 'first.checkpoint'), join(work, 'second.checkpoint'), '--key', key);
+    expect(both, both.stdout).toMatchObject({ code: 0, stdout: expect.stringContaining('5 leaves (') });
 
     const unsigned = await marquee(['checkpoint'], { ...env, SNAPSHOT_SIGNING_KEY: 'none' });
     expect(unsigned.code).toBe(1);

@@ -5,8 +5,13 @@
 // (history-missing), told apart from the others in the text and in the JSON; one never built into
 // the store is not; one the database does not know (deleted) is still verified from the store; and
 // a manifest whose resources were edited and signed again with a key record the forger published,
-// keeping its contentHash, is a break at that snapshot. What the database records is per store
-// (the store's description), so each tampering gets a store of its own, built into by `build`.
+// keeping its contentHash, is a break at that snapshot. The independent example verifier
+// (examples/verify-history.mjs) is given each store too, as an auditor holding only the store (the
+// database here records builds into many stores, so its publication log is no one store's): it
+// refuses the same stores, finds the same forgery, and, like --store-only, cannot see a prefix
+// deleted without the log (verify-log and verify-s3-cdn give it the log, and it does). What the
+// database records is per store (the store's description), so each tampering gets a store of its
+// own, built into by `build`.
 import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +24,7 @@ import { manifestKey, pointerKey } from '../../../snapshot/layout.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { expectHistoryBreak, expectHistoryVerified, verifyHistoryExample } from '../../support/example-verifiers.ts';
 
 const nordic = SAMPLE.organizations.nordic.id;
 const pacific = SAMPLE.organizations.pacific.id;
@@ -55,34 +61,46 @@ afterAll(async () => {
 });
 
 /**
- * verify --all, verify --org and audit each refuse the store, exit 1, with `says` on stderr. Those
- * refused before they open the database run at once; the embedded one takes one process at a time.
+ * verify --all, verify --org and audit each refuse the store, exit 1, with `says` on stderr; so does
+ * the example verifier, with `exampleSays`. Those refused before they open the database run at
+ * once; the embedded one takes one process at a time.
  */
-async function refused(store: string, says: string | RegExp, { env = {}, beforeDatabase = true }: { env?: Record<string, string>; beforeDatabase?: boolean } = {}) {
+async function refused(
+  store: string,
+  says: string | RegExp,
+  { env = {}, beforeDatabase = true, exampleSays }: { env?: Record<string, string>; beforeDatabase?: boolean; exampleSays: string },
+) {
   const commands = [['verify', '--all'], ['verify', '--org', pacific], ['verify', '--org', pacific, '--json'], ['audit'], ['audit', '--json']];
   const runOne = (args: string[]) => marquee(args, { MARQUEE_HOME: home, SNAPSHOT_STORE: store, ...env });
+  const example = verifyHistoryExample(store);
   const outcomes = beforeDatabase ? await Promise.all(commands.map(runOne)) : [];
   if (!beforeDatabase) for (const args of commands) outcomes.push(await runOne(args));
   for (const [i, done] of outcomes.entries()) {
     expect({ args: commands[i], code: done.code, stdout: done.stdout }).toEqual({ args: commands[i], code: 1, stdout: '' });
     expect(done.stderr).toMatch(typeof says === 'string' ? `marquee: ${says}` : says);
   }
+  expect(await example).toEqual({ code: 1, stdout: '', stderr: `verify-history: ${exampleSays}\n` });
 }
 
 describe('a store that is not what builders publish into is refused, naming it', () => {
   it('missing: named before the database, which a wrong MARQUEE_HOME does not have either', async () => {
     const nohome = join(work, 'nohome');
-    await refused(join(nohome, 'snapshots'), `directory ${join(nohome, 'snapshots')} does not exist`, { env: { MARQUEE_HOME: nohome } });
+    await refused(join(nohome, 'snapshots'), `directory ${join(nohome, 'snapshots')} does not exist`, {
+      env: { MARQUEE_HOME: nohome },
+      exampleSays: `directory ${join(nohome, 'snapshots')} does not exist`,
+    });
   });
 
   it('empty; and empty where the database records builds into it', async () => {
     const empty = join(work, 'empty');
     await mkdir(empty);
-    await refused(empty, `directory ${empty} holds no organization's history (nothing under orgs/)`, { beforeDatabase: false });
+    const nothingIn = (store: string) => `${store} holds no organization's history (nothing under orgs/)`;
+    await refused(empty, `directory ${nothingIn(empty)}`, { beforeDatabase: false, exampleSays: nothingIn(empty) });
     const emptied = await builtStore();
     await rm(join(emptied, 'orgs'), { recursive: true });
     await refused(emptied, /holds no organization's history \(nothing under orgs\/\), yet (4 organizations were|organization \S+ was) published into it/, {
       beforeDatabase: false,
+      exampleSays: nothingIn(emptied),
     });
   });
 
@@ -90,13 +108,13 @@ describe('a store that is not what builders publish into is refused, naming it',
     const replaced = await builtStore();
     await rm(replaced, { recursive: true });
     await writeFile(replaced, 'not a store');
-    await refused(replaced, `directory ${replaced} is not a directory`);
+    await refused(replaced, `directory ${replaced} is not a directory`, { exampleSays: `${replaced} is not a directory` });
     // Root reads a directory whatever its mode: the file above is the case that holds for everyone.
     if (process.getuid?.() === 0) return;
     const locked = await builtStore();
     await chmod(locked, 0o000);
     try {
-      await refused(locked, new RegExp(`directory ${locked} cannot be read: EACCES`));
+      await refused(locked, new RegExp(`directory ${locked} cannot be read: EACCES`), { exampleSays: `directory ${join(locked, 'orgs/')} cannot be read: EACCES` });
     } finally {
       await chmod(locked, 0o755);
     }
@@ -110,6 +128,7 @@ describe('every organization the database knows is checked', () => {
     expect(all, all.stderr).toMatchObject({ code: 0 });
     expect(all.stdout).toMatch(new RegExp(`^4 organizations: 4 verified, 0 broken in directory ${store}; checked against the platform database PGlite `));
     expect(await run(['audit', '--json'], store)).toMatchObject({ code: 0, stdout: expect.stringContaining('"findings": []') });
+    expectHistoryVerified(await verifyHistoryExample(store));
 
     const partly = await builtStore('nordic-dev');
     const some = await run(['verify', '--all'], partly);
@@ -146,6 +165,11 @@ describe('every organization the database knows is checked', () => {
     });
     const storeOnly = await run(['verify', '--all', '--store-only'], store);
     expect(storeOnly).toMatchObject({ code: 0, stdout: expect.stringMatching(/^3 organizations: 3 verified, 0 broken in .*; checked against the store alone \(--store-only\)/) });
+    // The example verifier on the store alone sees what --store-only sees; given the log, it names
+    // the removal (verify-log.test.ts, verify-s3-cdn.test.ts).
+    const example = await verifyHistoryExample(store);
+    expectHistoryVerified(example);
+    expect(example.stdout).not.toContain(pacific);
   });
 
   it('an organization in the store that the database does not know (deleted) is verified from the store', async () => {
@@ -165,6 +189,9 @@ describe('every organization the database knows is checked', () => {
     const all = await run(['verify', '--all'], store);
     expect(all, all.stdout).toMatchObject({ code: 0, stdout: expect.stringMatching(/^5 organizations: 5 verified, 0 broken in /) });
     expect(await run(['verify', '--org', deleted], store)).toMatchObject({ code: 0, stdout: expect.stringContaining(`${deleted}: verified, 1 snapshots`) });
+    const example = await verifyHistoryExample(store);
+    expectHistoryVerified(example);
+    expect(example.stdout).toContain(`${deleted}: verified, 1 snapshots`);
   });
 });
 
@@ -199,5 +226,6 @@ describe('contentHash is recomputed', () => {
       kind: 'broken-history',
       detail: expect.stringContaining(`${snapshotId} (content-hash-mismatch)`),
     });
+    expectHistoryBreak(await verifyHistoryExample(store), { organizationId: nordic, at: snapshotId, kind: 'content-hash-mismatch' });
   });
 });

@@ -1,13 +1,12 @@
 // examples/verify-publication-log.mjs, the auditors' independent verifier, run as they would run it
-// (node, the files, nothing of Marquee's) on checkpoints and proofs made from a real log: it accepts
-// what holds, and refuses an edited checkpoint, another key, a tampered proof, an object that is not
-// the one logged, and the checkpoint of a log rewritten by someone holding the signing key.
-import { execFile } from 'node:child_process';
+// (node, the files, nothing of Marquee's; test/support/example-verifiers.ts) on checkpoints, proofs
+// and leaves made from a real log: it accepts what holds, and refuses an edited checkpoint, another
+// key, a tampered proof, an object that is not the one logged, the checkpoint of a log rewritten by
+// someone holding the signing key, and leaves changed, removed or reordered since a checkpoint.
 import { createHash, createPrivateKey } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicationLogOrigin, signCheckpoint } from '../../../records/publication-log/checkpoint.ts';
 import { leafBytes, logEntry } from '../../../records/publication-log/log-entry.ts';
@@ -15,9 +14,9 @@ import { databasePublicationLog } from '../../../records/publication-log/log-sto
 import { completedSubtrees, consistencyProof, leafHash, rangeHash } from '../../../records/publication-log/merkle.ts';
 import { consistencyProofDocument, inclusionProofDocument, proofDocumentBytes } from '../../../records/publication-log/proof-documents.ts';
 import { newSigningKeyPem, Signer } from '../../../snapshot/signing.ts';
+import { exportLeaves, verifyPublicationLogExample } from '../../support/example-verifiers.ts';
 import { logDatabases, logRecord, logRecords } from '../../support/publication-log.ts';
 
-const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
 const ORIGIN = publicationLogOrigin('https://cdn.example.com/marquee');
 const NOW = new Date('2026-11-26T12:00:00.000Z');
 
@@ -25,16 +24,10 @@ const databases = logDatabases();
 let dir: string;
 const file = (name: string) => join(dir, name);
 
-interface Run {
-  code: number;
-  out: string;
-}
-function verifier(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [VERIFIER, ...args], (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, out: `${stdout}${stderr}` });
-    });
-  });
+/** The verifier's exit status and all it printed. */
+async function verifier(...args: string[]): Promise<{ code: number; out: string }> {
+  const { code, stdout, stderr } = await verifyPublicationLogExample(...args);
+  return { code, out: `${stdout}${stderr}` };
 }
 
 beforeAll(async () => {
@@ -71,6 +64,23 @@ beforeAll(async () => {
   await writeFile(file('other-manifest.json'), 'record 5');
 
   await writeFile(file('consistency.json'), proofDocumentBytes(consistencyProofDocument(ORIGIN, 10, 1010, await log.consistencyProof(10, 1010))));
+
+  // The leaves as an auditor takes them from the database, and the same with one changed, one
+  // removed, two swapped, the last cut off, and one appended past the newer checkpoint (logged
+  // since: not a break).
+  const exported = (await readFile(await exportLeaves(db, file('leaves.txt')), 'utf8')).split('\n').slice(0, -1);
+  expect(exported).toHaveLength(1010);
+  const lines = (edited: string[]) => `${edited.join('\n')}\n`;
+  await writeFile(
+    file('leaves-changed.txt'),
+    lines(exported.map((leaf, seq) => (seq === 4 ? leaf.replace(logged.entry.hash, createHash('sha256').update('another').digest('hex')) : leaf))),
+  );
+  const next = leafBytes(logEntry(logRecord(1010), NOW)).toString('utf8');
+  // Leaf 500 removed and the next one logged: as many leaves as the newer checkpoint's.
+  await writeFile(file('leaves-removed.txt'), lines([...exported.filter((_, seq) => seq !== 500), next]));
+  await writeFile(file('leaves-swapped.txt'), lines([exported[1]!, exported[0]!, ...exported.slice(2)]));
+  await writeFile(file('leaves-grown.txt'), lines([...exported, next]));
+  await writeFile(file('leaves-truncated.txt'), lines(exported.slice(0, 1009)));
 
   // The same log rewritten at seq 4 by someone who holds the signing key: its checkpoint at 1,010 is
   // signed as well as the real one, and its own consistency proof holds for its own past only.
@@ -139,8 +149,37 @@ describe('examples/verify-publication-log.mjs', () => {
     expect(await verifier('consistency', file('new.checkpoint'), file('old.checkpoint'), file('consistency.json'), '--key', file('key.json'))).toMatchObject({ code: 1 });
   });
 
+  it('log: the leaves in hand are the log every checkpoint given signed, kept ones included', async () => {
+    const held = await verifier('log', file('leaves.txt'), file('old.checkpoint'), file('new.checkpoint'), '--key', file('key.json'), '--origin', ORIGIN);
+    expect(held, held.out).toMatchObject({ code: 0 });
+    expect(held.out).toContain('1010 leaves (');
+    // Leaves logged after the newest checkpoint are the log growing, not a break.
+    expect(await verifier('log', file('leaves-grown.txt'), file('old.checkpoint'), file('new.checkpoint'), '--key', file('key.json'))).toMatchObject({ code: 0 });
+  });
+
+  it('log: refuses leaves changed, removed, reordered or cut short, and a checkpoint of a rewritten log', async () => {
+    for (const [leaves, checkpoint, says] of [
+      ['leaves-changed.txt', 'old.checkpoint', 'do not hash to the root'],
+      ['leaves-removed.txt', 'new.checkpoint', 'do not hash to the root'],
+      ['leaves-swapped.txt', 'old.checkpoint', 'do not hash to the root'],
+      ['leaves-truncated.txt', 'new.checkpoint', 'fewer than the 1010'],
+      ['leaves.txt', 'rewritten.checkpoint', 'do not hash to the root'],
+    ] as const) {
+      const refused = await verifier('log', file(leaves), file(checkpoint), '--key', file('key.json'));
+      expect({ leaves, checkpoint, code: refused.code, out: refused.out }).toEqual({
+        leaves,
+        checkpoint,
+        code: 1,
+        out: expect.stringMatching(new RegExp(`^ok .*\\nFAIL .*${says}.*: the publication log was rewritten or forked since`, 's')),
+      });
+    }
+    // The old checkpoint holds for leaves changed past it; the newer one does not.
+    expect(await verifier('log', file('leaves-removed.txt'), file('old.checkpoint'), '--key', file('key.json'))).toMatchObject({ code: 0 });
+  });
+
   it('says how to call it when called wrong', async () => {
     expect(await verifier('inclusion', file('new.checkpoint'))).toMatchObject({ code: 2, out: expect.stringContaining('usage') });
     expect(await verifier('checkpoint', file('missing.checkpoint'), '--key', file('key.json'))).toMatchObject({ code: 2 });
+    expect(await verifier('log', file('leaves.txt'), '--key', file('key.json'))).toMatchObject({ code: 2, out: expect.stringContaining('usage') });
   });
 });
