@@ -104,10 +104,16 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   const contentHash = contentHashOf(resources, input.slugs);
 
   const latest = await latestManifest(store, input.organizationId, current.pointer);
+  let left: LeftManifest[] | undefined;
   if (latest && latest.manifest.contentHash === contentHash) {
     if (current.pointer?.state === 'active' && current.pointer.snapshotId === latest.manifest.snapshotId) {
-      return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
-    }
+      // Unchanged, unless a publish that stopped before its pointer left a manifest beside this
+      // one: with the content back as it was, no new snapshot would ever name it in `supersedes`,
+      // and verify would take it for a pointer moved back for good. Then a snapshot of the same
+      // content is published to vouch for it. One listing of the manifests, on an unchanged publish.
+      left = await neverCurrent(store, input.organizationId, latest);
+      if (left.length === 0) return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
+    } else {
     // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
     // Logged already unless published before the log existed (and not backfilled): then logged now,
     // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
@@ -116,12 +122,14 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
     const warning = await recordStateChange(store, input, current);
     const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
     return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
+    }
   }
 
   const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
   const snapshotId = newSnapshotId(input.now, contentHash);
   // The same snapshot left by a killed publish is not superseded: writeManifest adopts it.
-  const supersedes = latest ? (await neverCurrent(store, input.organizationId, latest)).filter((left) => left.snapshotId !== snapshotId) : [];
+  left ??= latest ? await neverCurrent(store, input.organizationId, latest) : [];
+  const supersedes = left.filter((stopped) => stopped.snapshotId !== snapshotId);
   const unsigned: Manifest = {
     format: SNAPSHOT_FORMAT,
     organizationId: input.organizationId,
@@ -314,19 +322,32 @@ async function latestManifest(store: SnapshotStore, orgId: string, current: Poin
   return bytes ? { manifest: JSON.parse(bytes.toString('utf8')) as Manifest, hash: sha256Hex(bytes) } : undefined;
 }
 
+/** A manifest a publish wrote and never made current, as the next manifest's `supersedes` names it. */
+interface LeftManifest {
+  snapshotId: string;
+  hash: string;
+}
+
 /**
- * The manifests a publish wrote and never made current: killed between its manifest and its
- * pointer, it left one newer than the current snapshot and linked to it, which is also what a
- * pointer moved back by one publish looks like. The next manifest names each with its hash, signed,
- * so that verify knows it for a publish that stopped (docs/design.md "History as evidence"). Only
- * those forked from the current manifest: a manifest further on (a pointer moved back by more than
- * one publish) is never vouched for, and verify reports it. One listing of the organization's
- * manifests, only when new content is published.
+ * The manifests a publish wrote and never made current, which the next manifest names each with its
+ * hash, signed, so that verify knows them for publishes that stopped (docs/design.md "History as
+ * evidence"):
+ * - forked from the current manifest: a publish killed between its manifest and its pointer left
+ *   one newer than the current snapshot and linked to it (which is also what a pointer moved back
+ *   by one publish looks like);
+ * - forked from the current manifest's predecessor: a publish that lost the pointer race to the
+ *   current one and was killed, or could not log its withdrawal, before it deleted its manifest.
+ * Only those: a manifest further on (a pointer moved back by more than one publish) is never
+ * vouched for, and verify reports it. One listing of the organization's manifests.
  */
-async function neverCurrent(store: SnapshotStore, orgId: string, latest: { manifest: Manifest; hash: string }): Promise<Array<{ snapshotId: string; hash: string }>> {
-  const newer = (await listSnapshotIds(store, orgId)).filter((id) => id > latest.manifest.snapshotId);
-  const left: Array<{ snapshotId: string; hash: string }> = [];
-  for (const snapshotId of newer) {
+async function neverCurrent(store: SnapshotStore, orgId: string, latest: { manifest: Manifest; hash: string }): Promise<LeftManifest[]> {
+  const forkedFrom = new Set([latest.hash, ...(typeof latest.manifest.previous === 'string' ? [latest.manifest.previous] : [])]);
+  const since = latest.manifest.previousSnapshotId ?? '';
+  // Those the current manifest vouches for already are not named again: an unchanged publish would publish again and again.
+  const vouched = new Set((latest.manifest.supersedes ?? []).map((stopped) => stopped.snapshotId));
+  const candidates = (await listSnapshotIds(store, orgId)).filter((id) => id > since && id !== latest.manifest.snapshotId && !vouched.has(id));
+  const left: LeftManifest[] = [];
+  for (const snapshotId of candidates) {
     const bytes = await store.get(manifestKey(orgId, snapshotId));
     if (bytes === undefined) continue;
     let previous: unknown;
@@ -335,7 +356,7 @@ async function neverCurrent(store: SnapshotStore, orgId: string, latest: { manif
     } catch {
       continue;
     }
-    if (previous === latest.hash) left.push({ snapshotId, hash: sha256Hex(bytes) });
+    if (typeof previous === 'string' && forkedFrom.has(previous)) left.push({ snapshotId, hash: sha256Hex(bytes) });
   }
   return left;
 }

@@ -8,7 +8,7 @@ import { PointerConflictError } from '../../../../builder/errors.ts';
 import { publishSnapshot } from '../../../../builder/publish.ts';
 import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { sha256Hex } from '../../../../snapshot/hash.ts';
-import { manifestKey, pointerKey } from '../../../../snapshot/layout.ts';
+import { manifestKey, manifestPrefix, pointerKey } from '../../../../snapshot/layout.ts';
 import { listSnapshotIds } from '../../../../snapshot/reader.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../../snapshot/signing.ts';
 import { MemoryStore } from '../../../../snapshot/stores/memory.ts';
@@ -176,6 +176,52 @@ describe('a chained, signed history', () => {
 
     store.entries.get(manifestKey(ORG, left!))!.bytes = Buffer.from(canonicalJson({ ...json(store, manifestKey(ORG, left!)), trigger: 'manual' }));
     expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: false, break: { snapshotId: left, kind: 'manifest-edited' } });
+  });
+
+  it('vouches for a killed publish when the content comes back as it was: the same content is published once more, then nothing', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, input('A', 0));
+    const putIfVersion = store.putIfVersion.bind(store);
+    let killed = true;
+    store.putIfVersion = async (key, bytes, expected) => {
+      if (killed && key === pointerKey(ORG)) throw new Error('killed');
+      return putIfVersion(key, bytes, expected);
+    };
+    await expect(publishSnapshot(store, input('B', 1))).rejects.toThrow('killed');
+    killed = false;
+    const left = (await listSnapshotIds(store, ORG))[1];
+    // The change was undone: the rebuild has A's content, which the current snapshot has.
+    expect((await publishSnapshot(store, input('A', 2))).result).toBe('published');
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, snapshots: 2, neverCurrent: [left] });
+    expect((await publishSnapshot(store, input('A', 3))).result).toBe('unchanged');
+  });
+
+  it('vouches for the manifest of a publish that lost the pointer race and stopped before withdrawing it', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, input('A', 0));
+    const putIfVersion = store.putIfVersion.bind(store);
+    const remove = store.delete.bind(store);
+    let raced = false;
+    // Another builder publishes just before this one writes its manifest (too early to see it and
+    // name it), and wins the pointer; this one is killed while withdrawing its manifest.
+    store.putIfVersion = async (key, bytes, expected) => {
+      if (!raced && key.startsWith(manifestPrefix(ORG))) {
+        raced = true;
+        await publishSnapshot(store, input('C', 2));
+      }
+      return putIfVersion(key, bytes, expected);
+    };
+    store.delete = async () => {
+      throw new Error('killed');
+    };
+    await expect(publishSnapshot(store, input('B', 1))).rejects.toThrow('killed');
+    store.delete = remove;
+    const [, loser] = await listSnapshotIds(store, ORG);
+    expect(json(store, manifestKey(ORG, loser!)).organizationId).toBe(ORG);
+    // Forked from the winner's predecessor: until a publish names it, nothing vouches for it.
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: false, break: { snapshotId: loser, kind: 'outside-chain' } });
+    await publishSnapshot(store, input('D', 3));
+    expect(await verifyOrganization(store, ORG)).toMatchObject({ ok: true, snapshots: 3, neverCurrent: [loser] });
   });
 
   it('vouches for no manifest of a pointer moved back by two publishes', async () => {
