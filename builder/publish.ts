@@ -114,14 +114,14 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       left = await neverCurrent(store, input.organizationId, latest);
       if (left.length === 0) return { result: 'unchanged', snapshotId: latest.manifest.snapshotId, objectsWritten: 0 };
     } else {
-    // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
-    // Logged already unless published before the log existed (and not backfilled): then logged now,
-    // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
-    await logManifest(input, latest.manifest.snapshotId, { hash: latest.hash, wrote: false });
-    await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
-    const warning = await recordStateChange(store, input, current);
-    const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
-    return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
+      // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
+      // Logged already unless published before the log existed (and not backfilled): then logged now,
+      // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
+      await logManifest(input, latest.manifest.snapshotId, { hash: latest.hash, wrote: false });
+      await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
+      const warning = await recordStateChange(store, input, current);
+      const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
+      return { result: 'published', snapshotId: latest.manifest.snapshotId, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
     }
   }
 
