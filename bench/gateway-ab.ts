@@ -8,19 +8,27 @@
 // CPU per request comes from /proc (user + system time of the server process). Loopback only,
 // bounded in time; prints a table and medians.
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3]
+// --counted adds a fourth server: this build's gateway with usage per key counted (gateway/usage/),
+// as `marquee serve` wires it with the key file (a file spool in MARQUEE_HOME/usage). bench/gateway.ts's
+// embedded gateway passes no usage outbox, so without it this build's requests are not counted;
+// what counting costs is then `counted` against REV (a build before counting), and against `this`.
+//
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from './node-flags.ts';
+import { compiled, NODE_FLAGS } from './node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
 const PATH = '/api/integration/v1/organization';
+/** The issue's bound on what counting may cost the hot path: at most 3 % of its throughput. */
+const COUNTED_TARGET = 0.97;
 
 interface Server {
   name: string;
@@ -47,11 +55,20 @@ async function earlierBuild(rev: string, dir: string): Promise<string> {
   return tree;
 }
 
-function startServer(name: string, benchFile: string, kind: 'gateway' | 'express', configPath: string): Promise<Server> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, benchFile, 'serve', kind, configPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+/** `args`: the child's script and mode (bench/gateway.ts' `serve gateway|express CONFIG`, or this file's `counted CONFIG`). */
+function startServer(name: string, args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve({ name, url: `http://127.0.0.1:${(JSON.parse(chunk.toString()) as { port: number }).port}`, child }));
+  });
+}
+
+function stopped(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.child.once('exit', () => resolve());
+    server.child.kill();
   });
 }
 
@@ -71,6 +88,51 @@ function measure(url: string, headers: Record<string, string>, seconds: number):
   return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited with ${code}`)))));
 }
 
+/**
+ * The `counted` server: bench/gateway.ts' embedded gateway (the compiled product on the directory
+ * store and the key file under a lease, limits out of reach, metrics with the process's), plus the
+ * usage outbox `marquee serve` gives a gateway on the key file (gateway/access/access-backends.ts):
+ * a file spool beside the store, into which every 10 s's counts are moved (no intake takes them).
+ */
+async function countedGateway(configPath: string): Promise<void> {
+  const { collectDefaultMetrics, Registry } = await import('prom-client');
+  const { gatewayMetrics } = (await import(compiled('gateway/metrics.js'))) as typeof import('../gateway/metrics.ts');
+  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
+  const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
+  const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
+  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
+  const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { storeDir: string; keyFile: string };
+  const keys = new FileKeyStore(config.keyFile);
+  await keys.holdLease();
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const outOfReach = 1_000_000_000;
+  const gateway = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    snapshots: new DirectoryStore(config.storeDir),
+    keys,
+    rateLimiter: new InMemoryRateLimiter({ limit: outOfReach }),
+    authFailures: new InMemoryRateLimiter({ limit: outOfReach }),
+    log: { info: () => {}, warn: (message) => process.stderr.write(`${message}\n`), error: (message) => process.stderr.write(`${message}\n`) },
+    metrics: gatewayMetrics(registry),
+    usage: fileUsageSpool(dirname(config.storeDir)),
+    limits: { pinWindowMs: 3_600_000 },
+  });
+  process.once('SIGTERM', () => process.exit(0));
+  process.stdout.write(`${JSON.stringify({ port: gateway.port })}\n`);
+}
+
+/** What the counted gateway moved to its spool: the batches and the requests they count. */
+async function movedRequests(spool: string): Promise<{ batches: number; requests: number }> {
+  const { decodeBatch } = await import('../records/usage/usage-batch.ts');
+  const names = (await readdir(spool).catch(() => [] as string[])).filter((name) => name.endsWith('.json'));
+  let requests = 0;
+  for (const name of names) for (const count of decodeBatch(await readFile(join(spool, name), 'utf8')).counts) requests += count.requests;
+  return { batches: names.length, requests };
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -80,10 +142,11 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
-  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S]');
+  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
-  console.log(`command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}`);
+  const counted = args.includes('--counted');
+  console.log(`command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}`);
   console.log(`${machine()}\n`);
 
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
@@ -116,13 +179,14 @@ async function main(): Promise<void> {
     const configPath = join(dir, 'serve.json');
     const config = { storeDir: join(dir, 'snapshots'), keyFile: join(dir, 'keys.json'), bodies: {} as Record<string, { body: string; etag: string }> };
     await writeFile(configPath, JSON.stringify(config));
-    servers.push(await startServer('earlier', join(earlier, 'bench/gateway.ts'), 'gateway', configPath));
-    servers.push(await startServer('this', join(ROOT, 'bench/gateway.ts'), 'gateway', configPath));
+    servers.push(await startServer('earlier', [join(earlier, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
+    servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
+    if (counted) servers.push(await startServer('counted', [SELF, 'counted', configPath]));
     // The reference answers the bytes the gateway answers, from memory.
     const first = await fetch(servers[0]!.url + PATH, { headers });
     config.bodies[PATH] = { body: await first.text(), etag: first.headers.get('etag') ?? '' };
     await writeFile(configPath, JSON.stringify(config));
-    servers.push(await startServer('express', join(ROOT, 'bench/gateway.ts'), 'express', configPath));
+    servers.push(await startServer('express', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', configPath]));
     for (const server of servers) await measure(server.url + PATH, headers, 1);
 
     const results = new Map(servers.map((server) => [server.name, [] as Array<{ rps: number; p99: number; cpuUs: number }>]));
@@ -150,16 +214,34 @@ async function main(): Promise<void> {
       );
     }
     const toExpress = (name: string) => median(of(name).map((r) => r.rps)) / median(of('express').map((r) => r.rps));
-    const perRound = median(of('this').map((r, i) => r.rps / of('earlier')[i]!.rps));
-    const cpu = median(of('this').map((r) => r.cpuUs)) / median(of('earlier').map((r) => r.cpuUs));
+    const perRound = (name: string, reference: string) => median(of(name).map((r, i) => r.rps / of(reference)[i]!.rps));
+    const cpu = (name: string, reference: string) => median(of(name).map((r) => r.cpuUs)) / median(of(reference).map((r) => r.cpuUs));
+    const thisToEarlier = perRound('this', 'earlier');
     console.log(
       `\nGET /organization: this build ${(toExpress('this') * 100).toFixed(1)}% of minimal Express, ${rev} ${(toExpress('earlier') * 100).toFixed(1)}%; ` +
-        `this / ${rev} per round (median) ${perRound.toFixed(3)} (target ≥ 0.95: ${perRound >= 0.95 ? 'met' : 'NOT met'}); CPU per request ${cpu.toFixed(3)}×`,
+        `this / ${rev} per round (median) ${thisToEarlier.toFixed(3)} (target ≥ 0.95: ${thisToEarlier >= 0.95 ? 'met' : 'NOT met'}); CPU per request ${cpu('this', 'earlier').toFixed(3)}×`,
     );
+    if (counted) {
+      const countedToEarlier = perRound('counted', 'earlier');
+      const met = countedToEarlier >= COUNTED_TARGET;
+      console.log(
+        `counted (usage per key counted): ${(toExpress('counted') * 100).toFixed(1)}% of minimal Express; counted / ${rev} per round (median) ${countedToEarlier.toFixed(3)} ` +
+          `(target ≥ ${COUNTED_TARGET}: ${met ? 'met' : 'NOT met'}), CPU per request ${cpu('counted', 'earlier').toFixed(3)}×; ` +
+          `counted / this per round (median) ${perRound('counted', 'this').toFixed(3)}, CPU per request ${cpu('counted', 'this').toFixed(3)}×`,
+      );
+      // A run whose counted server counted nothing measured no counting: say so, and fail.
+      const moved = await movedRequests(join(dir, 'usage'));
+      console.log(`counted: ${moved.requests} requests in ${moved.batches} batches moved to the spool (the last 10 s are still in the tally)`);
+      if (!met || moved.requests === 0) process.exitCode = 1;
+    }
   } finally {
-    for (const server of servers) server.child.kill();
+    // Each gateway gone before the directory is: one still renewing its lease on the key file
+    // writes into it while it is removed (ENOTEMPTY).
+    await Promise.all(servers.map(stopped));
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-await main();
+const [mode, configPath] = process.argv.slice(2);
+if (mode === 'counted') await countedGateway(configPath!);
+else await main();
