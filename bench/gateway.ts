@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../records/keys/file-store.ts';
 import type { KeyStore } from '../records/keys/key-store.ts';
@@ -85,6 +85,7 @@ async function embeddedGateway(config: ServeConfig): Promise<number> {
   const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
   const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
   const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
+  const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
   // Under a lease, as `serve` holds it (gateway/access/access-backends.ts).
   const keys = new FileKeyStore(config.keyFile);
   await keys.holdLease();
@@ -95,6 +96,8 @@ async function embeddedGateway(config: ServeConfig): Promise<number> {
     keys,
     rateLimiter: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
+    // Usage per key counted and moved beside the key file, as `serve` does in MARQUEE_HOME.
+    usage: fileUsageSpool(dirname(config.keyFile)),
     log: quiet,
     metrics: await productionMetrics(),
     limits: { pinWindowMs: PIN_WINDOW_MS },
@@ -123,6 +126,7 @@ async function productionGateway(): Promise<number> {
     snapshots: openSnapshotSource(config, config.snapshotStore.open()).source,
     keys: access.keys,
     keyVerdicts: access.verdicts,
+    usage: access.usage,
     authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
     channel: openPublishChannel(config, quiet),
     log: quiet,
