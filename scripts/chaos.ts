@@ -11,10 +11,13 @@
 // against a fresh build of the final state, the webhook messages queued against those received, the
 // durables and the audit trail's verification (scripts/chaos/final.ts), every history verified with
 // the publication log and since the kept checkpoint (scripts/chaos/publication-log.ts), the snapshot
-// chains the sites read (scripts/chaos/chains.ts); then everything is stopped and every process
-// checked gone. All of it is written down (scripts/chaos/history.ts), judged afterwards by
-// scripts/chaos/invariants.ts, and reported (scripts/chaos/report.ts); the history and the report
-// are written under a directory printed at the end. Exit status 1 on any violation, and the seed
+// chains the sites read (scripts/chaos/chains.ts), the usage per key the builders counted, against
+// every answer the campaign got with each key (scripts/chaos/usage.ts; the gateways move their
+// counts every USAGE_MOVE_SECONDS = 2 s, so that what a killed gateway may lose is a tight bound);
+// then everything is stopped and every process checked gone. All of it is written down
+// (scripts/chaos/history.ts), judged afterwards by scripts/chaos/invariants.ts, and reported
+// (scripts/chaos/report.ts); the history and the report are written under a directory printed at
+// the end. Exit status 1 on any violation, and the seed
 // and the fault schedule printed: `--seed` with the same --minutes replays the same schedule.
 //
 //   node --import tsx scripts/chaos.ts [--minutes 30] [--seed N|random …] [--organizations 1000] [--rate 60] [--out DIR]
@@ -32,7 +35,7 @@ import { readChains } from './chaos/chains.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';
 import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifyAuditTrail, waitForQuiet } from './chaos/final.ts';
-import type { History, ProcessRecord, RequestRecord, SiteTurn } from './chaos/history.ts';
+import type { History, ProcessRecord, RequestRecord, SiteTurn, UsageAnswer } from './chaos/history.ts';
 import { checkAll } from './chaos/invariants.ts';
 import { runLoad, warmUp } from './chaos/load.ts';
 import { startReceivers } from './chaos/receivers.ts';
@@ -40,7 +43,8 @@ import { keepCheckpoint, markLogged, verifyHistories } from './chaos/publication
 import { formatFaultSchedule, formatReport, passed } from './chaos/report.ts';
 import { drawSchedules, overlaps, Random } from './chaos/schedule.ts';
 import { runSites, SITE_SHARE } from './chaos/sites.ts';
-import { type ChaosWorld, PIN_WINDOW_SECONDS, startChaosWorld } from './chaos/world.ts';
+import { readCountedUsage } from './chaos/usage.ts';
+import { type ChaosWorld, PIN_WINDOW_SECONDS, startChaosWorld, USAGE_MOVE_SECONDS } from './chaos/world.ts';
 import { createKeys, KeyRing } from './soak/keys.ts';
 import { readPlatform } from './soak/platform.ts';
 
@@ -144,6 +148,8 @@ async function main(): Promise<number> {
   let changes: ChangeStream | undefined;
   const requests: RequestRecord[] = [];
   const turns: SiteTurn[] = [];
+  /** The answers outside `requests` that the gateways count in the keys' usage all the same. */
+  const otherAnswers: UsageAnswer[] = [];
   let history: History | undefined;
   try {
     const platform = await readPlatform(world.db);
@@ -160,9 +166,10 @@ async function main(): Promise<number> {
     await changes.createAdmins();
     await changes.createEndpoints();
     say(`${changes.endpoints.length} webhook endpoints, ${changes.adminsCreated.length} admin credentials`);
-    // Not recorded: every key asked once at each gateway, so that the campaign starts on warm caches
-    // (the gateways' key verdicts, pointers and manifests) rather than measuring their first fill.
-    const warmed = await warmUp(world.gateways, initialKeys);
+    // Not among the requests judged: every key asked once at each gateway, so that the campaign
+    // starts on warm caches (the gateways' key verdicts, pointers and manifests) rather than
+    // measuring their first fill. Their answers count in the keys' usage all the same.
+    const warmed = await warmUp(world.gateways, initialKeys, otherAnswers);
     say(`warm-up: ${warmed} requests (not recorded)`);
     // What an auditor keeps before the storm; `verify --since` it at the end.
     const keptFile = join(out, 'start.checkpoint');
@@ -214,15 +221,17 @@ async function main(): Promise<number> {
     await Promise.all([load, sites]);
     const all = probes(platform, initialKeys);
     const final: History['final'] = [];
-    const rounds = await pollFinal(world, all, healedAt, final);
+    const rounds = await pollFinal(world, all, healedAt, final, otherAnswers);
     say(`final answers: ${final.length} in ${rounds} rounds; computing a fresh build of the final state apart`);
     // The fresh build is apart from the campaign's backends, so builds and deliveries settle meanwhile.
-    const [expected, settled] = await Promise.all([expectedAnswers(world, all, say), waitForQuiet(world.db, 90_000)]);
+    const [expected, settled] = await Promise.all([expectedAnswers(world, all, say, otherAnswers), waitForQuiet(world.db, 90_000)]);
     say(`${expected.length} expected answers; builds and deliveries ${settled ? 'settled' : 'still under way after 90 s: reading what there is'}`);
     await changes.awaitPublications(performance.now() + 5_000);
     const { queued, enabledEndpoints } = await queuedMessages(world.db);
-    // Each only reads: the durables, the verifications and the chains at once.
-    const [durables, auditTrail, histories, , snapshots] = await Promise.all([
+    // Each only reads: the durables, the verifications, the chains and the usage counted at once.
+    // Every request is answered by now and the fresh build's gateway has moved its counts as it
+    // stopped: the usage read waits until the builders' intake has taken what is left.
+    const [durables, auditTrail, histories, , snapshots, counted] = await Promise.all([
       readDurables(world, {
         keys: [...initialKeys, ...changes.keysCreated].filter((key) => !changes!.revocationsTried.has(key.id)).map((key) => key.id),
         webhookSecrets: Object.fromEntries(changes.endpoints.map((endpoint) => [endpoint.id, endpoint.secret])),
@@ -233,7 +242,9 @@ async function main(): Promise<number> {
       verifyHistories(world, 'size' in kept ? { file: keptFile } : kept),
       markLogged(world, faults),
       readChains(world, [...new Set(turns.map((turn) => turn.organizationId))]),
+      readCountedUsage(world.db, USAGE_MOVE_SECONDS * 1000),
     ]);
+    const revoked = new Set(changes.changes.flatMap((change) => (change.kind === 'key.revoked' ? [change.keyId] : [])));
     clearInterval(sampler);
     clearInterval(progress);
     interrupted.signal.removeEventListener('abort', stopAll);
@@ -256,6 +267,12 @@ async function main(): Promise<number> {
       pinWindowMs: PIN_WINDOW_SECONDS * 1000,
       turns,
       snapshots,
+      usage: {
+        moveMs: USAGE_MOVE_SECONDS * 1000,
+        ...counted,
+        otherAnswers,
+        revocationsUnsure: [...changes.revocationsTried].filter((id) => !revoked.has(id)),
+      },
     };
     if (changes.failures.length > 0) say(`${changes.failures.length} changes failed (a backend down): first: ${changes.failures[0]}`);
   } finally {

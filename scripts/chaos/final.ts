@@ -1,6 +1,7 @@
 // What the campaign reads once the last fault has healed:
 // - final answers: every gateway asked for every organization's main paths, in rounds, from the
-//   heal for CONVERGENCE_WINDOW_MS (each answer recorded with its instant);
+//   heal for CONVERGENCE_WINDOW_MS (each answer recorded with its instant, and as usage per key
+//   counts it, as are the fresh build's gateway's below);
 // - then the expected answers, computed apart: the platform's final rows copied into a database of their own
 //   (so that nothing there touches the campaign's runs, outbox or audit trail), `marquee build` of
 //   every organization into a directory store, and a third `marquee serve` over that directory,
@@ -23,7 +24,8 @@ import { freePort } from '../../test/support/ports.ts';
 import { createDatabase, POSTGRES_BIN } from '../../test/support/postgres.ts';
 import type { SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
-import type { Durables, ExpectedAnswer, FinalAnswer, QueuedMessage, Verification } from './history.ts';
+import type { Durables, ExpectedAnswer, FinalAnswer, QueuedMessage, UsageAnswer, Verification } from './history.ts';
+import { askCounted } from './load.ts';
 import type { ChaosWorld } from './world.ts';
 
 const run = promisify(execFile);
@@ -39,6 +41,8 @@ const CONVERGENCE_WINDOW_MS = 32_000;
 const CONCURRENCY = 48;
 /** A round starts at most this often (a small platform's rounds are quick). */
 const ROUND_EVERY_MS = 2_000;
+/** The fresh build's gateway, as its answers are recorded for usage per key. */
+const EXPECTED_GATEWAY = 'expected';
 
 interface Probe {
   organizationId: string;
@@ -56,14 +60,11 @@ export function probes(platform: SoakPlatform, keys: readonly SoakKey[]): Probe[
   });
 }
 
-async function ask(url: string, probe: Probe): Promise<{ status: number | undefined; etag: string | undefined }> {
-  try {
-    const response = await fetch(`${url}${probe.path}`, { headers: { authorization: `Bearer ${probe.key.secret}` }, signal: AbortSignal.timeout(10_000) });
-    await response.arrayBuffer();
-    return { status: response.status, etag: response.headers.get('etag') ?? undefined };
-  } catch {
-    return { status: undefined, etag: undefined };
-  }
+/** A probe asked at a gateway: its status and ETag; the answer goes to `answers` too, since the gateway counts it in the key's usage. */
+async function ask(gateway: { name: string; url: string }, probe: Probe, answers: UsageAnswer[]): Promise<{ status: number | undefined; etag: string | undefined }> {
+  const { answer, etag } = await askCounted(gateway, probe.key, probe.path, 10_000);
+  answers.push(answer);
+  return { status: answer.status, etag };
 }
 
 async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
@@ -81,7 +82,7 @@ async function inParallel<T>(items: readonly T[], each: (item: T) => Promise<voi
  * as the fresh build does and whether it relapsed. The expected answers are computed afterwards,
  * so that the fresh build does not take the cores from the gateways while they are asked.
  */
-export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healedAt: number, final: FinalAnswer[]): Promise<number> {
+export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healedAt: number, final: FinalAnswer[], answers: UsageAnswer[]): Promise<number> {
   const end = healedAt + CONVERGENCE_WINDOW_MS;
   const pairs = world.gateways.flatMap((gateway) => all.map((probe) => ({ gateway, probe })));
   let rounds = 0;
@@ -89,7 +90,7 @@ export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healed
     const last = performance.now() >= end;
     const started = performance.now();
     await inParallel(pairs, async ({ gateway, probe }) => {
-      const answer = await ask(gateway.url, probe);
+      const answer = await ask(gateway, probe, answers);
       final.push({ gateway: gateway.name, organizationId: probe.organizationId, path: probe.path, ...answer, at: performance.now() });
     });
     rounds++;
@@ -99,8 +100,12 @@ export async function pollFinal(world: ChaosWorld, all: readonly Probe[], healed
   }
 }
 
-/** The final platform's rows in a database of their own, built with `marquee build` into a directory, served by a third gateway and asked every probe. */
-export async function expectedAnswers(world: ChaosWorld, all: readonly Probe[], say: (line: string) => void): Promise<ExpectedAnswer[]> {
+/**
+ * The final platform's rows in a database of their own, built with `marquee build` into a directory,
+ * served by a third gateway and asked every probe. That gateway shares the campaign's Redis (the
+ * keys), so it counts its answers in the keys' usage too (`answers`), and moves them as it stops.
+ */
+export async function expectedAnswers(world: ChaosWorld, all: readonly Probe[], say: (line: string) => void, answers: UsageAnswer[]): Promise<ExpectedAnswer[]> {
   const databaseUrl = await createDatabase(world.postgres.url, `expected_${Date.now()}`);
   // The platform's relations only (Marquee's own are made by db migrate): its final state.
   const dump = await run('sh', ['-c', `${POSTGRES_BIN}/pg_dump --no-owner -T 'marquee_*' '${world.postgres.url}' | ${POSTGRES_BIN}/psql -q -v ON_ERROR_STOP=1 '${databaseUrl}'`], {
@@ -123,7 +128,7 @@ export async function expectedAnswers(world: ChaosWorld, all: readonly Probe[], 
     try {
       const expected: ExpectedAnswer[] = [];
       await inParallel(all, async (probe) => {
-        const answer = await ask(`http://127.0.0.1:${port}`, probe);
+        const answer = await ask({ name: EXPECTED_GATEWAY, url: `http://127.0.0.1:${port}` }, probe, answers);
         expected.push({ organizationId: probe.organizationId, path: probe.path, status: answer.status ?? 0, etag: answer.etag });
       });
       return expected;

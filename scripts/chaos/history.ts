@@ -57,6 +57,12 @@ export interface RequestRecord {
   retryAfter?: string;
   /** The problem body's errorCode, for an error. */
   errorCode?: string;
+  /**
+   * The problem body's detail, for an error: it alone tells a key the gateway could not check (a
+   * 503 charged to no key) from a backend it could not read (a 503 charged to the key), and an
+   * address throttled for invalid keys from a key over its limit (both 429).
+   */
+  detail?: string;
   /** Every organization that owns an id found in a 200 body (by the campaign's id → owner map). */
   bodyOrganizations?: string[];
   /** A 200 body's id for /organization: whose profile was answered. */
@@ -192,6 +198,39 @@ export interface Durables {
   auditEntries: { returned: string[]; present: string[] };
 }
 
+/**
+ * An API answer the campaign got outside `requests`, which its gateway counted in the key's usage
+ * all the same: the warm-up before the load, the final answers after the heal, the fresh build's
+ * gateway (`gateway` 'expected', which shares the campaign's Redis and closes normally).
+ */
+export type UsageAnswer = Pick<RequestRecord, 'gateway' | 'keyId' | 'sentAt' | 'answeredAt' | 'status' | 'errorCode' | 'detail'>;
+
+/** One row of what the builders counted (marquee_key_usage), summed over hours and routes. */
+export interface CountedUsage {
+  keyId: string;
+  organizationId: string;
+  status: number;
+  /** The 403's errorCode, '' for every other status (as the relation keeps it). */
+  errorCode: string;
+  requests: number;
+}
+
+/** Usage per key as the campaign saw it sent and as the builders counted it (docs/design.md "Usage per key"). */
+export interface UsageRecord {
+  /** The gateways' USAGE_MOVE_SECONDS, in ms: a killed gateway loses at most what it counted since its last move. */
+  moveMs: number;
+  /** What marquee_key_usage held once two reads agreed (or at the bound). */
+  counted: CountedUsage[];
+  /** How many reads it took; `settled`: the last two agreed. */
+  reads: number;
+  settled: boolean;
+  /** Why the counts could not be read at all. */
+  failure?: string;
+  otherAnswers: UsageAnswer[];
+  /** Keys whose revocation was asked for and failed: it may have been made all the same (revoked, their 401s are charged to them). */
+  revocationsUnsure: string[];
+}
+
 /** A verification the campaign ran at the end: `marquee audit-log verify`. */
 export interface Verification {
   what: string;
@@ -256,4 +295,5 @@ export interface History {
   turns: SiteTurn[];
   /** The chains of the organizations the sites read, back to before the campaign. */
   snapshots: SnapshotRecord[];
+  usage: UsageRecord;
 }

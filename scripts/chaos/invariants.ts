@@ -20,6 +20,8 @@
 //                             builder's 'itself' spans the publish; the gateway's 'store' or 'cdn'
 //                             (+12 s), or its 'itself' (+2 s)
 //   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); never 'postgres'
+//   usage counts              a gateway killed outright: its answers within its loss window may
+//                             be missing (usage-invariants.ts); nothing may be counted twice
 //   the other lines           nothing: no fault excuses another organization's data, a lost
 //                             record, a failed verification, a break in a history (a builder killed
 //                             between its log append and its pointer included), a stray process
@@ -27,6 +29,7 @@
 import { CLOCK_MARGIN_MS, CRAWL_INVARIANTS, checkChangeFeed, checkPinnedCrawls } from './crawl-invariants.ts';
 import { append, describeFault, describeRequest, type InvariantResult, instant } from './describe.ts';
 import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord, SnapshotRecord } from './history.ts';
+import { checkUsage, USAGE_INVARIANTS } from './usage-invariants.ts';
 
 /**
  * A revoked key is refused by every gateway from the next request on (docs/design.md "Keys"),
@@ -96,6 +99,7 @@ export const INVARIANTS = {
   processes: 'no process left behind, each within its RSS target',
   ...CRAWL_INVARIANTS,
   pinWindow: 'no pin outlives its window or a suspension',
+  ...USAGE_INVARIANTS,
   exercised: 'campaign exercised',
 } as const;
 
@@ -602,6 +606,7 @@ const VACUOUS: Record<string, string> = {
   [INVARIANTS.pinnedCrawls]: 'no pinned read was answered',
   [INVARIANTS.changeFeed]: 'no /changes answer was compared with the answers',
   [INVARIANTS.pinWindow]: 'no pinned read was judged against its window or a suspension',
+  [INVARIANTS.usage]: 'no request was sent with a key',
 };
 
 /** The changes the campaign's stream must have made (issue 28, "What to build"), each at least once. */
@@ -669,6 +674,7 @@ export function checkAll(history: History): InvariantResult[] {
     checkPinnedCrawls(history),
     checkChangeFeed(history),
     checkPinWindow(history),
+    checkUsage(history),
   ];
   return [...results, checkExercised(history, results)];
 }

@@ -11,7 +11,7 @@ import type { KeyRing, SoakKey } from '../soak/keys.ts';
 import type { SoakPlatform } from '../soak/platform.ts';
 import { chooseRequest } from '../soak/traffic.ts';
 import { API } from '../../test/support/http-fuzz.ts';
-import type { RequestRecord } from './history.ts';
+import type { RequestRecord, UsageAnswer } from './history.ts';
 
 /** A request not answered within this is recorded unanswered (a paused gateway, a black hole). */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -98,12 +98,21 @@ export async function sendRecorded(
   }
 }
 
-/** What the checkers read from a body: an error's code, or the organizations a 200's ids belong to. */
-function readBody(platform: SoakPlatform, route: string, status: number, body: string): Pick<RequestRecord, 'errorCode' | 'bodyOrganizations' | 'profileOf'> {
-  if (status !== 200) {
-    const code = /"errorCode"\s*:\s*"([A-Z_]+)"/.exec(body);
-    return code ? { errorCode: code[1]! } : {};
+/** An error's errorCode and detail, as its problem body (docs/api.md §7) gives them; nothing for a body that is none. */
+export function problemOf(body: string): Pick<RequestRecord, 'errorCode' | 'detail'> {
+  let problem: unknown;
+  try {
+    problem = JSON.parse(body);
+  } catch {
+    return {};
   }
+  const { errorCode, detail } = (problem ?? {}) as { errorCode?: unknown; detail?: unknown };
+  return { ...(typeof errorCode === 'string' ? { errorCode } : {}), ...(typeof detail === 'string' ? { detail } : {}) };
+}
+
+/** What the checkers read from a body: an error's code and detail, or the organizations a 200's ids belong to. */
+function readBody(platform: SoakPlatform, route: string, status: number, body: string): Pick<RequestRecord, 'errorCode' | 'detail' | 'bodyOrganizations' | 'profileOf'> {
+  if (status !== 200) return problemOf(body);
   const owners = new Set<string>();
   for (const [id] of body.matchAll(UUID)) {
     const owner = platform.owners.get(id.toLowerCase());
@@ -120,19 +129,41 @@ function readBody(platform: SoakPlatform, route: string, status: number, body: s
   return result;
 }
 
-/** Every key asked once for its organization at every gateway, a few at a time; how many were asked. */
-export async function warmUp(gateways: Array<{ url: string }>, keys: readonly SoakKey[]): Promise<number> {
+/**
+ * Every key asked once for its organization at every gateway, a few at a time; how many were asked.
+ * Not in the history's requests, but each answer is in `answers`: its gateway counts it in the key's usage.
+ */
+export async function warmUp(gateways: Array<{ name: string; url: string }>, keys: readonly SoakKey[], answers: UsageAnswer[]): Promise<number> {
   const pairs = gateways.flatMap((gateway) => keys.map((key) => ({ gateway, key })));
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < pairs.length) {
         const { gateway, key } = pairs[next++]!;
-        await fetch(`${gateway.url}${API}/organization`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
-          .then((response) => response.arrayBuffer())
-          .catch(() => undefined);
+        answers.push((await askCounted(gateway, key, `${API}/organization`, REQUEST_TIMEOUT_MS)).answer);
       }
     }),
   );
   return pairs.length;
+}
+
+/** One request whose answer matters only to usage per key: what its gateway would count it as (history.ts UsageAnswer), and the ETag. */
+export async function askCounted(
+  gateway: { name: string; url: string },
+  key: { id: string; secret: string },
+  path: string,
+  timeoutMs: number,
+): Promise<{ answer: UsageAnswer; etag: string | undefined }> {
+  const sentAt = performance.now();
+  try {
+    const response = await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${key.secret}` }, signal: AbortSignal.timeout(timeoutMs) });
+    const body = await response.text();
+    const problem = response.status >= 400 ? problemOf(body) : {};
+    return {
+      answer: { gateway: gateway.name, keyId: key.id, sentAt, answeredAt: performance.now(), status: response.status, ...problem },
+      etag: response.headers.get('etag') ?? undefined,
+    };
+  } catch {
+    return { answer: { gateway: gateway.name, keyId: key.id, sentAt, answeredAt: undefined, status: undefined }, etag: undefined };
+  }
 }

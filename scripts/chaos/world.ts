@@ -28,6 +28,12 @@ const ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
  * (about 25 reads at its pace) to finish in it while its snapshot is replaced.
  */
 export const PIN_WINDOW_SECONDS = 4;
+/**
+ * The gateways' USAGE_MOVE_SECONDS (10 by default): a gateway killed outright loses at most what it
+ * counted since its last move, so the campaign's usage line (usage-invariants.ts) holds each kill to
+ * 2 s of its gateway's answers, not 10.
+ */
+export const USAGE_MOVE_SECONDS = 2;
 
 export interface ChaosWorld {
   /** The campaign's own connection, straight to PostgreSQL (never through a proxy). */
@@ -107,7 +113,7 @@ export async function startChaosWorld(size: WorldSize, outputDir: string, say: (
             }
           : {}),
         ...(uses.includes('cdn') ? { SNAPSHOT_CDN_URL: `http://${via(process, 'cdn')}/${bucket.info.bucket}/${PREFIX}` } : {}),
-        ...(process.startsWith('gateway') ? { SNAPSHOT_PIN_SECONDS: String(PIN_WINDOW_SECONDS) } : {}),
+        ...(process.startsWith('gateway') ? { SNAPSHOT_PIN_SECONDS: String(PIN_WINDOW_SECONDS), USAGE_MOVE_SECONDS: String(USAGE_MOVE_SECONDS) } : {}),
       };
     };
     const processes = new Map<string, Supervised>();

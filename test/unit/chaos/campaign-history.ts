@@ -14,8 +14,12 @@
 // org-a in full pinned to A0 at 4 s; at 40 s it follows /changes?since=A0 at gateway-2 (A1), reads
 // A0 again there (409: its window ended at 31.6 s) and the paths pinned to A1. At 45 s it reads
 // suspended org-c pinned: 403.
+//
+// Usage per key: the builders counted every answer charged to a key (all but key-c1's 503 at 31 s,
+// a key gateway-2 could not check while Redis was down), as gateways that lose nothing count; the
+// warm-up, the final answers and the fresh build's gateway answered too (usage.otherAnswers).
 import { expect } from 'vitest';
-import type { FinalAnswer, History, RequestRecord, SiteRead, SiteTurn } from '../../../scripts/chaos/history.ts';
+import type { CountedUsage, FinalAnswer, History, RequestRecord, SiteRead, SiteTurn, UsageAnswer } from '../../../scripts/chaos/history.ts';
 import { checkAll } from '../../../scripts/chaos/invariants.ts';
 
 export const EVENTS = '/api/integration/v1/events';
@@ -123,6 +127,30 @@ function siteTurns(): SiteTurn[] {
 
 /** 503 as the gateway answers an outage. */
 export const unavailable = { retryAfter: '5', errorCode: 'SERVICE_UNAVAILABLE' } as const;
+/** 503 for a key the gateway could not check (Redis unreachable, the key not in its memory): charged to no key. */
+const uncheckable = { ...unavailable, detail: 'The API key cannot be checked at the moment; try again shortly.' } as const;
+
+/** The organization of the history's keys: key-a1 is org-a's. */
+const organizationOfKey = (keyId: string): string => keyId.replace(/^key-([a-z])\d+$/, 'org-$1');
+
+/**
+ * What gateways that lose nothing count of the history's answers: every answer charged to its key
+ * (docs/design.md "Usage per key"), that is all but a 503 for a key that could not be checked and a
+ * 401 of a key never revoked (unknown: its copy lost with Redis's data), per key and outcome.
+ */
+function countedAsAnswered(history: History): CountedUsage[] {
+  const revoked = new Set(history.changes.flatMap((change) => (change.kind === 'key.revoked' ? [change.keyId] : [])));
+  const rows = new Map<string, CountedUsage>();
+  for (const answer of [...history.requests, ...history.usage.otherAnswers]) {
+    if (answer.status === undefined || (answer.status === 503 && answer.detail === uncheckable.detail) || (answer.status === 401 && !revoked.has(answer.keyId))) continue;
+    const errorCode = answer.status === 403 ? (answer.errorCode ?? '') : '';
+    const name = `${answer.keyId} ${answer.status} ${errorCode}`;
+    const row = rows.get(name) ?? { keyId: answer.keyId, organizationId: organizationOfKey(answer.keyId), status: answer.status, errorCode, requests: 0 };
+    row.requests++;
+    rows.set(name, row);
+  }
+  return [...rows.values()];
+}
 
 export function validHistory(): History {
   const expected = [
@@ -135,7 +163,30 @@ export function validHistory(): History {
     expected.map((answer) => ({ gateway, organizationId: answer.organizationId, path: answer.path, status: answer.status, etag: answer.etag, at: 75_000 + index * 100 })),
   );
   const turns = siteTurns();
-  return {
+  const keyOf = (organizationId: string) => `key-${organizationId.slice(-1)}1`;
+  const otherAnswers: UsageAnswer[] = [
+    // The warm-up: each key once at each gateway.
+    ...['key-a1', 'key-b1', 'key-c1'].flatMap((keyId, index) =>
+      GATEWAYS.map((gateway) => ({ gateway, keyId, sentAt: 500 + index * 10, answeredAt: 520 + index * 10, status: 200 })),
+    ),
+    ...final.map((answer) => ({
+      gateway: answer.gateway,
+      keyId: keyOf(answer.organizationId),
+      sentAt: answer.at - 20,
+      answeredAt: answer.at,
+      status: answer.status,
+      ...(answer.status === 403 ? { errorCode: 'ORGANIZATION_SUSPENDED' } : {}),
+    })),
+    ...expected.map((answer) => ({
+      gateway: 'expected',
+      keyId: keyOf(answer.organizationId),
+      sentAt: 90_000,
+      answeredAt: 90_020,
+      status: answer.status,
+      ...(answer.status === 403 ? { errorCode: 'ORGANIZATION_SUSPENDED' } : {}),
+    })),
+  ];
+  const history: History = {
     seed: 28,
     healedAt: 72_000,
     faults: [
@@ -173,7 +224,7 @@ export function validHistory(): History {
       request('gateway-2', 'key-a2', 'org-a', 19_990, 200),
       request('gateway-1', 'key-a2', 'org-a', 20_500, 401, { errorCode: 'API_KEY_INVALID' }),
       // Redis down (30–35 s): a key never seen is refused 503; one seen is served from memory.
-      request('gateway-2', 'key-c1', 'org-c', 31_000, 503, unavailable),
+      request('gateway-2', 'key-c1', 'org-c', 31_000, 503, uncheckable),
       request('gateway-1', 'key-a1', 'org-a', 32_000, 200),
       // org-c suspended at 40 s, published at 41 s: refused from then on, but for gateway-1 while its store link is black-holed.
       request('gateway-2', 'key-c1', 'org-c', 44_000, 403, { errorCode: 'ORGANIZATION_SUSPENDED' }),
@@ -243,13 +294,24 @@ export function validHistory(): History {
       { organizationId: 'org-a', snapshotId: A0, previousSnapshotId: null, publishedAt: -100_000 },
       { organizationId: 'org-a', snapshotId: A1, previousSnapshotId: A0, publishedAt: 25_600 },
     ],
+    usage: { moveMs: 2_000, counted: [], reads: 2, settled: true, otherAnswers, revocationsUnsure: [] },
   };
+  history.usage.counted = countedAsAnswered(history);
+  return history;
 }
 
-/** The valid history with `change` applied to it. */
+/**
+ * The valid history with `change` applied to it. A change that leaves the usage counts as they are
+ * (the same rows, unchanged) plants into the answers alone: the counts are then those of gateways
+ * that lose nothing (countedAsAnswered), so that a planted answer breaks no line but its own. To
+ * plant an answer that was not counted, the change replaces the rows (a copy of them will do).
+ */
 export function planted(change: (history: History) => void): History {
   const history = validHistory();
+  const counted = history.usage.counted;
+  const rows = JSON.stringify(counted);
   change(history);
+  if (history.usage.counted === counted && JSON.stringify(counted) === rows) history.usage.counted = countedAsAnswered(history);
   return history;
 }
 

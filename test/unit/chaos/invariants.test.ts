@@ -398,6 +398,7 @@ describe('campaign exercised', () => {
       pinWindowMs: 6_000,
       turns: [],
       snapshots: [],
+      usage: { moveMs: 2_000, counted: [], reads: 2, settled: true, otherAnswers: [], revocationsUnsure: [] },
     };
     const results = checkAll(empty);
     for (const result of results.slice(0, -1)) {

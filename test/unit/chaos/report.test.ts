@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkAll, INVARIANTS } from '../../../scripts/chaos/invariants.ts';
 import { formatFaultSchedule, formatReport, passed } from '../../../scripts/chaos/report.ts';
-import { request, validHistory } from './campaign-history.ts';
+import { planted, request, validHistory } from './campaign-history.ts';
 
 describe('formatReport', () => {
   it('writes one line per invariant with what it judged, and says that all held', () => {
@@ -17,8 +17,9 @@ describe('formatReport', () => {
   });
 
   it('shows a failure with its first violations in full and counts the rest', () => {
-    const history = validHistory();
-    for (const sentAt of [21_000, 22_000, 23_000, 24_000, 25_000, 26_000, 27_000]) history.requests.push(request('gateway-2', 'key-a2', 'org-a', sentAt, 200));
+    const history = planted((history) => {
+      for (const sentAt of [21_000, 22_000, 23_000, 24_000, 25_000, 26_000, 27_000]) history.requests.push(request('gateway-2', 'key-a2', 'org-a', sentAt, 200));
+    });
     const results = checkAll(history);
     const report = formatReport(results, 5);
     expect(passed(results)).toBe(false);
