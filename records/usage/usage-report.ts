@@ -6,7 +6,7 @@ import { HOUR_MS } from './usage-batch.ts';
 
 export type UsageSubject = { readonly keyId: string } | { readonly organizationId: string };
 
-/** A stored count (marquee_key_usage), as read. */
+/** Stored counts (marquee_key_usage) as read: summed to one bucket, `hour` its start. */
 export interface UsageRow {
   readonly hour: number;
   readonly keyId: string;

@@ -52,8 +52,15 @@ export async function pruneUsage(db: SqlClient, before: Date, now: Date): Promis
 /** A key's or an organization's usage in [since, until), by hour or by day (UTC). */
 export async function readUsage(db: SqlQueries, subject: UsageSubject, range: { since: Date; until: Date; by: 'hour' | 'day' }): Promise<UsageReport> {
   const [column, id] = 'keyId' in subject ? ['key_id', subject.keyId] : ['organization_id', subject.organizationId];
-  const rows = await db.query<{ hour: Date; key_id: string; route: string; status: number; error_code: string; requests: string }>(
-    `SELECT hour, key_id, route, status, error_code, requests FROM marquee_key_usage WHERE ${column} = $1 AND hour >= $2 AND hour < $3`,
+  // Summed to the report's buckets here, and the bucket's start handed over as a number: building
+  // a Date per row was most of a 90-day read (docs/performance.md, "Usage per key").
+  // By hour a row is its own bucket already (the primary key): nothing to sum.
+  const rows = await db.query<{ bucket: number; key_id: string; route: string; status: number; error_code: string; requests: string }>(
+    range.by === 'hour'
+      ? `SELECT (extract(epoch FROM hour) * 1000)::float8 AS bucket, key_id, route, status, error_code, requests
+         FROM marquee_key_usage WHERE ${column} = $1 AND hour >= $2 AND hour < $3`
+      : `SELECT (extract(epoch FROM date_trunc('day', hour, 'UTC')) * 1000)::float8 AS bucket, key_id, route, status, error_code, sum(requests)::bigint AS requests
+         FROM marquee_key_usage WHERE ${column} = $1 AND hour >= $2 AND hour < $3 GROUP BY 1, 2, 3, 4, 5`,
     [id, range.since, range.until],
   );
   const origins = await db.query<{ origin: string; requests: string }>(
@@ -61,7 +68,7 @@ export async function readUsage(db: SqlQueries, subject: UsageSubject, range: { 
     [id, range.since, range.until],
   );
   const usage: UsageRow[] = rows.map((row) => ({
-    hour: new Date(row.hour).getTime(),
+    hour: Number(row.bucket),
     keyId: row.key_id,
     route: row.route,
     status: Number(row.status),
