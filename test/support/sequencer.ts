@@ -12,7 +12,8 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const LONGEST_SECONDS: Record<string, number> = {
-  'test/integration/production/chaos.test.ts': 142,
+  // With the kill at the pointer and the usage check, 2026-11-27: 176–220 s here.
+  'test/integration/production/chaos.test.ts': 180,
   'test/integration/production/fault-matrix.test.ts': 115,
   'test/integration/production/redis-lost-mid-run.test.ts': 82,
   'test/integration/webhooks/webhooks.test.ts': 78,
@@ -51,6 +52,13 @@ const LONGEST_SECONDS: Record<string, number> = {
   'test/integration/contracts/s3-store-stuck.test.ts': 15,
   'test/integration/production/many-gateways.test.ts': 15,
   'test/integration/cli/builder-upgrade.test.ts': 15,
+  // Added 2026-11-27, timed alone on this machine (not yet in a CI run's table).
+  'test/integration/cli/key-usage.test.ts': 50,
+  'test/integration/cli/show-inclusion.test.ts': 36,
+  'test/integration/admin/key-usage-routes.test.ts': 30,
+  'test/integration/history/verify-s3-cdn.test.ts': 28,
+  'test/integration/browser/console-usage.test.ts': 17,
+  'test/integration/admin/console-usage.test.ts': 15,
 };
 
 /** Files that spend most of their time waiting, not computing (run 16's idle cores beside them). */
