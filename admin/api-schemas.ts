@@ -242,7 +242,7 @@ export const ADMIN_SCHEMAS = {
             kind: {
               type: 'string',
               description:
-                'pointer-malformed, manifest-missing, manifest-edited, signature-invalid, unknown-key, unsigned, object-missing, object-edited, pointer-moved-back, outside-chain, state-record-edited, state-record-missing, content-hash-mismatch, history-missing, publication-missing or unlogged',
+                'pointer-malformed, manifest-missing, manifest-edited, signature-invalid, unknown-key, unsigned, object-missing, object-edited, pointer-moved-back, outside-chain, state-record-edited, state-record-missing, content-hash-mismatch, history-missing, publication-missing, unlogged or log-rewritten',
             },
             detail: text,
           }),

@@ -183,8 +183,10 @@ export async function showCommand(config: Config, options: { org: string; at: Da
 export async function auditCommand(config: Config, options: { graceMinutes: number; storeOnly?: boolean; json?: boolean }): Promise<void> {
   const store = config.snapshotStore.open();
   await assertStoreReadable(store);
-  const { expected, against } = await expectationsOf(config, store, options);
-  const report = await auditStore(store, { graceMinutes: options.graceMinutes, ...(expected ? { expected } : {}) });
+  const { report, against } = await withExpectations(config, store, options, async ({ expected, against }) => ({
+    report: await auditStore(store, { graceMinutes: options.graceMinutes, ...(expected ? { expected } : {}) }),
+    against,
+  }));
   if (options.json) printJson(report);
   else {
     for (const f of report.findings) line(`${f.organizationId} ${f.kind}${f.path ? ` ${f.path}` : ''}${f.object ? ` ${f.object}` : ''}: ${f.detail}`);
@@ -194,20 +196,23 @@ export async function auditCommand(config: Config, options: { graceMinutes: numb
 }
 
 /**
- * What verify and audit check the store against: what the platform database says must be in it
- * (builder/history/verification-expectations.ts, which the admin port's verifications share), and
- * with --org, the organization it names. With --store-only, the store alone (an auditor who holds
- * only the store): an organization whose history was removed whole then reads as one never
- * published, which `against` says.
+ * Runs `work` (verify's, audit's) on what the store is checked against: what the platform database
+ * says must be in it (builder/history/verification-expectations.ts, which the admin port's
+ * verifications share), and with --org, the organization it names. With --store-only, the store
+ * alone (an auditor who holds only the store): an organization whose history was removed whole
+ * then reads as one never published, which `against` says. The database stays open until `work`
+ * is done: the publication log, read before any organization's turn, is read again for an
+ * organization before a break a publication since would explain is told (verify-history.ts `again`).
  */
-async function expectationsOf(
+async function withExpectations<T>(
   config: Config,
   store: SnapshotStore,
   options: { org?: string | undefined; storeOnly?: boolean | undefined; since?: string | undefined },
-): Promise<VerificationBasis> {
+  work: (basis: VerificationBasis) => Promise<T>,
+): Promise<T> {
   if (options.storeOnly) {
     const orgId = options.org === undefined ? undefined : await organizationId(config, options.org);
-    return { expected: undefined, orgId, against: STORE_ONLY_AGAINST };
+    return work({ expected: undefined, orgId, against: STORE_ONLY_AGAINST });
   }
   let db: SqlClient;
   try {
@@ -222,10 +227,10 @@ async function expectationsOf(
     );
   }
   try {
-    if (options.since === undefined) return await databaseBasis(db, store, options.org);
+    if (options.since === undefined) return await work(await databaseBasis(db, store, options.org));
     // A kept checkpoint the log no longer extends is the answer, before any history is read.
     const { keptSize } = await checkSinceCheckpoint(store, databasePublicationLog(db), await keptCheckpoint(config, options.since));
-    return await databaseBasis(db, store, options.org, keptSize);
+    return await work(await databaseBasis(db, store, options.org, keptSize));
   } finally {
     await db.close();
   }
@@ -248,8 +253,11 @@ export async function verifyCommand(config: Config, options: { org?: string; all
   const store = config.snapshotStore.open();
   // The store first: pointed at the wrong MARQUEE_HOME, it is what the operator must hear of.
   await assertStoreReadable(store);
-  const { expected, orgId, against } = await expectationsOf(config, store, options);
-  const verifications = options.all ? (await verifyStore(store, expected)).organizations : [await verifyInStore(store, orgId!, expected?.get(orgId!) ?? [])];
+  const { expected, against, verifications } = await withExpectations(config, store, options, async ({ expected, orgId, against }) => ({
+    expected,
+    against,
+    verifications: options.all ? (await verifyStore(store, expected)).organizations : [await verifyInStore(store, orgId!, expected?.get(orgId!) ?? [])],
+  }));
   const report = verificationReport(store, against, verifications);
   if (options.json) {
     printJson(report);

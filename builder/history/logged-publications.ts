@@ -12,9 +12,16 @@
 // From a kept checkpoint on (`verify --since`, since-checkpoint.ts), the checkpoint, signed under
 // the store's origin, says whose log it is: then only the publications logged since its size are
 // asked of the store.
+//
+// The log's rows are read checked against its tree (log-store.ts): a row that is not the tree's
+// leaf at its seq, or a seq missing, is the log rewritten, `log-rewritten` for the organizations
+// the row names, or for every organization when it names none (a row deleted: whose it was, nothing
+// says). And the log is read before any organization is verified, beside builders that go on
+// publishing: each organization's expectations carry `again`, its entries read once more (one
+// indexed read), which verify asks before it reports a break that a publication since would explain.
 import type { SqlClient, SqlQueries } from '../../records/database/sql.ts';
 import type { LogEntry } from '../../records/publication-log/log-entry.ts';
-import { databasePublicationLog } from '../../records/publication-log/log-store.ts';
+import { databasePublicationLog, type LogRead, type RewrittenLeaf } from '../../records/publication-log/log-store.ts';
 import { instantOfName } from '../../snapshot/layout.ts';
 import type { Expectation } from './verify-history.ts';
 
@@ -36,52 +43,93 @@ interface OrganizationLog {
   stateRecords: Map<string, string>;
   /** The instant of the first document it logged: manifests older than it predate the log. */
   since: Date | undefined;
+  /** Its rows that are not the tree's leaves. */
+  rewritten: RewrittenLeaf[];
+}
+
+/** What the log says of the store: per organization, and to every organization (rows rewritten that name none). */
+interface LogExpectations {
+  byOrganization: Map<string, Expectation[]>;
+  everyOrganization: Expectation[];
 }
 
 /**
- * The log's expectations of `store` (its description), of every organization or `only` one: a
- * Map to merge with the platform database's, or a string saying why the log is left out. With
- * `fromSeq`, only of the entries from that seq on, and no `unlogged` check.
+ * The log's expectations of `store` (its description), of every organization or `only` one, to
+ * merge with the platform database's; or a string saying why the log is left out. With `fromSeq`,
+ * only of the entries from that seq on, and no `unlogged` check.
  */
-export async function logExpectations(db: SqlQueries, store: string, only?: string, fromSeq?: number): Promise<Map<string, Expectation[]> | string> {
+export async function logExpectations(db: SqlQueries, store: string, only?: string, fromSeq?: number): Promise<LogExpectations | string> {
   const excluded = await notThisStoresLog(db, store, fromSeq);
   if (excluded !== undefined) return excluded;
   // Reads only: no transaction is ever asked of it.
   const log = databasePublicationLog(db as SqlClient);
+  const from = fromSeq ?? 0;
   const byOrganization = new Map<string, OrganizationLog>();
-  const take = (entry: LogEntry) => {
-    if (entry.kind === 'trail-head') return;
-    let org = byOrganization.get(entry.organizationId);
-    if (org === undefined) byOrganization.set(entry.organizationId, (org = { manifests: new Map(), stateRecords: new Map(), since: instantOfName(entry.id) }));
-    if (entry.kind === 'manifest') org.manifests.set(entry.id, entry.hash);
-    else if (entry.kind === 'state-record') org.stateRecords.set(entry.id, entry.hash);
-    else (entry.removed === 'manifest' ? org.manifests : org.stateRecords).set(entry.id, REMOVED);
+  const everyOrganization: RewrittenLeaf[] = [];
+  const organization = (id: string) => {
+    let org = byOrganization.get(id);
+    if (org === undefined) byOrganization.set(id, (org = newOrganizationLog()));
+    return org;
   };
-  if (only !== undefined) {
-    for (const { seq, entry } of await log.entriesOf(only)) if (seq >= (fromSeq ?? 0)) take(entry);
-  } else
-    for (let seq = fromSeq ?? 0; ; ) {
-      const page = await log.entriesSince(seq, PAGE);
-      for (const { entry } of page) take(entry);
-      if (page.length < PAGE) break;
-      seq = page.at(-1)!.seq + 1;
+  const take = ({ entries, rewritten }: Pick<LogRead, 'entries' | 'rewritten'>) => {
+    for (const { seq, entry } of entries) if (seq >= from && entry.kind !== 'trail-head') takeEntry(organization(entry.organizationId), entry);
+    for (const leaf of rewritten) {
+      if (leaf.last < from) continue;
+      if (leaf.organizationIds.length === 0) everyOrganization.push(leaf);
+      for (const id of leaf.organizationIds) organization(id).rewritten.push(leaf);
+    }
+  };
+  if (only !== undefined) take(await log.readOf(only));
+  else
+    for (let seq: number | undefined = from; seq !== undefined; ) {
+      const page = await log.readSince(seq, PAGE);
+      take(page);
+      seq = page.next;
     }
 
   const expectations = new Map<string, Expectation[]>();
   for (const [orgId, org] of byOrganization) {
-    const says = (what: string) => `the publication log records ${what} published into this store, and no removal of it`;
-    const list: Expectation[] = [];
-    for (const [snapshotId, manifestHash] of org.manifests)
-      if (manifestHash !== REMOVED) list.push({ says: says(`snapshot ${snapshotId}`), snapshot: { snapshotId, manifestHash } });
-    for (const [name, hash] of org.stateRecords) if (hash !== REMOVED) list.push({ says: says(`state record ${name}`), stateRecord: { name, hash } });
-    if (org.since !== undefined && fromSeq === undefined)
-      list.push({
-        says: 'the publication log records every manifest published into this store since its first entry',
-        logged: { since: org.since, manifests: new Set(org.manifests.keys()) },
-      });
-    expectations.set(orgId, list);
+    // Read again, this organization's entries alone, as they are when verify comes to it.
+    const again = async (): Promise<Expectation[]> => {
+      const read = await log.readOf(orgId);
+      const now = newOrganizationLog();
+      for (const { seq, entry } of read.entries) if (seq >= from && entry.kind !== 'trail-head') takeEntry(now, entry);
+      now.rewritten = read.rewritten.filter((leaf) => leaf.last >= from);
+      return organizationExpectations(now, fromSeq, undefined);
+    };
+    expectations.set(orgId, organizationExpectations(org, fromSeq, again));
   }
-  return expectations;
+  return { byOrganization: expectations, everyOrganization: everyOrganization.map((leaf) => rewrittenExpectation(leaf, fromSeq, undefined)) };
+}
+
+const newOrganizationLog = (): OrganizationLog => ({ manifests: new Map(), stateRecords: new Map(), since: undefined, rewritten: [] });
+
+/** One entry of the organization's, oldest first: the first names the instant it is logged from. */
+function takeEntry(org: OrganizationLog, entry: Exclude<LogEntry, { kind: 'trail-head' }>): void {
+  org.since ??= instantOfName(entry.id);
+  if (entry.kind === 'manifest') org.manifests.set(entry.id, entry.hash);
+  else if (entry.kind === 'state-record') org.stateRecords.set(entry.id, entry.hash);
+  else (entry.removed === 'manifest' ? org.manifests : org.stateRecords).set(entry.id, REMOVED);
+}
+
+function organizationExpectations(org: OrganizationLog, fromSeq: number | undefined, again: Expectation['again']): Expectation[] {
+  const says = (what: string) => `the publication log records ${what} published into this store, and no removal of it`;
+  const list: Expectation[] = org.rewritten.map((leaf) => rewrittenExpectation(leaf, fromSeq, again));
+  for (const [snapshotId, manifestHash] of org.manifests)
+    if (manifestHash !== REMOVED) list.push({ says: says(`snapshot ${snapshotId}`), snapshot: { snapshotId, manifestHash }, again });
+  for (const [name, hash] of org.stateRecords) if (hash !== REMOVED) list.push({ says: says(`state record ${name}`), stateRecord: { name, hash }, again });
+  if (org.since !== undefined && fromSeq === undefined)
+    list.push({
+      says: 'the publication log records every manifest published into this store since its first entry',
+      logged: { since: org.since, manifests: new Set(org.manifests.keys()) },
+      again,
+    });
+  return list;
+}
+
+function rewrittenExpectation(leaf: RewrittenLeaf, fromSeq: number | undefined, again: Expectation['again']): Expectation {
+  const since = fromSeq === undefined ? '' : ` since the checkpoint of ${fromSeq} leaves`;
+  return { says: `the publication log was rewritten or forked${since}: ${leaf.problem}`, rewritten: { leaf: leaf.seq }, again };
 }
 
 /** A removed document's place in the maps: it was logged (not unlogged), and is not expected. */

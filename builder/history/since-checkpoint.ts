@@ -2,9 +2,12 @@
 // (as `marquee checkpoint` printed it) against the log as it is now. Its signature must hold by a
 // signing key the store publishes; the log's current checkpoint (written first, as `marquee
 // checkpoint` does, when the log grew and a signing key is at hand) must be the log's own root and
-// extend it, by the log's consistency proof (RFC 9162 §2.1.4). A log whose rows were rewritten or
+// extend it, by the log's consistency proof (RFC 9162 §2.1.4). A log whose tree was rewritten or
 // forked since fails here, whatever the store holds; then verify checks that every publication
-// logged since the kept size is in the store (logged-publications.ts, from that seq on).
+// logged since the kept size is in the store (logged-publications.ts, from that seq on). The proof
+// and the roots are folds of the stored tree alone: rows changed or deleted with the tree left
+// pass here, and are found when verify reads them, each checked against the tree's leaf at its
+// seq and every seq from the kept size on (log-store.ts): a `log-rewritten` break.
 import { parseCheckpointText, parseSignedNote } from '../../records/publication-log/checkpoint.ts';
 import { latestCheckpoint, verifyStoredCheckpoint, writeCheckpoint } from '../../records/publication-log/checkpoint-store.ts';
 import type { PublicationLog } from '../../records/publication-log/log-store.ts';

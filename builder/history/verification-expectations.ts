@@ -38,8 +38,12 @@ export async function databaseBasis(
   const orgId = org === undefined ? undefined : isUuid(org) ? org.toLowerCase() : (await findOrganization(db, org)).id;
   const expected = await databaseExpectations(db, store.description, orgId);
   const logged = await logExpectations(db, store.description, orgId, fromSeq);
-  // Merged per organization: every organization either knows, with all both say.
-  if (typeof logged !== 'string') for (const [id, list] of logged) expected.set(id, [...(expected.get(id) ?? []), ...list]);
+  // Merged per organization: every organization either knows, with all both say; and a log rewritten
+  // where its rows name no organization is told to every one, since nothing says whose it was.
+  if (typeof logged !== 'string') {
+    for (const [id, list] of logged.byOrganization) expected.set(id, [...(expected.get(id) ?? []), ...list]);
+    if (logged.everyOrganization.length > 0) for (const [id, list] of expected) expected.set(id, [...list, ...logged.everyOrganization]);
+  }
   return {
     expected,
     orgId,

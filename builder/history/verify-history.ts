@@ -15,7 +15,11 @@
 // (builder/history/expected-publications.ts), which know that an organization was published into
 // this store, not what; the publication log (logged-publications.ts) knows each publication: its
 // snapshots must then be on the verified chain, its state records in the store, and a manifest it
-// does not know, newer than its first entry of the organization, is `unlogged`. A store that is missing, cannot be read or holds nothing is refused,
+// does not know, newer than its first entry of the organization, is `unlogged`; where its rows are
+// not its tree's leaves, it is `log-rewritten` instead. What the log expects was read before the
+// organization's turn, beside builders still publishing: an `unlogged` or `publication-missing`
+// break is confirmed by reading the organization's entries again (`Expectation.again`) before it
+// is reported. A store that is missing, cannot be read or holds nothing is refused,
 // never verified as "0 organizations".
 //
 // Exports: `verifyOrganization(store, orgId, keys?, expectations?)`, `verifyStore(store, expected?)`,
@@ -53,7 +57,9 @@ type BreakKind =
   /** A record outside the store names a snapshot (or state record) published into it that is not on the verified chain (not in the store). */
   | 'publication-missing'
   /** A manifest in the store that the publication log does not know, newer than the log's first entry of the organization: published around the log. */
-  | 'unlogged';
+  | 'unlogged'
+  /** The publication log's rows are not its tree's leaves (a row changed or deleted, the tree left): what it says of the store cannot be taken as it is. */
+  | 'log-rewritten';
 
 /**
  * What a record outside the store says must be in it for one organization. The platform
@@ -69,6 +75,15 @@ export interface Expectation {
   stateRecord?: { name: string; hash: string };
   /** The source knows every manifest published since `since` (the publication log, from its first entry of the organization): one in the store newer than that and not among `manifests` is `unlogged`. */
   logged?: { since: Date; manifests: ReadonlySet<string> };
+  /** The source's own record does not hold at this leaf of the publication log (its rows are not its tree's leaves): `log-rewritten`, and `says` what was found. */
+  rewritten?: { leaf: number };
+  /**
+   * The source read again, as it is now: its expectations of this organization, in place of every
+   * one that carries this function. Read before any organization was verified, beside builders
+   * that go on publishing, so asked once before a break that a publication logged since would
+   * explain (`unlogged`, `publication-missing`); the break stands only if it still holds.
+   */
+  again?: (() => Promise<readonly Expectation[]>) | undefined;
 }
 
 /**
@@ -79,7 +94,7 @@ export interface Expectation {
 export type Expectations = ReadonlyMap<string, readonly Expectation[]>;
 
 interface HistoryBreak {
-  /** The snapshot (or state record, `states/{name}`) where the history stops holding. */
+  /** The snapshot (or state record, `states/{name}`; or the publication log's leaf, `publication-log/{seq}`) where the history stops holding. */
   snapshotId: string;
   kind: BreakKind;
   detail: string;
@@ -229,8 +244,9 @@ export async function verifyOrganization(
   }
   // Nothing the API could serve, yet something was published: not an organization never built,
   // whose store holds nothing either, but one whose history was removed (its prefix deleted).
-  if (pointerBytes === undefined && ids.length === 0 && expectations.length > 0) {
-    return fail('current', 'history-missing', `the store holds no pointer and no manifest of it, yet ${expectations[0]!.says}: its history is missing from the store`);
+  const published = publishedSays(expectations);
+  if (pointerBytes === undefined && ids.length === 0 && published !== undefined) {
+    return fail('current', 'history-missing', `the store holds no pointer and no manifest of it, yet ${published}: its history is missing from the store`);
   }
 
   const checkedObjects = new Set<string>();
@@ -327,8 +343,13 @@ export async function verifyOrganization(
     id = manifest.previousSnapshotId;
   }
 
+  // What the log says of the store holds only where its rows are its tree's leaves.
+  const rewritten = expectations.find((expectation) => expectation.rewritten !== undefined);
+  if (rewritten !== undefined) return fail(`publication-log/${rewritten.rewritten!.leaf}`, 'log-rewritten', rewritten.says);
+
+  const confirmed = confirming(expectations);
   // A manifest the log does not know was written around it: named before it is told apart as outside the chain.
-  const unlogged = unloggedManifest(expectations, ids);
+  const unlogged = await confirmed((expecting) => unloggedManifest(expecting, ids));
   if (unlogged !== undefined) return fail(unlogged.snapshotId, unlogged.kind, unlogged.detail);
 
   // Every manifest in the store is on the chain, or older than where it begins (history before
@@ -356,15 +377,59 @@ export async function verifyOrganization(
     return fail(other, 'outside-chain', 'it is not on the chain from the current snapshot back: forged, or left by a publish that never became current');
   }
 
-  const expectationBreak = unmetExpectation(expectations, chain, listed, result);
+  const expectationBreak = await confirmed((expecting) => unmetExpectation(expecting, chain, listed, result));
   if (expectationBreak !== undefined) return fail(expectationBreak.snapshotId, expectationBreak.kind, expectationBreak.detail);
 
   /** State record name → the SHA-256 of its bytes, of each record verifyStateRecords read. */
   const records = new Map<string, string>();
-  const stateBreak = (await verifyStateRecords(store, orgId, keys, result, records)) ?? missingStateRecord(expectations, records);
+  const stateBreak = (await verifyStateRecords(store, orgId, keys, result, records)) ?? (await confirmed((expecting) => missingStateRecord(expecting, records)));
   if (stateBreak !== undefined) return fail(stateBreak.snapshotId, stateBreak.kind, stateBreak.detail);
   return result;
 }
+
+/** The first thing an expectation says was published into the store; the log's rewritten leaves say nothing was. */
+const publishedSays = (expectations: readonly Expectation[]): string | undefined => expectations.find((expectation) => expectation.rewritten === undefined)?.says;
+
+/** Breaks a publication logged after the expectations were read would explain: a manifest not yet known, a document since removed. */
+const RACING: ReadonlySet<BreakKind> = new Set(['unlogged', 'publication-missing']);
+
+/**
+ * A finder of breaks over the expectations, which confirms a break that a publication since would
+ * explain (RACING) by reading its source again (`again`, once per organization) and finding
+ * again: beside a live builder, a publish or a removal logged after the expectations were read
+ * is no break. A source that cannot be read again leaves the break as found, saying so.
+ *
+ * Reading again excuses, never accuses: a document the source expects now and did not at first
+ * was published after this organization's history was read from the store (the chain, the
+ * listing), so it is left to the next verification rather than reported missing.
+ */
+function confirming(expectations: readonly Expectation[]) {
+  let expecting = expectations;
+  return async (find: (expecting: readonly Expectation[]) => HistoryBreak | undefined): Promise<HistoryBreak | undefined> => {
+    const found = find(expecting);
+    const again = expecting.find((expectation) => expectation.again !== undefined)?.again;
+    if (found === undefined || !RACING.has(found.kind) || again === undefined) return found;
+    let fresh: readonly Expectation[];
+    try {
+      fresh = await again();
+    } catch (error) {
+      return { ...found, detail: `${found.detail} (not confirmed: its source could not be read again: ${describeError(error)})` };
+    }
+    const replaced = expecting.filter((expectation) => expectation.again === again);
+    const expectedAtFirst = new Set(replaced.map(expectedDocument));
+    expecting = [
+      ...expecting.filter((expectation) => expectation.again !== again),
+      ...fresh
+        .filter((expectation) => expectedDocument(expectation) === undefined || expectedAtFirst.has(expectedDocument(expectation)))
+        .map((expectation) => ({ ...expectation, again: undefined })),
+    ];
+    return find(expecting);
+  };
+}
+
+/** The document an expectation says must be in the store, by kind and name; undefined for one that names none. */
+const expectedDocument = ({ snapshot, stateRecord }: Expectation): string | undefined =>
+  snapshot !== undefined ? `snapshot ${snapshot.snapshotId}` : stateRecord !== undefined ? `state record ${stateRecord.name}` : undefined;
 
 /** The first manifest in the store, newer than the log's first entry, that the log does not know. */
 function unloggedManifest(expectations: readonly Expectation[], ids: readonly string[]): HistoryBreak | undefined {
@@ -543,14 +608,17 @@ export async function storeOrganizations(store: SnapshotStore, expected: Expecta
     throw new UnverifiableStoreError(`${store.description} cannot be read: ${describeError(error)}; ${STORE_HINT}`, { cause: error });
   }
   if (ids.length > 0) return ids;
-  const published = [...expected].filter(([, expectations]) => expectations.length > 0);
+  const published = [...expected].flatMap(([id, expectations]) => {
+    const says = publishedSays(expectations);
+    return says === undefined ? [] : [{ id, says }];
+  });
   const [first] = published;
   const says =
     first === undefined
       ? ''
       : published.length === 1
-        ? `, yet organization ${first[0]} was published into it (${first[1][0]!.says})`
-        : `, yet ${published.length} organizations were published into it (of ${first[0]}, ${first[1][0]!.says})`;
+        ? `, yet organization ${first.id} was published into it (${first.says})`
+        : `, yet ${published.length} organizations were published into it (of ${first.id}, ${first.says})`;
   throw new UnverifiableStoreError(`${store.description} holds no organization's history (nothing under ${ORGS_PREFIX})${says}; ${STORE_HINT}`);
 }
 
