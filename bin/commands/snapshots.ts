@@ -8,10 +8,10 @@ import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { applyRetention } from '../../builder/retention.ts';
 import { assertStoreReadable, describeVerification, verifyInStore, verifyStore } from '../../builder/history/verify-history.ts';
 import { checkSinceCheckpoint } from '../../builder/history/since-checkpoint.ts';
+import { keptCheckpoint } from './publication-log.ts';
 import { databaseBasis, STORE_ONLY_AGAINST, type VerificationBasis } from '../../builder/history/verification-expectations.ts';
 import { neverPublished, summaryText, verificationReport, verificationSummary } from '../../builder/history/verification-report.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
@@ -234,19 +234,6 @@ async function withExpectations<T>(
   } finally {
     await db.close();
   }
-}
-
-/** The checkpoint note an auditor kept in `file`, with the log's origin and the signer to write the current checkpoint with. */
-async function keptCheckpoint(config: Config, file: string) {
-  const origin = config.publicationLogOrigin;
-  if (typeof origin !== 'string') throw new OperatorError(`cannot check ${file}: ${origin.problem}`);
-  let note: string;
-  try {
-    note = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new OperatorError(`cannot read the checkpoint ${file}: ${describeError(error)}`, { cause: error });
-  }
-  return { note, file, origin, signer: loadSigner(config) };
 }
 
 export async function verifyCommand(config: Config, options: { org?: string; all?: boolean; storeOnly?: boolean; since?: string; json?: boolean }): Promise<void> {

@@ -9,7 +9,7 @@
 // pass here, and are found when verify reads them, each checked against the tree's leaf at its
 // seq and every seq from the kept size on (log-store.ts): a `log-rewritten` break.
 import { parseCheckpointText, parseSignedNote } from '../../records/publication-log/checkpoint.ts';
-import { latestCheckpoint, verifyStoredCheckpoint, writeCheckpoint } from '../../records/publication-log/checkpoint-store.ts';
+import { latestCheckpoint, type VerifiedCheckpoint, verifyStoredCheckpoint, writeCheckpoint } from '../../records/publication-log/checkpoint-store.ts';
 import type { PublicationLog } from '../../records/publication-log/log-store.ts';
 import { verifyConsistency } from '../../records/publication-log/merkle.ts';
 import { describeError, OperatorError } from '../../runtime/errors.ts';
@@ -21,10 +21,13 @@ class CheckpointNotExtendedError extends OperatorError {
   override name = 'CheckpointNotExtendedError';
 }
 
-/** What the kept checkpoint vouched for, and the current checkpoint that extends it. */
+/** What the kept checkpoint vouched for, and the current checkpoint that extends it, with the proof that it does. */
 interface ExtendedCheckpoint {
   keptSize: number;
   currentSize: number;
+  current: VerifiedCheckpoint;
+  /** RFC 9162's consistency_path from the kept size to the current one (empty when equal). */
+  proof: Buffer[];
 }
 
 /**
@@ -66,5 +69,5 @@ export async function checkSinceCheckpoint(
   const proof = await log.consistencyProof(kept.size, current.size);
   if (!verifyConsistency(kept.size, current.size, kept.rootHash, current.rootHash, proof))
     return fail(`${forked}: the log's consistency proof from ${kept.size} to ${current.size} leaves does not hold against ${stored.key}`);
-  return { keptSize: kept.size, currentSize: current.size };
+  return { keptSize: kept.size, currentSize: current.size, current, proof };
 }

@@ -4,7 +4,7 @@
 // store publishes, as it does the log's leaves against both checkpoints; it writes a fresh one when
 // the log grew; it refuses without a signing key; and `--backfill` logs a store's history from
 // before the log, once.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,18 @@ describe('marquee checkpoint', () => {
     const leaves = await exportLeaves(env, join(work, 'leaves.txt'));
     const both = await verifyPublicationLogExample('log', leaves, join(work, 'first.checkpoint'), join(work, 'second.checkpoint'), '--key', key);
     expect(both, both.stdout).toMatchObject({ code: 0, stdout: expect.stringContaining('5 leaves (') });
+    // The consistency proof from the kept checkpoint to the latest, handed out by the CLI, checked by the example alone.
+    const proof = join(work, 'first-to-second.proof');
+    const proved = await marquee(['checkpoint', '--since', join(work, 'first.checkpoint'), '--proof', proof], env);
+    expect(proved, proved.stderr).toMatchObject({ code: 0, stdout: second.note });
+    const consistent = await verifyPublicationLogExample('consistency', join(work, 'first.checkpoint'), join(work, 'second.checkpoint'), proof, '--key', key);
+    expect(consistent, consistent.stdout).toMatchObject({ code: 0 });
+    const document = JSON.parse(await readFile(proof, 'utf8')) as { proof: string[] };
+    expect(document.proof.length).toBeGreaterThan(0);
+    await writeFile(proof, JSON.stringify({ ...document, proof: [Buffer.alloc(32, 7).toString('base64'), ...document.proof.slice(1)] }));
+    expect((await verifyPublicationLogExample('consistency', join(work, 'first.checkpoint'), join(work, 'second.checkpoint'), proof, '--key', key)).code).not.toBe(0);
+    const alone = await marquee(['checkpoint', '--proof', proof], env);
+    expect(alone, alone.stderr).toMatchObject({ code: 2, stderr: expect.stringContaining('--since') });
 
     const unsigned = await marquee(['checkpoint'], { ...env, SNAPSHOT_SIGNING_KEY: 'none' });
     expect(unsigned.code).toBe(1);
