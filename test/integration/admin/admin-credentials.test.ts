@@ -100,7 +100,13 @@ function call(who: 'root' | Credential, method: string, path: string, body?: unk
 
 /** A route's path with what exists in place of its parameters, and the query it needs. */
 function pathOf(route: AdminRoute): string {
-  const byTag: Record<string, string> = { Builds: fixture.runId, Keys: fixture.keyId, Webhooks: fixture.webhookId, Verifications: fixture.verificationId, Snapshots: fixture.snapshotId };
+  const byTag: Record<string, string> = {
+    Builds: fixture.runId,
+    Keys: fixture.keyId,
+    Webhooks: fixture.webhookId,
+    Verifications: fixture.verificationId,
+    Snapshots: fixture.snapshotId,
+  };
   const path = route.path
     .replace('{idOrSlug}', 'nordic-dev')
     .replace('{messageId}', 'msg_none')

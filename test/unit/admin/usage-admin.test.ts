@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageRangeError, usageRange } from '../../../admin/usage-admin.ts';
 import { HOUR_MS } from '../../../records/usage/usage-batch.ts';
-import { usageReport } from '../../../records/usage/usage-report.ts';
 import { OperatorError } from '../../../runtime/errors.ts';
 
 const NOW = Date.parse('2026-11-22T10:17:42.123Z');
