@@ -465,11 +465,12 @@ const ROUTES = [
     role: 'auditor',
     tag: 'Verifications',
     summary:
-      "The publication log's latest checkpoint in the store, checked against the signing keys it publishes, as `marquee checkpoint --json` prints it; 404 when the store holds none. An auditor keeps it for `marquee verify --since`",
+      "The publication log's latest checkpoint in the store, checked against the signing keys it publishes, as `marquee checkpoint --json` prints it; 404 when the store holds none. An auditor keeps it for `marquee verify --since`; with `since` (a kept checkpoint's size), also the consistency proof from it, as `checkpoint --since KEPT --proof FILE` writes it",
+    query: query({ since: { type: 'string', pattern: '^[0-9]{1,15}$', description: "a kept checkpoint's size: add the consistency proof from it to the latest" } }),
     status: 200,
     response: schemaRef('PublicationLogCheckpoint'),
-    errors: ['NOT_FOUND', 'HISTORY_BROKEN'],
-    answer: (services) => services.checkpoints.latest(),
+    errors: ['BAD_REQUEST', 'NOT_FOUND', 'HISTORY_BROKEN'],
+    answer: (services, { query }) => services.checkpoints.latest(query.since === undefined ? undefined : Number(query.since)),
   }),
   route({
     name: 'listAdmins',

@@ -330,15 +330,30 @@ export const ADMIN_SCHEMAS = {
     description: 'The audit trail verified, as `marquee audit-log verify --json` prints it.',
   },
   PublicationLogCheckpoint: {
+    ...object(
+      {
+        origin: { type: 'string', description: "the log's origin: the note's first line and key name" },
+        size: { ...count, description: 'leaves in the log at the checkpoint' },
+        rootHash: { type: 'string', description: 'the Merkle root hash of those leaves, base64' },
+        keyId: { type: 'string', description: 'the signing key (signing-keys/{keyId}.json) whose signature verified' },
+        storeKey: { type: 'string', description: 'where the store holds it: publication-log/checkpoints/{size}.txt' },
+        note: { type: 'string', description: 'the C2SP signed note, as stored' },
+        consistencyProof: { $ref: '#/components/schemas/ConsistencyProof' },
+      },
+      ['consistencyProof'],
+    ),
+    description: 'The publication log’s latest checkpoint, as `marquee checkpoint --json` prints it; with `since`, and the consistency proof from that size to its own.',
+  },
+  ConsistencyProof: {
     ...object({
-      origin: { type: 'string', description: "the log's origin: the note's first line and key name" },
-      size: { ...count, description: 'leaves in the log at the checkpoint' },
-      rootHash: { type: 'string', description: 'the Merkle root hash of those leaves, base64' },
-      keyId: { type: 'string', description: 'the signing key (signing-keys/{keyId}.json) whose signature verified' },
-      storeKey: { type: 'string', description: 'where the store holds it: publication-log/checkpoints/{size}.txt' },
-      note: { type: 'string', description: 'the C2SP signed note, as stored' },
+      format: { const: 1 },
+      kind: { const: 'consistency-proof' },
+      origin: { type: 'string', description: "the log's origin, as the checkpoints name it" },
+      oldSize: { ...count, description: 'the size of the kept checkpoint' },
+      newSize: { ...count, description: 'the size of the latest checkpoint' },
+      proof: { type: 'array', items: text, description: 'RFC 9162’s consistency path, each hash in base64; empty when the sizes are equal' },
     }),
-    description: 'The publication log’s latest checkpoint, as `marquee checkpoint --json` prints it.',
+    description: 'A consistency proof file, as `examples/verify-publication-log.mjs consistency OLD NEW PROOF` reads it.',
   },
   InclusionProof: {
     ...object({

@@ -72,7 +72,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
     admins: adminCredentialOperations(db),
     audit: auditOperations({ trail, store, organizations, recorder }),
     verifications: verificationOperations({ db, store }),
-    checkpoints: checkpointOperations(store),
+    checkpoints: checkpointOperations(store, parts.publicationLog),
     usage: usageOperations({ db, keys, organizations }),
   };
   return recordedServices(services, recorder);

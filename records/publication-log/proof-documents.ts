@@ -37,7 +37,7 @@ export interface ConsistencyProofDocument {
   readonly oldSize: number;
   readonly newSize: number;
   /** base64 of each hash. */
-  readonly proof: readonly string[];
+  readonly proof: string[];
 }
 
 export function inclusionProofDocument(

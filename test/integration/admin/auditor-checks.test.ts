@@ -146,7 +146,20 @@ describe('an auditor credential', () => {
     const cli = await cliJson(['checkpoint']);
     const answer = await call('GET', '/checkpoint');
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toEqual(cli);
+    const latest = (await answer.json()) as { size: number; origin: string };
+    expect(latest).toEqual(cli);
+    // With a kept checkpoint's size, the consistency proof from it (as `checkpoint --since KEPT --proof FILE`, whose test checks one with the example verifier).
+    const same = await call('GET', `/checkpoint?since=${latest.size}`);
+    expect(same.status).toBe(200);
+    expect(await same.json()).toEqual({
+      ...latest,
+      consistencyProof: { format: 1, kind: 'consistency-proof', origin: latest.origin, oldSize: latest.size, newSize: latest.size, proof: [] },
+    });
+    for (const since of [String(latest.size + 1), 'x', '-1']) {
+      const refused = await call('GET', `/checkpoint?since=${since}`);
+      expect(refused.status, since).toBe(400);
+      expect(await refused.json()).toMatchObject({ errorCode: 'BAD_REQUEST' });
+    }
   });
 
   it("gets the inclusion proof of an as-of answer's manifest, linked from the answer, which the example verifier accepts", async () => {
