@@ -5,7 +5,7 @@
 // /admin/v1/keys, the key table). Read from the hourly rows the builders' intake writes (records/usage/).
 import type { SqlQueries } from '../records/database/sql.ts';
 import { HOUR_MS } from '../records/usage/usage-batch.ts';
-import { MAX_BUCKETS, type UsageReport } from '../records/usage/usage-report.ts';
+import { bucketMs, bucketStart, DAY_MS, MAX_BUCKETS, type UsageReport } from '../records/usage/usage-report.ts';
 import { readUsage, requestsSince } from '../records/usage/usage-store.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import type { KeyOperations, KeyView } from './keys/key-admin.ts';
@@ -34,8 +34,6 @@ export interface UsageOperations {
   key(keyId: string, range?: UsageRangeRequest): Promise<UsageReport>;
   /** Every key of one organization (id or slug), together and per key. */
   organization(idOrSlug: string, range?: UsageRangeRequest): Promise<UsageReport>;
-  /** Requests per key id in the last 24 hours (keys without any are absent), of one organization or all. */
-  lastDay(organizationIdOrSlug?: string): Promise<Map<string, number>>;
   /** Keys as `keys list` lists them (oldest first, of one organization or all), each with `requests24h` (0 when none): one grouped query for all. */
   keyList(organizationIdOrSlug?: string): Promise<ListedKey[]>;
 }
@@ -56,7 +54,6 @@ export class UsageRangeError extends OperatorError {
   override name = 'UsageRangeError';
 }
 
-const DAY_MS = 24 * HOUR_MS;
 /** Without `since`: the last week, by hour (168 buckets: a chart's worth). */
 const DEFAULT_SPAN_MS = 7 * DAY_MS;
 
@@ -73,17 +70,14 @@ export function usageRange(request: UsageRangeRequest, now: number): UsageRange 
   const since = request.since ?? new Date(until.getTime() - DEFAULT_SPAN_MS);
   if (since.getTime() >= until.getTime()) throw new UsageRangeError(`since (${since.toISOString()}) must be before until (${until.toISOString()})`);
   const by = request.by ?? (until.getTime() - since.getTime() > DEFAULT_SPAN_MS ? 'day' : 'hour');
-  const step = by === 'hour' ? HOUR_MS : DAY_MS;
-  const start = floorTo(since.getTime(), step);
-  const end = -floorTo(-until.getTime(), step);
+  const step = bucketMs(by);
+  const start = bucketStart(since.getTime(), step);
+  const end = -bucketStart(-until.getTime(), step);
   const buckets = (end - start) / step;
   if (buckets > MAX_BUCKETS)
     throw new UsageRangeError(`a usage range by ${by} holds at most ${MAX_BUCKETS} ${by}s; this one holds ${buckets} (ask by day, or for a shorter range)`);
   return { since: new Date(start), until: new Date(end), by };
 }
-
-/** The multiple of `step` at or below `ms`, negative instants too (UTC days and hours start at multiples of theirs). */
-const floorTo = (ms: number, step: number): number => ms - (((ms % step) + step) % step);
 
 export function usageOperations({ db, keys, organizations, clock = Date.now }: UsageParts): UsageOperations {
   const lastDay = async (organization?: string) => {
@@ -99,7 +93,6 @@ export function usageOperations({ db, keys, organizations, clock = Date.now }: U
       const { id } = await organizations.find(idOrSlug);
       return readUsage(db, { organizationId: id }, usageRange(range, clock()));
     },
-    lastDay,
     keyList: async (organization) => {
       const listed = await keys.list(organization);
       const requests = await lastDay(organization);

@@ -40,7 +40,7 @@ export interface UsageReport {
   readonly refusedOrigins: { origin: string | null; requests: number }[];
 }
 
-const DAY_MS = 24 * HOUR_MS;
+export const DAY_MS = 24 * HOUR_MS;
 const MAX_ORIGINS_SHOWN = 10;
 /** The most buckets a report holds: 90 days by hour is 2,160. */
 export const MAX_BUCKETS = 100 * 24;
@@ -54,8 +54,8 @@ export function usageReport(
   rows: readonly UsageRow[],
   origins: readonly { origin: string; requests: number }[],
 ): UsageReport {
-  const step = range.by === 'hour' ? HOUR_MS : DAY_MS;
-  const first = floorTo(range.since.getTime(), step);
+  const step = bucketMs(range.by);
+  const first = bucketStart(range.since.getTime(), step);
   const buckets: { start: number; requests: number; outcomes: Record<string, number> }[] = [];
   for (let start = first; start < range.until.getTime() && buckets.length < MAX_BUCKETS; start += step) buckets.push({ start, requests: 0, outcomes: {} });
   const outcomes = new Map<string, number>();
@@ -90,7 +90,11 @@ export function usageReport(
   };
 }
 
-const floorTo = (ms: number, step: number): number => ms - (ms % step);
+/** A bucket's length: a UTC hour or day. */
+export const bucketMs = (by: 'hour' | 'day'): number => (by === 'hour' ? HOUR_MS : DAY_MS);
+
+/** The start of the bucket of length `step` that `ms` falls in, negative instants too (UTC days and hours start at multiples of theirs). */
+export const bucketStart = (ms: number, step: number): number => ms - (((ms % step) + step) % step);
 
 function add(totals: Map<string, number>, name: string, n: number): void {
   totals.set(name, (totals.get(name) ?? 0) + n);

@@ -225,7 +225,6 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
         return readUsage({ keyId }, range);
       },
       organization: async (idOrSlug, range) => readUsage({ organizationId: (await organization(idOrSlug)).id }, range),
-      lastDay,
       keyList: async (idOrSlug) => {
         const [keys, requests] = await Promise.all([listKeys(idOrSlug), lastDay(idOrSlug)]);
         return keys.map((key) => ({ ...key, requests24h: requests.get(key.id) ?? 0 }));
