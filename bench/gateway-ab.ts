@@ -8,12 +8,16 @@
 // CPU per request comes from /proc (user + system time of the server process). Loopback only,
 // bounded in time; prints a table and medians.
 //
+// --profile DIR: this build's gateway and minimal Express run with node's --cpu-prof and write their
+// CPU profiles of GET /organization alone into DIR when they stop (summarize one with
+// bench/cpu-profile.ts; the run prints which pid is which).
+//
 // --counted adds a fourth server: this build's gateway with usage per key counted (gateway/usage/),
 // as `marquee serve` wires it with the key file (a file spool in MARQUEE_HOME/usage). bench/gateway.ts's
 // embedded gateway passes no usage outbox, so without it this build's requests are not counted;
 // what counting costs is then `counted` against REV (a build before counting), and against `this`.
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted]
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--profile DIR]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -56,8 +60,8 @@ async function earlierBuild(rev: string, dir: string): Promise<string> {
 }
 
 /** `args`: the child's script and mode (bench/gateway.ts' `serve gateway|express CONFIG`, or this file's `counted CONFIG`). */
-function startServer(name: string, args: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+function startServer(name: string, args: string[], flags: readonly string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...flags, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve({ name, url: `http://127.0.0.1:${(JSON.parse(chunk.toString()) as { port: number }).port}`, child }));
@@ -142,11 +146,15 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
-  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted]');
+  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--profile DIR]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
   const counted = args.includes('--counted');
-  console.log(`command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}`);
+  const profileDir = option(args, 'profile');
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  console.log(
+    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}`,
+  );
   console.log(`${machine()}\n`);
 
   const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
@@ -180,13 +188,15 @@ async function main(): Promise<void> {
     const config = { storeDir: join(dir, 'snapshots'), keyFile: join(dir, 'keys.json'), bodies: {} as Record<string, { body: string; etag: string }> };
     await writeFile(configPath, JSON.stringify(config));
     servers.push(await startServer('earlier', [join(earlier, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
-    servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
+    servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath], profile));
     if (counted) servers.push(await startServer('counted', [SELF, 'counted', configPath]));
     // The reference answers the bytes the gateway answers, from memory.
     const first = await fetch(servers[0]!.url + PATH, { headers });
     config.bodies[PATH] = { body: await first.text(), etag: first.headers.get('etag') ?? '' };
     await writeFile(configPath, JSON.stringify(config));
-    servers.push(await startServer('express', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', configPath]));
+    servers.push(await startServer('express', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', configPath], profile));
+    if (profileDir !== undefined)
+      console.log(`CPU profiles in ${profileDir}: this build's gateway is process ${servers[1]!.child.pid}, minimal Express ${servers.at(-1)!.child.pid}`);
     for (const server of servers) await measure(server.url + PATH, headers, 1);
 
     const results = new Map(servers.map((server) => [server.name, [] as Array<{ rps: number; p99: number; cpuUs: number }>]));
