@@ -1,6 +1,11 @@
 // A bounded least-recently-used map, weighted (e.g. by bytes), so that the gateway's memory stays
 // bounded however many organizations, objects and keys it has served. It also counts its hits,
 // misses and evictions, which the gateway reports on /metrics (gateway/metrics.ts).
+//
+// The order is nearly exact: a hit on an entry among the newest half of the order leaves it where
+// it is. Moving it (a Map delete and set) is most of a hit's cost, and a request hits several of
+// these caches; an entry in the newest half is still evicted only after at least as many others
+// have been used since, so no entry in use is ever the next to go.
 
 /** What a cache reports of itself (gateway/metrics.ts reads it when /metrics is scraped). */
 export interface CacheStats {
@@ -12,9 +17,18 @@ export interface CacheStats {
   readonly capacity: number;
 }
 
+interface Entry<V> {
+  readonly value: V;
+  readonly weight: number;
+  /** `placements` when it was inserted or last moved to the newest end. */
+  placed: number;
+}
+
 export class LruCache<K, V> implements CacheStats {
-  private readonly entries = new Map<K, { value: V; weight: number }>();
+  private readonly entries = new Map<K, Entry<V>>();
   private total = 0;
+  /** Counts inserts and moves: an entry's `placed` says how far from the newest end it can be. */
+  private placements = 0;
   /** get() calls that found an entry / found none. */
   hits = 0;
   misses = 0;
@@ -42,9 +56,13 @@ export class LruCache<K, V> implements CacheStats {
       return undefined;
     }
     this.hits++;
-    // Map iteration follows insertion order: re-inserting marks the entry most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Map iteration follows insertion order: re-inserting marks the entry most recently used. At
+    // most `placements - placed` entries were placed after it, so under half the map: it stays.
+    if (this.placements - entry.placed >= (this.entries.size + 1) >> 1) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      entry.placed = ++this.placements;
+    }
     return entry.value;
   }
 
@@ -59,7 +77,7 @@ export class LruCache<K, V> implements CacheStats {
     const weight = this.weigh(value, key);
     // Something larger than the whole budget would only evict everything else and then itself.
     if (weight > this.capacity) return;
-    this.entries.set(key, { value, weight });
+    this.entries.set(key, { value, weight, placed: ++this.placements });
     this.total += weight;
     for (const [oldest, entry] of this.entries) {
       if (this.total <= this.capacity) break;

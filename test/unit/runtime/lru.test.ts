@@ -24,6 +24,33 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBe('aa');
   });
 
+  it('keeps an entry that was hit in the newest half where it is, yet never evicts the entry used last (property)', () => {
+    const cache = new LruCache<string, number>(4);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, 1);
+    cache.get('c'); // among the newest two of four: not moved
+    expect([...cache].map(([key]) => key)).toEqual(['a', 'b', 'c', 'd']);
+    cache.get('a'); // the oldest: moved to the newest end
+    expect([...cache].map(([key]) => key)).toEqual(['b', 'c', 'd', 'a']);
+
+    const operation = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), key: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ op: fc.constant('get' as const), key: fc.integer({ min: 0, max: 12 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 8 }), fc.array(operation, { maxLength: 300 }), (capacity, operations) => {
+        const cache = new LruCache<number, number>(capacity);
+        let used: number | undefined;
+        for (const { op, key } of operations) {
+          if (op === 'set') cache.set(key, key);
+          else if (cache.get(key) === undefined) continue;
+          // The key just used survives a set of any other key.
+          if (used !== undefined && used !== key) expect(cache.peek(used)).toBeDefined();
+          used = key;
+        }
+      }),
+    );
+  });
+
   it('replaces a key without counting it twice', () => {
     const cache = new LruCache<string, number>(2);
     cache.set('a', 1);
