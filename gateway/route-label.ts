@@ -30,12 +30,15 @@ export const ROUTE_NAMES: readonly string[] = [...[...API_LABELS.values()].map((
 /** The label of a request path (without its query); allocates nothing. */
 export function routeLabelOf(pathname: string): RouteLabel {
   const below = pathBelowBase(pathname);
-  if (below !== undefined) {
-    const pattern = patternOf(below);
-    return (pattern !== undefined && API_LABELS.get(pattern)) || API_UNMATCHED;
-  }
+  if (below !== undefined) return apiRouteLabelOf(below);
   if (pathname === HEALTHZ.name) return HEALTHZ;
   if (pathname === OPENAPI.name) return OPENAPI;
   if (pathname === DOCS.name || pathname.startsWith('/docs/')) return DOCS;
   return OUTSIDE_UNMATCHED;
+}
+
+/** The label of a path below the API base (pathBelowBase's answer), for the API router, which has it already. */
+export function apiRouteLabelOf(below: string): RouteLabel {
+  const pattern = patternOf(below);
+  return (pattern !== undefined && API_LABELS.get(pattern)) || API_UNMATCHED;
 }

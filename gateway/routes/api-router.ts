@@ -14,6 +14,7 @@ import type { OrganizationResources } from '../organization-resources.ts';
 import { ALLOWED_METHODS, matchRoute, pathBelowBase, type RouteContext } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';
 import { isSnapshotId } from '../../snapshot/layout.ts';
+import { apiRouteLabelOf, type RouteLabel } from '../route-label.ts';
 
 export interface ApiRouterOptions {
   access: AccessControl;
@@ -21,7 +22,7 @@ export interface ApiRouterOptions {
   /** Milliseconds since the epoch: decides timing and registration. */
   clock: () => number;
   /** Notes the request's id, route and start (gateway/observed-request.ts), first thing. */
-  observe: (req: Request, res: Response) => void;
+  observe: (req: Request, res: Response, route: RouteLabel) => void;
 }
 
 export function apiRouter({ access, resources, clock, observe }: ApiRouterOptions): RequestHandler {
@@ -40,7 +41,7 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
   return function serveApi(req, res, next) {
     const path = pathBelowBase(req.path);
     if (path === undefined) return next();
-    observe(req, res);
+    observe(req, res, apiRouteLabelOf(path));
     // Preflight needs no key (docs/design.md "order of checks").
     if (req.method === 'OPTIONS') return answerPreflight(res);
     try {
@@ -62,14 +63,7 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
     let context: RouteContext | undefined;
     try {
       const pin = req.headers[PIN_HEADER];
-      const reading: RouteContext = {
-        resources,
-        organizationId: grant.key.organizationId,
-        query: req.query,
-        now: clock(),
-        pin: pin === undefined ? undefined : pinOf(pin),
-        snapshotId: undefined,
-      };
+      const reading = new RequestReading(req, resources, grant.key.organizationId, clock(), pin === undefined ? undefined : pinOf(pin));
       context = reading;
       const representation = answer(req, path, reading);
       if (representation instanceof Promise) {
@@ -83,6 +77,23 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
     } catch (error) {
       fail(res, next, grant, error, context?.snapshotId);
     }
+  }
+}
+
+/** What a route reads for one request; the query string is parsed only by the routes that read it (GET /events, GET /changes). */
+class RequestReading implements RouteContext {
+  snapshotId: string | undefined = undefined;
+
+  constructor(
+    private readonly req: Request,
+    readonly resources: OrganizationResources,
+    readonly organizationId: string,
+    readonly now: number,
+    readonly pin: string | undefined,
+  ) {}
+
+  get query(): Readonly<Record<string, unknown>> {
+    return this.req.query;
   }
 }
 
