@@ -69,6 +69,8 @@ const PATHS = [
   '/api/integration/v1/organization//',
   '/api/integration/v1//organization',
   '/api/integration/v1x/organization',
+  '/api/integration/v1x',
+  '/apI/integration/V1',
   '/api/integration/v1/events',
   '/api/integration/v1/events/',
   '/api/integration/v1/events//',
