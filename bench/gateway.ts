@@ -14,8 +14,11 @@
 // metrics, as `marquee serve` and `marquee start` run them (every response also carries a
 // request id, which is always on).
 //
-//   node --import tsx bench/gateway.ts [--rounds 5] [--seconds 5] [--profile DIR] [--gateway-flags '…']
+//   node --import tsx bench/gateway.ts [--rounds 5] [--seconds 5] [--only TEXT] [--profile DIR] [--gateway-flags '…']
 //
+// --only TEXT: only the scenarios whose name contains TEXT (e.g. `events`; a pinned read needs its
+// unpinned one, so `/organization` for either), and neither /changes nor the memory phase after
+// them: with --profile, a profile of that request alone.
 // --profile DIR: the embedded gateway and minimal Express run with node's --cpu-prof and write
 // their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
 // summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
@@ -583,7 +586,7 @@ async function main(): Promise<void> {
     measuredAs('second');
     for (const fixture of [soloFixture, bigFixture]) await publishFixture(backends.store, fixture, secondAt);
     const soloProductionKey = await createKey(backends.keys, solo.id);
-    const scenarios: Scenario[] = [
+    const allScenarios: Scenario[] = [
       // Targets: where the gateway was before a regression (80%); the goal: 90% of Express for both.
       {
         name: 'GET /organization',
@@ -611,6 +614,11 @@ async function main(): Promise<void> {
         expressGoal: 0.9,
       },
     ];
+    const only = text('only');
+    const scenarios = allScenarios.filter((scenario) => only === undefined || scenario.name.includes(only));
+    if (scenarios.length === 0) throw new Error(`--only ${only}: no scenario's name contains it (${allScenarios.map(({ name }) => name).join('; ')})`);
+    if (scenarios.some(({ pin }) => pin && !scenarios.some(({ name }) => name === pin.unpinned)))
+      throw new Error(`--only ${only}: a pinned read is measured against its unpinned one, which it leaves out`);
     console.log(`production backends started, the 2 measured organizations published into s3rver in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const configPath = join(dir, 'serve.json');
@@ -639,10 +647,9 @@ async function main(): Promise<void> {
       ['bare', bare],
     ];
     const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
-    verdicts.push(await measureChanges(gateway.url, big.key, bigFirst));
-
+    if (only === undefined) verdicts.push(await measureChanges(gateway.url, big.key, bigFirst));
     await Promise.all(children.splice(0).map((child) => child.stop()));
-    verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
+    if (only === undefined) verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
     // A target missed is a failed run, so that no change can be described as measured while one is
     // (docs/development.md: run it before resolving anything that touches the gateway or its caches).
     const missed = verdicts.filter((verdict) => verdict.includes('NOT met'));
