@@ -47,9 +47,9 @@ function newRequestId(): string {
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) text[at++] = 0x2d;
     let byte = random[used + i]!;
-    if (i === 6)
-      byte = (byte & 0x0f) | 0x40; // version 4
-    else if (i === 8) byte = (byte & 0x3f) | 0x80; // the RFC 9562 variant
+    // The version (4) and the RFC 9562 variant.
+    if (i === 6) byte = (byte & 0x0f) | 0x40;
+    else if (i === 8) byte = (byte & 0x3f) | 0x80;
     text[at++] = HEX[byte >> 4]!;
     text[at++] = HEX[byte & 0x0f]!;
   }
