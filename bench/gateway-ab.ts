@@ -12,25 +12,29 @@
 // CPU profiles of GET /organization alone into DIR when they stop (summarize one with
 // bench/cpu-profile.ts; the run prints which pid is which).
 //
+// --same-headers adds a reference: minimal Express sending the same response as the gateway, headers
+// included (the CORS, rate-limit, request-id and snapshot-id headers the contract asks for, as the
+// gateway's first answer had them), `express+`; the gap to it is the gateway's own work alone.
+//
 // --counted adds a fourth server: this build's gateway with usage per key counted (gateway/usage/),
 // as `marquee serve` wires it with the key file (a file spool in MARQUEE_HOME/usage). bench/gateway.ts's
 // embedded gateway passes no usage outbox, so without it this build's requests are not counted;
 // what counting costs is then `counted` against REV (a build before counting), and against `this`.
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--profile DIR]
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const PATH = '/api/integration/v1/organization';
+const PATH = ORGANIZATION_PATH;
 /** The issue's bound on what counting may cost the hot path: at most 3 % of its throughput. */
 const COUNTED_TARGET = 0.97;
 
@@ -146,46 +150,26 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
-  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--profile DIR]');
+  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
   const counted = args.includes('--counted');
+  const sameHeaders = args.includes('--same-headers');
   const profileDir = option(args, 'profile');
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   console.log(
-    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}`,
+    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}`,
   );
   console.log(`${machine()}\n`);
 
-  const { PlatformFixture } = await import('../test/support/platform-fixture.ts');
-  const { projectOrganization, resourcesOf } = await import('../builder/projection/index.ts');
-  const { publishSnapshot } = await import('../builder/publish.ts');
-  const { FileKeyStore } = await import('../records/keys/file-store.ts');
-  const { DirectoryStore } = await import('../snapshot/stores/directory.ts');
   const dir = await mkdtemp(join(tmpdir(), 'marquee-bench-ab-'));
   const servers: Server[] = [];
   try {
     const earlier = await earlierBuild(rev, dir);
-    const fixture = new PlatformFixture({ id: randomUUID(), name: 'Org', slug: 'org', description: 'A community.' });
-    for (let i = 0; i < 3; i++) fixture.teamMember({ fullName: `Member ${i}`, title: 'Organizer', sortOrder: i });
-    const projected = projectOrganization(fixture.data(), { publicBaseUrl: 'https://events.example' });
-    const store = new DirectoryStore(join(dir, 'snapshots'));
-    const resources = resourcesOf(projected).map(({ path, value }) => ({ path, value }));
-    await publishSnapshot(store, {
-      organizationId: fixture.organization.id,
-      organizationSlug: 'org',
-      state: 'active',
-      resources,
-      slugs: projected.slugs,
-      trigger: 'manual',
-      now: new Date(),
-    });
-    const keys = new FileKeyStore(join(dir, 'keys.json'));
-    const { secret } = await keys.create({ organizationId: fixture.organization.id, label: 'bench', origins: ['https://site.example'] });
-    const headers = { 'x-api-key': secret, origin: 'https://site.example' };
+    const { storeDir, keyFile, headers } = await publishOneOrganization(dir);
 
     const configPath = join(dir, 'serve.json');
-    const config = { storeDir: join(dir, 'snapshots'), keyFile: join(dir, 'keys.json'), bodies: {} as Record<string, { body: string; etag: string }> };
+    const config = { storeDir, keyFile, bodies: {} as Record<string, { body: string; etag: string; headers?: Record<string, string> }> };
     await writeFile(configPath, JSON.stringify(config));
     servers.push(await startServer('earlier', [join(earlier, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
     servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath], profile));
@@ -195,6 +179,13 @@ async function main(): Promise<void> {
     config.bodies[PATH] = { body: await first.text(), etag: first.headers.get('etag') ?? '' };
     await writeFile(configPath, JSON.stringify(config));
     servers.push(await startServer('express', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', configPath], profile));
+    if (sameHeaders) {
+      // What Node writes per connection and per response (Date, keep-alive, the length) it writes for Express too.
+      const response = [...first.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name));
+      const sameConfigPath = join(dir, 'serve-same-headers.json');
+      await writeFile(sameConfigPath, JSON.stringify({ ...config, bodies: { [PATH]: { ...config.bodies[PATH], headers: Object.fromEntries(response) } } }));
+      servers.push(await startServer('express+', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', sameConfigPath]));
+    }
     if (profileDir !== undefined)
       console.log(`CPU profiles in ${profileDir}: this build's gateway is process ${servers[1]!.child.pid}, minimal Express ${servers.at(-1)!.child.pid}`);
     for (const server of servers) await measure(server.url + PATH, headers, 1);
@@ -227,6 +218,12 @@ async function main(): Promise<void> {
     const perRound = (name: string, reference: string) => median(of(name).map((r, i) => r.rps / of(reference)[i]!.rps));
     const cpu = (name: string, reference: string) => median(of(name).map((r) => r.cpuUs)) / median(of(reference).map((r) => r.cpuUs));
     const thisToEarlier = perRound('this', 'earlier');
+    if (sameHeaders) {
+      console.log(
+        `\nexpress+ (minimal Express, the gateway's headers): this build ${(perRound('this', 'express+') * 100).toFixed(1)}% of its requests/s per round (median), ` +
+          `CPU per request ${cpu('this', 'express+').toFixed(3)}×; the gateway's headers cost minimal Express ${((1 - perRound('express+', 'express')) * 100).toFixed(1)}% of its requests/s`,
+      );
+    }
     console.log(
       `\nGET /organization: this build ${(toExpress('this') * 100).toFixed(1)}% of minimal Express, ${rev} ${(toExpress('earlier') * 100).toFixed(1)}%; ` +
         `this / ${rev} per round (median) ${thisToEarlier.toFixed(3)} (target ≥ 0.95: ${thisToEarlier >= 0.95 ? 'met' : 'NOT met'}); CPU per request ${cpu('this', 'earlier').toFixed(3)}×`,

@@ -58,8 +58,11 @@ const PIN_HEADER = 'marquee-snapshot-id';
 interface ServeConfig {
   storeDir: string;
   keyFile: string;
-  /** For the references: request URL → the bytes and tag the gateway answered with. */
-  bodies: Record<string, { body: string; etag: string }>;
+  /**
+   * For the references: request URL → the bytes and tag the gateway answered with, and the
+   * headers minimal Express sends with them when not only its own three (bench/gateway-ab.ts --same-headers).
+   */
+  bodies: Record<string, { body: string; etag: string; headers?: Record<string, string> }>;
 }
 
 type ServerKind = 'gateway' | 'production' | 'express' | 'bare';
@@ -68,7 +71,7 @@ const quiet: Log = { info: () => {}, warn: () => {}, error: (message, fields) =>
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
-  const bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag }]) => [url, { bytes: Buffer.from(body), etag }]));
+  const bodies: Bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag, headers }]) => [url, { bytes: Buffer.from(body), etag, headers }]));
   const port =
     kind === 'gateway'
       ? await embeddedGateway(config)
@@ -148,7 +151,7 @@ async function productionMetrics(): Promise<import('../gateway/metrics.ts').Gate
   return gatewayMetrics(registry);
 }
 
-type Bodies = Map<string, { bytes: Buffer; etag: string }>;
+type Bodies = Map<string, { bytes: Buffer; etag: string; headers?: Record<string, string> }>;
 
 const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
 
@@ -159,7 +162,7 @@ async function expressReference(bodies: Bodies): Promise<number> {
   app.use(function sendFromMemory(req, res, next) {
     const entry = bodies.get(req.url);
     if (!entry) return next();
-    res.set(headersOf(entry.etag));
+    res.set(entry.headers ?? headersOf(entry.etag));
     res.send(entry.bytes);
   });
   return listen(createServer(app));
