@@ -1,7 +1,7 @@
 // Bytes the gateway allocates per request (`npm run bench:allocations`): the garbage a request
 // leaves is what the collector's share of the gateway's time is made of, and a CPU profile does not
-// show who made it. The compiled gateway runs in this process, as bench/gateway.ts's embedded one
-// (the directory store, the key file under a lease, metrics, usage counted); autocannon loads it
+// show who made it. The embedded gateway (bench/embedded-gateway.ts) runs in this process;
+// autocannon loads it
 // from a child; V8's sampling heap profiler, told to keep the objects the collector already freed,
 // samples every allocation meanwhile. Printed: bytes per request, and the functions that
 // allocated them (self, then inclusive). `--reference express` measures minimal Express serving
@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine } from './machine.ts';
-import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { NODE_FLAGS } from './node-flags.ts';
+import { startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 
 const GATEWAY_BENCH = join(dirname(fileURLToPath(import.meta.url)), 'gateway.ts');
@@ -42,33 +43,6 @@ function load(url: string, headers: Record<string, string>, seconds: number): Pr
       code === 0 ? resolve((JSON.parse(out) as { requestsPerSecond: number }).requestsPerSecond * seconds) : reject(new Error(`load generator exited with ${code}`)),
     ),
   );
-}
-
-async function startGateway(storeDir: string, keyFile: string, usageDir: string): Promise<{ url: string; close(): Promise<void> }> {
-  const { collectDefaultMetrics, Registry } = await import('prom-client');
-  const { gatewayMetrics } = (await import(compiled('gateway/metrics.js'))) as typeof import('../gateway/metrics.ts');
-  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
-  const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
-  const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
-  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
-  const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const keys = new FileKeyStore(keyFile);
-  await keys.holdLease();
-  const outOfReach = 1_000_000_000;
-  const gateway = await startGateway({
-    port: 0,
-    host: '127.0.0.1',
-    snapshots: new DirectoryStore(storeDir),
-    keys,
-    rateLimiter: new InMemoryRateLimiter({ limit: outOfReach }),
-    authFailures: new InMemoryRateLimiter({ limit: outOfReach }),
-    usage: fileUsageSpool(usageDir),
-    log: { info: () => {}, warn: () => {}, error: (message) => process.stderr.write(`${message}\n`) },
-    metrics: gatewayMetrics(registry),
-  });
-  return gateway;
 }
 
 /** Minimal Express with one middleware, answering the bytes and headers bench/gateway.ts's reference answers. */
@@ -118,7 +92,7 @@ async function main(): Promise<void> {
   let gateway: { url: string; close(): Promise<void> } | undefined;
   try {
     const { storeDir, keyFile, headers } = await publishOneOrganization(dir);
-    gateway = await startGateway(storeDir, keyFile, join(dir, 'usage'));
+    gateway = await startEmbeddedGateway({ storeDir, keyFile, usageHome: dir });
     let url = gateway.url + ORGANIZATION_PATH;
     if (reference === 'express') {
       // The gateway answers once, for the bytes; then only Express is loaded.

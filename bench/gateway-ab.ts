@@ -16,10 +16,10 @@
 // included (the CORS, rate-limit, request-id and snapshot-id headers the contract asks for, as the
 // gateway's first answer had them), `express+`; the gap to it is the gateway's own work alone.
 //
-// --counted adds a fourth server: this build's gateway with usage per key counted (gateway/usage/),
-// as `marquee serve` wires it with the key file (a file spool in MARQUEE_HOME/usage). bench/gateway.ts's
-// embedded gateway passes no usage outbox, so without it this build's requests are not counted;
-// what counting costs is then `counted` against REV (a build before counting), and against `this`.
+// --counted adds a fourth server, this build's gateway started by this script rather than by REV's
+// bench/gateway.ts, and checks that usage per key was counted (gateway/usage/, a file spool as
+// `marquee serve` has in MARQUEE_HOME/usage): what counting costs is `counted` against a REV from
+// before counting. Both builds' gateways count since 057e1e1, `this` too (bench/embedded-gateway.ts).
 //
 //   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR]
 import { machine } from './machine.ts';
@@ -29,7 +29,8 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { NODE_FLAGS } from './node-flags.ts';
+import { startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -97,37 +98,14 @@ function measure(url: string, headers: Record<string, string>, seconds: number):
 }
 
 /**
- * The `counted` server: bench/gateway.ts' embedded gateway (the compiled product on the directory
- * store and the key file under a lease, limits out of reach, metrics with the process's), plus the
- * usage outbox `marquee serve` gives a gateway on the key file (gateway/access/access-backends.ts):
- * a file spool beside the store, into which every 10 s's counts are moved (no intake takes them).
+ * The `counted` server: this build's embedded gateway (bench/embedded-gateway.ts), which counts usage
+ * per key into a file spool beside the store as `marquee serve` does in MARQUEE_HOME/usage (no intake
+ * takes the batches). Since bench/gateway.ts's embedded gateway counts too, `this` does as well:
+ * `--counted` measures counting against a REV from before it.
  */
 async function countedGateway(configPath: string): Promise<void> {
-  const { collectDefaultMetrics, Registry } = await import('prom-client');
-  const { gatewayMetrics } = (await import(compiled('gateway/metrics.js'))) as typeof import('../gateway/metrics.ts');
-  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
-  const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
-  const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
-  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
-  const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as { storeDir: string; keyFile: string };
-  const keys = new FileKeyStore(config.keyFile);
-  await keys.holdLease();
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const outOfReach = 1_000_000_000;
-  const gateway = await startGateway({
-    port: 0,
-    host: '127.0.0.1',
-    snapshots: new DirectoryStore(config.storeDir),
-    keys,
-    rateLimiter: new InMemoryRateLimiter({ limit: outOfReach }),
-    authFailures: new InMemoryRateLimiter({ limit: outOfReach }),
-    log: { info: () => {}, warn: (message) => process.stderr.write(`${message}\n`), error: (message) => process.stderr.write(`${message}\n`) },
-    metrics: gatewayMetrics(registry),
-    usage: fileUsageSpool(dirname(config.storeDir)),
-    limits: { pinWindowMs: 3_600_000 },
-  });
+  const gateway = await startEmbeddedGateway({ storeDir: config.storeDir, keyFile: config.keyFile, usageHome: dirname(config.storeDir) });
   process.once('SIGTERM', () => process.exit(0));
   process.stdout.write(`${JSON.stringify({ port: gateway.port })}\n`);
 }

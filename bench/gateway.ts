@@ -33,12 +33,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileKeyStore } from '../records/keys/file-store.ts';
 import type { KeyStore } from '../records/keys/key-store.ts';
-import type { Log } from '../runtime/log.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
 import { memoryOf } from './process-memory.ts';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
@@ -46,10 +46,6 @@ const CONNECTIONS = 32;
 const SELF = fileURLToPath(import.meta.url);
 /** The production gateway's store: s3://<bucket>/PREFIX, read through `${cdn}/<bucket>/PREFIX`. */
 const PREFIX = 'bench';
-/** Checked on every request like in production, but out of the benchmark's reach. */
-const UNREACHABLE_LIMIT = 1_000_000_000;
-/** Longer than the whole run, so that the pinned scenario's earlier snapshot stays readable throughout. */
-const PIN_WINDOW_MS = 3_600_000;
 const PIN_HEADER = 'marquee-snapshot-id';
 
 // ---------------------------------------------------------------------------------------------
@@ -67,8 +63,6 @@ interface ServeConfig {
 
 type ServerKind = 'gateway' | 'production' | 'express' | 'bare';
 
-const quiet: Log = { info: () => {}, warn: () => {}, error: (message, fields) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
-
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
   const bodies: Bodies = new Map(Object.entries(config.bodies).map(([url, { body, etag, headers }]) => [url, { bytes: Buffer.from(body), etag, headers }]));
@@ -85,30 +79,9 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
   process.stdout.write(`${JSON.stringify({ port })}\n`);
 }
 
-/** The compiled product, as bin/marquee runs it, on a directory store and a key file. */
+/** The embedded gateway (bench/embedded-gateway.ts), counting usage beside the key file as `serve` does in MARQUEE_HOME. */
 async function embeddedGateway(config: ServeConfig): Promise<number> {
-  const { InMemoryRateLimiter } = (await import(compiled('gateway/access/in-memory-rate-limiter.js'))) as typeof import('../gateway/access/in-memory-rate-limiter.ts');
-  const { FileKeyStore } = (await import(compiled('records/keys/file-store.js'))) as typeof import('../records/keys/file-store.ts');
-  const { startGateway } = (await import(compiled('gateway/server.js'))) as typeof import('../gateway/server.ts');
-  const { DirectoryStore } = (await import(compiled('snapshot/stores/directory.js'))) as typeof import('../snapshot/stores/directory.ts');
-  const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
-  // Under a lease, as `serve` holds it (gateway/access/access-backends.ts).
-  const keys = new FileKeyStore(config.keyFile);
-  await keys.holdLease();
-  const gateway = await startGateway({
-    port: 0,
-    host: '127.0.0.1',
-    snapshots: new DirectoryStore(config.storeDir),
-    keys,
-    rateLimiter: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
-    authFailures: new InMemoryRateLimiter({ limit: UNREACHABLE_LIMIT }),
-    // Usage per key counted and moved beside the key file, as `serve` does in MARQUEE_HOME.
-    usage: fileUsageSpool(dirname(config.keyFile)),
-    log: quiet,
-    metrics: await productionMetrics(),
-    limits: { pinWindowMs: PIN_WINDOW_MS },
-  });
-  return gateway.port;
+  return (await startEmbeddedGateway({ storeDir: config.storeDir, keyFile: config.keyFile, usageHome: dirname(config.keyFile) })).port;
 }
 
 /**
@@ -140,15 +113,6 @@ async function productionGateway(): Promise<number> {
     limits: { pinWindowMs: PIN_WINDOW_MS },
   });
   return gateway.port;
-}
-
-/** The gateway's metrics in a registry of their own with the default process metrics, as production has them. */
-async function productionMetrics(): Promise<import('../gateway/metrics.ts').GatewayMetrics> {
-  const { collectDefaultMetrics, Registry } = await import('prom-client');
-  const { gatewayMetrics } = (await import(compiled('gateway/metrics.js'))) as typeof import('../gateway/metrics.ts');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return gatewayMetrics(registry);
 }
 
 type Bodies = Map<string, { bytes: Buffer; etag: string; headers?: Record<string, string> }>;
