@@ -20,8 +20,8 @@ import type { UsageGranularity, UsageRangeRequest } from './usage-admin.ts';
 
 export const ADMIN_API_BASE = '/admin/v1';
 
-/** Where the inclusion proof of an organization's snapshot is: the route `getSnapshotInclusion` below. */
-const inclusionPath = (idOrSlug: string, snapshotId: string) =>
+/** Where the inclusion proof of an organization's snapshot is: the route `getSnapshotInclusion` below (the console's as-of page links it too). */
+export const inclusionPath = (idOrSlug: string, snapshotId: string) =>
   `${ADMIN_API_BASE}/organizations/${encodeURIComponent(idOrSlug)}/snapshots/${encodeURIComponent(snapshotId)}/inclusion`;
 
 /**
@@ -383,7 +383,7 @@ const ROUTES = [
     role: 'auditor',
     tag: 'Snapshots',
     summary:
-      'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag, and a Link (rel related) to the inclusion proof of that snapshot’s manifest. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify',
+      'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag, and a Link (rel related) to the inclusion proof of that snapshot’s manifest. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify, or an object the answer needs is missing or altered',
     query: query({ at: text('an ISO 8601 instant with a zone'), path: text('below /api/integration/v1, e.g. /events?timing=past') }, ['at', 'path']),
     status: 200,
     response: { description: 'The resource as the gateway served it then.' },

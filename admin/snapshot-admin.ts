@@ -9,7 +9,7 @@ import { type AnsweringManifest, type InclusionSources, inclusionSources, type M
 import { OperatorError } from '../runtime/errors.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
 import { isSnapshotId, manifestKey } from '../snapshot/layout.ts';
-import { listSnapshotIds, readPointer } from '../snapshot/reader.ts';
+import { listSnapshotIds, readPointer, SnapshotIntegrityError } from '../snapshot/reader.ts';
 import { currentAt, listStateMarks } from '../snapshot/state-records.ts';
 import type { AnswerAsOf, AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -41,6 +41,12 @@ export interface SnapshotOperations {
 /** The admin API's inclusion answer: the manifest it proves, and the members `show --evidence` prints beside it. */
 type SnapshotInclusion = AnsweringManifest & ManifestInclusion;
 
+/** Where an organization's history breaks, as verify says it (after `lead`); '' when it does not. */
+function breakOf(verification: OrganizationVerification, lead: string): string {
+  const found = verification.break;
+  return found ? `${lead}the history breaks at ${found.snapshotId} (${found.kind}): ${found.detail}` : '';
+}
+
 /** An answer refused because the history it would come from does not verify; the message names the break. */
 export class HistoryBreakError extends OperatorError {
   override name = 'HistoryBreakError';
@@ -64,15 +70,17 @@ export function snapshotOperations(
     diff: async (organization, from, to) => diffSnapshots(store, await organizationId(organization), from, to),
     asOf: async (organization, at, path) => {
       const orgId = await organizationId(organization);
-      const answer = await answerAsOf(store, orgId, at, path);
+      const answer = await answerAsOf(store, orgId, at, path).catch(async (error: unknown) => {
+        // An object the answer needs is missing or not what its hash says: a break too, named as verify names it.
+        if (!(error instanceof SnapshotIntegrityError)) throw error;
+        const verification = await verifyOrganization(store, orgId);
+        throw new HistoryBreakError(`${path} of organization ${orgId} at ${at.toISOString()} cannot be answered: ${error.message}${breakOf(verification, '; ')}`);
+      });
       if (answer.snapshotId === null) return answer;
       const verification = await verifyOrganization(store, orgId);
       if (!trustsSnapshot(verification, answer.snapshotId)) {
-        const cause = verification.break
-          ? `the history breaks at ${verification.break.snapshotId} (${verification.break.kind}): ${verification.break.detail}`
-          : 'it is not on the verified chain';
         throw new HistoryBreakError(
-          `snapshot ${answer.snapshotId} of organization ${orgId}, current at ${at.toISOString()}, does not verify, so it is not answered from: ${cause}`,
+          `snapshot ${answer.snapshotId} of organization ${orgId}, current at ${at.toISOString()}, does not verify, so it is not answered from: ${breakOf(verification, '') || 'it is not on the verified chain'}`,
         );
       }
       return answer;

@@ -1,6 +1,8 @@
 // The auditors' pages of organizations: the list with each one's current snapshot and last
 // build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
 import { parseZonedInstant } from '../../runtime/instant.ts';
+import type { AnsweringManifest, ManifestInclusion } from '../../records/publication-log/answer-inclusion.ts';
+import { inclusionPath } from '../api-routes.ts';
 import type { OrganizationOverview } from '../organization-admin.ts';
 import type { AdminServices } from '../services.ts';
 import { type ConsoleRoute, page } from './console-routes.ts';
@@ -64,10 +66,21 @@ export function organizationPages({ services, pages, now }: { services: AdminSer
       const at = parseZonedInstant(values.at);
       if (at === undefined) return show({ error: `${values.at} is not an ISO 8601 instant with a zone` }, 400);
       const answer = await services.snapshots.asOf(values.organization, at, values.path);
-      // The evidence behind the answer, and what changed since: the snapshot then against the current one.
-      show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2), snapshotId: answer.snapshotId, ...answer.evidence } });
+      // The evidence behind the answer, and what changed since: the snapshot then against the current
+      // one; and where its manifest is in the publication log, with the proof as the admin API answers it.
+      const inclusion = answer.snapshotId === null ? undefined : inclusionLine(values.organization, await services.snapshots.inclusion(values.organization, answer.snapshotId));
+      show({ answer: { status: answer.status, body: JSON.stringify(answer.body, null, 2), snapshotId: answer.snapshotId, ...answer.evidence }, inclusion });
     }),
   ];
+}
+
+/** The as-of page's publication-log line: the leaf and the checkpoint's size its proof is of, and the proof's address; or why there is none. */
+function inclusionLine(
+  organization: string,
+  { snapshotId, ...found }: AnsweringManifest & ManifestInclusion,
+): { leaf: number; treeSize: number; href: string } | { reason: string } {
+  if (found.inclusion === null) return { reason: found.inclusionReason };
+  return { leaf: found.inclusion.proof.leafIndex, treeSize: found.inclusion.proof.treeSize, href: inclusionPath(organization, snapshotId) };
 }
 
 function queryText(value: unknown): string {

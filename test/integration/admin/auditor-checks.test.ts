@@ -211,6 +211,25 @@ describe('an auditor credential', () => {
     }
   });
 
+  it("shows an as-of answer's place in the publication log on the console, linking the proof the admin API answers the auditor", async () => {
+    // After the test above, which waited for a checkpoint covering nordic-dev's manifest.
+    const basic = `Basic ${Buffer.from(`ada:${auditor}`).toString('base64')}`;
+    const page = await globalThis.fetch(`${admin}/as-of?organization=nordic-dev&at=${encodeURIComponent(new Date().toISOString())}&path=%2Forganization`, {
+      headers: { Authorization: basic },
+    });
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    const line = /<dt>Publication log<\/dt><dd>leaf (\d+) of the checkpoint of (\d+) leaves \(<a href="([^"]+)">inclusion proof<\/a>/.exec(html);
+    expect(line, html).not.toBeNull();
+    const [, leaf, treeSize, href] = line!;
+    expect(Number(leaf)).toBeLessThan(Number(treeSize));
+    const snapshotId = /<dt>Snapshot<\/dt><dd><code>([^<]+)<\/code>/.exec(html)![1]!;
+    expect(href).toBe(`${ADMIN_API_BASE}/organizations/nordic-dev/snapshots/${snapshotId}/inclusion`);
+    // The link works from the auditor's browser, on the credentials the console asked for.
+    const proof = await globalThis.fetch(`${admin}${href}`, { headers: { Authorization: basic } });
+    expect(proof.status).toBe(200);
+    expect(((await proof.json()) as SnapshotInclusion).inclusion?.proof.leafIndex).toBe(Number(leaf));
+  });
   it('runs a verification of every organization as a job, recorded in the trail, one at a time', async () => {
     const started = await call('POST', '/verifications');
     expect(started.status).toBe(202);
@@ -268,6 +287,15 @@ describe('the console, for an auditor', () => {
     expect(verdict.status).toBe(200);
     expect(verdict.html).toContain('the audit trail holds together');
     expect((await open('/audit-log?since=1h&until=2h')).status).toBe(400);
+  });
+
+  it('refuses an as-of answer that needs the removed object, naming it and the break, instead of failing the page', async () => {
+    const page = await open(`/as-of?organization=nordic-dev&at=${encodeURIComponent(new Date().toISOString())}&path=%2Forganization`);
+    expect(page.status, page.html).toBe(409);
+    expect(page.html).toContain('History does not verify');
+    expect(page.html).toMatch(
+      /\/organization of organization [0-9a-f-]{36} at \S+ cannot be answered: object [0-9a-f]{64} of organization [0-9a-f-]{36} is missing; the history breaks at \S+ \(object-missing\)/,
+    );
   });
 
   it('starts a verification of every organization from the Verifications page and shows its result', async () => {

@@ -103,6 +103,7 @@ describe('pages', () => {
     const html = await answer.text();
     expect(html).toContain('&quot;path&quot;: &quot;/team&quot;');
     expect(html).toContain('Nordic Developer Community');
+    expect(html).toContain('<dt>Publication log</dt><dd>no inclusion proof: no checkpoint covers it yet (the fakes keep no log)</dd>');
     expect((await get('/keys/key_none/revoke')).status).toBe(404);
   });
 
