@@ -19,6 +19,7 @@
 // builders do the same idempotent writes; the marker's claim keeps two from refilling at once.
 import { randomUUID } from 'node:crypto';
 import type { Log } from '../../runtime/log.ts';
+import { PeriodicRounds } from '../../runtime/periodic-rounds.ts';
 import type { RedisKeyStore } from './redis-key-store.ts';
 import type { PostgresKeyStore } from './postgres-key-store.ts';
 
@@ -46,9 +47,7 @@ export interface SyncResult {
 
 export class KeyKeeper {
   private readonly log: Log;
-  private readonly intervalMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly rounds: PeriodicRounds<SyncResult | undefined>;
   private failing = false;
 
   constructor(
@@ -57,29 +56,21 @@ export class KeyKeeper {
     options: KeyKeeperOptions,
   ) {
     this.log = options.log;
-    this.intervalMs = options.intervalMs ?? 1_000;
+    this.rounds = new PeriodicRounds(() => this.syncOnce(), options.intervalMs ?? 1_000);
   }
 
   /** Syncs now and then every interval, until `stop`. */
   start(): void {
-    const tick = (): void => {
-      this.timer = setTimeout(() => void this.sync().finally(tick), this.intervalMs);
-      this.timer.unref();
-    };
-    void this.sync().finally(tick);
+    this.rounds.start();
   }
 
   /** One sync, after any in progress; failures are logged once per outage and retried at the next tick. */
   sync(): Promise<SyncResult | undefined> {
-    const next = this.running.then(() => this.syncOnce());
-    this.running = next;
-    return next;
+    return this.rounds.now();
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.rounds.stop();
   }
 
   private async syncOnce(): Promise<SyncResult | undefined> {

@@ -4,6 +4,7 @@
 // counted, which lets their gateways forget them. Hourly, it prunes what is older than
 // USAGE_RETENTION_DAYS. Every builder runs one; two taking the same batch count it once.
 import type { Log } from '../../runtime/log.ts';
+import { PeriodicRounds } from '../../runtime/periodic-rounds.ts';
 import type { SqlClient } from '../database/sql.ts';
 import { decodeBatch, HOUR_MS, type UsageBatch } from './usage-batch.ts';
 import type { UsageInbox } from './usage-spool.ts';
@@ -34,10 +35,8 @@ export interface IntakeRound {
 
 export class UsageIntake {
   private readonly log: Log;
-  private readonly intervalMs: number;
   private readonly clock: () => number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly rounds: PeriodicRounds<IntakeRound | undefined>;
   private failing = false;
   private prunedAt = Number.NEGATIVE_INFINITY;
 
@@ -47,31 +46,24 @@ export class UsageIntake {
     private readonly options: UsageIntakeOptions,
   ) {
     this.log = options.log;
-    this.intervalMs = options.intervalMs ?? 2_000;
     this.clock = options.clock ?? Date.now;
+    this.rounds = new PeriodicRounds(() => this.roundOnce(), options.intervalMs ?? 2_000);
   }
 
   /** A round now and then every interval, until `stop`. */
   start(): void {
-    const tick = (): void => {
-      this.timer = setTimeout(() => void this.round().finally(tick), this.intervalMs);
-      this.timer.unref();
-    };
-    void this.round().finally(tick);
+    this.rounds.start();
   }
 
   /** One round, after any in progress; a failure is logged once per outage and the batches wait for the next. */
   round(): Promise<IntakeRound | undefined> {
-    const next = this.running.then(() => this.roundOnce());
-    this.running = next;
-    return next;
+    return this.rounds.now();
   }
 
   /** Stops the rounds, after one last (what gateways moved while the builder stops is not left for an hour). */
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.round();
+    await this.rounds.stop();
+    await this.rounds.now();
   }
 
   private async roundOnce(): Promise<IntakeRound | undefined> {
