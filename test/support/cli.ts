@@ -19,6 +19,13 @@ export function marquee(args: string[], env: Record<string, string>): Promise<Cl
   });
 }
 
+/** A new admin credential's secret, made as an operator makes one (`marquee admins create --json`), for a test to sign in with. */
+export async function adminSecret(env: Record<string, string>, name: string, role: string): Promise<string> {
+  const created = await marquee(['admins', 'create', '--name', name, '--role', role, '--json'], env);
+  if (created.code !== 0) throw new Error(`marquee admins create --name ${name} --role ${role} exited ${created.code}: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { secret: string }).secret;
+}
+
 /** Output kept for error messages: the end of what the process printed. */
 const OUTPUT_KEPT = 64 * 1024;
 const STOP_TIMEOUT_MS = 10_000;

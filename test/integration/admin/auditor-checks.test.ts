@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_API_BASE } from '../../../admin/api-routes.ts';
 import { manifestKey } from '../../../snapshot/layout.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { adminSecret, marquee, marqueeProcess } from '../../support/cli.ts';
 import { until } from '../../support/until.ts';
 
 const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
@@ -51,9 +51,7 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-auditor-checks-'));
   start = await marqueeProcess(['start'], { ...env(), PORT: '0', ADMIN_PORT: '0', BUILD_SCHEDULE: '0 0 1 1 *' }, /console: (http:\/\/\S+)\/ \(/);
   admin = start.match[1]!;
-  const created = await marquee(['admins', 'create', '--name', 'ada', '--role', 'auditor', '--json'], env());
-  expect(created.code, created.stderr).toBe(0);
-  auditor = (JSON.parse(created.stdout) as { secret: string }).secret;
+  auditor = await adminSecret(env(), 'ada', 'auditor');
 }, 180_000);
 
 afterAll(async () => {

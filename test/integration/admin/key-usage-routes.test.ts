@@ -13,7 +13,7 @@ import { ADMIN_ROLES } from '../../../records/actor.ts';
 import { HOUR_MS } from '../../../records/usage/usage-batch.ts';
 import type { UsageReport } from '../../../records/usage/usage-report.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { adminSecret, marquee, marqueeProcess } from '../../support/cli.ts';
 import { until } from '../../support/until.ts';
 
 type Process = Awaited<ReturnType<typeof marqueeProcess>>;
@@ -52,12 +52,6 @@ async function readJson<T>(path: string, secret?: string): Promise<T> {
   return (await answer.json()) as T;
 }
 
-async function createCredential(name: string, role: string): Promise<string> {
-  const created = await marquee(['admins', 'create', '--name', name, '--role', role, '--json'], env());
-  expect(created.code, created.stderr).toBe(0);
-  return (JSON.parse(created.stdout) as { secret: string }).secret;
-}
-
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-key-usage-routes-'));
   start = await marqueeProcess(
@@ -68,8 +62,8 @@ beforeAll(async () => {
   admin = start.match[1]!;
   gateway = /gateway listening on (http:\/\/\S+)/.exec(start.output())![1]!;
   token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();
-  credentials.auditor = await createCredential('ada', 'auditor');
-  credentials.operator = await createCredential('otto', 'operator');
+  credentials.auditor = await adminSecret(env(), 'ada', 'auditor');
+  credentials.operator = await adminSecret(env(), 'otto', 'operator');
   const created = await fetch(`${admin}${ADMIN_API_BASE}/keys`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
@@ -214,7 +208,7 @@ describe('security', () => {
   });
 
   it('refuses a revoked credential from the next request on', async () => {
-    const brief = await createCredential('brief', 'auditor');
+    const brief = await adminSecret(env(), 'brief', 'auditor');
     expect((await read(`/keys/${key.id}/usage`, brief)).status).toBe(200);
     expect((await marquee(['admins', 'revoke', 'brief'], env())).code).toBe(0);
     expect((await read(`/keys/${key.id}/usage`, brief)).status).toBe(401);

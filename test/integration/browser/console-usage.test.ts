@@ -17,7 +17,7 @@ import { openPostgres } from '../../../records/database/postgres.ts';
 import { HOUR_MS, hourOf, type RefusedOriginCount, type RequestCount } from '../../../records/usage/usage-batch.ts';
 import { countBatches } from '../../../records/usage/usage-store.ts';
 import { launchChromium } from '../../support/chromium.ts';
-import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { adminSecret, marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
 const SCREENSHOT = '.test-output/console-key-usage.png';
@@ -72,9 +72,7 @@ beforeAll(async () => {
   start = await marqueeProcess(['start'], { ...env, PORT: '0', ADMIN_PORT: '0', BUILD_SCHEDULE: '0 0 1 1 *' }, /console: (http:\/\/\S+?)\/? /);
   consoleUrl = start.match[1]!;
   const token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();
-  const created = await marquee(['admins', 'create', '--name', 'ada', '--role', 'auditor', '--json'], env);
-  expect(created.code, created.stderr).toBe(0);
-  auditor = { username: 'ada', password: (JSON.parse(created.stdout) as { secret: string }).secret };
+  auditor = { username: 'ada', password: await adminSecret(env, 'ada', 'auditor') };
   const key = await fetch(`${consoleUrl}${ADMIN_API_BASE}/keys`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },

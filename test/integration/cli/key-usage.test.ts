@@ -18,7 +18,7 @@ import { HOUR_MS } from '../../../records/usage/usage-batch.ts';
 import type { UsageReport } from '../../../records/usage/usage-report.ts';
 import { countBatches } from '../../../records/usage/usage-store.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
-import { type CliRun, marquee, marqueeProcess } from '../../support/cli.ts';
+import { adminSecret, type CliRun, marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
 type Process = Awaited<ReturnType<typeof marqueeProcess>>;
@@ -90,7 +90,7 @@ beforeAll(async () => {
   gateway = /gateway listening on (http:\/\/\S+)/.exec(start.output())![1]!;
   const secret = /demo key for nordic-dev: (mqk_\w+)/.exec(start.output())![1]!;
   demo = { id: (await cliJson<{ id: string }>(['keys', 'find', '--secret', secret])).id, secret };
-  auditor = (await cliJson<{ secret: string }>(['admins', 'create', '--name', 'ursula', '--role', 'auditor'])).secret;
+  auditor = await adminSecret(env(), 'ursula', 'auditor');
 }, 180_000);
 
 afterAll(async () => {
