@@ -16,7 +16,7 @@ import { outcomeStyles } from '../../../admin/console/usage-chart.ts';
 import { openPostgres } from '../../../records/database/postgres.ts';
 import { HOUR_MS, hourOf, type RefusedOriginCount, type RequestCount } from '../../../records/usage/usage-batch.ts';
 import { countBatches } from '../../../records/usage/usage-store.ts';
-import { launchChromium } from '../../support/chromium.ts';
+import { launchChromium, watchPage } from '../../support/chromium.ts';
 import { adminSecret, marquee, marqueeProcess } from '../../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
@@ -100,15 +100,7 @@ describe("a key's usage page in Chromium", () => {
   it('draws the chart with its bars in their colours, loads nothing from elsewhere, breaks no policy, and is the screenshot in docs/', async () => {
     const context = await browser.newContext({ httpCredentials: auditor, viewport: { width: 1280, height: 900 } });
     const page: Page = await context.newPage();
-    const requested: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.addInitScript(() => {
-      const violations: string[] = [];
-      (window as unknown as { violations: string[] }).violations = violations;
-      document.addEventListener('securitypolicyviolation', (event) => violations.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
+    const { requested, errors, violations } = await watchPage(page);
     try {
       const answer = await page.goto(`${consoleUrl}/keys/${keyId}/usage`);
       expect(answer?.status()).toBe(200);
@@ -133,7 +125,7 @@ describe("a key's usage page in Chromium", () => {
       expect((await rows(page, 'Origin')).map((cells) => cells[0])).toEqual(['https://staging.nordic.example', 'others']);
       expect(requested.length).toBeGreaterThan(0);
       expect(requested.filter((url) => !url.startsWith(`${new URL(consoleUrl).origin}/`))).toEqual([]);
-      expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).toEqual([]);
+      expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
 
       mkdirSync('.test-output', { recursive: true });

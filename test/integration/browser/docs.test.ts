@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../support/chromium.ts';
+import { launchChromium, watchPage } from '../../support/chromium.ts';
 import { startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 
 const SCREENSHOT = '.test-output/docs.png';
@@ -38,16 +38,7 @@ afterAll(async () => {
 describe('GET /docs in Chromium', () => {
   it('lists all ten operations, loads nothing from elsewhere, breaks no policy, and is not blank', async () => {
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const requested: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (request) => requested.push(request.url()));
-    page.on('pageerror', (error) => errors.push(error.message));
-    // Runs before the page's own scripts, outside its policy: records what the policy refused.
-    await page.addInitScript(() => {
-      const violations: string[] = [];
-      (window as unknown as { violations: string[] }).violations = violations;
-      document.addEventListener('securitypolicyviolation', (event) => violations.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
+    const { requested, errors, violations } = await watchPage(page);
     try {
       await page.goto(`${harness.origin}/docs`);
       await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, OPERATIONS.length, { timeout: 30_000 });
@@ -71,7 +62,7 @@ describe('GET /docs in Chromium', () => {
 
       expect(requested.filter((url) => !url.startsWith(`${harness.origin}/`))).toEqual([]);
       expect(requested).toContain(`${harness.origin}/openapi.json`);
-      expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).toEqual([]);
+      expect(await violations()).toEqual([]);
       expect(errors).toEqual([]);
 
       mkdirSync('.test-output', { recursive: true });
