@@ -2,10 +2,9 @@
 // bounded however many organizations, objects and keys it has served. It also counts its hits,
 // misses and evictions, which the gateway reports on /metrics (gateway/metrics.ts).
 //
-// The order is nearly exact: a hit on an entry among the newest half of the order leaves it where
-// it is. Moving it (a Map delete and set) is most of a hit's cost, and a request hits several of
-// these caches; an entry in the newest half is still evicted only after at least as many others
-// have been used since, so no entry in use is ever the next to go.
+// A hit on the entry used last leaves the order as it is: moving an entry (a Map delete and set)
+// is most of a hit's cost, and a gateway request hits several of these caches, mostly on the entry
+// its previous request used.
 
 /** What a cache reports of itself (gateway/metrics.ts reads it when /metrics is scraped). */
 export interface CacheStats {
@@ -20,15 +19,16 @@ export interface CacheStats {
 interface Entry<V> {
   readonly value: V;
   readonly weight: number;
-  /** `placements` when it was inserted or last moved to the newest end. */
-  placed: number;
 }
+
+/** No entry is known to be the most recently used one. */
+const NONE = Symbol('none');
 
 export class LruCache<K, V> implements CacheStats {
   private readonly entries = new Map<K, Entry<V>>();
   private total = 0;
-  /** Counts inserts and moves: an entry's `placed` says how far from the newest end it can be. */
-  private placements = 0;
+  /** The key at the newest end of the order, when known. */
+  private newest: K | typeof NONE = NONE;
   /** get() calls that found an entry / found none. */
   hits = 0;
   misses = 0;
@@ -56,12 +56,11 @@ export class LruCache<K, V> implements CacheStats {
       return undefined;
     }
     this.hits++;
-    // Map iteration follows insertion order: re-inserting marks the entry most recently used. At
-    // most `placements - placed` entries were placed after it, so under half the map: it stays.
-    if (this.placements - entry.placed >= (this.entries.size + 1) >> 1) {
+    // Map iteration follows insertion order: re-inserting marks the entry most recently used.
+    if (key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, entry);
-      entry.placed = ++this.placements;
+      this.newest = key;
     }
     return entry.value;
   }
@@ -77,7 +76,8 @@ export class LruCache<K, V> implements CacheStats {
     const weight = this.weigh(value, key);
     // Something larger than the whole budget would only evict everything else and then itself.
     if (weight > this.capacity) return;
-    this.entries.set(key, { value, weight, placed: ++this.placements });
+    this.entries.set(key, { value, weight });
+    this.newest = key;
     this.total += weight;
     for (const [oldest, entry] of this.entries) {
       if (this.total <= this.capacity) break;
@@ -92,6 +92,7 @@ export class LruCache<K, V> implements CacheStats {
     if (!entry) return;
     this.entries.delete(key);
     this.total -= entry.weight;
+    if (key === this.newest) this.newest = NONE;
   }
 
   /** Least recently used first. Deleting the entry just visited is allowed. */

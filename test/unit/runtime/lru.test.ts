@@ -24,13 +24,16 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBe('aa');
   });
 
-  it('keeps an entry that was hit in the newest half where it is, yet never evicts the entry used last (property)', () => {
+  it('moves an entry hit to the newest end, leaves the order alone for the one used last, and never evicts that one (property)', () => {
     const cache = new LruCache<string, number>(4);
     for (const key of ['a', 'b', 'c', 'd']) cache.set(key, 1);
-    cache.get('c'); // among the newest two of four: not moved
-    expect([...cache].map(([key]) => key)).toEqual(['a', 'b', 'c', 'd']);
-    cache.get('a'); // the oldest: moved to the newest end
-    expect([...cache].map(([key]) => key)).toEqual(['b', 'c', 'd', 'a']);
+    cache.get('c');
+    expect([...cache].map(([key]) => key)).toEqual(['a', 'b', 'd', 'c']);
+    cache.get('c'); // used last already: nothing moves
+    expect([...cache].map(([key]) => key)).toEqual(['a', 'b', 'd', 'c']);
+    cache.delete('c');
+    cache.get('a');
+    expect([...cache].map(([key]) => key)).toEqual(['b', 'd', 'a']);
 
     const operation = fc.oneof(
       fc.record({ op: fc.constant('set' as const), key: fc.integer({ min: 0, max: 12 }) }),
