@@ -25,6 +25,7 @@
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpuMicrosecondsOf } from './process-usage.ts';
 import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -79,12 +80,6 @@ function stopped(server: Server): Promise<void> {
     server.child.once('exit', () => resolve());
     server.child.kill();
   });
-}
-
-/** User + system CPU time of a process, in clock ticks (1/100 s on Linux). */
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
 }
 
 function measure(url: string, headers: Record<string, string>, seconds: number): Promise<{ requestsPerSecond: number; p99: number; errors: number }> {
@@ -165,17 +160,19 @@ async function main(): Promise<void> {
       servers.push(await startServer('express+', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', sameConfigPath]));
     }
     if (profileDir !== undefined)
-      console.log(`CPU profiles in ${profileDir}: this build's gateway is process ${servers[1]!.child.pid}, minimal Express ${servers.at(-1)!.child.pid}`);
+      console.log(
+        `CPU profiles in ${profileDir}: this build's gateway is process ${servers[1]!.child.pid}, minimal Express ${servers.find(({ name }) => name === 'express')!.child.pid}`,
+      );
     for (const server of servers) await measure(server.url + PATH, headers, 1);
 
     const results = new Map(servers.map((server) => [server.name, [] as Array<{ rps: number; p99: number; cpuUs: number }>]));
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < servers.length; i++) {
         const server = servers[(i + round) % servers.length]!;
-        const before = cpuTicks(server.child.pid!);
+        const before = cpuMicrosecondsOf(server.child.pid!);
         const measured = await measure(server.url + PATH, headers, seconds);
         if (measured.errors > 0) throw new Error(`${server.name}: ${measured.errors} answers were not 200`);
-        const cpuUs = ((cpuTicks(server.child.pid!) - before) * 10_000) / (measured.requestsPerSecond * seconds);
+        const cpuUs = (cpuMicrosecondsOf(server.child.pid!) - before) / (measured.requestsPerSecond * seconds);
         results.get(server.name)!.push({ rps: measured.requestsPerSecond, p99: measured.p99, cpuUs });
         console.log(
           `round ${round + 1}  ${server.name.padEnd(8)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${measured.p99} ms  ${cpuUs.toFixed(1)} µs CPU/request`,

@@ -11,7 +11,7 @@
 import { Pool } from 'undici';
 import { openRedisKeyStore } from '../gateway/access/redis-access.ts';
 import { marqueeProcess } from '../test/support/cli.ts';
-import { memoryOf } from './process-memory.ts';
+import { memoryOf } from './process-usage.ts';
 
 /** Requests in flight to a gateway at once. */
 const GATEWAY_CONCURRENCY = 8;

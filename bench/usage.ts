@@ -58,7 +58,7 @@ import { startRedis } from '../test/support/redis.ts';
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
 import { type MeasuredBuild, measuredBuild } from './measured-build.ts';
-import { memoryOf } from './process-memory.ts';
+import { memoryOf } from './process-usage.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
 const KEYS = Number(process.env.BENCH_USAGE_KEYS ?? 100_000);

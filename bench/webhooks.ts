@@ -21,7 +21,7 @@ import { WebhookStore } from '../builder/webhooks/webhook-store.ts';
 import { startProductionWorld } from '../test/support/production.ts';
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
-import { memoryOf } from './process-memory.ts';
+import { memoryOf } from './process-usage.ts';
 import { generateSyntheticPlatform } from './synthetic-platform.ts';
 
 const CHANGES = 50;
