@@ -3,6 +3,7 @@
 // (bin/); this only listens and waits for readiness.
 import { createServer } from 'node:http';
 import { listenHttp } from '../runtime/http-server.ts';
+import { messageClassesOf } from '../runtime/express-messages.ts';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
 import type { HealthReport } from '../runtime/health.ts';
@@ -39,6 +40,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs),
       // Checked by rejectMissingHost instead, so the 400 is the API's problem+json, not Node's bare one.
       requireHostHeader: false,
+      // With Express's prototypes from the start (runtime/express-messages.ts).
+      ...messageClassesOf(gateway.app),
     },
     (req, res) => {
       if (!rejectMissingHost(req, res, options.metrics)) gateway.app(req, res);
