@@ -1,6 +1,7 @@
-// Gateway benchmark (`npm run bench:gateway`): the gateway against two references that return
-// the same bytes from memory — a minimal Express 5 app with one middleware and a bare node:http
-// server — and against itself on the production backends (keys and the rate limit in Redis,
+// Gateway benchmark (`npm run bench:gateway`): the gateway against references that return the
+// same bytes from memory — a minimal Express 5 app with one middleware (the goal's reference), the
+// same app on a server making its requests with the app's prototypes as the gateway's does
+// (`express-classes`: the gateway's own work alone), and a bare node:http server — and against itself on the production backends (keys and the rate limit in Redis,
 // snapshots in S3 read through a CDN: redis-server, s3rver and nginx, started here and stopped at
 // the end), measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
 // organizations' snapshots served. Each server runs alone in a child process with the node flags
@@ -61,7 +62,12 @@ interface ServeConfig {
   bodies: Record<string, { body: string; etag: string; headers?: Record<string, string> }>;
 }
 
-type ServerKind = 'gateway' | 'production' | 'express' | 'bare';
+/**
+ * `express-classes`: the same minimal Express app on a server that makes its requests and responses
+ * with the app's prototypes, as the gateway's does (runtime/express-messages.ts): what the gateway's
+ * own work costs, apart from what it saves on every Express request (on Node 20, most of Express's cost).
+ */
+type ServerKind = 'gateway' | 'production' | 'express' | 'express-classes' | 'bare';
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
@@ -71,8 +77,8 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
       ? await embeddedGateway(config)
       : kind === 'production'
         ? await productionGateway()
-        : kind === 'express'
-          ? await expressReference(bodies)
+        : kind === 'express' || kind === 'express-classes'
+          ? await expressReference(bodies, kind === 'express-classes')
           : await bareReference(bodies);
   // Stopped with SIGTERM: exiting (rather than dying of the signal) lets --cpu-prof write its profile.
   process.once('SIGTERM', () => process.exit(0));
@@ -119,8 +125,9 @@ type Bodies = Map<string, { bytes: Buffer; etag: string; headers?: Record<string
 
 const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, max-age=60', 'Content-Type': 'application/json; charset=utf-8' });
 
-async function expressReference(bodies: Bodies): Promise<number> {
+async function expressReference(bodies: Bodies, gatewayClasses: boolean): Promise<number> {
   const { default: express } = await import('express');
+  const { messageClassesOf } = (await import(compiled('runtime/express-messages.js'))) as typeof import('../runtime/express-messages.ts');
   const app = express();
   app.set('etag', false);
   app.use(function sendFromMemory(req, res, next) {
@@ -129,7 +136,7 @@ async function expressReference(bodies: Bodies): Promise<number> {
     res.set(entry.headers ?? headersOf(entry.etag));
     res.send(entry.bytes);
   });
-  return listen(createServer(app));
+  return listen(createServer(gatewayClasses ? { ...messageClassesOf(app) } : {}, app));
 }
 
 function bareReference(bodies: Bodies): Promise<number> {
@@ -368,7 +375,7 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
         const key = `${scenario.name}|${name}` as const;
         results.set(key, [...(results.get(key) ?? []), measurement]);
         console.log(
-          `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(10)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms ${fixed(measurement.cpuUs, 1)} µs CPU/request${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
+          `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(15)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms ${fixed(measurement.cpuUs, 1)} µs CPU/request${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
         );
       }
     }
@@ -379,13 +386,13 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
 /** The table of medians, then one verdict line per scenario against each target; the verdicts. */
 function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number): string[] {
   console.log(`\nmedians of ${rounds} rounds (node ${process.version}) × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
-  console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(10)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)} ${'CPU µs/req'.padStart(11)}`);
+  console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(15)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)} ${'CPU µs/req'.padStart(11)}`);
   const verdicts: string[] = [];
   for (const scenario of scenarios) {
     const med = (server: ServerKind, field: 'requestsPerSecond' | 'p99' | 'cpuUs') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]!));
     for (const [name] of servers)
       console.log(
-        `${scenario.name.padEnd(36)} ${name.padEnd(10)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)} ${fixed(med(name, 'cpuUs'), 1).padStart(11)}`,
+        `${scenario.name.padEnd(36)} ${name.padEnd(15)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)} ${fixed(med(name, 'cpuUs'), 1).padStart(11)}`,
       );
     // Each round's ratio is taken within the round (the two ran back to back), then the median of
     // those: a neighbour that slowed one round slows both sides of that round's ratio alike.
@@ -414,12 +421,15 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     console.log(
       `${scenario.name.padEnd(36)} CPU per request, express / gateway per round: ${cpuRatios.map(percent).join(', ')}; median ${percent(median(cpuRatios))} (${med('gateway', 'cpuUs').toFixed(1)} µs against ${med('express', 'cpuUs').toFixed(1)} µs)`,
     );
+    const classesRatios = results
+      .get(`${scenario.name}|gateway`)!
+      .map((m, round) => m.requestsPerSecond / results.get(`${scenario.name}|express-classes`)![round]!.requestsPerSecond);
     const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
     const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
     const target = scenario.expressTarget;
     const goal = scenario.expressGoal === undefined ? '' : `; goal ≥ ${percent(scenario.expressGoal)}: ${vsExpress >= scenario.expressGoal ? 'reached' : 'not yet'}`;
     verdicts.push(
-      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}${goal}; in CPU per request ${percent(median(cpuRatios))}), ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}${goal}; in CPU per request ${percent(median(cpuRatios))}), ${percent(median(classesRatios))} of minimal Express made with the gateway's request classes, ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
     );
     const production = med('production', 'requestsPerSecond') / med('gateway', 'requestsPerSecond');
     const productionP99 = med('production', 'p99') / Math.max(med('gateway', 'p99'), 1);
@@ -619,12 +629,14 @@ async function main(): Promise<void> {
     await writeFile(configPath, JSON.stringify(config));
     const express5 = await startChild('express', configPath, {}, profile);
     if (profileDir) console.log(`CPU profiles in ${profileDir}: the gateway is process ${gateway.process.pid}, minimal Express ${express5.process.pid}`);
+    const expressClasses = await startChild('express-classes', configPath);
     const bare = await startChild('bare', configPath);
-    children.push(express5, bare);
+    children.push(express5, expressClasses, bare);
     const servers: Servers = [
       ['gateway', gateway],
       ['production', production],
       ['express', express5],
+      ['express-classes', expressClasses],
       ['bare', bare],
     ];
     const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
