@@ -1,10 +1,11 @@
 // Gateway benchmark (`npm run bench:gateway`): the gateway against references that return the
 // same bytes from memory — a minimal Express 5 app with one middleware (the goal's reference), the
 // same app on a server making its requests with the app's prototypes as the gateway's does
-// (`express-classes`: the gateway's own work alone), and a bare node:http server — and against itself on the production backends (keys and the rate limit in Redis,
-// snapshots in S3 read through a CDN: redis-server, s3rver and nginx, started here and stopped at
-// the end), measured side by side with autocannon on loopback, then the gateway's RSS with 1,000
-// organizations' snapshots served. Each server runs alone in a child process with the node flags
+// (`express-classes`: the gateway's own work alone), and a bare node:http server — and against
+// itself on the production backends (keys and the rate limit in Redis, snapshots in S3 read
+// through a CDN: redis-server, s3rver and nginx, started here and stopped at the end), measured
+// side by side with autocannon on loopback, then the gateway's RSS with 1,000 organizations'
+// snapshots served. Each server runs alone in a child process with the node flags
 // of bin/marquee and loads only what it serves (modules are imported per role, so the gateway
 // child holds no builder, fixture or load-generator code; the production one loads the wiring of
 // `marquee serve`, bin/services.ts, as that command does); autocannon runs in a child of its own
@@ -127,7 +128,6 @@ const headersOf = (etag: string) => ({ ETag: etag, 'Cache-Control': 'private, ma
 
 async function expressReference(bodies: Bodies, gatewayClasses: boolean): Promise<number> {
   const { default: express } = await import('express');
-  const { messageClassesOf } = (await import(compiled('runtime/express-messages.js'))) as typeof import('../runtime/express-messages.ts');
   const app = express();
   app.set('etag', false);
   app.use(function sendFromMemory(req, res, next) {
@@ -136,7 +136,9 @@ async function expressReference(bodies: Bodies, gatewayClasses: boolean): Promis
     res.set(entry.headers ?? headersOf(entry.etag));
     res.send(entry.bytes);
   });
-  return listen(createServer(gatewayClasses ? { ...messageClassesOf(app) } : {}, app));
+  if (!gatewayClasses) return listen(createServer(app));
+  const { messageClassesOf } = (await import(compiled('runtime/express-messages.js'))) as typeof import('../runtime/express-messages.ts');
+  return listen(createServer({ ...messageClassesOf(app) }, app));
 }
 
 function bareReference(bodies: Bodies): Promise<number> {
@@ -367,7 +369,7 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
   }
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
-      // Rotated per round: each server runs first, second, third and fourth in turn.
+      // Rotated per round: each server runs first, second, and so on, in turn.
       for (const [name, server] of servers.map((_, i) => servers[(i + round) % servers.length]!)) {
         const cpuBefore = cpuMicrosecondsOf(server.process.pid!);
         const measurement = await measure(`${server.url}${scenario.path}`, headersFor(scenario, name), seconds);
