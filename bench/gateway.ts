@@ -171,9 +171,8 @@ function startChild(kind: ServerKind, configPath: string, env: Record<string, st
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${kind} did not start within 30 s`)), 30_000);
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
-    child.stdout!.once('data', (chunk: Buffer) => {
+    const started = (port: number) => {
       clearTimeout(timer);
-      const { port } = JSON.parse(chunk.toString()) as { port: number };
       resolve({
         process: child,
         url: `http://127.0.0.1:${port}`,
@@ -184,6 +183,21 @@ function startChild(kind: ServerKind, configPath: string, env: Record<string, st
             child.kill('SIGTERM');
           }),
       });
+    };
+    // The port comes as one JSON line; whatever else a child prints on stdout (V8's --trace-gc
+    // given with --gateway-flags) is passed on to stderr, so such flags can be used here.
+    let pending = '';
+    let listening = false;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (!listening && line.startsWith('{"port":')) {
+          listening = true;
+          started((JSON.parse(line) as { port: number }).port);
+        } else process.stderr.write(`${line}\n`);
+      }
     });
   });
 }
