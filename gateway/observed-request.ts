@@ -8,6 +8,7 @@ import type { GatewayMetrics } from './metrics.ts';
 import type { CountedKey, UsageTally } from './usage/usage-tally.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
 import { type RouteLabel, routeLabelOf } from './route-label.ts';
+import { TurnQueue } from '../runtime/turn-queue.ts';
 
 export interface ObservedRequest {
   /** X-Request-Id: the sent one when sane, else a new one (gateway/request-id.ts). */
@@ -19,7 +20,7 @@ export interface ObservedRequest {
    * Where the response is counted, when the API router answers it (it writes the id and counts
    * the response itself); undefined outside the API, or when nothing is counted.
    */
-  readonly counts: ResponseCounts | undefined;
+  readonly counts: TurnQueue<ObservedRequest> | undefined;
   /** The key the request is charged to, once access control found it (valid, revoked or expired); an unknown credential has none. */
   key: CountedKey | undefined;
   /** Set when an API response is written, for its count: status, seconds taken, and the refusal's errorCode and origin usage keeps. */
@@ -78,39 +79,18 @@ export function countApiResponse(req: IncomingMessage, status: number, errorCode
 }
 
 /**
- * The API responses written in this turn of the event loop, counted together once it ends (a
- * setImmediate). Counted one by one, right after each response's write system call, the metrics'
- * and usage's maps were looked up with the processor's caches cold: bench:gateway:ab measured
- * counting at 6 to 9 % of a GET /organization's CPU time in place, against some 150 ns a request
- * in a loop. Counted together, they are looked up warm, one after the other (docs/performance.md).
+ * The API responses written in this turn of the event loop, counted together once it ends
+ * (runtime/turn-queue.ts). Counted one by one, right after each response's write system call,
+ * bench:gateway:ab measured counting at 6 to 9 % of a GET /organization's CPU time, against some
+ * 150 ns a request in a loop.
  */
-class ResponseCounts {
-  private written: ObservedRequest[] = [];
-  private scheduled = false;
-
-  constructor(
-    private readonly metrics: GatewayMetrics | undefined,
-    private readonly usage: UsageTally | undefined,
-  ) {}
-
-  add(observed: ObservedRequest): void {
-    this.written.push(observed);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.countWritten);
-    }
-  }
-
-  /** Counts what was written and not yet counted; the gateway calls it once more when it closes. */
-  readonly countWritten = (): void => {
-    this.scheduled = false;
-    const written = this.written;
-    this.written = [];
+function responseCounts(metrics: GatewayMetrics | undefined, usage: UsageTally | undefined): TurnQueue<ObservedRequest> {
+  return new TurnQueue((written) => {
     for (const observed of written) {
-      this.metrics?.served(observed.route.name, observed.status, observed.seconds);
-      if (observed.key !== undefined) this.usage?.count(observed.key, observed.route.name, observed.status, observed.errorCode, observed.refusedOrigin);
+      metrics?.served(observed.route.name, observed.status, observed.seconds);
+      if (observed.key !== undefined) usage?.count(observed.key, observed.route.name, observed.status, observed.errorCode, observed.refusedOrigin);
     }
-  };
+  });
 }
 
 export interface RequestObserver {
@@ -134,7 +114,7 @@ export interface RequestObserver {
  * path more than all of this (routes/api-router.ts), hence `note` for the router to call.
  */
 export function requestObserver(metrics: GatewayMetrics | undefined, usage?: UsageTally): RequestObserver {
-  const counts = metrics === undefined && usage === undefined ? undefined : new ResponseCounts(metrics, usage);
+  const counts = metrics === undefined && usage === undefined ? undefined : responseCounts(metrics, usage);
   /** Called as the response's 'finish' listener: one function for every request, no closure each. */
   function count(this: ServerResponse): void {
     const observed = observationOf(this.req);
@@ -162,7 +142,7 @@ export function requestObserver(metrics: GatewayMetrics | undefined, usage?: Usa
   }
   return {
     note,
-    countWritten: () => counts?.countWritten(),
+    countWritten: () => counts?.drain(),
     middleware: function observeRequest(req, res, next) {
       if (observationOf(req) === undefined) note(req, res);
       next();
