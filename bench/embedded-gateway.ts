@@ -32,7 +32,7 @@ export async function startEmbeddedGateway({ storeDir, keyFile, usageHome }: Emb
   const { fileUsageSpool } = (await import(compiled('records/usage/usage-spool-backends.js'))) as typeof import('../records/usage/usage-spool-backends.ts');
   const keys = new FileKeyStore(keyFile);
   await keys.holdLease();
-  return startGateway({
+  const gateway = await startGateway({
     port: 0,
     host: '127.0.0.1',
     snapshots: new DirectoryStore(storeDir),
@@ -44,6 +44,8 @@ export async function startEmbeddedGateway({ storeDir, keyFile, usageHome }: Emb
     metrics: await productionMetrics(),
     limits: { pinWindowMs: PIN_WINDOW_MS },
   });
+  // The key file's lease goes with the gateway: renewed after it, it would write into a directory being removed.
+  return { ...gateway, close: () => gateway.close().finally(() => keys.close()) };
 }
 
 /** The gateway's metrics in a registry of their own with the default process metrics, as production has them. */

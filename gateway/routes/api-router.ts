@@ -97,8 +97,14 @@ class RequestReading implements RouteContext {
   }
 }
 
-/** The request header naming a snapshot to read from (docs/api.md §10), as Node keys it. */
-const PIN_HEADER = SNAPSHOT_ID_HEADER.toLowerCase();
+/**
+ * The request header naming a snapshot to read from (docs/api.md §10), as Node keys it:
+ * SNAPSHOT_ID_HEADER in lower case, written as a literal. Computed with toLowerCase(), the name was
+ * a string V8 had not internalized, and every optimized respond() was thrown away at its first
+ * request ("unexpected name in keyed access", 1,351 times in a 3-minute bench:gateway on Node 26):
+ * respond() ran unoptimized for most requests of a gateway serving more than one route.
+ */
+const PIN_HEADER = 'marquee-snapshot-id';
 
 /** The pinned snapshot id; a value that cannot be one is the client's 400, after the checks before parameters. */
 function pinOf(header: string | string[]): string {
