@@ -1,7 +1,7 @@
 // Bookkeeping deferred to the end of the current turn of the event loop and done there together:
 // what a server counts per request costs several times more done one request at a time, between
 // two system calls with the processor's caches cold, than in one loop over the turn's requests
-// (the gateway's response counts: docs/performance.md, "Counting once per turn").
+// (the gateway's response counts; docs/performance.md, Gateway, "What was left on Node 26").
 
 export class TurnQueue<T> {
   private items: T[] = [];
