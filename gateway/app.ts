@@ -185,8 +185,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
     close: async () => {
       unsubscribe?.();
       health.close();
-      // Responses written in this turn are counted before the last usage is moved.
-      observer.countWritten();
       await Promise.all([uses.close(), mover?.close()]);
     },
   };

@@ -8,7 +8,6 @@ import type { GatewayMetrics } from './metrics.ts';
 import type { CountedKey, UsageTally } from './usage/usage-tally.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.ts';
 import { type RouteLabel, routeLabelOf } from './route-label.ts';
-import { TurnQueue } from '../runtime/turn-queue.ts';
 
 export interface ObservedRequest {
   /** X-Request-Id: the sent one when sane, else a new one (gateway/request-id.ts). */
@@ -16,18 +15,12 @@ export interface ObservedRequest {
   readonly route: RouteLabel;
   /** performance.now() when the request reached the app. */
   readonly startedAt: number;
-  /**
-   * Where the response is counted, when the API router answers it (it writes the id and counts
-   * the response itself); undefined outside the API, or when nothing is counted.
-   */
-  readonly counts: TurnQueue<ObservedRequest> | undefined;
+  /** Answered by the API router, which writes the id and counts the response itself. */
+  readonly inApi: boolean;
+  readonly metrics: GatewayMetrics | undefined;
+  readonly usage: UsageTally | undefined;
   /** The key the request is charged to, once access control found it (valid, revoked or expired); an unknown credential has none. */
   key: CountedKey | undefined;
-  /** Set when an API response is written, for its count: status, seconds taken, and the refusal's errorCode and origin usage keeps. */
-  status: number;
-  seconds: number;
-  errorCode: string;
-  refusedOrigin: string | undefined;
 }
 
 /**
@@ -68,29 +61,13 @@ const FORBIDDEN = 403;
  */
 export function countApiResponse(req: IncomingMessage, status: number, errorCode?: string): void {
   const observed = observationOf(req);
-  if (observed?.counts === undefined) return;
-  observed.status = status;
-  observed.seconds = (performance.now() - observed.startedAt) / 1000;
-  if (status === FORBIDDEN && errorCode !== undefined) {
-    observed.errorCode = errorCode;
-    if (errorCode === 'API_KEY_ORIGIN_NOT_ALLOWED') observed.refusedOrigin = req.headers.origin;
+  if (observed?.inApi !== true) return;
+  if (observed.metrics !== undefined) observed.metrics.served(observed.route.name, status, (performance.now() - observed.startedAt) / 1000);
+  if (observed.key !== undefined && observed.usage !== undefined) {
+    const code = status === FORBIDDEN ? (errorCode ?? '') : '';
+    const refusedOrigin = code === 'API_KEY_ORIGIN_NOT_ALLOWED' ? req.headers.origin : undefined;
+    observed.usage.count(observed.key, observed.route.name, status, code, refusedOrigin);
   }
-  observed.counts.add(observed);
-}
-
-/**
- * The API responses written in this turn of the event loop, counted together once it ends
- * (runtime/turn-queue.ts). Counted one by one, right after each response's write system call,
- * bench:gateway:ab measured counting at 6 to 10 % of a GET /organization's CPU time on Node 26,
- * against some 150 ns a request in a loop.
- */
-function responseCounts(metrics: GatewayMetrics | undefined, usage: UsageTally | undefined): TurnQueue<ObservedRequest> {
-  return new TurnQueue((written) => {
-    for (const observed of written) {
-      metrics?.served(observed.route.name, observed.status, observed.seconds);
-      if (observed.key !== undefined) usage?.count(observed.key, observed.route.name, observed.status, observed.errorCode, observed.refusedOrigin);
-    }
-  });
 }
 
 export interface RequestObserver {
@@ -101,8 +78,6 @@ export interface RequestObserver {
   note(req: Request, res: Response, route?: RouteLabel): void;
   /** The same as a middleware, after the API router: every request it did not note. */
   middleware: RequestHandler;
-  /** Counts the API responses written and not yet counted (they are counted once per turn of the event loop). */
-  countWritten(): void;
 }
 
 /**
@@ -114,7 +89,6 @@ export interface RequestObserver {
  * path more than all of this (routes/api-router.ts), hence `note` for the router to call.
  */
 export function requestObserver(metrics: GatewayMetrics | undefined, usage?: UsageTally): RequestObserver {
-  const counts = metrics === undefined && usage === undefined ? undefined : responseCounts(metrics, usage);
   /** Called as the response's 'finish' listener: one function for every request, no closure each. */
   function count(this: ServerResponse): void {
     const observed = observationOf(this.req);
@@ -123,17 +97,7 @@ export function requestObserver(metrics: GatewayMetrics | undefined, usage?: Usa
   function note(req: Request, res: Response, route = routeLabelOf(req.path)): void {
     const startedAt = performance.now();
     const inApi = route.inApi && req.method !== 'OPTIONS';
-    const observed: ObservedRequest = {
-      id: requestIdFor(req.headers['x-request-id']),
-      route,
-      startedAt,
-      counts: inApi ? counts : undefined,
-      key: undefined,
-      status: 0,
-      seconds: 0,
-      errorCode: '',
-      refusedOrigin: undefined,
-    };
+    const observed: ObservedRequest = { id: requestIdFor(req.headers['x-request-id']), route, startedAt, inApi, metrics, usage, key: undefined };
     (res.locals as Locals)[OBSERVED] = observed;
     if (!inApi) {
       res.setHeader(REQUEST_ID_HEADER, observed.id);
@@ -142,7 +106,6 @@ export function requestObserver(metrics: GatewayMetrics | undefined, usage?: Usa
   }
   return {
     note,
-    countWritten: () => counts?.drain(),
     middleware: function observeRequest(req, res, next) {
       if (observationOf(req) === undefined) note(req, res);
       next();
