@@ -10,13 +10,15 @@
 // accepts with the checkpoint beside it and refuses once changed; unknown organizations, snapshots
 // and jobs are 404 problems; the console shows all of it to the auditor.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_API_BASE } from '../../../admin/api-routes.ts';
-import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
+import { manifestKey, objectKey } from '../../../snapshot/layout.ts';
+import { readManifest, readPointer } from '../../../snapshot/reader.ts';
+import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { adminContractFetch } from '../../support/admin-contract.ts';
 import { adminSecret, marquee, marqueeProcess } from '../../support/cli.ts';
 import { until } from '../../support/until.ts';
@@ -253,10 +255,10 @@ describe('an auditor credential', () => {
     const id = await organizationIdOf('nordic-dev');
     // The object the current /organization answer is stored in, which the console's as-of test below needs:
     // any other object would break the history as well, but leave that answer readable.
-    const store = join(home, 'snapshots');
-    const pointer = JSON.parse(await readFile(join(store, pointerKey(id)), 'utf8')) as { snapshotId: string };
-    const manifest = JSON.parse(await readFile(join(store, manifestKey(id, pointer.snapshotId)), 'utf8')) as { resources: Record<string, string> };
-    await rm(join(store, objectKey(id, manifest.resources['/organization']!)));
+    const store = new DirectoryStore(join(home, 'snapshots'));
+    const pointer = await readPointer(store, id);
+    const manifest = await readManifest(store, id, pointer!.snapshotId!);
+    await rm(join(home, 'snapshots', objectKey(id, manifest!.resources['/organization']!)));
     const one = (await (await call('GET', '/organizations/nordic-dev/verify')).json()) as { ok: boolean; against: string; organizations: Array<{ break?: { kind: string } }> };
     expect(one).toMatchObject({ ok: false, organizations: [{ break: { kind: 'object-missing' } }] });
     expect(alike(one)).toEqual(alike((await cliJson(['verify', '--org', id])) as typeof one));
