@@ -404,6 +404,9 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
   console.log(`\nmedians of ${rounds} rounds (node ${process.version}) × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
   console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(15)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)} ${'CPU µs/req'.padStart(11)}`);
   const verdicts: string[] = [];
+  /** Round by round, `field` of the measurement `a` over the measurement `b` of the same round. */
+  const perRound = (a: `${string}|${ServerKind}`, b: `${string}|${ServerKind}`, field: 'requestsPerSecond' | 'cpuUs') =>
+    results.get(a)!.map((m, round) => m[field]! / results.get(b)![round]![field]!);
   for (const scenario of scenarios) {
     const med = (server: ServerKind, field: 'requestsPerSecond' | 'p99' | 'cpuUs') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]!));
     for (const [name] of servers)
@@ -415,9 +418,7 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     if (scenario.pin) {
       // A pinned read against the same read unpinned, each server against itself, round by round.
       for (const server of ['gateway', 'production'] as const) {
-        const ratios = results
-          .get(`${scenario.name}|${server}`)!
-          .map((m, round) => m.requestsPerSecond / results.get(`${scenario.pin!.unpinned}|${server}`)![round]!.requestsPerSecond);
+        const ratios = perRound(`${scenario.name}|${server}`, `${scenario.pin.unpinned}|${server}`, 'requestsPerSecond');
         const ratio = median(ratios);
         const cost = 1 / ratio - 1;
         verdicts.push(
@@ -427,19 +428,17 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
       }
       continue;
     }
-    const roundRatios = results.get(`${scenario.name}|gateway`)!.map((m, round) => m.requestsPerSecond / results.get(`${scenario.name}|express`)![round]!.requestsPerSecond);
+    const roundRatios = perRound(`${scenario.name}|gateway`, `${scenario.name}|express`, 'requestsPerSecond');
     const vsExpress = median(roundRatios);
     console.log(`${scenario.name.padEnd(36)} gateway / express per round: ${roundRatios.map(percent).join(', ')}; median ${percent(vsExpress)}`);
     // The same comparison in CPU time per request, which a neighbour's load on the machine moves far
     // less than requests/s (it slows a server without making its requests cost more): shown beside
     // the verdict, which stays on requests/s.
-    const cpuRatios = results.get(`${scenario.name}|express`)!.map((m, round) => m.cpuUs! / results.get(`${scenario.name}|gateway`)![round]!.cpuUs!);
+    const cpuRatios = perRound(`${scenario.name}|express`, `${scenario.name}|gateway`, 'cpuUs');
     console.log(
       `${scenario.name.padEnd(36)} CPU per request, express / gateway per round: ${cpuRatios.map(percent).join(', ')}; median ${percent(median(cpuRatios))} (${med('gateway', 'cpuUs').toFixed(1)} µs against ${med('express', 'cpuUs').toFixed(1)} µs)`,
     );
-    const classesRatios = results
-      .get(`${scenario.name}|gateway`)!
-      .map((m, round) => m.requestsPerSecond / results.get(`${scenario.name}|express-classes`)![round]!.requestsPerSecond);
+    const classesRatios = perRound(`${scenario.name}|gateway`, `${scenario.name}|express-classes`, 'requestsPerSecond');
     const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
     const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
     const target = scenario.expressTarget;
