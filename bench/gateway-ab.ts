@@ -21,7 +21,10 @@
 // `marquee serve` has in MARQUEE_HOME/usage): what counting costs is `counted` against a REV from
 // before counting. Both builds' gateways count since 057e1e1, `this` too (bench/embedded-gateway.ts).
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR]
+// --path PATH measures another request of the same organization instead, such as
+// '/api/integration/v1/events?timing=past&pageSize=50' (an empty page: the organization has no events).
+//
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR] [--path PATH]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,7 +39,6 @@ import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const PATH = ORGANIZATION_PATH;
 /** The issue's bound on what counting may cost the hot path: at most 3 % of its throughput. */
 const COUNTED_TARGET = 0.97;
 
@@ -123,15 +125,16 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
-  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR]');
+  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR] [--path PATH]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
   const counted = args.includes('--counted');
   const sameHeaders = args.includes('--same-headers');
   const profileDir = option(args, 'profile');
+  const PATH = option(args, 'path') ?? ORGANIZATION_PATH;
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   console.log(
-    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}`,
+    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}${PATH === ORGANIZATION_PATH ? '' : ` --path '${PATH}'`}`,
   );
   console.log(`${machine()}\n`);
 
@@ -200,7 +203,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `\nGET /organization: this build ${(toExpress('this') * 100).toFixed(1)}% of minimal Express, ${rev} ${(toExpress('earlier') * 100).toFixed(1)}%; ` +
+      `\nGET ${PATH.replace('/api/integration/v1', '')}: this build ${(toExpress('this') * 100).toFixed(1)}% of minimal Express, ${rev} ${(toExpress('earlier') * 100).toFixed(1)}%; ` +
         `this / ${rev} per round (median) ${thisToEarlier.toFixed(3)} (target ≥ 0.95: ${thisToEarlier >= 0.95 ? 'met' : 'NOT met'}); CPU per request ${cpu('this', 'earlier').toFixed(3)}×`,
     );
     if (counted) {

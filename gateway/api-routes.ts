@@ -33,8 +33,8 @@ import type { Representation } from '../snapshot/representation.ts';
  */
 export interface RouteContext extends Reading {
   readonly resources: OrganizationResources;
-  /** The parsed query string; only GET /events reads it. */
-  readonly query: Readonly<Record<string, unknown>>;
+  /** The request's query string, without its `?` ('' when none); only GET /events and GET /changes read it. */
+  readonly queryString: string;
 }
 
 /** The representation for an authenticated GET or HEAD; `idOrSlug` is '' for fixed paths. */
@@ -53,7 +53,7 @@ export interface ApiRoute {
 /** Resources the clock changes are computed at the request's instant, each in its own way. */
 const CLOCK_DEPENDENT_ANSWERS: { readonly [K in ClockDependentKind]: Answer } = {
   // Parameters (400) are checked before the resource (docs/design.md "order of checks").
-  eventIndex: (c) => c.resources.eventList(c, parseEventsQuery(c.query)),
+  eventIndex: (c) => c.resources.eventList(c, parseEventsQuery(c.queryString)),
   event: (c, idOrSlug) => c.resources.event(c, idOrSlug),
 };
 
@@ -67,7 +67,7 @@ function answerOf(kind: ResourceKind): Answer {
 }
 
 /** GET /changes (docs/api.md §10): not a resource of the snapshot, but read from its manifests. */
-const CHANGES_ROUTE: ApiRoute = { name: 'listChanges', pattern: '/changes', schema: 'changes', answer: (c) => c.resources.changes(c, parseSince(c.query)) };
+const CHANGES_ROUTE: ApiRoute = { name: 'listChanges', pattern: '/changes', schema: 'changes', answer: (c) => c.resources.changes(c, parseSince(c.queryString)) };
 
 export const API_ROUTES: readonly ApiRoute[] = [
   ...RESOURCE_KINDS.map((kind) => {

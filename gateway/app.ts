@@ -148,8 +148,6 @@ export function createGateway(deps: GatewayDeps): Gateway {
   app.set('trust proxy', deps.trustProxy ?? false);
   // Entity tags are content hashes set by the routes, never Express's weak body hashes.
   app.set('etag', false);
-  // A repeated parameter arrives as an array, which GET /events refuses (docs/design.md decisions table).
-  app.set('query parser', 'simple');
   // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics):
   // the API's from the API router itself, every other one from the observer's middleware after it.
   const observer = requestObserver(metrics, usage);

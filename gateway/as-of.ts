@@ -4,7 +4,6 @@
 // GET /events?timing=…) are what a client saw then. No key is checked: the caller (the CLI, the
 // admin API) is the operator, and names the organization itself. The control plane is given this
 // function by bin/ (it never imports the gateway): snapshot/as-of-answer.ts is the contract.
-import { parse as parseQuery } from 'node:querystring';
 import type { Manifest } from '../snapshot/manifest.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
 import { manifestKey } from '../snapshot/layout.ts';
@@ -67,8 +66,10 @@ export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
   try {
     const match = matchRoute(path);
     if (match === undefined) throw notFound();
-    const query = parseQuery(url.search.slice(1));
-    const representation = await match.route.answer({ resources, organizationId: orgId, query, now: at.getTime(), pin: undefined, snapshotId: undefined }, match.idOrSlug);
+    const representation = await match.route.answer(
+      { resources, organizationId: orgId, queryString: url.search.slice(1), now: at.getTime(), pin: undefined, snapshotId: undefined },
+      match.idOrSlug,
+    );
     return answer(200, JSON.parse(representation.bytes.toString('utf8')), representation.quotedEtag);
   } catch (error) {
     if (error instanceof ApiError) return problem(error);

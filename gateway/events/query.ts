@@ -4,6 +4,7 @@
 import { DEFAULT_EVENTS_QUERY, type EventsQuery, type TimingFilter } from '../../snapshot/clock-rendering/events-query.ts';
 import { badRequest } from '../errors.ts';
 import { isSnapshotId } from '../../snapshot/layout.ts';
+import { parse } from 'node:querystring';
 
 const MAX_PAGE_SIZE = 100;
 /** page is an int32 (docs/api.md §4), and the response schema says so too. */
@@ -11,8 +12,26 @@ const MAX_PAGE = 2_147_483_647;
 const TIMING_FILTERS: ReadonlySet<string> = new Set<TimingFilter>(['upcoming', 'ongoing', 'past', 'all']);
 const DIGITS = /^[0-9]{1,10}$/;
 
-/** `query` as node:querystring parses it: a repeated parameter arrives as an array. */
-export function parseEventsQuery(query: Readonly<Record<string, unknown>>): EventsQuery {
+/**
+ * The page a query string asks for. Sites ask for a handful of pages over and over, so each query
+ * string's page is parsed once and kept (a bounded map, emptied when full; a refusal is not kept)
+ * rather than parsed into an object and checked on every request.
+ */
+export function parseEventsQuery(queryString: string): Readonly<EventsQuery> {
+  let query = parsedQueries.get(queryString);
+  if (query === undefined) {
+    query = Object.freeze(eventsQueryOf(parse(queryString)));
+    if (parsedQueries.size >= PARSED_QUERIES_KEPT) parsedQueries.clear();
+    parsedQueries.set(queryString, query);
+  }
+  return query;
+}
+
+const PARSED_QUERIES_KEPT = 256;
+const parsedQueries = new Map<string, Readonly<EventsQuery>>();
+
+/** The parameters as node:querystring parses them: a repeated parameter arrives as an array. */
+function eventsQueryOf(query: Readonly<Record<string, unknown>>): EventsQuery {
   const timing = single(query, 'timing') ?? DEFAULT_EVENTS_QUERY.timing;
   if (!TIMING_FILTERS.has(timing)) {
     throw badRequest('timing must be one of upcoming, ongoing, past, all.');
@@ -25,8 +44,8 @@ export function parseEventsQuery(query: Readonly<Record<string, unknown>>): Even
 }
 
 /** GET /changes's `since`: a snapshot id as an answer named it (docs/api.md §10); undefined without it. */
-export function parseSince(query: Readonly<Record<string, unknown>>): string | undefined {
-  const since = single(query, 'since');
+export function parseSince(queryString: string): string | undefined {
+  const since = single(parse(queryString), 'since');
   if (since !== undefined && !isSnapshotId(since)) throw badRequest('since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.');
   return since;
 }

@@ -80,7 +80,7 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
   }
 }
 
-/** What a route reads for one request; the query string is parsed only by the routes that read it (GET /events, GET /changes). */
+/** What a route reads for one request; the query string is read only by the routes that take parameters (GET /events, GET /changes). */
 class RequestReading implements RouteContext {
   snapshotId: string | undefined = undefined;
 
@@ -92,9 +92,15 @@ class RequestReading implements RouteContext {
     readonly pin: string | undefined,
   ) {}
 
-  get query(): Readonly<Record<string, unknown>> {
-    return this.req.query;
+  get queryString(): string {
+    return queryStringOf(this.req.url);
   }
+}
+
+/** The query string of a request's target, without its `?`. */
+function queryStringOf(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at + 1);
 }
 
 /**

@@ -29,7 +29,7 @@ const base: PublishedChange = {
 };
 
 /** What the gateway answers at `at` for GET /events without parameters, and for GET /events/ev-1. */
-const gatewayListTag = (hash: string, at: string) => EventIndexView.parse(hash, indexBytes).page(Date.parse(at), parseEventsQuery({})).quotedEtag;
+const gatewayListTag = (hash: string, at: string) => EventIndexView.parse(hash, indexBytes).page(Date.parse(at), parseEventsQuery('')).quotedEtag;
 const gatewayDetailTag = (hash: string, at: string) => EventDetailView.parse(hash, detailBytes).at(Date.parse(at)).quotedEtag;
 
 describe('messagesOf', () => {
