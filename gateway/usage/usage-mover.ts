@@ -109,6 +109,7 @@ export class UsageMover {
     if (this.held.size === 0) return;
     const { counted, lost } = await this.outbox.settle([...this.held.keys()]);
     for (const id of counted) this.forget(id);
+    if (lost.length > 0) this.log.warn('the shared place lost usage batches not yet counted (Redis lost its data?); putting them again', { batches: lost.length });
     for (const id of lost) {
       const held = this.held.get(id);
       if (held !== undefined) await this.outbox.put(held.batch);

@@ -12,15 +12,33 @@ const BATCH_TTL_SECONDS = 3 * 24 * 3600;
 /** How long a counted mark stays: gateways settle every few seconds, so an hour is ample. */
 const COUNTED_TTL_SECONDS = 3600;
 
+/**
+ * Takes out of the waiting set (KEYS[1]) the ids (ARGV[2..]) whose batch (ARGV[1] .. id) is still
+ * missing now. Checked and removed in one step: between an intake's read that found no batch (Redis
+ * lost its data) and its removal, the batch's gateway may have put it again, and a plain SREM would
+ * then leave its batch stored but waiting in no set — never counted, and never put again, since its
+ * gateway sees it still there. Answers how many it removed.
+ */
+const FORGET_MISSING_LUA = `
+local removed = 0
+for i = 2, #ARGV do
+  if redis.call('EXISTS', ARGV[1] .. ARGV[i]) == 0 then removed = removed + redis.call('SREM', KEYS[1], ARGV[i]) end
+end
+return removed`;
+
+interface SpoolCommands {
+  marqueeUsageForgetMissing(waitingSet: string, batchPrefix: string, ...ids: string[]): Promise<number>;
+}
+
 export class RedisUsageSpool implements UsageSpool {
+  private readonly redis: Redis & SpoolCommands;
   private readonly waitingSet: string;
   private readonly batchPrefix: string;
   private readonly countedPrefix: string;
 
-  constructor(
-    private readonly redis: Redis,
-    { namespace = 'marquee:' }: { namespace?: string } = {},
-  ) {
+  constructor(redis: Redis, { namespace = 'marquee:' }: { namespace?: string } = {}) {
+    if (!('marqueeUsageForgetMissing' in redis)) redis.defineCommand('marqueeUsageForgetMissing', { numberOfKeys: 1, lua: FORGET_MISSING_LUA });
+    this.redis = redis as Redis & SpoolCommands;
     this.waitingSet = `${namespace}usage:waiting`;
     this.batchPrefix = `${namespace}usage:batch:`;
     this.countedPrefix = `${namespace}usage:counted:`;
@@ -55,14 +73,15 @@ export class RedisUsageSpool implements UsageSpool {
     if (ids.length === 0) return [];
     const payloads = await this.redis.mget(ids.map((id) => this.batchPrefix + id));
     const batches: WaitingBatch[] = [];
-    const expired: string[] = [];
+    const missing: string[] = [];
     ids.forEach((id, index) => {
       const payload = payloads[index];
-      if (payload === null || payload === undefined) expired.push(id);
+      if (payload === null || payload === undefined) missing.push(id);
       else batches.push({ id, payload });
     });
-    // An id whose batch expired waits for nothing.
-    if (expired.length > 0) await this.redis.srem(this.waitingSet, ...expired);
+    // An id whose batch expired, or was lost with Redis's data, waits for nothing — unless its
+    // gateway has put it again meanwhile (FORGET_MISSING_LUA).
+    if (missing.length > 0) await this.redis.marqueeUsageForgetMissing(this.waitingSet, this.batchPrefix, ...missing);
     return batches;
   }
 

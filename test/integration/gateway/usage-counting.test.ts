@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 /** A gateway judging keys in Redis and moving its usage counts there every 50 ms. */
-async function gateway(): Promise<{ harness: GatewayHarness; keys: KeyStore; close(): Promise<void> }> {
+async function gateway(): Promise<{ harness: GatewayHarness; keys: KeyStore; log: RecordingLog; close(): Promise<void> }> {
   const log = new RecordingLog();
   const access = await openRedisAccess({ url: redis.url, log, namespace });
   const harness = await startHarness({
@@ -65,7 +65,7 @@ async function gateway(): Promise<{ harness: GatewayHarness; keys: KeyStore; clo
     await access.close();
   };
   closers.push(close);
-  return { harness, keys: access.keys, close };
+  return { harness, keys: access.keys, log, close };
 }
 
 /** A builder's intake on its own connection, every 50 ms. */
@@ -133,6 +133,8 @@ describe('usage per key across two gateways', () => {
     again.start();
     // 200s: 11 before, (6 + 7) now.
     await expect.poll(() => counted(site.record.id), { timeout: 10_000 }).toEqual({ '200': 24, '404': 4, '403 API_KEY_ORIGIN_NOT_ALLOWED': 4 });
+    // Each gateway says so when it puts lost batches again: an operator sees Redis lost its data.
+    for (const { log } of [one, two]) expect(log.lines.some((line) => line.level === 'warn' && /lost usage batches/.test(line.message))).toBe(true);
 
     // Closing a gateway moves what it still counts; nothing is counted twice after that.
     await one.harness.call(EVENTS, { key: site.secret });
