@@ -41,6 +41,10 @@ current && exit 0
 
 echo "marquee: compiling into dist/ (tsc -p tsconfig.build.json)…" >&2
 rm -rf dist.next
+# Stamped before compiling: a source edited while tsc runs is newer than the stamp, so the next
+# call builds again rather than taking that source for compiled.
+mkdir dist.next
+touch dist.next/.build-stamp
 # Exit status 2 is TypeScript's "type errors, JavaScript written anyway": the type check is the
 # test command's job (and fails it); a build that could not write its output (1) stops here.
 status=0
@@ -50,7 +54,6 @@ if [ "$status" = 2 ]; then
 elif [ "$status" != 0 ]; then
   exit "$status"
 fi
-touch dist.next/.build-stamp
 rm -rf dist.previous
 [ -d dist ] && mv dist dist.previous
 mv dist.next dist
