@@ -7,7 +7,11 @@
 // The hot path pays little: counts, and the latency histogram's buckets, are plain numbers handed
 // to prom-client only when the registry is read, because a prom-client inc() or observe() builds
 // and looks up a string of its labels every time (measured: metrics through prom-client's own
-// histogram cost GET /organization about 9 % of its throughput in bench:gateway's A/B).
+// histogram cost GET /organization about 9 % of its throughput in bench:gateway's A/B). And a
+// response is counted once the turn of the event loop that wrote it ends, with the others of that
+// turn, or before a read of the registry if one comes first: counted right after the response's
+// write system call, with the processor's caches cold, the series lookups and the histogram's
+// buckets cost 4-6 % of a GET /organization on Node 26 (docs/performance.md, Gateway).
 import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
 import type { CacheStats } from '../runtime/lru.ts';
 import type { CacheName } from './cache-budget.ts';
@@ -15,8 +19,9 @@ import { ROUTE_NAMES, PROTOCOL } from './route-label.ts';
 
 export interface GatewayMetrics {
   /**
-   * A response was written. `route`: a RouteLabel's name (or PROTOCOL); `seconds`: since the
-   * request arrived, undefined when unknown (the parser's refusals).
+   * A response was written; counted when this turn of the event loop ends, or at the next read
+   * of the registry if that comes first. `route`: a RouteLabel's name (or PROTOCOL); `seconds`:
+   * since the request arrived, undefined when unknown (the parser's refusals).
    */
   served(route: string, status: number, seconds: number | undefined): void;
   /** A 429: the key's own limit, or the address's throttle of invalid credentials. */
@@ -46,7 +51,8 @@ class TalliedCounter<Label extends string> {
   private readonly tallies: Tally<Label>[] = [];
   private readonly counter: Counter<Label>;
 
-  constructor(registry: Registry, name: string, help: string, labelNames: readonly Label[]) {
+  /** `beforeCollect`: brings the tallies up to date before they are read. */
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly Label[], beforeCollect?: () => void) {
     const tallies = this.tallies;
     this.counter = new Counter({
       name,
@@ -54,6 +60,7 @@ class TalliedCounter<Label extends string> {
       labelNames,
       registers: [registry],
       collect() {
+        beforeCollect?.();
         for (const tally of tallies) {
           this.inc(tally.labels, tally.pending);
           tally.pending = 0;
@@ -85,13 +92,18 @@ interface LatencySeries {
 class TalliedHistogram {
   private readonly series = new Map<string, LatencySeries>();
 
+  /** `beforeCollect`: brings the series up to date before they are read. */
   constructor(
     registry: Registry,
     private readonly name: string,
     help: string,
     private readonly bounds: readonly number[],
+    beforeCollect: () => void,
   ) {
-    const collect = () => ({ name, help, type: 'histogram', aggregator: 'sum', values: this.values() });
+    const collect = () => {
+      beforeCollect();
+      return { name, help, type: 'histogram', aggregator: 'sum', values: this.values() };
+    };
     registry.registerMetric({ name, help, type: 'histogram', aggregator: 'sum', get: async () => collect() } as unknown as Metric);
   }
 
@@ -133,9 +145,24 @@ interface RouteSeries {
   readonly latency: LatencySeries;
 }
 
+/** A `seconds` of served() that is unknown, among the written responses' numbers. */
+const UNKNOWN_SECONDS = -1;
+
 export function gatewayMetrics(registry: Registry): GatewayMetrics {
-  const requests = new TalliedCounter(registry, 'marquee_gateway_requests_total', 'Responses written, by route template and status.', ['route', 'status']);
-  const latency = new TalliedHistogram(registry, 'marquee_gateway_request_duration_seconds', 'Time from a request to its response, by route template.', LATENCY_BUCKETS);
+  /** Responses written and not yet counted, three entries each: route, status, seconds. */
+  const written: Array<string | number> = [];
+  const countWritten = (): void => {
+    for (let i = 0; i < written.length; i += 3) count(written[i] as string, written[i + 1] as number, written[i + 2] as number);
+    written.length = 0;
+  };
+  const requests = new TalliedCounter(registry, 'marquee_gateway_requests_total', 'Responses written, by route template and status.', ['route', 'status'], countWritten);
+  const latency = new TalliedHistogram(
+    registry,
+    'marquee_gateway_request_duration_seconds',
+    'Time from a request to its response, by route template.',
+    LATENCY_BUCKETS,
+    countWritten,
+  );
   const refusals = new TalliedCounter(
     registry,
     'marquee_gateway_rate_limited_total',
@@ -156,17 +183,21 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
   };
   for (const route of [...ROUTE_NAMES, PROTOCOL]) seriesOf(route);
   const limits: Record<RateLimitKind, Tally> = { key: refusals.tally({ limit: 'key' }), address: refusals.tally({ limit: 'address' }) };
+  function count(route: string, status: number, seconds: number): void {
+    const series = seriesOf(route);
+    let tally = series.byStatus.get(status);
+    if (tally === undefined) {
+      tally = requests.tally({ route, status: String(status) });
+      series.byStatus.set(status, tally);
+    }
+    tally.pending++;
+    if (seconds !== UNKNOWN_SECONDS) latency.observe(series.latency, seconds);
+  }
 
   return {
     served(route, status, seconds) {
-      const series = seriesOf(route);
-      let tally = series.byStatus.get(status);
-      if (tally === undefined) {
-        tally = requests.tally({ route, status: String(status) });
-        series.byStatus.set(status, tally);
-      }
-      tally.pending++;
-      if (seconds !== undefined) latency.observe(series.latency, seconds);
+      if (written.length === 0) setImmediate(countWritten);
+      written.push(route, status, seconds ?? UNKNOWN_SECONDS);
     },
     rateLimited(limit) {
       limits[limit].pending++;

@@ -24,3 +24,24 @@ it('writes cumulative buckets per route, a value equal to a bound inside that bu
   // The response counted without a duration (a parser's refusal has none) is still a request.
   expect((await registry.metrics()).match(new RegExp(`^marquee_gateway_requests_total\\{route="${route.replaceAll('/', '\\/')}",status="200"\\} (\\d+)$`, 'm'))?.[1]).toBe('5');
 });
+
+it('counts each response once: when the turn that wrote it ends, or when the registry is read first', async () => {
+  const registry = new Registry();
+  const metrics = gatewayMetrics(registry);
+  const route = '/api/integration/v1/events';
+  /** The request counter's and the histogram's count for the route, as Prometheus would read them. */
+  const read = async () => {
+    const text = await registry.metrics();
+    const value = (series: string) => Number(text.match(new RegExp(`^${series.replaceAll('/', '\\/')} (\\d+)$`, 'm'))?.[1]);
+    return [value(`marquee_gateway_requests_total{route="${route}",status="200"}`), value(`marquee_gateway_request_duration_seconds_count{route="${route}"}`)];
+  };
+  const turnEnds = () => new Promise((resolve) => setImmediate(resolve));
+  metrics.served(route, 200, 0.002);
+  await turnEnds();
+  expect(await read()).toEqual([1, 1]);
+  // Read in the same turn as the response: counted first, and not again when the turn ends.
+  metrics.served(route, 200, 0.002);
+  expect(await read()).toEqual([2, 2]);
+  await turnEnds();
+  expect(await read()).toEqual([2, 2]);
+});
