@@ -1,7 +1,9 @@
 // Gateway benchmark (`npm run bench:gateway`): the gateway against references that return the
 // same bytes from memory — a minimal Express 5 app with one middleware (the goal's reference), the
 // same app on a server making its requests with the app's prototypes as the gateway's does
-// (`express-classes`: the gateway's own work alone), and a bare node:http server — and against
+// (`express-classes`: the gateway's own work alone), the app sending the gateway's headers too
+// (`express-same`: the same response, byte for byte but the request id), and a bare node:http
+// server — and against
 // itself on the production backends (keys and the rate limit in Redis, snapshots in S3 read
 // through a CDN: redis-server, s3rver and nginx, started here and stopped at the end), measured
 // side by side with autocannon on loopback, then the gateway's RSS with 1,000 organizations'
@@ -64,11 +66,14 @@ interface ServeConfig {
 }
 
 /**
- * `express-classes`: the same minimal Express app on a server that makes its requests and responses
+ * `express-same`: minimal Express sending the gateway's whole answer, its headers too (CORS, request
+ * id, rate limit, snapshot id): the load generator parses headers in JavaScript, a few µs a response
+ * more for the gateway's, and on a machine of two cores that moves the rate as much as the server's
+ * own work does. `express-classes`: the same minimal Express app on a server that makes its requests and responses
  * with the app's prototypes, as the gateway's does (runtime/express-messages.ts): what the gateway's
  * own work costs, apart from what it saves on every Express request (on Node 20, most of Express's cost).
  */
-type ServerKind = 'gateway' | 'production' | 'express' | 'express-classes' | 'bare';
+type ServerKind = 'gateway' | 'production' | 'express' | 'express-classes' | 'express-same' | 'bare';
 
 async function serve(kind: ServerKind, configPath: string): Promise<void> {
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as ServeConfig;
@@ -78,7 +83,7 @@ async function serve(kind: ServerKind, configPath: string): Promise<void> {
       ? await embeddedGateway(config)
       : kind === 'production'
         ? await productionGateway()
-        : kind === 'express' || kind === 'express-classes'
+        : kind === 'express' || kind === 'express-classes' || kind === 'express-same'
           ? await expressReference(bodies, kind === 'express-classes')
           : await bareReference(bodies);
   // Stopped with SIGTERM: exiting (rather than dying of the signal) lets --cpu-prof write its profile.
@@ -325,6 +330,11 @@ interface Measurement {
   errors: number;
   /** The server's CPU time (all its threads) per request answered, in µs; taken by measureRounds. */
   cpuUs?: number;
+  /**
+   * The load generator's CPU time per request, in µs: the machine may have two cores, one for it,
+   * and a generator near a core's worth of CPU limits the rate more than the server does.
+   */
+  loadCpuUs: number;
 }
 
 /** One autocannon run in a child process of its own; it prints its measurement as JSON. */
@@ -339,8 +349,15 @@ async function measure(url: string, headers: Record<string, string>, seconds: nu
 
 async function load({ url, headers, seconds }: { url: string; headers: Record<string, string>; seconds: number }): Promise<void> {
   const { default: autocannon } = await import('autocannon');
+  const cpuBefore = process.cpuUsage();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  const measurement: Measurement = { requestsPerSecond: result.requests.average, p99: result.latency.p99, errors: result.non2xx + result.errors + result.timeouts };
+  const { user, system } = process.cpuUsage(cpuBefore);
+  const measurement: Measurement = {
+    requestsPerSecond: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+    loadCpuUs: (user + system) / Math.max(1, result.requests.total),
+  };
   process.stdout.write(`${JSON.stringify(measurement)}\n`);
 }
 
@@ -391,7 +408,7 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
         const key = `${scenario.name}|${name}` as const;
         results.set(key, [...(results.get(key) ?? []), measurement]);
         console.log(
-          `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(15)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms ${fixed(measurement.cpuUs, 1)} µs CPU/request${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
+          `round ${round}  ${scenario.name.padEnd(36)} ${name.padEnd(15)} ${fixed(measurement.requestsPerSecond)} req/s  p99 ${fixed(measurement.p99, 1)} ms ${fixed(measurement.cpuUs, 1)} µs CPU/request (load generator ${measurement.loadCpuUs.toFixed(1)} µs)${measurement.errors ? `  ${measurement.errors} errors!` : ''}`,
         );
       }
     }
@@ -408,7 +425,7 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
   const perRound = (a: `${string}|${ServerKind}`, b: `${string}|${ServerKind}`, field: 'requestsPerSecond' | 'cpuUs') =>
     results.get(a)!.map((m, round) => m[field]! / results.get(b)![round]![field]!);
   for (const scenario of scenarios) {
-    const med = (server: ServerKind, field: 'requestsPerSecond' | 'p99' | 'cpuUs') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]!));
+    const med = (server: ServerKind, field: 'requestsPerSecond' | 'p99' | 'cpuUs' | 'loadCpuUs') => median(results.get(`${scenario.name}|${server}`)!.map((m) => m[field]!));
     for (const [name] of servers)
       console.log(
         `${scenario.name.padEnd(36)} ${name.padEnd(15)} ${fixed(med(name, 'requestsPerSecond'))} ${fixed(med(name, 'p99'), 1)} ${fixed(med(name, 'cpuUs'), 1).padStart(11)}`,
@@ -438,13 +455,18 @@ function report(scenarios: Scenario[], servers: Servers, results: Results, round
     console.log(
       `${scenario.name.padEnd(36)} CPU per request, express / gateway per round: ${cpuRatios.map(percent).join(', ')}; median ${percent(median(cpuRatios))} (${med('gateway', 'cpuUs').toFixed(1)} µs against ${med('express', 'cpuUs').toFixed(1)} µs)`,
     );
+    const sameRatios = perRound(`${scenario.name}|gateway`, `${scenario.name}|express-same`, 'requestsPerSecond');
+    const sameCpuRatios = perRound(`${scenario.name}|express-same`, `${scenario.name}|gateway`, 'cpuUs');
+    console.log(
+      `${scenario.name.padEnd(36)} gateway / express sending the same headers per round: ${sameRatios.map(percent).join(', ')}; median ${percent(median(sameRatios))} (CPU per request ${percent(median(sameCpuRatios))}); the load generator's CPU per response: ${med('gateway', 'loadCpuUs').toFixed(1)} µs for the gateway's, ${med('express', 'loadCpuUs').toFixed(1)} µs for Express's, ${med('express-same', 'loadCpuUs').toFixed(1)} µs with the same headers`,
+    );
     const classesRatios = perRound(`${scenario.name}|gateway`, `${scenario.name}|express-classes`, 'requestsPerSecond');
     const vsBare = med('gateway', 'requestsPerSecond') / med('bare', 'requestsPerSecond');
     const p99Ratio = med('gateway', 'p99') / Math.max(med('express', 'p99'), 1);
     const target = scenario.expressTarget;
     const goal = scenario.expressGoal === undefined ? '' : `; goal ≥ ${percent(scenario.expressGoal)}: ${vsExpress >= scenario.expressGoal ? 'reached' : 'not yet'}`;
     verdicts.push(
-      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}${goal}; in CPU per request ${percent(median(cpuRatios))}), ${percent(median(classesRatios))} of minimal Express made with the gateway's request classes, ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+      `${scenario.name}: ${percent(vsExpress)} of minimal Express, median of the rounds' ratios (target ≥ ${percent(target)}: ${vsExpress >= target ? 'met' : 'NOT met'}${goal}; in CPU per request ${percent(median(cpuRatios))}; ${percent(median(sameRatios))} of minimal Express sending the gateway's headers too), ${percent(median(classesRatios))} of minimal Express made with the gateway's request classes, ${percent(vsBare)} of bare node:http; p99 ${p99Ratio.toFixed(2)}× Express's (target ≤ 1.5×: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
     );
     const production = med('production', 'requestsPerSecond') / med('gateway', 'requestsPerSecond');
     const productionP99 = med('production', 'p99') / Math.max(med('gateway', 'p99'), 1);
@@ -524,12 +546,17 @@ async function measureChanges(gatewayUrl: string, key: string, since: string): P
 }
 
 /** The gateway's answer to `path`, which the references will return and the production gateway must match. */
-async function answerOf(url: string, headers: Record<string, string>, what: string): Promise<{ body: string; etag: string }> {
+/** Node writes these for every server alike; the rest of a 200's headers are the gateway's. */
+const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** The 200 the gateway answers `url` with: its bytes, its tag, and the headers besides Node's own. */
+async function answerOf(url: string, headers: Record<string, string>, what: string): Promise<{ body: string; etag: string; headers: Record<string, string> }> {
   const { request } = await import('undici');
   const reply = await request(url, { headers });
   const body = await reply.body.text();
   if (reply.statusCode !== 200) throw new Error(`${what} answered ${reply.statusCode}: ${body.slice(0, 200)}`);
-  return { body, etag: String(reply.headers.etag) };
+  const own = Object.entries(reply.headers).filter(([name]) => !WRITTEN_BY_NODE.has(name));
+  return { body, etag: String(reply.headers.etag), headers: Object.fromEntries(own.map(([name, value]) => [name, String(value)])) };
 }
 
 async function main(): Promise<void> {
@@ -629,6 +656,8 @@ async function main(): Promise<void> {
 
     const configPath = join(dir, 'serve.json');
     const config: ServeConfig = { storeDir, keyFile, bodies: {} };
+    const sameConfigPath = join(dir, 'serve-same-headers.json');
+    const sameConfig: ServeConfig = { storeDir, keyFile, bodies: {} };
     await writeFile(configPath, JSON.stringify(config));
     const gateway = await startChild('gateway', configPath, {}, gatewayFlags);
     children.push(gateway);
@@ -639,19 +668,23 @@ async function main(): Promise<void> {
       // Also fills the production gateway's caches through the CDN before the warm-up.
       const fromS3 = await answerOf(`${production.url}${scenario.path}`, headersFor(scenario, 'production'), `${scenario.name}: production gateway`);
       if (fromS3.body !== embedded.body || fromS3.etag !== embedded.etag) throw new Error(`${scenario.name}: the production gateway answered other bytes than the embedded one`);
-      config.bodies[scenario.path] = embedded;
+      config.bodies[scenario.path] = { body: embedded.body, etag: embedded.etag };
+      sameConfig.bodies[scenario.path] = embedded;
     }
     await writeFile(configPath, JSON.stringify(config));
+    await writeFile(sameConfigPath, JSON.stringify(sameConfig));
     const express5 = await startChild('express', configPath, {}, profile);
     if (profileDir) console.log(`CPU profiles in ${profileDir}: the gateway is process ${gateway.process.pid}, minimal Express ${express5.process.pid}`);
     const expressClasses = await startChild('express-classes', configPath);
+    const expressSame = await startChild('express-same', sameConfigPath);
     const bare = await startChild('bare', configPath);
-    children.push(express5, expressClasses, bare);
+    children.push(express5, expressClasses, expressSame, bare);
     const servers: Servers = [
       ['gateway', gateway],
       ['production', production],
       ['express', express5],
       ['express-classes', expressClasses],
+      ['express-same', expressSame],
       ['bare', bare],
     ];
     const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
