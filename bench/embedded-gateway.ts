@@ -48,6 +48,17 @@ export async function startEmbeddedGateway({ storeDir, keyFile, usageHome }: Emb
   return { ...gateway, close: () => gateway.close().finally(() => keys.close()) };
 }
 
+/** Headers Node writes for every server alike (the date, the connection, the framing). */
+const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/**
+ * The headers of a gateway's answer besides those Node writes: what a reference sends to answer
+ * with the same response (bench/gateway.ts `express-same`, bench/gateway-ab.ts `express+`).
+ */
+export function gatewayOwnHeaders(headers: Iterable<readonly [string, string]>): Record<string, string> {
+  return Object.fromEntries([...headers].filter(([name]) => !WRITTEN_BY_NODE.has(name.toLowerCase())));
+}
+
 /** The gateway's metrics in a registry of their own with the default process metrics, as production has them. */
 export async function productionMetrics(): Promise<GatewayMetrics> {
   const { collectDefaultMetrics, Registry } = await import('prom-client');

@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from './node-flags.ts';
-import { startEmbeddedGateway } from './embedded-gateway.ts';
+import { gatewayOwnHeaders, startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -156,10 +156,8 @@ async function main(): Promise<void> {
     await writeFile(configPath, JSON.stringify(config));
     servers.push(await startServer('express', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', configPath], profile));
     if (sameHeaders) {
-      // What Node writes per connection and per response (Date, keep-alive, the length) it writes for Express too.
-      const response = [...first.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name));
       const sameConfigPath = join(dir, 'serve-same-headers.json');
-      await writeFile(sameConfigPath, JSON.stringify({ ...config, bodies: { [PATH]: { ...config.bodies[PATH], headers: Object.fromEntries(response) } } }));
+      await writeFile(sameConfigPath, JSON.stringify({ ...config, bodies: { [PATH]: { ...config.bodies[PATH], headers: gatewayOwnHeaders(first.headers) } } }));
       servers.push(await startServer('express+', [join(ROOT, 'bench/gateway.ts'), 'serve', 'express', sameConfigPath]));
     }
     if (profileDir !== undefined)

@@ -42,7 +42,7 @@ import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
 import { cpuMicrosecondsOf, memoryOf } from './process-usage.ts';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
-import { PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
+import { gatewayOwnHeaders, PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
@@ -67,9 +67,9 @@ interface ServeConfig {
 
 /**
  * `express-same`: minimal Express sending the gateway's whole answer, its headers too (CORS, request
- * id, rate limit, snapshot id): the load generator parses headers in JavaScript, a few µs a response
- * more for the gateway's, and on a machine of two cores that moves the rate as much as the server's
- * own work does. `express-classes`: the same minimal Express app on a server that makes its requests and responses
+ * id, rate limit, snapshot id), so that what the load generator spends on a response (it parses
+ * headers in JavaScript, and on a machine of two cores it sets the rate as much as the server does)
+ * is the same on both sides. `express-classes`: the same minimal Express app on a server that makes its requests and responses
  * with the app's prototypes, as the gateway's does (runtime/express-messages.ts): what the gateway's
  * own work costs, apart from what it saves on every Express request (on Node 20, most of Express's cost).
  */
@@ -545,18 +545,17 @@ async function measureChanges(gatewayUrl: string, key: string, since: string): P
   }
 }
 
-/** The gateway's answer to `path`, which the references will return and the production gateway must match. */
-/** Node writes these for every server alike; the rest of a 200's headers are the gateway's. */
-const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-
-/** The 200 the gateway answers `url` with: its bytes, its tag, and the headers besides Node's own. */
+/**
+ * The gateway's answer to `url`, which the references will return and the production gateway must
+ * match: its bytes, its tag, and its headers besides Node's own (for `express-same`).
+ */
 async function answerOf(url: string, headers: Record<string, string>, what: string): Promise<{ body: string; etag: string; headers: Record<string, string> }> {
   const { request } = await import('undici');
   const reply = await request(url, { headers });
   const body = await reply.body.text();
   if (reply.statusCode !== 200) throw new Error(`${what} answered ${reply.statusCode}: ${body.slice(0, 200)}`);
-  const own = Object.entries(reply.headers).filter(([name]) => !WRITTEN_BY_NODE.has(name));
-  return { body, etag: String(reply.headers.etag), headers: Object.fromEntries(own.map(([name, value]) => [name, String(value)])) };
+  const answered = Object.entries(reply.headers).map(([name, value]) => [name, String(value)] as const);
+  return { body, etag: String(reply.headers.etag), headers: gatewayOwnHeaders(answered) };
 }
 
 async function main(): Promise<void> {
