@@ -1,26 +1,24 @@
 // Bytes the gateway allocates per request (`npm run bench:allocations`): the garbage a request
 // leaves is what the collector's share of the gateway's time is made of, and a CPU profile does not
 // show who made it. The embedded gateway (bench/embedded-gateway.ts) runs in this process;
-// autocannon loads it
+// the load every gateway benchmark uses (bench/load-generator.ts: wrk, or `--load autocannon`) comes
 // from a child; V8's sampling heap profiler, told to keep the objects the collector already freed,
 // samples every allocation meanwhile. Printed: bytes per request, and the functions that
 // allocated them (self, then inclusive). `--reference express` measures minimal Express serving
 // the same bytes instead, with the same load, for comparison. Sampled every 256 bytes: a function's
 // figure is an estimate, within a few percent over a few seconds of load. Loopback only.
 //
-//   node --import tsx bench/allocations.ts [--reference express] [--seconds 4] [--top 30]
-import { spawn } from 'node:child_process';
+//   node --import tsx bench/allocations.ts [--reference express] [--seconds 4] [--top 30] [--load wrk|autocannon]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { machine } from './machine.ts';
-import { NODE_FLAGS } from './node-flags.ts';
+import { applyLoad, loadGeneratorOf } from './load-generator.ts';
 import { startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 
-const GATEWAY_BENCH = join(dirname(fileURLToPath(import.meta.url)), 'gateway.ts');
+const generator = loadGeneratorOf(process.argv);
 
 interface SampledNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -33,16 +31,9 @@ function option(name: string): string | undefined {
   return at === -1 ? undefined : process.argv[at + 1];
 }
 
-/** autocannon in a child (bench/gateway.ts `load`), as every gateway benchmark loads its servers: the requests it got answered. */
-function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, GATEWAY_BENCH, 'load', JSON.stringify({ url, headers, seconds })], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) =>
-      code === 0 ? resolve((JSON.parse(out) as { requestsPerSecond: number }).requestsPerSecond * seconds) : reject(new Error(`load generator exited with ${code}`)),
-    ),
-  );
+/** The load every gateway benchmark puts on its servers (bench/load-generator.ts): the requests it got answered. */
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
+  return (await applyLoad(generator, { url, headers, seconds, connections: 32 })).requestsPerSecond * seconds;
 }
 
 /** Minimal Express with one middleware, answering the bytes and headers bench/gateway.ts's reference answers. */

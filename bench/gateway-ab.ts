@@ -21,10 +21,12 @@
 // `marquee serve` has in MARQUEE_HOME/usage): what counting costs is `counted` against a REV from
 // before counting. Both builds' gateways count since 057e1e1, `this` too (bench/embedded-gateway.ts).
 //
+// --load autocannon: the load generator of figures before 2026-11-28 (bench/load-generator.ts; wrk by default).
+//
 // --path PATH measures another request of the same organization instead, such as
 // '/api/integration/v1/events?timing=past&pageSize=50' (an empty page: the organization has no events).
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR] [--path PATH]
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--load wrk|autocannon]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -36,11 +38,14 @@ import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from './node-flags.ts';
 import { gatewayOwnHeaders, startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
+import { applyLoad, loadGeneratorOf } from './load-generator.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 /** The issue's bound on what counting may cost the hot path: at most 3 % of its throughput. */
 const COUNTED_TARGET = 0.97;
+/** As bench/gateway.ts loads its servers. */
+const CONNECTIONS = 32;
 
 interface Server {
   name: string;
@@ -84,16 +89,6 @@ function stopped(server: Server): Promise<void> {
   });
 }
 
-function measure(url: string, headers: Record<string, string>, seconds: number): Promise<{ requestsPerSecond: number; p99: number; errors: number }> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'bench/gateway.ts'), 'load', JSON.stringify({ url, headers, seconds })], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited with ${code}`)))));
-}
-
 /**
  * The `counted` server: this build's embedded gateway (bench/embedded-gateway.ts), which counts usage
  * per key into a file spool beside the store as `marquee serve` does in MARQUEE_HOME/usage (no intake
@@ -125,16 +120,19 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
-  if (rev === undefined) throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR] [--path PATH]');
+  if (rev === undefined)
+    throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--load wrk|autocannon]');
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
   const counted = args.includes('--counted');
   const sameHeaders = args.includes('--same-headers');
   const profileDir = option(args, 'profile');
   const PATH = option(args, 'path') ?? ORGANIZATION_PATH;
+  const generator = loadGeneratorOf(args);
+  const measure = (url: string, headers: Record<string, string>, seconds: number) => applyLoad(generator, { url, headers, seconds, connections: CONNECTIONS });
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   console.log(
-    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}${PATH === ORGANIZATION_PATH ? '' : ` --path '${PATH}'`}`,
+    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}${PATH === ORGANIZATION_PATH ? '' : ` --path '${PATH}'`} --load ${generator}`,
   );
   console.log(`${machine()}\n`);
 

@@ -6,19 +6,19 @@
 // server — and against
 // itself on the production backends (keys and the rate limit in Redis, snapshots in S3 read
 // through a CDN: redis-server, s3rver and nginx, started here and stopped at the end), measured
-// side by side with autocannon on loopback, then the gateway's RSS with 1,000 organizations'
+// side by side with wrk on loopback (bench/load-generator.ts), then the gateway's RSS with 1,000 organizations'
 // snapshots served. Each server runs alone in a child process with the node flags
 // of bin/marquee and loads only what it serves (modules are imported per role, so the gateway
 // child holds no builder, fixture or load-generator code; the production one loads the wiring of
-// `marquee serve`, bin/services.ts, as that command does); autocannon runs in a child of its own
-// per measurement, so neither shares a heap or event loop with the orchestrating process. The
+// `marquee serve`, bin/services.ts, as that command does); the load generator runs in a process of
+// its own per measurement, so neither shares a heap or event loop with the orchestrating process. The
 // servers' order rotates every round, so a noisy neighbour does not always hit the same one.
 // Every run is bounded in time; only 127.0.0.1 is used. Not a timed test: it prints a table and
 // medians. Both gateways run with Prometheus metrics on, in a registry with the default process
 // metrics, as `marquee serve` and `marquee start` run them (every response also carries a
 // request id, which is always on).
 //
-//   node --import tsx bench/gateway.ts [--rounds 5] [--seconds 5] [--only TEXT] [--profile DIR] [--gateway-flags '…']
+//   node --import tsx bench/gateway.ts [--rounds 5] [--seconds 5] [--only TEXT] [--profile DIR] [--gateway-flags '…'] [--load wrk|autocannon]
 //
 // --only TEXT: only the scenarios whose name contains TEXT (e.g. `events`; a pinned read needs its
 // unpinned one, so `/organization` for either), and neither /changes nor the memory phase after
@@ -27,6 +27,7 @@
 // their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
 // summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
 // for the embedded gateway alone (in both phases), to try one against the same references.
+// --load autocannon: the load generator of figures before 2026-11-28 (bench/load-generator.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -42,6 +43,7 @@ import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
 import { cpuMicrosecondsOf, memoryOf } from './process-usage.ts';
 import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { applyLoad, type Load, type LoadGenerator, loadGeneratorOf } from './load-generator.ts';
 import { gatewayOwnHeaders, PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
 
 const API = '/api/integration/v1';
@@ -324,41 +326,9 @@ async function startProductionBackends(): Promise<ProductionBackends> {
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
-interface Measurement {
-  requestsPerSecond: number;
-  p99: number;
-  errors: number;
+interface Measurement extends Load {
   /** The server's CPU time (all its threads) per request answered, in µs; taken by measureRounds. */
   cpuUs?: number;
-  /**
-   * The load generator's CPU time per request, in µs: the machine may have two cores, one for it,
-   * and a generator near a core's worth of CPU limits the rate more than the server does.
-   */
-  loadCpuUs: number;
-}
-
-/** One autocannon run in a child process of its own; it prints its measurement as JSON. */
-async function measure(url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, SELF, 'load', JSON.stringify({ url, headers, seconds })], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  return JSON.parse(out) as Measurement;
-}
-
-async function load({ url, headers, seconds }: { url: string; headers: Record<string, string>; seconds: number }): Promise<void> {
-  const { default: autocannon } = await import('autocannon');
-  const cpuBefore = process.cpuUsage();
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  const { user, system } = process.cpuUsage(cpuBefore);
-  const measurement: Measurement = {
-    requestsPerSecond: result.requests.average,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
-    loadCpuUs: (user + system) / Math.max(1, result.requests.total),
-  };
-  process.stdout.write(`${JSON.stringify(measurement)}\n`);
 }
 
 const median = (values: number[]) => {
@@ -393,8 +363,10 @@ type Servers = ReadonlyArray<readonly [ServerKind, Child]>;
 type Results = Map<`${string}|${ServerKind}`, Measurement[]>;
 
 /** Every scenario on every server, `rounds` times; the servers' order rotates each round. */
-async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: number, seconds: number): Promise<Results> {
+async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: number, seconds: number, generator: LoadGenerator): Promise<Results> {
   const results: Results = new Map();
+  const measure = (url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> =>
+    applyLoad(generator, { url, headers, seconds, connections: CONNECTIONS });
   for (const scenario of scenarios) {
     for (const [name, server] of servers) await measure(`${server.url}${scenario.path}`, headersFor(scenario, name), 1); // warm-up
   }
@@ -417,8 +389,8 @@ async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: nu
 }
 
 /** The table of medians, then one verdict line per scenario against each target; the verdicts. */
-function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number): string[] {
-  console.log(`\nmedians of ${rounds} rounds (node ${process.version}) × ${seconds} s, ${CONNECTIONS} connections, loopback, one server per process`);
+function report(scenarios: Scenario[], servers: Servers, results: Results, rounds: number, seconds: number, generator: LoadGenerator): string[] {
+  console.log(`\nmedians of ${rounds} rounds (node ${process.version}) × ${seconds} s, ${CONNECTIONS} connections from ${generator}, loopback, one server per process`);
   console.log(`${'scenario'.padEnd(36)} ${'server'.padEnd(15)} ${'req/s'.padStart(9)} ${'p99 ms'.padStart(9)} ${'CPU µs/req'.padStart(11)}`);
   const verdicts: string[] = [];
   /** Round by round, `field` of the measurement `a` over the measurement `b` of the same round. */
@@ -571,6 +543,7 @@ async function main(): Promise<void> {
     return at === -1 ? undefined : args[at + 1];
   };
   const profileDir = text('profile');
+  const generator = loadGeneratorOf(args);
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const gatewayFlags = [...(text('gateway-flags')?.split(' ').filter(Boolean) ?? []), ...profile];
   console.log(`command: node --import tsx bench/gateway.ts ${args.join(' ')}`.trimEnd());
@@ -686,7 +659,7 @@ async function main(): Promise<void> {
       ['express-same', expressSame],
       ['bare', bare],
     ];
-    const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds), rounds, seconds);
+    const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds, generator), rounds, seconds, generator);
     if (only === undefined) verdicts.push(await measureChanges(gateway.url, big.key, bigFirst));
     await Promise.all(children.splice(0).map((child) => child.stop()));
     if (only === undefined) verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
@@ -706,5 +679,4 @@ async function main(): Promise<void> {
 
 const [mode, kind, configPath] = process.argv.slice(2);
 if (mode === 'serve') await serve(kind as ServerKind, configPath!);
-else if (mode === 'load') await load(JSON.parse(kind!));
 else await main();
