@@ -21,12 +21,15 @@
 // `marquee serve` has in MARQUEE_HOME/usage): what counting costs is `counted` against a REV from
 // before counting. Both builds' gateways count since 057e1e1, `this` too (bench/embedded-gateway.ts).
 //
+// --gateway-flags '…': more node flags for this build's gateway alone; with --against HEAD, what a
+// flag does to the hot path, in one run (bench:gateway's --gateway-flags weighs it against Express).
+//
 // --load autocannon: the load generator of figures before 2026-11-28 (bench/load-generator.ts; wrk by default).
 //
 // --path PATH measures another request of the same organization instead, such as
 // '/api/integration/v1/events?timing=past&pageSize=50' (an empty page: the organization has no events).
 //
-//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--load wrk|autocannon]
+//   node --import tsx bench/gateway-ab.ts --against 8a8fba4 [--rounds 10] [--seconds 3] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--gateway-flags '…'] [--load wrk|autocannon]
 import { machine } from './machine.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -35,7 +38,7 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS } from './node-flags.ts';
+import { SERVER_NODE_FLAGS } from './node-flags.ts';
 import { gatewayOwnHeaders, startEmbeddedGateway } from './embedded-gateway.ts';
 import { ORGANIZATION_PATH, publishOneOrganization } from './one-organization.ts';
 import { applyLoad, loadGeneratorOf } from './load-generator.ts';
@@ -74,7 +77,7 @@ async function earlierBuild(rev: string, dir: string): Promise<string> {
 
 /** `args`: the child's script and mode (bench/gateway.ts' `serve gateway|express CONFIG`, or this file's `counted CONFIG`). */
 function startServer(name: string, args: string[], flags: readonly string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...flags, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
     child.stdout!.once('data', (chunk: Buffer) => resolve({ name, url: `http://127.0.0.1:${(JSON.parse(chunk.toString()) as { port: number }).port}`, child }));
@@ -121,7 +124,9 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const rev = option(args, 'against');
   if (rev === undefined)
-    throw new Error('usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--load wrk|autocannon]');
+    throw new Error(
+      'usage: bench/gateway-ab.ts --against REV [--rounds N] [--seconds S] [--counted] [--same-headers] [--profile DIR] [--path PATH] [--gateway-flags FLAGS] [--load wrk|autocannon]',
+    );
   const rounds = Number(option(args, 'rounds') ?? 10);
   const seconds = Number(option(args, 'seconds') ?? 3);
   const counted = args.includes('--counted');
@@ -131,8 +136,9 @@ async function main(): Promise<void> {
   const generator = loadGeneratorOf(args);
   const measure = (url: string, headers: Record<string, string>, seconds: number) => applyLoad(generator, { url, headers, seconds, connections: CONNECTIONS });
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const gatewayFlags = option(args, 'gateway-flags')?.split(' ').filter(Boolean) ?? [];
   console.log(
-    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}${PATH === ORGANIZATION_PATH ? '' : ` --path '${PATH}'`} --load ${generator}`,
+    `command: node --import tsx bench/gateway-ab.ts --against ${rev} --rounds ${rounds} --seconds ${seconds}${counted ? ' --counted' : ''}${sameHeaders ? ' --same-headers' : ''}${profileDir === undefined ? '' : ` --profile ${profileDir}`}${PATH === ORGANIZATION_PATH ? '' : ` --path '${PATH}'`}${gatewayFlags.length === 0 ? '' : ` --gateway-flags '${gatewayFlags.join(' ')}'`} --load ${generator}`,
   );
   console.log(`${machine()}\n`);
 
@@ -146,7 +152,7 @@ async function main(): Promise<void> {
     const config = { storeDir, keyFile, bodies: {} as Record<string, { body: string; etag: string; headers?: Record<string, string> }> };
     await writeFile(configPath, JSON.stringify(config));
     servers.push(await startServer('earlier', [join(earlier, 'bench/gateway.ts'), 'serve', 'gateway', configPath]));
-    servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath], profile));
+    servers.push(await startServer('this', [join(ROOT, 'bench/gateway.ts'), 'serve', 'gateway', configPath], [...gatewayFlags, ...profile]));
     if (counted) servers.push(await startServer('counted', [SELF, 'counted', configPath]));
     // The reference answers the bytes the gateway answers, from memory.
     const first = await fetch(servers[0]!.url + PATH, { headers });
@@ -174,7 +180,7 @@ async function main(): Promise<void> {
         const cpuUs = (cpuMicrosecondsOf(server.child.pid!) - before) / (measured.requestsPerSecond * seconds);
         results.get(server.name)!.push({ rps: measured.requestsPerSecond, p99: measured.p99, cpuUs });
         console.log(
-          `round ${round + 1}  ${server.name.padEnd(8)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${measured.p99} ms  ${cpuUs.toFixed(1)} µs CPU/request`,
+          `round ${round + 1}  ${server.name.padEnd(8)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p99 ${measured.p99.toFixed(2)} ms  ${cpuUs.toFixed(1)} µs CPU/request`,
         );
       }
     }
@@ -185,7 +191,7 @@ async function main(): Promise<void> {
       console.log(
         `${server.name.padEnd(8)} ${median(runs.map((r) => r.rps))
           .toFixed(0)
-          .padStart(7)} req/s  p99 ${median(runs.map((r) => r.p99))} ms  ${median(runs.map((r) => r.cpuUs)).toFixed(1)} µs CPU/request`,
+          .padStart(7)} req/s  p99 ${median(runs.map((r) => r.p99)).toFixed(2)} ms  ${median(runs.map((r) => r.cpuUs)).toFixed(1)} µs CPU/request`,
       );
     }
     const toExpress = (name: string) => median(of(name).map((r) => r.rps)) / median(of('express').map((r) => r.rps));

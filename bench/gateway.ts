@@ -22,7 +22,7 @@
 //
 // --only TEXT: only the scenarios whose name contains TEXT (e.g. `events`; a pinned read needs its
 // unpinned one, so `/organization` for either), and neither /changes nor the memory phase after
-// them: with --profile, a profile of that request alone.
+// them: with --profile, a profile of that request alone. `--only memory`: the memory phase alone.
 // --profile DIR: the embedded gateway and minimal Express run with node's --cpu-prof and write
 // their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
 // summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
@@ -42,7 +42,7 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
 import { cpuMicrosecondsOf, memoryOf } from './process-usage.ts';
-import { compiled, NODE_FLAGS } from './node-flags.ts';
+import { compiled, SERVER_NODE_FLAGS } from './node-flags.ts';
 import { applyLoad, type Load, type LoadGenerator, loadGeneratorOf } from './load-generator.ts';
 import { gatewayOwnHeaders, PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
 
@@ -174,7 +174,10 @@ interface Child {
 
 /** `env`: added to this process's environment for the child. */
 function startChild(kind: ServerKind, configPath: string, env: Record<string, string> = {}, flags: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...flags, SELF, 'serve', kind, configPath], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, SELF, 'serve', kind, configPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${kind} did not start within 30 s`)), 30_000);
     child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
@@ -580,6 +583,13 @@ async function main(): Promise<void> {
     const many: Published[] = [];
     for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(PlatformFixture, n, 5)));
     console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (text('only') === 'memory') {
+      // The memory phase alone, to weigh a node flag (--gateway-flags) against the memory target in a minute.
+      const configPath = join(dir, 'serve.json');
+      await writeFile(configPath, JSON.stringify({ storeDir, keyFile, bodies: {} } satisfies ServeConfig));
+      if ((await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags)).includes('NOT met')) process.exitCode = 1;
+      return;
+    }
 
     // Only the two measured organizations go to S3: s3rver takes about 20 s for the big one's
     // 20,000 objects, and the memory phase below runs on the embedded gateway.
