@@ -2,7 +2,7 @@
 // benchmark measures the program as operators run it.
 export const PRODUCT_NODE_FLAGS = ['--enable-source-maps', '--heap-growing-percent=50'];
 
-/** What bin/marquee adds for the commands that run the gateway (serve, start); it says why. */
+/** What bin/marquee adds for `serve`, the gateway alone; it says why. */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=8'];
 
 /**
