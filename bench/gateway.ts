@@ -8,7 +8,7 @@
 // through a CDN: redis-server, s3rver and nginx, started here and stopped at the end), measured
 // side by side with wrk on loopback (bench/load-generator.ts), then the gateway's RSS with 1,000 organizations'
 // snapshots served. Each server runs alone in a child process with the node flags
-// of bin/marquee and loads only what it serves (modules are imported per role, so the gateway
+// bin/marquee runs `serve` with (bench/node-flags.ts) and loads only what it serves (modules are imported per role, so the gateway
 // child holds no builder, fixture or load-generator code; the production one loads the wiring of
 // `marquee serve`, bin/services.ts, as that command does); the load generator runs in a process of
 // its own per measurement, so neither shares a heap or event loop with the orchestrating process. The
@@ -69,9 +69,9 @@ interface ServeConfig {
 
 /**
  * `express-same`: minimal Express sending the gateway's whole answer, its headers too (CORS, request
- * id, rate limit, snapshot id), so that what the load generator spends on a response (it parses
- * headers in JavaScript, and on a machine of two cores it sets the rate as much as the server does)
- * is the same on both sides. `express-classes`: the same minimal Express app on a server that makes its requests and responses
+ * id, rate limit, snapshot id): the same response on both sides, so that what is left between it
+ * and the gateway is the gateway's own work (autocannon, which parses headers in JavaScript, once
+ * paid more for the gateway's; bench/load-generator.ts). `express-classes`: the same minimal Express app on a server that makes its requests and responses
  * with the app's prototypes, as the gateway's does (runtime/express-messages.ts): what the gateway's
  * own work costs, apart from what it saves on every Express request (on Node 20, most of Express's cost).
  */
