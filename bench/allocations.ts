@@ -33,7 +33,7 @@ function option(name: string): string | undefined {
 
 /** The load every gateway benchmark puts on its servers (bench/load-generator.ts): the requests it got answered. */
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<number> {
-  return (await applyLoad(generator, { url, headers, seconds, connections: 32 })).requestsPerSecond * seconds;
+  return (await applyLoad(generator, { url, headers, seconds })).requestsPerSecond * seconds;
 }
 
 /** Minimal Express with one middleware, answering the bytes and headers bench/gateway.ts's reference answers. */

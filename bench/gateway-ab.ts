@@ -47,8 +47,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 /** The issue's bound on what counting may cost the hot path: at most 3 % of its throughput. */
 const COUNTED_TARGET = 0.97;
-/** As bench/gateway.ts loads its servers. */
-const CONNECTIONS = 32;
 
 interface Server {
   name: string;
@@ -134,7 +132,7 @@ async function main(): Promise<void> {
   const profileDir = option(args, 'profile');
   const PATH = option(args, 'path') ?? ORGANIZATION_PATH;
   const generator = loadGeneratorOf(args);
-  const measure = (url: string, headers: Record<string, string>, seconds: number) => applyLoad(generator, { url, headers, seconds, connections: CONNECTIONS });
+  const measure = (url: string, headers: Record<string, string>, seconds: number) => applyLoad(generator, { url, headers, seconds });
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   const gatewayFlags = option(args, 'gateway-flags')?.split(' ').filter(Boolean) ?? [];
   console.log(

@@ -43,12 +43,11 @@ import type { PlatformFixture } from '../test/support/platform-fixture.ts';
 import { machine } from './machine.ts';
 import { cpuMicrosecondsOf, memoryOf } from './process-usage.ts';
 import { compiled, SERVER_NODE_FLAGS } from './node-flags.ts';
-import { applyLoad, type Load, type LoadGenerator, loadGeneratorOf } from './load-generator.ts';
+import { applyLoad, CONNECTIONS, type Load, type LoadGenerator, loadGeneratorOf } from './load-generator.ts';
 import { gatewayOwnHeaders, PIN_WINDOW_MS, productionMetrics, quiet, startEmbeddedGateway, UNREACHABLE_LIMIT } from './embedded-gateway.ts';
 
 const API = '/api/integration/v1';
 const ORIGIN = 'https://site.example';
-const CONNECTIONS = 32;
 const SELF = fileURLToPath(import.meta.url);
 /** The production gateway's store: s3://<bucket>/PREFIX, read through `${cdn}/<bucket>/PREFIX`. */
 const PREFIX = 'bench';
@@ -368,8 +367,7 @@ type Results = Map<`${string}|${ServerKind}`, Measurement[]>;
 /** Every scenario on every server, `rounds` times; the servers' order rotates each round. */
 async function measureRounds(scenarios: Scenario[], servers: Servers, rounds: number, seconds: number, generator: LoadGenerator): Promise<Results> {
   const results: Results = new Map();
-  const measure = (url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> =>
-    applyLoad(generator, { url, headers, seconds, connections: CONNECTIONS });
+  const measure = (url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> => applyLoad(generator, { url, headers, seconds });
   for (const scenario of scenarios) {
     for (const [name, server] of servers) await measure(`${server.url}${scenario.path}`, headersFor(scenario, name), 1); // warm-up
   }

@@ -17,11 +17,15 @@ import { NODE_FLAGS } from './node-flags.ts';
 export type LoadGenerator = 'wrk' | 'autocannon';
 export const LOAD_GENERATORS: readonly LoadGenerator[] = ['wrk', 'autocannon'];
 
+/** Keep-alive connections, the same for every gateway benchmark. */
+export const CONNECTIONS = 32;
+
 export interface LoadRequest {
   url: string;
   headers: Record<string, string>;
   seconds: number;
-  connections: number;
+  /** CONNECTIONS when not given. */
+  connections?: number;
 }
 
 export interface Load {
@@ -47,7 +51,8 @@ export function loadGeneratorOf(args: readonly string[]): LoadGenerator {
 
 /** Runs `generator` against `request.url` and resolves with what it measured. */
 export function applyLoad(generator: LoadGenerator, request: LoadRequest): Promise<Load> {
-  return generator === 'wrk' ? wrk(request) : autocannonChild(request);
+  const complete = { connections: CONNECTIONS, ...request };
+  return generator === 'wrk' ? wrk(complete) : autocannonChild(complete);
 }
 
 /** Output of a child, which must exit with 0. */
@@ -72,7 +77,7 @@ const LATENCY_UNITS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1
  * wrk with one thread, from a shell whose `times` then prints the CPU time of its children: wrk
  * reports no CPU of its own, and its process is gone before /proc could be read.
  */
-async function wrk({ url, headers, seconds, connections }: LoadRequest): Promise<Load> {
+async function wrk({ url, headers, seconds, connections }: Required<LoadRequest>): Promise<Load> {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]), url];
   const out = await outputOf('sh', ['-c', 'wrk "$@" && times', 'sh', ...args], 'wrk');
   const read = (pattern: RegExp): RegExpExecArray => {
@@ -98,11 +103,11 @@ async function wrk({ url, headers, seconds, connections }: LoadRequest): Promise
 }
 
 /** autocannon in a child process of its own (this file's entry below), so that it shares no event loop with the caller. */
-async function autocannonChild(request: LoadRequest): Promise<Load> {
+async function autocannonChild(request: Required<LoadRequest>): Promise<Load> {
   return JSON.parse(await outputOf(process.execPath, [...NODE_FLAGS, SELF, 'autocannon', JSON.stringify(request)], 'autocannon')) as Load;
 }
 
-async function runAutocannon({ url, headers, seconds, connections }: LoadRequest): Promise<void> {
+async function runAutocannon({ url, headers, seconds, connections }: Required<LoadRequest>): Promise<void> {
   const { default: autocannon } = await import('autocannon');
   const cpuBefore = process.cpuUsage();
   const result = await autocannon({ url, connections, duration: seconds, headers });
@@ -116,4 +121,4 @@ async function runAutocannon({ url, headers, seconds, connections }: LoadRequest
   process.stdout.write(`${JSON.stringify(load)}\n`);
 }
 
-if (process.argv[1] === SELF && process.argv[2] === 'autocannon') await runAutocannon(JSON.parse(process.argv[3]!) as LoadRequest);
+if (process.argv[1] === SELF && process.argv[2] === 'autocannon') await runAutocannon(JSON.parse(process.argv[3]!) as Required<LoadRequest>);
