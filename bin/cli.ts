@@ -1,5 +1,7 @@
 // marquee: the one entry point (docs/design.md "Command line" — a contract operators, scripts and
 // tests depend on). Thin: parses arguments, calls the modules, prints.
+// First: everything any command creates is owner-only (bin/umask.ts).
+import './umask.ts';
 import './runtime-floor.ts';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';

@@ -43,7 +43,7 @@ function readIfExists(file: string): string | undefined {
  */
 export function createSigningKeyFile(file: string, { exclusive }: { exclusive: boolean }): string | undefined {
   const pem = newSigningKeyPem();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, pem, { mode: 0o600, flag: exclusive ? 'wx' : 'w' });
   } catch (error) {

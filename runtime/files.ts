@@ -13,7 +13,12 @@ export interface AtomicWriteOptions {
    * data does. Ask for it where that would be wrong rather than merely old; it costs one flush.
    */
   fsync: boolean;
-  /** Mode of the file (default 0o666, less the umask). */
+  /**
+   * Mode of the file. The default is 0o666 less the umask, which the CLI sets to 077 (bin/umask.ts):
+   * owner-only, unless the directory carries a default ACL, which replaces the umask — how an
+   * operator shares a directory snapshot store with another account on purpose (docs/operation.md).
+   * Give 0o600 for anything that must never be shared, whatever the directory says.
+   */
   mode?: number;
   /** Suffix of the temporary file written beside `path` (default `.tmp`). */
   temporarySuffix?: string;

@@ -15,10 +15,14 @@ export interface SharedState {
   readonly home: string;
 }
 
-/** Creates MARQUEE_HOME when missing; one that cannot be is named at once. */
+/**
+ * Creates MARQUEE_HOME when missing, owner-only whatever the umask (its contents are no other
+ * account's: docs/reliability.md "What an attacker on the machine can do"); one that cannot be is
+ * named at once.
+ */
 export async function ensureHome(home: string): Promise<void> {
   try {
-    await mkdir(home, { recursive: true });
+    await mkdir(home, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new OperatorError(`MARQUEE_HOME=${home} cannot be created: ${describeError(error)}`, { cause: error });
   }

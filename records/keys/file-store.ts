@@ -199,7 +199,7 @@ export class FileKeyStore implements KeyStore {
    * Then, outside the lock, waits until every gateway applies it when asked to.
    */
   private async rewrite(options: { awaitGateways: boolean }, change: (keys: KeyRecord[]) => KeyRecord[] | undefined): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     const release = await this.lock();
     let written: number | undefined;
     try {

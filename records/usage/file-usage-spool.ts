@@ -19,11 +19,12 @@ export class FileUsageSpool implements UsageSpool {
   constructor(private readonly directory: string) {}
 
   async put(batch: WaitingBatch): Promise<void> {
-    this.made ??= mkdir(this.directory, { recursive: true });
+    // Owner-only whatever the umask: batches name keys, their use and the origins refused for them.
+    this.made ??= mkdir(this.directory, { recursive: true, mode: 0o700 });
     await this.made;
     // No fsync: what a power failure could lose is the last few seconds of counts, which the
     // documented loss bound covers; a flush per batch would not buy more than that.
-    await writeFileAtomically(this.pathOf(batch.id), batch.payload, { fsync: false });
+    await writeFileAtomically(this.pathOf(batch.id), batch.payload, { fsync: false, mode: 0o600 });
   }
 
   async settle(ids: readonly string[]): Promise<Settlement> {
