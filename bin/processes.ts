@@ -31,13 +31,19 @@ import { line } from './output.ts';
 import { demoKey, openStartDatabase } from './platform-setup.ts';
 import { openDatabase, openSnapshotSource } from './services.ts';
 import { describeStart, recordStart, runningStart } from './start-record.ts';
+import { tightenEmbeddedDatabase, tightenHome } from './owner-only-home.ts';
+import { ensureHome } from '../runtime/shared-state.ts';
 import { actingAs } from '../admin/acting.ts';
 import { cliRecorder, recordMigrations, systemAttribution } from './commands/trail.ts';
 
 export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
   await besideAnotherStart(config, log);
+  // Owner-only before anything in it is opened: the home holds the database, keys and secrets.
+  await ensureHome(config.home);
+  await tightenHome(config.home, log);
   const { db, sampleLoaded } = await openStartDatabase(config, log, options);
+  if (config.databaseUrl === undefined) await tightenEmbeddedDatabase(config.home, log);
   const gatewayLog = log.child({ component: 'gateway' });
   // One Registry for both halves: the gateway's request metrics and the builder's.
   const registry = processRegistry();
@@ -103,6 +109,8 @@ async function besideAnotherStart(config: Config, log: Log): Promise<void> {
 
 export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
+  // The key file and the usage spool are kept in MARQUEE_HOME when there is no Redis.
+  await tightenHome(config.home, log);
   // The gateway's request metrics, and Node's, on the admin port's /metrics.
   const registry = processRegistry();
   let gateway: RunningGateway | undefined;
@@ -126,7 +134,8 @@ export async function serveCommand(config: Config): Promise<void> {
 
 export async function builderCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'builder' });
-  const db = await openDatabase(config);
+  await tightenHome(config.home, log);
+  const db = await openDatabase(config, { log });
   await versionedSource(db, log);
   // Only with ADMIN_TOKEN is there an admin port: the admin API, the console and /metrics.
   const token = config.adminToken;

@@ -24,6 +24,8 @@ import type { Config } from './config.ts';
 import { loadSigner } from './signing-key.ts';
 import { databasePublicationLog } from '../records/publication-log/log-store.ts';
 import { checkpointWriter } from '../records/publication-log/checkpoint-keeping.ts';
+import { createLog } from './log.ts';
+import { tightenEmbeddedDatabase, tightenHome } from './owner-only-home.ts';
 
 const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 
@@ -32,8 +34,13 @@ const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.js
  * commands, which create them). An embedded one must exist unless `create` (db migrate): a command
  * run with the wrong MARQUEE_HOME refuses instead of answering from a new, empty database.
  */
-export async function openDatabase(config: Config, { relations = 'required', create = false }: DatabaseOptions = {}): Promise<SqlClient> {
+export async function openDatabase(config: Config, { relations = 'required', create = false, log }: DatabaseOptions = {}): Promise<SqlClient> {
+  // The embedded database's home made owner-only first, and PGlite's own files after it opened
+  // (bin/owner-only-home.ts); a command's log goes to stderr, apart from its output.
+  const logTo = log ?? (() => createLog({ format: config.logFormat, destination: 2 }));
+  if (config.databaseUrl === undefined) await tightenHome(config.home, logTo);
   const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, create });
+  if (config.databaseUrl === undefined) await tightenEmbeddedDatabase(config.home, logTo);
   if (relations === 'required') {
     try {
       await assertPlatformRelations(db);
@@ -139,6 +146,8 @@ export function platformSource(db: SqlClient): PlatformSource {
 interface DatabaseOptions {
   relations?: 'required' | 'any';
   create?: boolean;
+  /** Where a home made owner-only is reported (default: a log on stderr, made only then). */
+  log?: Log;
 }
 
 /** Opens the database for one command and always closes it. */
