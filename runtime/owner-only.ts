@@ -37,8 +37,6 @@ export interface Tightening {
 export function takeOthersBitsOff(root: string): Tightening {
   const started = performance.now();
   const result: Tightening = { root, entries: 0, changed: 0, refused: { count: 0 }, ms: 0 };
-  const top = statSync(root, { throwIfNoEntry: false });
-  if (top === undefined) return { ...result, ms: performance.now() - started };
   const pending: string[] = [];
   // Never thrown: a home that cannot be tightened is reported, and the command goes on.
   const refuse = (path: string, error: unknown) => {
@@ -61,6 +59,8 @@ export function takeOthersBitsOff(root: string): Tightening {
     }
     if (directory) pending.push(path);
   };
+  const top = topOf(root);
+  if (top === undefined) return { ...result, ms: performance.now() - started };
   visit(root, top.mode, top.isDirectory());
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     let names: string[];
@@ -78,4 +78,14 @@ export function takeOthersBitsOff(root: string): Tightening {
     }
   }
   return { ...result, ms: performance.now() - started };
+}
+
+/** `root` followed if a link; undefined when there is none (or a file where a directory of its path should be). */
+function topOf(root: string) {
+  try {
+    return statSync(root, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
 }
