@@ -12,9 +12,9 @@ export function tightenHome(home: string, log: Log | (() => Promise<Log>)): Prom
 }
 
 /**
- * After the embedded database opened: PGlite chmods some files it writes whatever the umask (0666
- * for the data directory it unpacks on first use, 0644 for its relation cache files, at every
- * open). They sit in 0700 directories, so no other account could reach them; this makes the files
+ * After the embedded database opened: PGlite chmods some files it writes whatever the umask (the
+ * data directory it unpacks on first use readable and writable by all, its relation cache files
+ * readable by all, at every open). They sit in 0700 directories, so no other account could reach them; this makes the files
  * themselves 0600 too, without a word — only a file it could not change is logged.
  */
 export function tightenEmbeddedDatabase(home: string, log: Log | (() => Promise<Log>)): Promise<void> {

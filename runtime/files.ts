@@ -14,10 +14,10 @@ export interface AtomicWriteOptions {
    */
   fsync: boolean;
   /**
-   * Mode of the file. The default is 0o666 less the umask, which the CLI sets to 077 (bin/umask.ts):
-   * owner-only, unless the directory carries a default ACL, which replaces the umask — how an
-   * operator shares a directory snapshot store with another account on purpose (docs/operation.md).
-   * Give 0o600 for anything that must never be shared, whatever the directory says.
+   * Mode of the file. The default is open(2)'s, read and write for all less the umask, which the CLI
+   * sets to 077 (bin/umask.ts): owner-only, unless the directory carries a default ACL, which
+   * replaces the umask — how an operator shares a directory snapshot store with another account on
+   * purpose (docs/operation.md). Give 0o600 for anything never to be shared, whatever the directory says.
    */
   mode?: number;
   /** Suffix of the temporary file written beside `path` (default `.tmp`). */
@@ -27,7 +27,8 @@ export interface AtomicWriteOptions {
 /** Writes `path` through a temporary file beside it, renamed into place; the temporary file never outlives a failure. */
 export async function writeFileAtomically(path: string, bytes: Uint8Array | string, options: AtomicWriteOptions): Promise<void> {
   const temporary = `${path}.${randomBytes(6).toString('hex')}${options.temporarySuffix ?? '.tmp'}`;
-  const handle = await open(temporary, 'wx', options.mode ?? 0o666);
+  // Undefined: Node's default mode, which the umask or a default ACL narrows.
+  const handle = await open(temporary, 'wx', options.mode);
   try {
     try {
       await handle.writeFile(bytes);

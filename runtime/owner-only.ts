@@ -3,12 +3,12 @@
 // webhook secrets and the snapshot history, none of which another account on the machine may read.
 // The CLI's umask (bin/umask.ts) makes what Marquee creates owner-only; this is for what it cannot
 // reach: a home made by an earlier release or copied with other modes, and the files PGlite chmods
-// itself whatever the umask (the data directory it unpacks on first use, 0666; its relation cache
-// files, 0644).
+// itself whatever the umask (the data directory it unpacks on first use readable and writable by
+// all, its relation cache files readable by all).
 import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Permission bits of the owner only: 0700 stays 0700, 0755 becomes 0700, 0666 becomes 0600. */
+/** Permission bits of the owner only: rwxr-xr-x becomes rwx------, rw-rw-rw- becomes rw-------. */
 const OWNER_BITS = 0o700;
 const OTHERS_BITS = 0o077;
 
