@@ -58,7 +58,8 @@ beforeAll(async () => {
     [join(dir, 'outside.txt'), 0o644],
   ] as const)
     await chmod(path, mode);
-  start = await marqueeProcess(['start'], env, /console: http:\/\/\S+\/ \(/);
+  // No latency is under test here: a loaded machine may take its time to start.
+  start = await marqueeProcess(['start'], env, /console: http:\/\/\S+\/ \(/, { readyTimeoutMs: 150_000 });
   const added = await marquee(['webhooks', 'add', '--org', 'nordic-dev', '--url', 'http://127.0.0.1:9/hook', '--json'], env);
   expect(added.code, added.stderr).toBe(0);
   secret = (JSON.parse(added.stdout) as { secret: string }).secret;
