@@ -159,9 +159,10 @@ describe('marquee CLI', () => {
   it('prints an unexpected error with every cause, and its stack only with MARQUEE_DEBUG', async () => {
     const broken = await mkdtemp(join(tmpdir(), 'marquee-cli-broken-'));
     try {
-      // A home with its database (the keys commands refuse one without), and a key file cut short.
+      // A home with its database (the keys commands refuse one without), and a key file cut short,
+      // owner-only as Marquee writes it (a looser one is tightened first, with a line on stderr).
       expect((await marquee(['db', 'migrate'], { MARQUEE_HOME: broken })).code).toBe(0);
-      await writeFile(join(broken, 'keys.json'), '{"format":1,');
+      await writeFile(join(broken, 'keys.json'), '{"format":1,', { mode: 0o600 });
       const run = await marquee(['keys', 'list'], { MARQUEE_HOME: broken });
       expect(run.code).toBe(1);
       // The key store's message, then the parser's reason below it.
