@@ -5,7 +5,6 @@ import type { Log } from '../runtime/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotSource } from '../snapshot/store.ts';
 import { accessControl } from './access/access-control.ts';
-import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
 import type { KeyVerdicts } from './access/key-verdicts.ts';
 import { KeyUseRecorder } from './access/key-uses.ts';
@@ -18,6 +17,7 @@ import type { KeyStore } from '../records/keys/key-store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { requestObserver } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
+import { standingHeaders } from './standing-headers.ts';
 import type { HealthReport } from '../runtime/health.ts';
 import { GatewayHealth, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
@@ -151,7 +151,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics):
   // the API's from the API router itself, every other one from the observer's middleware after it.
   const observer = requestObserver(metrics, usage);
-  // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
+  // The API first: its requests, the hot path, walk no other layer; it writes its own standing headers (CORS, nosniff).
   app.use(
     apiRouter({
       access: accessControl({
@@ -169,7 +169,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }),
   );
   app.use(observer.middleware);
-  app.use(cors());
+  app.use(standingHeaders());
   app.get('/healthz', healthz(health));
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());

@@ -6,7 +6,8 @@
 // itself does for a cached answer.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccessControl, Grant } from '../access/access-control.ts';
-import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
+import { answerPreflight, setHeaders } from '../access/cors.ts';
+import { STANDING_HEADERS } from '../standing-headers.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
 import { ApiError, badRequest, methodNotAllowed, notFound, SNAPSHOT_ID_HEADER } from '../errors.ts';
 import type { Representation } from '../../snapshot/representation.ts';
@@ -119,12 +120,12 @@ function pinOf(header: string | string[]): string {
 }
 
 /**
- * To gateway/problem.ts with the headers a 200 would have written in its batch: CORS on every
- * response, and the rate-limit state on every response after the rate-limit check; and the
+ * To gateway/problem.ts with the headers a 200 would have written in its batch: the standing ones
+ * (CORS, nosniff) on every response, and the rate-limit state on every response after the rate-limit check; and the
  * snapshot that decided a 404 EVENT_NOT_FOUND (no other error is a snapshot's answer).
  */
 function fail(res: Response, next: NextFunction, grant: Grant | undefined, error: unknown, snapshotId?: string): void {
-  setHeaders(res, CORS_HEADERS);
+  setHeaders(res, STANDING_HEADERS);
   if (grant !== undefined) setHeaders(res, grant.rateLimitHeaders);
   if (snapshotId !== undefined && error instanceof ApiError && error.errorCode === 'EVENT_NOT_FOUND') res.setHeader(SNAPSHOT_ID_HEADER, snapshotId);
   next(error);
