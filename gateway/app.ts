@@ -27,6 +27,7 @@ import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { RetainedSnapshots } from './snapshot-cache/retained-snapshots.ts';
 import { DEFAULT_PIN_WINDOW_MS } from './snapshot-cache/pin-window.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './access/parsed-keys.ts';
@@ -110,8 +111,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
   const views = new EventViews(objects, budgets.views, log);
   const pinned = new PinnedSnapshots(deps.snapshots, limits.pinWindowMs, budgets.pinned);
-  const changeAnswers = new ChangeAnswers(budgets.changes);
-  const resources = new OrganizationResources(snapshots, objects, views, pinned, changeAnswers);
+  // The changes share holds the answers, and which earlier snapshots the store keeps (a few bytes each).
+  const changeAnswers = new ChangeAnswers(budgets.changes * 0.75);
+  const retained = new RetainedSnapshots(deps.snapshots, { maxAgeMs: limits.pointerMaxAgeMs, maxBytes: budgets.changes * 0.25 });
+  const resources = new OrganizationResources(snapshots, objects, views, pinned, changeAnswers, retained);
   // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
   const ownKeyRates =
     deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
