@@ -2,6 +2,7 @@
 // start-up, validated, and refused with one message that names every bad variable, before the
 // command makes or changes anything.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import cron from 'node-cron';
@@ -52,6 +53,11 @@ export interface Config {
   /** REDIS_URL: keys, rate limits, the publish channel and build locks shared by every process. */
   redisUrl: string | undefined;
   port: number;
+  /**
+   * GATEWAY_HOST: the address the gateway listens on; undefined: the command's own default, loopback
+   * for `start` (a demo on one machine), every interface for `serve` (behind a load balancer).
+   */
+  gatewayHost: string | undefined;
   /** ADMIN_PORT: the admin API and console (builder, start); /healthz and /metrics only (serve). */
   adminPort: number;
   /** ADMIN_HOST: the admin port's address; loopback unless the operator says otherwise. */
@@ -136,6 +142,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const usageRetentionDays = settings.wholeNumber('USAGE_RETENTION_DAYS', DEFAULT_USAGE_RETENTION_DAYS, 1);
   const usageMoveMs = usageMoveSetting(settings);
   const admin = adminSettings(settings);
+  const gatewayHost = gatewayHostSetting(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   if (!trustProxy.ok) settings.problem(`TRUST_PROXY: ${trustProxy.problem}`);
   const logFormat = logFormatSetting(settings, terminal);
@@ -155,6 +162,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     publicationLogOrigin,
     redisUrl,
     ...ports,
+    gatewayHost,
     ...admin,
     retention,
     ...builds,
@@ -430,6 +438,22 @@ function adminSettings(settings: Settings): Pick<Config, 'adminHost' | 'adminTok
   if (adminToken !== undefined && adminToken.length < 16) settings.problem('ADMIN_TOKEN must be at least 16 characters (e.g. openssl rand -hex 32)');
   return { adminHost, adminToken };
 }
+
+/**
+ * GATEWAY_HOST: an IP address (an IPv6 one with or without its brackets) or a host name, as
+ * listen() takes it; whether this machine has it is known only when the gateway binds it.
+ */
+function gatewayHostSetting(settings: Settings): string | undefined {
+  const value = settings.text('GATEWAY_HOST');
+  if (value === undefined) return undefined;
+  const unbracketed = value.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(unbracketed) !== 0 || HOST_NAME.test(value)) return unbracketed;
+  settings.problem(`GATEWAY_HOST must be an IP address or a host name (127.0.0.1, 0.0.0.0, ::1, ::, localhost), got ${JSON.stringify(value)}`);
+  return undefined;
+}
+
+/** Dot-separated labels of letters, digits and inner hyphens (RFC 1123), 253 characters at most. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 function logFormatSetting(settings: Settings, terminal: boolean): LogFormat {
   const setting = settings.text('LOG_FORMAT');

@@ -56,7 +56,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     gateway: async (build) => {
       const source = openSnapshotSource(config, build.store);
       const access = await openGatewayAccess(config, gatewayLog, cacheBudgets(config.gatewayCacheBytes));
-      const running = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) });
+      const running = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) }, LOOPBACK);
       return {
         running,
         close: async () => {
@@ -73,7 +73,7 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   // A demo key only for the sample data: never one nobody asked for on a real platform's database.
   const demo = await demoKey(config, { keys: builder.keys, db }, results, { create: sampleLoaded });
   const gatewayUrl = builder.gateway!.url;
-  line(`gateway listening on ${gatewayUrl}`);
+  line(`gateway listening on ${gatewayUrl}${boundNote(builder.gateway!, ' ')}`);
   if (demo) {
     line(`demo key for ${demo.slug}: ${demo.key}`);
     line(`try: curl -s -H 'Authorization: Bearer ${demo.key}' ${gatewayUrl}/api/integration/v1/events`);
@@ -122,9 +122,15 @@ export async function serveCommand(config: Config): Promise<void> {
   const access = await openGatewayAccess(config, log, cacheBudgets(config.gatewayCacheBytes));
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
-  gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) });
+  // Every interface unless GATEWAY_HOST says otherwise: serve runs behind a load balancer.
+  gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) }, undefined);
   const store = config.snapshotStore.description;
-  log.info(`gateway listening on ${gateway.url}, serving snapshots from ${source.source.description}`, { url: gateway.url, store, admin: admin.url });
+  log.info(`gateway listening on ${gateway.url},${boundNote(gateway, ' ', ',')} serving snapshots from ${source.source.description}`, {
+    url: gateway.url,
+    address: gateway.address,
+    store,
+    admin: admin.url,
+  });
   onShutdown(log, async () => {
     await admin.close();
     await gateway.close();
@@ -193,21 +199,37 @@ function shownPath(path: string): string {
   return shown.startsWith('..') || isAbsolute(shown) ? path : shown;
 }
 
-/** The gateway on PORT; a port in use is the operator's to fix, so the message names the variable. */
-async function listenOn(config: Config, deps: GatewayDeps): Promise<RunningGateway> {
+/** start's gateway without GATEWAY_HOST: a demo on one machine is not served to the network it is on (docs/design.md "Safe by default"). */
+const LOOPBACK = '127.0.0.1';
+
+/**
+ * The gateway on GATEWAY_HOST:PORT, GATEWAY_HOST defaulting to the command's `defaultHost`
+ * (undefined: every interface); a port in use or an address this machine does not have is the
+ * operator's to fix, so the message names the variable.
+ */
+async function listenOn(config: Config, deps: GatewayDeps, defaultHost: string | undefined): Promise<RunningGateway> {
+  const host = config.gatewayHost ?? defaultHost;
   try {
     return await startGateway({
       ...deps,
+      ...(host === undefined ? {} : { host }),
       port: config.port,
       trustProxy: config.trustProxy,
       timeouts: config.httpTimeouts,
       limits: { cacheBytes: config.gatewayCacheBytes, pinWindowMs: config.snapshotPinMs, usageMoveMs: config.usageMoveMs },
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
-      throw new OperatorError(`PORT ${config.port} is already in use; stop what listens there or set PORT to a free port`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const on = host === undefined ? '' : ` on ${host}`;
+    if (code === 'EADDRINUSE') throw new OperatorError(`PORT ${config.port} is already in use${on}; stop what listens there or set PORT to a free port`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new OperatorError(`GATEWAY_HOST ${host} is not an address of this machine`);
     throw error;
   }
+}
+
+/** What the printed address does not say of a gateway bound to every interface (0.0.0.0 or ::); '' otherwise. */
+function boundNote(running: RunningGateway, before: string, after = ''): string {
+  return running.everyInterface ? `${before}on every interface (${running.address})${after}` : '';
 }
 
 function onShutdown(log: Log, close: () => Promise<void>): void {

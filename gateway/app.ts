@@ -5,7 +5,6 @@ import type { Log } from '../runtime/log.ts';
 import type { PublishChannel } from '../snapshot/notifications.ts';
 import type { SnapshotSource } from '../snapshot/store.ts';
 import { accessControl } from './access/access-control.ts';
-import { cors } from './access/cors.ts';
 import { InMemoryRateLimiter } from './access/in-memory-rate-limiter.ts';
 import type { KeyVerdicts } from './access/key-verdicts.ts';
 import { KeyUseRecorder } from './access/key-uses.ts';
@@ -18,6 +17,7 @@ import type { KeyStore } from '../records/keys/key-store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { requestObserver } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
+import { standingHeaders } from './standing-headers.ts';
 import type { HealthReport } from '../runtime/health.ts';
 import { GatewayHealth, healthz } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
@@ -27,6 +27,7 @@ import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { RetainedSnapshots } from './snapshot-cache/retained-snapshots.ts';
 import { DEFAULT_PIN_WINDOW_MS } from './snapshot-cache/pin-window.ts';
 import { cacheBudgets, DEFAULT_CACHE_BYTES } from './cache-budget.ts';
 import { ParsedKeys } from './access/parsed-keys.ts';
@@ -110,8 +111,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const objects = new ObjectCache(deps.snapshots, budgets.objects);
   const views = new EventViews(objects, budgets.views, log);
   const pinned = new PinnedSnapshots(deps.snapshots, limits.pinWindowMs, budgets.pinned);
-  const changeAnswers = new ChangeAnswers(budgets.changes);
-  const resources = new OrganizationResources(snapshots, objects, views, pinned, changeAnswers);
+  // The changes share holds the answers, and which earlier snapshots the store keeps (a few bytes each).
+  const changeAnswers = new ChangeAnswers(budgets.changes * 0.75);
+  const retained = new RetainedSnapshots(deps.snapshots, { maxAgeMs: limits.pointerMaxAgeMs, maxBytes: budgets.changes * 0.25 });
+  const resources = new OrganizationResources(snapshots, objects, views, pinned, changeAnswers, retained);
   // The limiters the gateway makes are its own caches, within their budgets; one passed in keeps its counts where it likes.
   const ownKeyRates =
     deps.keyVerdicts === undefined && deps.rateLimiter === undefined ? new InMemoryRateLimiter({ limit: 600, windowSeconds: 60, maxBytes: budgets.key_rates }) : undefined;
@@ -151,7 +154,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // Every request gets its id, route label and start time first (X-Request-Id, logs, metrics):
   // the API's from the API router itself, every other one from the observer's middleware after it.
   const observer = requestObserver(metrics, usage);
-  // The API first: its requests, the hot path, walk no other layer; it writes its own CORS headers.
+  // The API first: its requests, the hot path, walk no other layer; it writes its own standing headers (CORS, nosniff).
   app.use(
     apiRouter({
       access: accessControl({
@@ -169,7 +172,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }),
   );
   app.use(observer.middleware);
-  app.use(cors());
+  app.use(standingHeaders());
   app.get('/healthz', healthz(health));
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());

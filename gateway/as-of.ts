@@ -22,6 +22,7 @@ import type { OrganizationSnapshot } from './snapshot-cache/current-snapshots.ts
 import { manifestView } from './snapshot-cache/manifest-view.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
 import { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import { RetainedSnapshots } from './snapshot-cache/retained-snapshots.ts';
 import { ChangeAnswers } from './changes.ts';
 
 /** One answer reads a few objects; bounds for one call, dropped after it. */
@@ -62,6 +63,8 @@ export const answerAsOf: AnswerAsOf = async (store, orgId, at, apiPath) => {
     new EventViews(objects, VIEW_BYTES),
     new PinnedSnapshots(store, 0, MANIFEST_BYTES),
     new ChangeAnswers(0),
+    // Whether `since` is kept is the store's answer now, as a gateway would give it.
+    new RetainedSnapshots(store, { maxAgeMs: 0, maxBytes: 0 }),
   );
   try {
     const match = matchRoute(path);

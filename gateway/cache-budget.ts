@@ -29,7 +29,8 @@ const SHARES: Readonly<Record<CacheName, number>> = {
   pinned: 10,
   objects: 17,
   views: 28,
-  // Answers of GET /changes, kept until the clock can change them (gateway/changes.ts).
+  // Answers of GET /changes, kept until the clock can change them (gateway/changes.ts), and which
+  // earlier snapshots the store keeps (snapshot-cache/retained-snapshots.ts), a quarter of it.
   changes: 2,
   verdicts: 5,
   key_rates: 5,

@@ -13,6 +13,7 @@ import type { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import type { ManifestView } from './snapshot-cache/manifest-view.ts';
 import type { ObjectCache } from './snapshot-cache/object-cache.ts';
 import type { PinnedSnapshots } from './snapshot-cache/pinned-snapshots.ts';
+import type { RetainedSnapshots } from './snapshot-cache/retained-snapshots.ts';
 import { instantOfName } from '../snapshot/layout.ts';
 
 /** An event's resources served byte for byte as the builder stored them. */
@@ -48,6 +49,8 @@ export class OrganizationResources {
     /** Snapshots a request may pin, and earlier manifests by id (GET /changes). */
     private readonly pinned: PinnedSnapshots,
     private readonly changeAnswers: ChangeAnswers,
+    /** Which earlier snapshots the store still keeps (GET /changes?since=). */
+    private readonly retained: RetainedSnapshots,
   ) {}
 
   /** `path`: the manifest path (resourcePath) of one of the organization's resources served byte for byte as stored. */
@@ -87,7 +90,7 @@ export class OrganizationResources {
   /** GET /changes: what changed since the snapshot `since` (undefined: every path), as of the snapshot the request reads. */
   changes(reading: Reading, since: string | undefined): Awaitable<Representation> {
     return after(this.manifest(reading), (manifest) => {
-      const earlier = since === undefined ? null : since === manifest.snapshotId ? manifest : this.pinned.manifestOf(reading.organizationId, since);
+      const earlier = since === undefined ? null : since === manifest.snapshotId ? manifest : this.keptManifest(reading.organizationId, since);
       return after(earlier, (compared) => {
         if (compared === undefined) throw sinceExpired(manifest.snapshotId);
         const indexHash = manifest.resources.get(resourcePath.eventIndex);
@@ -95,6 +98,14 @@ export class OrganizationResources {
         return this.views.withIndex(reading.organizationId, indexHash, (index) => this.changeAnswers.answer(manifest, compared, index, reading.now));
       });
     });
+  }
+
+  /**
+   * The snapshot `since` names, if the store still keeps it (undefined: 410): whether this gateway
+   * still holds its manifest decides nothing, so every gateway answers alike (retained-snapshots.ts).
+   */
+  private keptManifest(orgId: string, since: string): Awaitable<ManifestView | undefined> {
+    return after(this.retained.isKept(orgId, since), (kept) => (kept ? this.pinned.manifestOf(orgId, since) : undefined));
   }
 
   /**

@@ -11,7 +11,7 @@
 // `protocol`; none is logged, being the client's error (gateway/problem.ts says why).
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { CORS_HEADERS } from './access/cors.ts';
+import { STANDING_HEADERS } from './standing-headers.ts';
 import { type ApiError, badRequest, expectationFailed, malformedRequest, methodNotAllowed, requestHeadersTooLarge, requestTimeout } from './errors.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { problemBytes, problemHeaders } from '../snapshot/problem.ts';
@@ -25,9 +25,9 @@ function errorFor(code: string | undefined): ApiError {
   return malformedRequest();
 }
 
-/** Every header of an error answer, CORS first, as writeHead takes them. */
+/** Every header of an error answer, the standing ones (CORS, nosniff) first, as writeHead takes them. */
 function errorHeaders(apiError: ApiError, requestId: string, length: number): string[] {
-  return [...CORS_HEADERS, REQUEST_ID_HEADER, requestId, ...problemHeaders(apiError, length)];
+  return [...STANDING_HEADERS, REQUEST_ID_HEADER, requestId, ...problemHeaders(apiError, length)];
 }
 
 /** The status line and header block of an error answer written straight to a socket. */

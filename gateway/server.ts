@@ -14,15 +14,19 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface StartGatewayOptions extends GatewayDeps {
   port: number;
-  /** Default: all interfaces, like PORT conventionally means. */
+  /** Default: every interface (Node's default); bin/ passes GATEWAY_HOST, or loopback for `start`. */
   host?: string;
   timeouts?: HttpTimeouts;
 }
 
 export interface RunningGateway {
-  /** e.g. http://127.0.0.1:8080 */
+  /** Where this machine reaches it, made of the address really bound: http://127.0.0.1:8080, http://[::1]:8080 (runtime/http-server.ts). */
   url: string;
   port: number;
+  /** The address really bound, with its port: 127.0.0.1:8080, [::]:8080. */
+  address: string;
+  /** Bound to every interface (0.0.0.0 or ::): `url` is then loopback. */
+  everyInterface: boolean;
   /** What its GET /healthz answers (gateway/readiness.ts), for the admin port to answer the same. */
   health(): HealthReport;
   close(): Promise<void>;
@@ -53,6 +57,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   return {
     url: listening.url,
     port: listening.port,
+    address: listening.address,
+    everyInterface: listening.everyInterface,
     health: () => gateway.health(),
     close: async () => {
       await listening.close();

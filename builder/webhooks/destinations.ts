@@ -1,6 +1,8 @@
 // Where webhooks may be sent (docs/design.md "Webhooks", safety): an https URL (http only with
-// WEBHOOK_ALLOW_INSECURE=1) whose host is a public address. A registration naming a loopback,
-// private, link-local or otherwise non-public address, or a name resolving to one, is refused; so
+// WEBHOOK_ALLOW_INSECURE=1) whose host is a global unicast address (public-address.ts). A
+// registration naming a loopback, private, link-local or otherwise non-public address, in any of
+// its written forms (Node's URL parser writes 0177.0.0.1 and 2130706433 as 127.0.0.1, [::127.0.0.1]
+// as [::7f00:1]), or a name resolving to one, is refused; so
 // is each delivery, since DNS can change after registration: the connection itself resolves
 // through `publicLookup`, so the address checked is the address connected to (no window for a
 // name to be rebound between check and connect). WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule,
@@ -8,8 +10,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { OperatorError } from '../../runtime/errors.ts';
+import { nonPublicRange } from './public-address.ts';
 
 export interface DestinationPolicy {
   allowPrivate: boolean;
@@ -58,8 +60,8 @@ async function addressRefusal(url: URL): Promise<string | undefined> {
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
   if (addresses.length === 0) return `url's host ${host} does not resolve`;
   for (const { address } of addresses) {
-    const range = rangeOf(address);
-    if (range !== 'unicast') return refusal(host, address, range);
+    const range = nonPublicRange(address);
+    if (range !== undefined) return refusal(host, address, range);
   }
   return undefined;
 }
@@ -69,8 +71,8 @@ export function publicLookup(policy: DestinationPolicy) {
   return (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
     lookup(hostname, { ...options, all: true, verbatim: true }).then(
       (addresses) => {
-        const refused = policy.allowPrivate ? undefined : addresses.find(({ address }) => rangeOf(address) !== 'unicast');
-        if (refused) return callback(new DestinationError(refusal(hostname, refused.address, rangeOf(refused.address))), []);
+        const refused = policy.allowPrivate ? undefined : addresses.find(({ address }) => nonPublicRange(address) !== undefined);
+        if (refused) return callback(new DestinationError(refusal(hostname, refused.address, nonPublicRange(refused.address)!)), []);
         if (options.all) return callback(null, addresses);
         const first = addresses[0];
         if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), []);
@@ -85,23 +87,13 @@ export function publicLookup(policy: DestinationPolicy) {
 export function checkAddressHost(url: URL, policy: DestinationPolicy): void {
   const host = hostOf(url);
   if (policy.allowPrivate || !isIP(host)) return;
-  const range = rangeOf(host);
-  if (range !== 'unicast') throw new DestinationError(refusal(host, host, range));
+  const range = nonPublicRange(host);
+  if (range !== undefined) throw new DestinationError(refusal(host, host, range));
 }
 
 function hostOf(url: URL): string {
   // URL keeps the brackets of an IPv6 literal.
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
-}
-
-/** ipaddr.js's range of an address; an IPv4 address mapped into IPv6 is judged as the IPv4 one. */
-function rangeOf(address: string): string {
-  try {
-    const parsed = ipaddr.process(address);
-    return parsed.range();
-  } catch {
-    return 'invalid';
-  }
 }
 
 function insecure(text: string): string {

@@ -424,6 +424,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -434,6 +435,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -451,6 +453,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -468,6 +471,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -485,6 +489,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -502,6 +507,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -519,6 +525,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -537,6 +544,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
@@ -553,6 +561,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the organization was found suspended after the request was counted.
@@ -578,6 +587,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -595,6 +605,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -617,6 +628,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -635,6 +647,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 /**
@@ -661,6 +674,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
                  * @description The key's remaining quota `r` and the seconds `t` until it next grows (IETF HTTPAPI RateLimit header fields draft). Sent when the request was counted against its key.
@@ -686,6 +700,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 /**
@@ -755,6 +770,8 @@ export interface components {
         "Retry-After": number;
         /** @description CORS is open on every response, errors included, so page JavaScript can read `errorCode`. */
         "Access-Control-Allow-Origin": "*";
+        /** @description Every response, errors included: a browser never reads a body as anything but its declared type. */
+        "X-Content-Type-Options": "nosniff";
         /** @description The challenge a 401 carries (RFC 9110 §11.6.1). */
         "WWW-Authenticate": "Bearer";
         /** @description The methods this path answers. */
@@ -797,6 +814,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -839,6 +857,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -881,6 +900,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -923,6 +943,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -972,6 +993,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1020,6 +1042,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1068,6 +1091,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1116,6 +1140,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1164,6 +1189,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -1209,6 +1235,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -71,7 +71,11 @@ export class WebhookReceiver {
     const timestamp = req.headers['webhook-timestamp'];
     const signatures = req.headers['webhook-signature'];
     if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return 'missing webhook headers';
-    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return 'timestamp out of tolerance';
+    // Unix seconds, digits only (Standard Webhooks): `Number()` would take 'NaN', '', ' 1e9' or '0x…',
+    // and NaN compares false with everything, so it would pass any tolerance.
+    const seconds = /^[0-9]{1,15}$/.test(timestamp) ? Number(timestamp) : Number.NaN;
+    if (!Number.isFinite(seconds)) return 'timestamp is not a number of seconds';
+    if (Math.abs(Date.now() / 1000 - seconds) > TOLERANCE_SECONDS) return 'timestamp out of tolerance';
     const key = Buffer.from(this.#options.secret.replace(/^whsec_/, ''), 'base64');
     const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest();
     // One `v1,<base64>` per secret the sender signs with (two during a rotation): any may match.

@@ -1,8 +1,7 @@
 // CORS for every response of the gateway (docs/api.md §5.8; docs/design.md "CORS"): open to any
 // origin, errors included, so page JavaScript can read `errorCode`; preflights answered without a
-// key. The API writes these headers in its own batch (routes/respond.ts); everything else gets
-// them from cors().
-import type { RequestHandler, Response } from 'express';
+// key. Every answer carries them among its standing headers (gateway/standing-headers.ts).
+import type { Response } from 'express';
 
 // docs/design.md "CORS": open on every response, errors included, so page JavaScript can read
 // `errorCode`. No Access-Control-Allow-Credentials: browser requests carry no cookies (§5.8).
@@ -20,10 +19,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 // key, or for a page of a refused origin.
 const VARY = 'Authorization, X-Api-Key, Origin';
 
-/**
- * The CORS headers of every response, as writeHead takes them: the API writes them in the one
- * batch of a 200 or 304 (gateway/routes/respond.ts); everything else gets them from cors().
- */
+/** The CORS headers of every response, as writeHead takes them; part of gateway/standing-headers.ts's. */
 export const CORS_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', VARY];
 
 const PREFLIGHT_HEADERS: readonly string[] = [
@@ -46,13 +42,4 @@ export function setHeaders(res: Response, headers: readonly string[]): void {
 /** Any OPTIONS request (preflight or not) is answered 204 without a key. */
 export function answerPreflight(res: Response): void {
   res.writeHead(204, PREFLIGHT_HEADERS as string[]).end();
-}
-
-/** CORS headers on every response outside the API, which writes its own; answers OPTIONS. */
-export function cors(): RequestHandler {
-  return function corsHeaders(req, res, next) {
-    if (req.method === 'OPTIONS') return answerPreflight(res);
-    setHeaders(res, CORS_HEADERS);
-    next();
-  };
 }

@@ -6,12 +6,11 @@
 // itself does for a cached answer.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccessControl, Grant } from '../access/access-control.ts';
-import { answerPreflight, CORS_HEADERS, setHeaders } from '../access/cors.ts';
-import type { Awaitable } from '../../runtime/awaitable.ts';
+import { answerPreflight, setHeaders } from '../access/cors.ts';
+import { STANDING_HEADERS } from '../standing-headers.ts';
 import { ApiError, badRequest, methodNotAllowed, notFound, SNAPSHOT_ID_HEADER } from '../errors.ts';
-import type { Representation } from '../../snapshot/representation.ts';
 import type { OrganizationResources } from '../organization-resources.ts';
-import { ALLOWED_METHODS, matchRoute, pathBelowBase, type RouteContext } from '../api-routes.ts';
+import { ALLOWED_METHODS, matchRoute, pathBelowBase, type RouteContext, type RouteMatch } from '../api-routes.ts';
 import { sendRepresentation } from './respond.ts';
 import { isSnapshotId } from '../../snapshot/layout.ts';
 import { apiRouteLabelOf, type RouteLabel } from '../route-label.ts';
@@ -27,15 +26,15 @@ export interface ApiRouterOptions {
 
 export function apiRouter({ access, resources, clock, observe }: ApiRouterOptions): RequestHandler {
   /**
-   * The representation for an authenticated request, read as `context` says. The organization is
-   * the key's (docs/api.md §5.3): nothing in the URL names one. Unknown path (404) before method
-   * (405), and an undecodable `{idOrSlug}` (400) before both, as the router answered them.
+   * The route an authenticated request names (docs/api.md §5.10 step 6, before its parameters and
+   * its pin are judged): unknown path (404) before method (405), and an undecodable `{idOrSlug}`
+   * (400) before both, as the router answered them.
    */
-  const answer = (req: Request, path: string, context: RouteContext): Awaitable<Representation> => {
+  const routeOf = (req: Request, path: string): RouteMatch => {
     const match = matchRoute(path);
     if (match === undefined) throw notFound();
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(ALLOWED_METHODS);
-    return match.route.answer(context, match.idOrSlug);
+    return match;
   };
 
   return function serveApi(req, res, next) {
@@ -62,10 +61,13 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
   function respond(req: Request, res: Response, next: NextFunction, path: string, grant: Grant): void {
     let context: RouteContext | undefined;
     try {
+      const match = routeOf(req, path);
+      // The pin's form is a parameter (§5.10 step 7): judged once the path and method are.
       const pin = req.headers[PIN_HEADER];
       const reading = new RequestReading(req, resources, grant.key.organizationId, clock(), pin === undefined ? undefined : pinOf(pin));
       context = reading;
-      const representation = answer(req, path, reading);
+      // The organization is the key's (docs/api.md §5.3): nothing in the URL names one.
+      const representation = match.route.answer(reading, match.idOrSlug);
       if (representation instanceof Promise) {
         representation.then(
           (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!),
@@ -119,12 +121,12 @@ function pinOf(header: string | string[]): string {
 }
 
 /**
- * To gateway/problem.ts with the headers a 200 would have written in its batch: CORS on every
- * response, and the rate-limit state on every response after the rate-limit check; and the
+ * To gateway/problem.ts with the headers a 200 would have written in its batch: the standing ones
+ * (CORS, nosniff) on every response, and the rate-limit state on every response after the rate-limit check; and the
  * snapshot that decided a 404 EVENT_NOT_FOUND (no other error is a snapshot's answer).
  */
 function fail(res: Response, next: NextFunction, grant: Grant | undefined, error: unknown, snapshotId?: string): void {
-  setHeaders(res, CORS_HEADERS);
+  setHeaders(res, STANDING_HEADERS);
   if (grant !== undefined) setHeaders(res, grant.rateLimitHeaders);
   if (snapshotId !== undefined && error instanceof ApiError && error.errorCode === 'EVENT_NOT_FOUND') res.setHeader(SNAPSHOT_ID_HEADER, snapshotId);
   next(error);

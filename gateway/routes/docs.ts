@@ -119,18 +119,6 @@ function staticFile(bytes: Buffer, contentType: string, extraHeaders: readonly s
   return {
     bytes,
     quotedEtag,
-    headers: [
-      'Content-Type',
-      contentType,
-      'Content-Length',
-      String(bytes.length),
-      'ETag',
-      quotedEtag,
-      'Cache-Control',
-      CACHE_CONTROL,
-      'X-Content-Type-Options',
-      'nosniff',
-      ...extraHeaders,
-    ],
+    headers: ['Content-Type', contentType, 'Content-Length', String(bytes.length), 'ETag', quotedEtag, 'Cache-Control', CACHE_CONTROL, ...extraHeaders],
   };
 }

@@ -1,11 +1,11 @@
-// Sending a 200: every header in one writeHead batch — CORS, the key's rate-limit
+// Sending a 200: every header in one writeHead batch — the standing ones (CORS, nosniff), the key's rate-limit
 // state, the entity tag and caching headers — because each setHeader before writeHead would be
 // validated, stored and copied again one by one. A request carrying If-None-Match that matches
 // the representation's tag gets a 304 without a body, whatever its Cache-Control says
 // (routes/conditional.ts); HEAD gets GET's headers only. The request id goes in the same batch
 // (gateway/observed-request.ts), and the snapshot the answer came from.
 import type { Request, Response } from 'express';
-import { CORS_HEADERS } from '../access/cors.ts';
+import { STANDING_HEADERS } from '../standing-headers.ts';
 import { countApiResponse, observationOf } from '../observed-request.ts';
 import { CACHE_CONTROL, type Representation } from '../../snapshot/representation.ts';
 import { REQUEST_ID_HEADER } from '../request-id.ts';
@@ -19,7 +19,7 @@ export function sendRepresentation(req: Request, res: Response, representation: 
   if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, representation.etag)) {
     // A 304 carries no body, so none of the headers that describe one (RFC 9110 §15.4.5).
     res.writeHead(304, [
-      ...CORS_HEADERS,
+      ...STANDING_HEADERS,
       REQUEST_ID_HEADER,
       requestId,
       ...rateLimitHeaders,
@@ -34,7 +34,7 @@ export function sendRepresentation(req: Request, res: Response, representation: 
     countApiResponse(req, 304);
     return;
   }
-  res.writeHead(200, [...CORS_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, SNAPSHOT_ID_HEADER, snapshotId, ...representation.headers]);
+  res.writeHead(200, [...STANDING_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, SNAPSHOT_ID_HEADER, snapshotId, ...representation.headers]);
   if (req.method === 'HEAD') res.end();
   else res.end(representation.bytes);
   countApiResponse(req, 200);

@@ -59,7 +59,8 @@ seconds.
 
 **HEAD, CORS.** Every operation answers HEAD with GET's status and headers and no body. CORS is
 open: \`Access-Control-Allow-Origin: *\` on every response, errors included, and preflight
-requests are answered 204 without a key. Browser requests carry no cookies.
+requests are answered 204 without a key. Browser requests carry no cookies. Every response
+carries \`X-Content-Type-Options: nosniff\`.
 
 **Versioning.** The version is part of the path. Fields may be added to any object within a
 version, so a client should ignore fields it does not know.
@@ -226,6 +227,11 @@ const HEADERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', const: '*' },
   },
+  'X-Content-Type-Options': {
+    description: 'Every response, errors included: a browser never reads a body as anything but its declared type.',
+    required: true,
+    schema: { type: 'string', const: 'nosniff' },
+  },
   'WWW-Authenticate': {
     description: 'The challenge a 401 carries (RFC 9110 §11.6.1).',
     required: true,
@@ -266,6 +272,7 @@ function sometimesCounted(all: Record<string, JsonSchema>, when: string) {
 const ERROR_HEADERS = {
   'Cache-Control': headerRef('Cache-Control-Error'),
   'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+  'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
   'X-Request-Id': headerRef('X-Request-Id'),
 };
 
@@ -309,6 +316,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
         'Cache-Control': headerRef('Cache-Control'),
         ...COUNTED,
         'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+        'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
         'X-Request-Id': headerRef('X-Request-Id'),
       },
     },
@@ -420,6 +428,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
               'Marquee-Snapshot-Id': headerRef('Marquee-Snapshot-Id'),
               ...COUNTED,
               'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+              'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
               'X-Request-Id': headerRef('X-Request-Id'),
             },
             content: { [JSON_TYPE]: { schema: body, examples: { [operation.example]: exampleOf(operation.example, body) } } },

@@ -4,7 +4,8 @@
 // on the same home is refused, naming the first.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -33,6 +34,16 @@ const shell = (command: string) =>
     execFile('sh', ['-c', command], (error, stdout) => resolve({ code: error ? 1 : 0, stdout }));
   });
 
+/** Whether a TCP connection to host:port is accepted. */
+const connects = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, host, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+
 const gatewayUrl = (output: string) => /gateway listening on (http:\/\/\S+)/.exec(output)![1]!;
 
 it('starts from nothing and prints a curl line that works as printed; commands work beside it; a restart prints the same key', async () => {
@@ -40,6 +51,16 @@ it('starts from nothing and prints a curl line that works as printed; commands w
   let key: string;
   try {
     const output = first.output();
+    // On loopback unless GATEWAY_HOST says otherwise, and the address printed is the one bound
+    // (docs/design.md "Safe by default"): another interface of this machine is not listened on.
+    const printed = new URL(gatewayUrl(output));
+    expect(printed.hostname).toBe('127.0.0.1');
+    expect(output).not.toContain('on every interface');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((nic) => nic !== undefined && !nic.internal && nic.family === 'IPv4');
+    if (external !== undefined) expect(await connects(external.address, Number(printed.port))).toBe(false);
+    expect(await connects('127.0.0.1', Number(printed.port))).toBe(true);
     expect(output).toContain('sample data loaded: nordic-dev, pacific-oss, harbor-games, old-town-meetups');
     expect(output).toMatch(/start run over 4 organizations in \d+\.\d s: 4 built \(2 published, 2 suspended\)/);
     key = /demo key for nordic-dev: (mqk_\w+)/.exec(output)![1]!;

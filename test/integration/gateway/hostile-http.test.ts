@@ -73,12 +73,13 @@ function parse(text: string): RawReply {
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(end + 4) };
 }
 
-/** An answer through the error mapping: problem+json with its errorCode, CORS open, nothing leaked. */
+/** An answer through the error mapping: problem+json with its errorCode, CORS open, nosniff, nothing leaked. */
 function expectProblem(reply: RawReply, status: number, errorCode: string): void {
   expect(reply.status).toBe(status);
   expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   expect(reply.headers['access-control-allow-origin']).toBe('*');
   expect(reply.headers['cache-control']).toBe('no-store');
+  expect(reply.headers['x-content-type-options']).toBe('nosniff');
   expect(reply.headers['x-powered-by']).toBeUndefined();
   const body = JSON.parse(reply.body) as { status: number; errorCode: string; detail: string };
   expect(body).toMatchObject({ status, errorCode });

@@ -159,6 +159,35 @@ describe('a pinned read', () => {
     expect(malformed.json<{ detail: string }>().detail).toContain(PIN);
   });
 
+  // docs/api.md §5.10: the key, the organization's state, the origin and the rate limit, then the
+  // path and the method, and only then the parameters and the pin's form.
+  it('that cannot name a snapshot is judged after the key, the path and the method, on every route', async () => {
+    const errorCode = (reply: { json<T>(): T }) => reply.json<{ errorCode: string }>().errorCode;
+    const noKey = await harness.call(`${API}/organization`, { headers: { [PIN]: 'yesterday' } });
+    expect({ status: noKey.status, errorCode: errorCode(noKey) }).toEqual({ status: 401, errorCode: 'API_KEY_INVALID' });
+    const unknownPath = await call('/no-such-path', { [PIN]: 'yesterday' });
+    expect({ status: unknownPath.status, errorCode: errorCode(unknownPath) }).toEqual({ status: 404, errorCode: 'NOT_FOUND' });
+    const undecodable = await call('/events/%E0%A4%A', { [PIN]: 'yesterday' });
+    expect({ status: undecodable.status, detail: undecodable.json<{ detail: string }>().detail }).toEqual({ status: 400, detail: expect.stringContaining('percent-encoded') });
+    for (const path of [
+      '/organization',
+      '/team',
+      '/speakers',
+      '/sponsors',
+      '/events',
+      '/events/kept',
+      '/events/kept/sessions',
+      '/events/kept/speakers',
+      '/events/kept/sponsors',
+      '/changes',
+    ]) {
+      const deleted = await harness.call(`${API}${path}`, { key, method: 'DELETE', headers: { [PIN]: 'yesterday' } });
+      expect({ path, status: deleted.status, errorCode: errorCode(deleted) }).toEqual({ path, status: 405, errorCode: 'METHOD_NOT_ALLOWED' });
+      const malformed = await call(path, { [PIN]: 'yesterday' });
+      expect({ path, status: malformed.status, errorCode: errorCode(malformed) }).toEqual({ path, status: 400, errorCode: 'BAD_REQUEST' });
+    }
+  });
+
   it('never reads past what is judged now: a revoked key, and a suspended organization', async () => {
     const other = new PlatformFixture({ id: fixtureUuid(9_001), name: 'Soon suspended', slug: 'soon-suspended' });
     const active = (await publishFixture(harness.store, other, { now: at(NOW - 2 * MINUTE) })).snapshotId!;

@@ -11,13 +11,14 @@ import { PlatformFixture } from '../../support/platform-fixture.ts';
 const schemas = new SchemaSet();
 const acme = useAcmeWorld();
 
-/** The shape every error shares (docs/design.md "caching headers", "CORS"). */
+/** The shape every error shares (docs/design.md "caching headers", "CORS"; "Safe by default": nosniff). */
 function expectProblem(reply: Reply, status: number, errorCode: string, instance: string): ProblemDetails {
   expect(reply.status).toBe(status);
   expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   expect(reply.headers['cache-control']).toBe('no-store');
   expect(reply.headers.etag).toBeUndefined();
   expect(reply.headers['access-control-allow-origin']).toBe('*');
+  expect(reply.headers['x-content-type-options']).toBe('nosniff');
   const problem = reply.json<ProblemDetails>();
   expect(schemas.validate('problem-details', problem)).toEqual({ valid: true });
   // `instance`: the path, then the request id the response carries (gateway/problem.ts).

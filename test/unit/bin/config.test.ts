@@ -189,6 +189,20 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ SNAPSHOT_RETENTION_DAYS: '-3' }, '/srv', false)).toThrow('SNAPSHOT_RETENTION_DAYS must be a whole number from 0 to 1000000, got "-3"');
   });
 
+  it('reads GATEWAY_HOST as an IP address or a host name, unset by default (each command has its own), and names it when it is neither', () => {
+    expect(parseConfig({}, '/srv', false).gatewayHost).toBeUndefined();
+    for (const host of ['127.0.0.1', '0.0.0.0', '::1', '::', 'fe80::1%eth0', 'localhost', 'gateway.internal', 'api-1.example.org.']) {
+      expect(parseConfig({ GATEWAY_HOST: host }, '/srv', false).gatewayHost).toBe(host);
+    }
+    expect(parseConfig({ GATEWAY_HOST: '[::1]' }, '/srv', false).gatewayHost).toBe('::1');
+    expect(parseConfig({ GATEWAY_HOST: ' 127.0.0.1 ' }, '/srv', false).gatewayHost).toBe('127.0.0.1');
+    for (const bad of ['http://127.0.0.1', '127.0.0.1:8080', 'my host', '-gateway', '[::1', 'a..b', '*']) {
+      expect(() => parseConfig({ GATEWAY_HOST: bad }, '/srv', false)).toThrow(
+        `GATEWAY_HOST must be an IP address or a host name (127.0.0.1, 0.0.0.0, ::1, ::, localhost), got ${JSON.stringify(bad)}`,
+      );
+    }
+  });
+
   it('reads FULL_BUILD_EVERY as a whole number of seconds, minutes, hours or days', () => {
     expect(parseConfig({ FULL_BUILD_EVERY: '90s' }, '/srv').fullBuildEveryMs).toBe(90_000);
     expect(parseConfig({ FULL_BUILD_EVERY: '30m' }, '/srv').fullBuildEveryMs).toBe(1_800_000);

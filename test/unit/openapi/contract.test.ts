@@ -14,6 +14,7 @@ const SERVED = {
   ratelimit: '"default";r=599;t=60',
   'ratelimit-policy': '"default";q=600;w=60',
   'access-control-allow-origin': '*',
+  'x-content-type-options': 'nosniff',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
   'marquee-snapshot-id': '20260501T120000000Z-0123456789ab',
 };
@@ -21,6 +22,7 @@ const REFUSED = {
   'content-type': 'application/problem+json; charset=utf-8',
   'cache-control': 'no-store',
   'access-control-allow-origin': '*',
+  'x-content-type-options': 'nosniff',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
 };
 /** The rate-limit headers of a request counted against its key. */

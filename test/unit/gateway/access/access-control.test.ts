@@ -7,7 +7,8 @@ import { type AddressInfo, connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { accessControl } from '../../../../gateway/access/access-control.ts';
-import { cors, setHeaders } from '../../../../gateway/access/cors.ts';
+import { setHeaders } from '../../../../gateway/access/cors.ts';
+import { standingHeaders } from '../../../../gateway/standing-headers.ts';
 import { InMemoryRateLimiter } from '../../../../gateway/access/in-memory-rate-limiter.ts';
 import { ApiError } from '../../../../gateway/errors.ts';
 import type { OrganizationState } from '../../../../snapshot/manifest.ts';
@@ -60,7 +61,7 @@ beforeAll(async () => {
   const app = express();
   // Tests pose as many client addresses through X-Forwarded-For.
   app.set('trust proxy', true);
-  app.use(cors());
+  app.use(standingHeaders());
   const access = accessControl({
     keys: store,
     failures: {
