@@ -47,9 +47,19 @@ export interface RedisKeyVerdictsOptions {
   localRateBytes?: number;
   /** Retry-After of the 503 for a key that cannot be judged; default 5 s, about when a reconnect has been tried. */
   retryAfterSeconds?: number;
-  /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default 500 ms. */
+  /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default VERDICT_DEADLINE_MS. */
   commandTimeoutMs?: number;
 }
+
+/**
+ * 2 s, as Kong's rate limiting gives Redis. What the deadline protects is a request's wait for a
+ * Redis that stopped answering (a black hole, a stopped process): past it, the gateway answers from
+ * memory without waiting. Giving up is dear here, unlike in a rate limiter that fails open (Envoy's
+ * 20 ms): one timeout sends the whole gateway to memory, where keys not seen lately get 503 and a
+ * revocation made meanwhile is not seen. At 500 ms a machine busy with other work (Redis or the
+ * gateway starved of CPU for half a second) tripped it outside any fault (docs/reliability.md).
+ */
+const VERDICT_DEADLINE_MS = 2_000;
 
 const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
 const SCHEDULED = RECORD_FIELDS.indexOf('revocationScheduled') + 1;
@@ -123,7 +133,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.recent = new RecentVerdicts(options.recent);
     this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
     this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? VERDICT_DEADLINE_MS;
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
     if (!('marqueeKeyVerdict' in redis)) {
       redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 3, lua: VERDICT_LUA });
