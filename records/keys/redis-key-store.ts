@@ -262,6 +262,11 @@ export class RedisKeyStore implements KeyStore {
     await this.redis.marqueeKeySynced(this.syncedKey(), change, '');
   }
 
+  /** Redis's `maxmemory-policy`, as INFO says it (managed Redis often refuses CONFIG); undefined when it does not. */
+  async evictionPolicy(): Promise<string | undefined> {
+    return /^maxmemory_policy:(\S+)/m.exec(await this.redis.info('memory'))?.[1];
+  }
+
   /** Takes the last uses gateways reported since the last take (key id → instant). */
   async takeUses(): Promise<Map<string, string>> {
     const flat = await this.redis.marqueeKeyTakeUses(this.usesKey());
