@@ -73,11 +73,14 @@ const COMPLETE = 1;
 const REFILLING = 2;
 
 // KEYS: the record, the key's rate bucket, the keys-synced marker; ARGV: limit, window, nowMs, now
-// as an ISO instant. Answers the copy's mark alone for an unknown key; the record's fields and the mark for one revoked (outright, or scheduled and due) or
-// expired at that instant (not counted); and those followed by the count (allowed, remaining,
-// resetSeconds, second) for a usable one. Usable is key-validity.ts's rule: the stored instants are
-// toISOString's texts, so comparing them with now's text compares the instants. The mark is read for
-// every key, so that a gateway learns that a keeper keeps this copy before it ever needs to know.
+// as an ISO instant. Answers the copy's mark alone for an unknown key; the record's fields and the
+// mark for one revoked (outright, or scheduled and due) or expired at that instant (not counted);
+// and those followed by the count (allowed, remaining, resetSeconds, second) for a usable one.
+// Usable is key-validity.ts's rule: the stored instants are toISOString's texts, so comparing them
+// with now's text compares the instants. The mark is read for every key, so that a gateway learns
+// that a keeper keeps this copy before it ever needs to know. The marker lies outside the record's
+// hash slot: Marquee runs on one Redis (with replicas or not), not Redis Cluster, whose slots the
+// key store's own transactions already span.
 const VERDICT_LUA = `${SLIDING_WINDOW_LUA}
 local synced = redis.call('GET', KEYS[3])
 local mark = ${NO_MARK}
