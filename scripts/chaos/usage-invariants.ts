@@ -60,7 +60,7 @@ type Charge = 'charged' | 'uncharged' | 'unsure';
 /** An answer's outcome as the usage rows keep it: the status, a 403 with its errorCode. */
 const outcomeOf = (status: number, errorCode: string | undefined): string => (status === 403 ? `403 ${errorCode ?? ''}`.trimEnd() : String(status));
 
-export interface Span {
+interface Span {
   from: number;
   until: number;
 }
