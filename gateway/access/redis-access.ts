@@ -31,7 +31,7 @@ export interface RedisAccessOptions {
   /** Requests per key in any window; default 600 in 60 s (docs/api.md §8). */
   limit?: number;
   windowSeconds?: number;
-  /** A command not answered within this is a Redis that cannot be reached; default 500 ms. */
+  /** A command not answered within this is a Redis that cannot be reached; default 2 s (access/redis-key-verdicts.ts VERDICT_DEADLINE_MS). */
   commandTimeoutMs?: number;
   /** The memory of recent verdicts used while Redis cannot be reached; default 4 MB, 5 minutes. */
   recent?: RecentVerdictsOptions;

@@ -11,10 +11,20 @@
 // once when it loses Redis and once when it has it back. While degraded it does not wait for
 // Redis: one PING at a time probes it in the background, and the first that succeeds sends
 // requests back to Redis, without a restart.
+//
+// A key missing from Redis is unknown (401) only if the copy is complete (docs/design.md "Keys
+// outlive any cache"): the same script reads the `keys-synced` marker, which a key keeper sets to
+// a change number once it has written every record, and which goes with the data whenever Redis
+// loses it (FLUSHALL, FLUSHDB, a restart without persistence, a new instance). Without a number
+// there, a missing key may be a valid one not copied back yet: 503 with Retry-After, as while Redis
+// cannot be reached, but not answered from memory — a revocation written into the emptied copy
+// after this gateway's last look at the key would not be there. A gateway that has never seen the
+// marker since it started (a Redis that no keeper fills: seeded by a benchmark, or written by a
+// release from before the key keeper) answers a missing key 401, as such a Redis was always read.
 import type { Redis } from 'ioredis';
 import type { Log } from '../../runtime/log.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
-import { RECORD_FIELDS, recordKey, recordOf } from '../../records/keys/redis-key-store.ts';
+import { RECORD_FIELDS, RELOADING, recordKey, recordOf, syncedKey } from '../../records/keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';
@@ -37,26 +47,53 @@ export interface RedisKeyVerdictsOptions {
   localRateBytes?: number;
   /** Retry-After of the 503 for a key that cannot be judged; default 5 s, about when a reconnect has been tried. */
   retryAfterSeconds?: number;
-  /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default 500 ms. */
+  /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default VERDICT_DEADLINE_MS. */
   commandTimeoutMs?: number;
 }
+
+/**
+ * 2 s, as Kong's rate limiting gives Redis. What the deadline protects is a request's wait for a
+ * Redis that stopped answering (a black hole, a stopped process): past it, the gateway answers from
+ * memory without waiting. Giving up is dear here, unlike in a rate limiter that fails open (Envoy's
+ * 20 ms): one timeout sends the whole gateway to memory, where keys not seen lately get 503 and a
+ * revocation made meanwhile is not seen. At 500 ms a machine busy with other work (Redis or the
+ * gateway starved of CPU for half a second) tripped it outside any fault (docs/reliability.md).
+ */
+const VERDICT_DEADLINE_MS = 2_000;
 
 const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
 const SCHEDULED = RECORD_FIELDS.indexOf('revocationScheduled') + 1;
 const EXPIRES_AT = RECORD_FIELDS.indexOf('expiresAt') + 1;
+/** Where a reply holds the copy's mark and the count (0-based): after the record's fields. */
+const MARK_AT = RECORD_FIELDS.length;
+const COUNT_AT = MARK_AT + 1;
+/** The copy's mark: no marker (lost, or never filled), a keeper's number (complete), a keeper refilling it. */
+const NO_MARK = 0;
+const COMPLETE = 1;
+const REFILLING = 2;
 
-// KEYS: the record, the key's rate bucket; ARGV: limit, window, nowMs, now as an ISO instant.
-// Answers {} for an unknown key, the record's fields for one revoked (outright, or scheduled and
-// due) or expired at that instant (not counted), and the fields followed by the count (allowed,
-// remaining, resetSeconds, second) for a usable one. Usable is key-validity.ts's rule: the stored
-// instants are toISOString's texts, so comparing them with now's text compares the instants.
+// KEYS: the record, the key's rate bucket, the keys-synced marker; ARGV: limit, window, nowMs, now
+// as an ISO instant. Answers the copy's mark alone for an unknown key; the record's fields and the
+// mark for one revoked (outright, or scheduled and due) or expired at that instant (not counted);
+// and those followed by the count (allowed, remaining, resetSeconds, second) for a usable one.
+// Usable is key-validity.ts's rule: the stored instants are toISOString's texts, so comparing them
+// with now's text compares the instants. The mark is read for every key, so that a gateway learns
+// that a keeper keeps this copy before it ever needs to know. The marker lies outside the record's
+// hash slot: Marquee runs on one Redis (with replicas or not), not Redis Cluster, whose slots the
+// key store's own transactions already span.
 const VERDICT_LUA = `${SLIDING_WINDOW_LUA}
+local synced = redis.call('GET', KEYS[3])
+local mark = ${NO_MARK}
+if synced then
+  if string.sub(synced, 1, ${RELOADING.length}) == '${RELOADING}' then mark = ${REFILLING} else mark = ${COMPLETE} end
+end
 local record = redis.call('HMGET', KEYS[1], ${RECORD_FIELDS.map((field) => `'${field}'`).join(', ')})
-if not record[1] then return {} end
+if not record[1] then return {mark} end
+record[${MARK_AT + 1}] = mark
 local revokedAt, expiresAt = record[${REVOKED_AT}], record[${EXPIRES_AT}]
 if (revokedAt and (not record[${SCHEDULED}] or revokedAt <= ARGV[4])) or (expiresAt and expiresAt <= ARGV[4]) then return record end
 local counted = count(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
-for i = 1, 4 do record[${RECORD_FIELDS.length} + i] = counted[i] end
+for i = 1, 4 do record[${COUNT_AT} + i] = counted[i] end
 return record`;
 
 const GIVE_BACK_LUA = `${SLIDING_WINDOW_LUA}
@@ -65,12 +102,11 @@ return giveBack(KEYS[1], ARGV[1])`;
 type VerdictReply = Array<string | number | null>;
 
 interface VerdictCommands {
-  marqueeKeyVerdict(record: string, bucket: string, limit: number, windowSeconds: number, nowMs: number, nowIso: string): Promise<VerdictReply>;
+  marqueeKeyVerdict(record: string, bucket: string, synced: string, limit: number, windowSeconds: number, nowMs: number, nowIso: string): Promise<VerdictReply>;
   marqueeKeyGiveBack(bucket: string, second: number): Promise<number>;
 }
 
 const UNKNOWN: KeyVerdict = { record: undefined };
-const COUNT_AT = RECORD_FIELDS.length;
 
 export class RedisKeyVerdicts implements KeyVerdicts {
   readonly limit: number;
@@ -83,6 +119,9 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private readonly local: InMemoryRateLimiter;
   private readonly unavailable: KeyVerdict;
   private readonly commandTimeoutMs: number;
+  private readonly synced: string;
+  /** This gateway has seen a keeper's mark on the copy since it started: a copy without one has lost its data. */
+  private kept = false;
   private degraded = false;
   private probing = false;
   private isoMs = Number.NaN;
@@ -92,14 +131,15 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.limit = options.limit ?? 600;
     this.windowSeconds = options.windowSeconds ?? 60;
     this.namespace = options.namespace ?? 'marquee:';
+    this.synced = syncedKey(this.namespace);
     this.log = options.log;
     this.recent = new RecentVerdicts(options.recent);
     this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
     this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 500;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? VERDICT_DEADLINE_MS;
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
     if (!('marqueeKeyVerdict' in redis)) {
-      redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 2, lua: VERDICT_LUA });
+      redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 3, lua: VERDICT_LUA });
       redis.defineCommand('marqueeKeyGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_LUA });
     }
     this.redis = redis as Redis & VerdictCommands;
@@ -115,7 +155,15 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       this.probe();
       return this.fromMemory(secretHash, nowMs);
     }
-    const reply = this.redis.marqueeKeyVerdict(recordKey(this.namespace, secretHash), this.bucketOf(secretHash), this.limit, this.windowSeconds, nowMs, this.isoOf(nowMs));
+    const reply = this.redis.marqueeKeyVerdict(
+      recordKey(this.namespace, secretHash),
+      this.bucketOf(secretHash),
+      this.synced,
+      this.limit,
+      this.windowSeconds,
+      nowMs,
+      this.isoOf(nowMs),
+    );
     return withinDeadline(reply, this.commandTimeoutMs, 'Redis key verdict').then(
       (reply) => this.fromReply(reply, secretHash, nowMs),
       (error: unknown) => {
@@ -151,9 +199,11 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   }
 
   private fromReply(reply: VerdictReply, secretHash: string, nowMs: number): KeyVerdict {
-    if (reply.length === 0) {
+    const mark = reply.length === 1 ? reply[0] : reply[MARK_AT];
+    if (mark === COMPLETE || mark === REFILLING) this.kept = true;
+    if (reply.length === 1) {
       this.recent.forget(secretHash);
-      return UNKNOWN;
+      return mark === COMPLETE || !this.kept ? UNKNOWN : this.unavailable;
     }
     const record = recordOf(reply as Array<string | null>, secretHash)!;
     this.recent.confirm(record, nowMs);

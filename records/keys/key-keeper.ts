@@ -15,7 +15,11 @@
 // - it moves the last uses gateways reported into the durable record.
 //
 // A revoked or expired key is never brought back by a refill: the durable record is what is
-// written, and a record in Redis is only ever replaced by a later change of it. Keepers on several
+// written, and a record in Redis is only ever replaced by a later change of it. The marker's number
+// is also the gateways' mark that the copy is complete (a key missing beside it is 401, without it
+// 503: access/redis-key-verdicts.ts). It goes with the data whenever Redis loses it whole, but not
+// when Redis evicts some keys, so at its first sync and at each refill the keeper warns when Redis
+// may evict records (an `allkeys-*` policy; records and marker never expire, so `volatile-*` spares them). Keepers on several
 // builders do the same idempotent writes; the marker's claim keeps two from refilling at once.
 import { randomUUID } from 'node:crypto';
 import type { Log } from '../../runtime/log.ts';
@@ -49,6 +53,8 @@ export class KeyKeeper {
   private readonly log: Log;
   private readonly rounds: PeriodicRounds<SyncResult | undefined>;
   private failing = false;
+  /** Whether this Redis's eviction policy was looked at since the keeper started or last refilled it. */
+  private policyChecked = false;
 
   constructor(
     private readonly durable: PostgresKeyStore,
@@ -76,6 +82,8 @@ export class KeyKeeper {
   private async syncOnce(): Promise<SyncResult | undefined> {
     try {
       const state = await this.copy.syncState();
+      if (state.state === 'empty') this.policyChecked = false;
+      if (!this.policyChecked) await this.checkEvictionPolicy();
       const result =
         state.state === 'reloading'
           ? { outcome: 'skipped' as const, records: 0, adopted: 0 }
@@ -145,6 +153,18 @@ export class KeyKeeper {
       if (batch.length < BATCH) return written;
       if (claim !== undefined && !(await this.copy.renewReload(claim, RELOAD_CLAIM_SECONDS))) return written;
       from = batch.at(-1)!.change;
+    }
+  }
+
+  /** Warns when Redis may evict records: one evicted stays missing beside the copy's mark, and its key is answered 401. */
+  private async checkEvictionPolicy(): Promise<void> {
+    const policy = await this.copy.evictionPolicy();
+    this.policyChecked = true;
+    if (policy?.startsWith('allkeys-')) {
+      this.log.warn(
+        `key keeper: Redis may evict keys (maxmemory-policy ${policy}); a key it evicts is answered 401 until Redis loses its data whole; run Redis with maxmemory-policy noeviction`,
+        { policy },
+      );
     }
   }
 

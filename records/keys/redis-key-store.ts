@@ -9,7 +9,9 @@
 //                           the durable record (records/keys/key-keeper.ts takes them)
 //   keys-synced             string: the durable store's change number up to which every record is
 //                           here, or `reloading:<token>` while a keeper refills (absent: never
-//                           filled, or the data was lost)
+//                           filled, or the data was lost). A number is also the copy's mark of
+//                           completeness: gateways answer a key missing beside it 401, and one
+//                           missing without it 503 (access/redis-key-verdicts.ts)
 // With a durable store (records/keys/postgres-key-store.ts) this is the gateways' copy of it: `put`
 // writes a whole record there, and a record also keeps the durable `change` it was copied at, so
 // copies that arrive out of order never put an older state over a newer one.
@@ -60,6 +62,18 @@ function fieldsOf(record: KeyRecord): Record<string, string> {
 export function recordKey(namespace: string, secretHash: string): string {
   return `${namespace}key:{${secretHash}}`;
 }
+
+/**
+ * The Redis key of the `keys-synced` marker: a change number once a keeper has filled the copy
+ * whole, and the gateways' mark that the copy is complete (access/redis-key-verdicts.ts); gone
+ * with the data whenever Redis loses it.
+ */
+export function syncedKey(namespace: string): string {
+  return `${namespace}keys-synced`;
+}
+
+/** What the marker holds while a keeper refills the copy: not complete yet. */
+export const RELOADING = 'reloading:';
 
 // KEYS: the record; ARGV: ISO instant, 'outright' | 'scheduled'. key-store.ts's revokedState:
 // an outright revocation is never changed; otherwise the earlier instant is kept, and an outright
@@ -216,7 +230,7 @@ export class RedisKeyStore implements KeyStore {
   async syncState(): Promise<SyncState> {
     const marker = await this.redis.get(this.syncedKey());
     if (marker === null) return { state: 'empty' };
-    if (marker.startsWith('reloading:')) return { state: 'reloading' };
+    if (marker.startsWith(RELOADING)) return { state: 'reloading' };
     return { state: 'synced', change: Number(marker) };
   }
 
@@ -225,7 +239,7 @@ export class RedisKeyStore implements KeyStore {
    * mid-way lets another start over); false when another keeper holds it or the copy is not empty.
    */
   async beginReload(token: string, seconds: number): Promise<boolean> {
-    return (await this.redis.set(this.syncedKey(), `reloading:${token}`, 'EX', seconds, 'NX')) === 'OK';
+    return (await this.redis.set(this.syncedKey(), `${RELOADING}${token}`, 'EX', seconds, 'NX')) === 'OK';
   }
 
   /** Holds the refill `token` claimed for `seconds` more; false when the marker went (with the data) or the claim lapsed. */
@@ -246,6 +260,11 @@ export class RedisKeyStore implements KeyStore {
   /** Records that every change up to `change` is here; never lowers the marker, never sets an absent one. */
   async advanceSynced(change: number): Promise<void> {
     await this.redis.marqueeKeySynced(this.syncedKey(), change, '');
+  }
+
+  /** Redis's `maxmemory-policy`, as INFO says it (managed Redis often refuses CONFIG); undefined when it does not. */
+  async evictionPolicy(): Promise<string | undefined> {
+    return /^maxmemory_policy:(\S+)/m.exec(await this.redis.info('memory'))?.[1];
   }
 
   /** Takes the last uses gateways reported since the last take (key id → instant). */
@@ -320,7 +339,7 @@ export class RedisKeyStore implements KeyStore {
   }
 
   private syncedKey(): string {
-    return `${this.namespace}keys-synced`;
+    return syncedKey(this.namespace);
   }
 
   private idsKey(): string {

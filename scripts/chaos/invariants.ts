@@ -16,10 +16,14 @@
 //   invariant                 excused by a fault span (start → heal + grace)
 //   revoked key served        the gateway's 'redis' (+3 s); a 'redis' of a builder (the writer, the
 //                             key keepers) at the revocation's return (+3 s)
+//   valid key refused (401)   a 'redis' of a builder (the writer) at the key's creation (+3 s); the
+//                             gateway started while Redis's copy was lost (to its refill)
 //   suspended org served      bound 2 s after the publish was seen, 32 s when any 'redis' or a
 //                             builder's 'itself' spans the publish; the gateway's 'store' or 'cdn'
 //                             (+12 s), or its 'itself' (+2 s)
-//   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); never 'postgres'
+//   a 503                     the gateway's 'redis', 'store', 'cdn' or 'itself' (+10 s); a key that
+//                             cannot be checked while Redis's copy was lost (to its refill, which
+//                             a PostgreSQL restart holds back); else never 'postgres'
 //   usage counts              a gateway killed outright: its answers within its loss window may
 //                             be missing (usage-invariants.ts); nothing may be counted twice
 //   the other lines           nothing: no fault excuses another organization's data, a lost
@@ -29,7 +33,7 @@
 import { CLOCK_MARGIN_MS, CRAWL_INVARIANTS, checkChangeFeed, checkPinnedCrawls } from './crawl-invariants.ts';
 import { append, describeFault, describeRequest, type InvariantResult, instant } from './describe.ts';
 import type { AppliedFault, Backend, Change, History, ProcessName, RequestRecord, SnapshotRecord } from './history.ts';
-import { checkUsage, USAGE_INVARIANTS } from './usage-invariants.ts';
+import { checkUsage, copyLostSpans, meets, UNCHECKABLE, USAGE_INVARIANTS } from './usage-invariants.ts';
 
 /**
  * A revoked key is refused by every gateway from the next request on (docs/design.md "Keys"),
@@ -89,6 +93,7 @@ const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
 export const INVARIANTS = {
   crossOrganization: "no response carries another organization's data",
   revokedKeys: 'no revoked key served after its revocation returned',
+  validKeys: 'no valid key answered 401',
   suspendedOrganizations: 'no suspended organization served after its suspension was published',
   serverErrors: 'every 5xx a documented 503 while a backend it needs is down',
   convergence: 'every gateway converged within 30 s of the last heal',
@@ -204,6 +209,51 @@ export function checkRevokedKeys(history: History): InvariantResult {
     violations.push(`${describeRequest(request)}: ${request.keyId} was revoked at ${instant(revoked)}`);
   }
   return { invariant: INVARIANTS.revokedKeys, checked, violations, notes };
+}
+
+/**
+ * Every answer to a key never revoked (no revocation of it returned or was even tried) sent after
+ * its creation returned must not be 401: a valid key is never refused as unknown because a cache
+ * lost data (docs/design.md "Keys outlive any cache": without the copy's mark of completeness, a
+ * key not found is 503). Excused, as documented:
+ * - the key's creation returned while its writer (a process that is no gateway: the admin API's
+ *   builder) could not reach Redis, until REDIS_REJOIN_GRACE_MS after that fault's heal: its copy
+ *   failed, and a key keeper copies it once it reaches Redis;
+ * - the request's gateway started (the heal of its kill) while Redis's copy was lost, until the
+ *   refill: a gateway that has not yet seen the mark since it started answers as one beside a Redis
+ *   that no keeper fills.
+ */
+export function checkValidKeys(history: History): InvariantResult {
+  const revocations = new Set([...history.changes.flatMap((change) => (change.kind === 'key.revoked' ? [change.keyId] : [])), ...history.usage.revocationsUnsure]);
+  const createdAt = new Map(history.changes.flatMap((change) => (change.kind === 'key.created' ? [[change.keyId, change.returnedAt] as const] : [])));
+  const writersRedis = excuses(history, (name) => !isGateway(name), ['redis'], REDIS_REJOIN_GRACE_MS);
+  const copyLost = copyLostSpans(history.faults);
+  const restarts = history.faults.filter((fault) => fault.kind === 'kill' && isGateway(fault.target) && fault.healedAt !== undefined);
+  const startedBlind = (request: RequestRecord): boolean =>
+    restarts.some(
+      (restart) => restart.target === request.gateway && copyLost.some((span) => meets(span, restart.healedAt!, restart.healedAt!) && meets(span, ...requestSpan(request))),
+    );
+  const violations: string[] = [];
+  const notes: string[] = [];
+  let checked = 0;
+  for (const request of history.requests) {
+    if (revocations.has(request.keyId) || request.status === undefined) continue;
+    const created = createdAt.get(request.keyId);
+    if (created !== undefined && request.sentAt <= created) continue;
+    checked++;
+    if (request.status !== 401) continue;
+    const uncopied = created === undefined ? undefined : excusing(writersRedis, created, created);
+    if (uncopied !== undefined && request.sentAt <= uncopied.until) {
+      notes.push(`${describeRequest(request)}: excused, created at ${instant(created)} during ${describeFault(uncopied.fault)}`);
+      continue;
+    }
+    if (startedBlind(request)) {
+      notes.push(`${describeRequest(request)}: excused, its gateway started while Redis's copy of the keys was lost`);
+      continue;
+    }
+    violations.push(`${describeRequest(request)}: ${request.keyId} was never revoked`);
+  }
+  return { invariant: INVARIANTS.validKeys, checked, violations, notes };
 }
 
 /** Each organization's suspensions that were published, and until when each stood (the next reactivation's return). */
@@ -379,10 +429,15 @@ export function checkPinWindow(history: History): InvariantResult {
  * whole seconds (docs/api.md §7: the 500 `INTERNAL_ERROR` is a fault in the gateway, never an
  * outage), and its gateway must have been unable to use Redis, its store or its CDN, or itself
  * paused or restarting, at some moment while the request was on the wire or up to
- * BACKEND_RECOVERY_GRACE_MS before it was sent. None may be sent later than that after the last heal.
+ * BACKEND_RECOVERY_GRACE_MS before it was sent — or, for a key that could not be checked, Redis's
+ * copy of the keys must have been lost then and not yet refilled (a PostgreSQL restart holds the
+ * refill back). None may be sent later than that after the last heal.
  */
 export function checkServerErrors(history: History): InvariantResult {
   const needed = new Map(gatewaysOf(history).map((gateway) => [gateway, excuses(history, gateway, ['redis', 'store', 'cdn', 'itself'], BACKEND_RECOVERY_GRACE_MS)]));
+  // A key not found in a copy without its mark cannot be checked until a keeper has refilled it.
+  const copyLost = copyLostSpans(history.faults);
+  const uncheckableWhileLost = (request: RequestRecord): boolean => UNCHECKABLE.test(request.detail ?? '') && copyLost.some((span) => meets(span, ...requestSpan(request)));
   const violations: string[] = [];
   let checked = 0;
   let excused = 0;
@@ -404,7 +459,7 @@ export function checkServerErrors(history: History): InvariantResult {
     if (request.errorCode !== SERVICE_UNAVAILABLE) problems.push(`errorCode ${request.errorCode ?? 'missing'}, not ${SERVICE_UNAVAILABLE}`);
     if (request.sentAt > history.healedAt + BACKEND_RECOVERY_GRACE_MS) {
       problems.push(`sent ${instant(request.sentAt - history.healedAt)} after every fault had healed (${instant(history.healedAt)})`);
-    } else if (excusing(needed.get(request.gateway) ?? [], ...requestSpan(request)) === undefined) {
+    } else if (excusing(needed.get(request.gateway) ?? [], ...requestSpan(request)) === undefined && !uncheckableWhileLost(request)) {
       problems.push(`no backend ${request.gateway} needs was down`);
     }
     if (problems.length > 0) violations.push(`${describeRequest(request)}: ${problems.join('; ')}`);
@@ -595,6 +650,7 @@ export function checkProcesses(history: History): InvariantResult {
 const VACUOUS: Record<string, string> = {
   [INVARIANTS.crossOrganization]: 'no 200 body was read for the organizations it holds',
   [INVARIANTS.revokedKeys]: 'no request used a key after its revocation returned',
+  [INVARIANTS.validKeys]: 'no request was answered with a key never revoked',
   [INVARIANTS.suspendedOrganizations]: 'no request asked for a suspended organization after its suspension was published',
   [INVARIANTS.serverErrors]: 'no request was answered',
   [INVARIANTS.convergence]: 'nothing was expected of the gateways after the heal',
@@ -663,6 +719,7 @@ export function checkAll(history: History): InvariantResult[] {
   const results = [
     checkCrossOrganization(history),
     checkRevokedKeys(history),
+    checkValidKeys(history),
     checkSuspendedOrganizations(history),
     checkServerErrors(history),
     checkConvergence(history),

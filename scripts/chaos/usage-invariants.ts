@@ -49,7 +49,7 @@ const MOVE_SLACK_MS = 2_000;
 const KEY_REFILL_BOUND_MS = 10_000;
 
 /** gateway/access/access-control.ts: the 503 detail of a key that could not be checked, and the 429 detail of an address throttled for invalid keys. */
-const UNCHECKABLE = /cannot be checked/;
+export const UNCHECKABLE = /cannot be checked/;
 const INVALID_KEYS_FROM_ADDRESS = /invalid API key from this address/;
 
 const DATA_LOSS = new Set(['redis-flush', 'redis-restart-empty']);
@@ -65,10 +65,10 @@ interface Span {
   until: number;
 }
 
-const meets = (span: Span, from: number, until: number): boolean => span.from <= until && from <= span.until;
+export const meets = (span: Span, from: number, until: number): boolean => span.from <= until && from <= span.until;
 
 /** While keys may be unknown to the gateways: from a Redis data loss to its refill, held back by a PostgreSQL restart the keeper copies from. */
-function copyLostSpans(faults: AppliedFault[]): Span[] {
+export function copyLostSpans(faults: AppliedFault[]): Span[] {
   const postgres = faults.filter((fault) => fault.affects.some((affected) => affected.backend === 'postgres'));
   return faults
     .filter((fault) => DATA_LOSS.has(fault.kind))

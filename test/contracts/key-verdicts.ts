@@ -13,7 +13,12 @@
 // - many verdicts at once: exactly `limit` accepted;
 // - a key revoked outright, scheduled and due, or expired at `nowMs` is answered with its record
 //   and never counted (no `rate`); before a scheduled revocation or an expiry it is usable and
-//   counted; whatever `nowMs` says, an outright revocation applies.
+//   counted; whatever `nowMs` says, an outright revocation applies;
+// - with a copy of the store that can lose its data (capability `copy`, docs/design.md "Keys
+//   outlive any cache"): a key missing from a copy marked complete is unknown; once the copy has
+//   lost its data (the mark gone with it), or while a keeper refills it, a missing key is one that
+//   cannot be checked (`retryAfterSeconds`, a 503), never unknown, and a key found is judged as
+//   found, a revoked one never usable; a copy no keeper ever marked answers a missing key unknown.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KeyVerdicts, UsableVerdict } from '../../gateway/access/key-verdicts.ts';
@@ -21,13 +26,22 @@ import type { RateDecision } from '../../gateway/access/rate-limit.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
 import type { KeyStore } from '../../records/keys/key-store.ts';
 import { standingAt } from '../../records/keys/key-validity.ts';
-import { type ContractHooks, useHarness } from './harness.ts';
+import { type ContractHooks, itWith, useHarness } from './harness.ts';
 
 export interface KeyVerdictsHarness {
   /** The store whose keys the verdicts judge; empty at first. */
   store: KeyStore;
   /** Verdicts on `store`'s keys; call once per test (the counts of one call are not another's business). */
   verdicts(options: { limit: number; windowSeconds: number }): Awaitable<KeyVerdicts>;
+  /** The copy the verdicts read, as its keeper and its faults see it. */
+  copy?: {
+    /** What a keeper does once it has written every record. */
+    markComplete(): Promise<void>;
+    /** What a keeper does when it begins to refill an empty copy. */
+    markRefilling(): Promise<void>;
+    /** Every record and the mark gone, as after FLUSHALL or a restart without persistence. */
+    lose(): Promise<void>;
+  };
 }
 
 const ORG = '0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
@@ -39,6 +53,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export function keyVerdictsContract<H extends KeyVerdictsHarness>(name: string, hooks: ContractHooks<H>): void {
   describe(`KeyVerdicts contract: ${name}`, () => {
     const harness = useHarness(hooks);
+    const withCopy = itWith(hooks, 'copy');
     const newKey = async () => (await harness().store.create({ organizationId: ORG, label: null, origins: ['https://site.example'] })).record;
 
     async function usable(verdicts: KeyVerdicts, secretHash: string, nowMs: number): Promise<UsableVerdict> {
@@ -157,6 +172,48 @@ export function keyVerdictsContract<H extends KeyVerdictsHarness>(name: string, 
           .sort((x, y) => x - y),
       ).toEqual(Array.from({ length: 100 }, (_, i) => i));
       expect(decisions.filter((d) => !d.allowed)).toHaveLength(150);
+    });
+
+    withCopy('answers a key missing from a copy marked complete unknown, and one missing from a copy that lost its data 503, never unknown', async () => {
+      const copy = harness().copy!;
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      const valid = await newKey();
+      await copy.markComplete();
+      expect((await verdicts.verdict(valid.secretHash, T0)).record).toEqual(valid);
+      expect(await verdicts.verdict(sha256('no such key'), T0)).toEqual({ record: undefined });
+      await copy.lose();
+      for (const secretHash of [valid.secretHash, sha256('no such key')]) {
+        const verdict = await verdicts.verdict(secretHash, T0);
+        expect(verdict.record).toBeUndefined();
+        expect(verdict.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      }
+      // A keeper refilling: what it wrote is judged as written (a revoked key never usable), the rest still 503.
+      await copy.markRefilling();
+      const revoked = await newKey();
+      await harness().store.revoke(revoked.id, new Date(T0));
+      const found = await verdicts.verdict(revoked.secretHash, T0);
+      expect(found.record).toMatchObject({ id: revoked.id, revokedAt: new Date(T0).toISOString() });
+      expect(found.rate).toBeUndefined();
+      expect((await verdicts.verdict(valid.secretHash, T0)).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      await copy.markComplete();
+      expect(await verdicts.verdict(valid.secretHash, T0)).toEqual({ record: undefined });
+    });
+
+    withCopy('answers a missing key 503 while a keeper refills the copy, even to verdicts that never saw it complete', async () => {
+      const copy = harness().copy!;
+      await copy.markRefilling();
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      expect((await verdicts.verdict(sha256('not copied back yet'), T0)).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    });
+
+    withCopy('answers a missing key unknown from a copy no keeper ever marked (a Redis seeded directly, an older release)', async () => {
+      const copy = harness().copy!;
+      const verdicts = await harness().verdicts({ limit: 5, windowSeconds: 60 });
+      const record = await newKey();
+      expect(await admitted(verdicts, record.secretHash, T0)).toMatchObject({ allowed: true, remaining: 4 });
+      await copy.lose();
+      expect(await verdicts.verdict(record.secretHash, T0)).toEqual({ record: undefined });
+      expect(await verdicts.verdict(sha256('no such key'), T0)).toEqual({ record: undefined });
     });
   });
 }

@@ -11,6 +11,7 @@ import type { SqlClient } from '../../../records/database/sql.ts';
 import { hashSecret } from '../../../records/keys/format.ts';
 import type { KeyRecord } from '../../../records/keys/key-store.ts';
 import { RedisKeyStore } from '../../../records/keys/redis-key-store.ts';
+import { RedisKeyVerdicts } from '../../../gateway/access/redis-key-verdicts.ts';
 import { platformBackends } from '../../support/platform-backends.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
@@ -72,6 +73,44 @@ async function fourKeys() {
 }
 
 describe('KeyKeeper', () => {
+  it("marks the copy complete once refilled: a gateway answers a key not found 503 from Redis's loss to the refill, 401 after, and never serves the revoked key", async () => {
+    const keys = await fourKeys();
+    const verdicts = new RedisKeyVerdicts(client, { namespace, log: new RecordingLog() });
+    const unknown = hashSecret('mqk_never_made');
+    const now = Date.now();
+    expect(await keeper.sync()).toMatchObject({ outcome: 'refilled' });
+    expect((await verdicts.verdict(keys.valid.record.secretHash, now)).record?.id).toBe(keys.valid.record.id);
+    expect(await verdicts.verdict(unknown, now)).toEqual({ record: undefined });
+    await flush();
+    for (const secretHash of [keys.valid.record.secretHash, keys.revoked.record.secretHash, unknown]) {
+      expect(await verdicts.verdict(secretHash, now)).toEqual({ record: undefined, retryAfterSeconds: 5 });
+    }
+    expect(await keeper.sync()).toMatchObject({ outcome: 'refilled' });
+    expect((await verdicts.verdict(keys.valid.record.secretHash, now)).rate).toMatchObject({ allowed: true });
+    const revoked = await verdicts.verdict(keys.revoked.record.secretHash, now);
+    expect(revoked.record?.revokedAt).toBe('2026-11-01T00:00:00.000Z');
+    expect(revoked.rate).toBeUndefined();
+    expect(await verdicts.verdict(unknown, now)).toEqual({ record: undefined });
+  });
+
+  it('warns, at its first sync and at each refill, when Redis may evict records beside the mark', async () => {
+    await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    try {
+      await keeper.sync();
+      await keeper.sync();
+      const warnings = () => log.lines.filter((line) => line.level === 'warn' && line.message.includes('maxmemory-policy allkeys-lru'));
+      expect(warnings()).toHaveLength(1);
+      await flush();
+      await keeper.sync();
+      expect(warnings()).toHaveLength(2);
+    } finally {
+      await client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+    const quietLog = new RecordingLog();
+    await new KeyKeeper(new PostgresKeyStore(db), copy, { log: quietLog }).sync();
+    expect(quietLog.lines.filter((line) => line.level === 'warn')).toEqual([]);
+  });
+
   it('refills a Redis that lost its data with every record as the database has it, revoked and expired ones included', async () => {
     const keys = await fourKeys();
     expect(await keeper.sync()).toMatchObject({ outcome: 'refilled', adopted: 0 });

@@ -23,7 +23,7 @@ import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 const NORDIC = SAMPLE.organizations.nordic.id;
 /** Long enough for every client to meet the fault (its timeouts, its retries); short enough for a 3-minute file. */
 const FAULT_MS = 3_000;
-/** Beyond every client timeout on the way: Redis commands 0.5 s (gateway) and 2 s (locks), S3 and CDN answers 5 s. */
+/** Beyond every client timeout on the way: Redis commands 2 s (gateway verdicts, locks), S3 and CDN answers 5 s. */
 const SLOW: Fault = { kind: 'delay', ms: 6_000 };
 /** Below them, per backend: a round trip costs twice the delay. */
 const MILD: Record<Backend, Fault> = {

@@ -128,7 +128,7 @@ function siteTurns(): SiteTurn[] {
 /** 503 as the gateway answers an outage. */
 export const unavailable = { retryAfter: '5', errorCode: 'SERVICE_UNAVAILABLE' } as const;
 /** 503 for a key the gateway could not check (Redis unreachable, the key not in its memory): charged to no key. */
-const uncheckable = { ...unavailable, detail: 'The API key cannot be checked at the moment; try again shortly.' } as const;
+export const uncheckable = { ...unavailable, detail: 'The API key cannot be checked at the moment; try again shortly.' } as const;
 
 /** The organization of the history's keys: key-a1 is org-a's. */
 const organizationOfKey = (keyId: string): string => keyId.replace(/^key-([a-z])\d+$/, 'org-$1');

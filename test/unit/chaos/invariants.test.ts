@@ -14,7 +14,7 @@ import {
   REQUIRED_CHANGES,
 } from '../../../scripts/chaos/invariants.ts';
 import type { InvariantResult } from '../../../scripts/chaos/describe.ts';
-import { EVENTS, PROFILE, request, unavailable, validHistory, expectOnly, planted } from './campaign-history.ts';
+import { EVENTS, PROFILE, request, unavailable, uncheckable, validHistory, expectOnly, planted } from './campaign-history.ts';
 
 const named = (results: InvariantResult[], invariant: string) => results.find((result) => result.invariant === invariant)!;
 
@@ -110,6 +110,85 @@ describe('no revoked key served after its revocation returned', () => {
       INVARIANTS.revokedKeys,
       /gateway-2 .* key-b1 \(org-b\) sent at 66\.500 s/,
     );
+  });
+});
+
+describe('no valid key answered 401', () => {
+  const refused = { errorCode: 'API_KEY_INVALID' } as const;
+  /** Redis flushed at 71 s, its refill held back by the PostgreSQL restart (70–72 s), gateway-2 restarted at 71.9 s. */
+  const flushedDuringRestarts = (history: History) => {
+    history.faults.push({
+      id: 7,
+      kind: 'redis-flush',
+      target: 'redis',
+      startedAt: 71_000,
+      healedAt: 71_050,
+      affects: ['builder-1', 'builder-2', 'gateway-1', 'gateway-2'].map((process) => ({ process, backend: 'redis' as const })),
+    });
+  };
+
+  it('catches a key never revoked answered 401, whatever Redis went through (its copy is marked complete or the key is 503)', () => {
+    expectOnly(
+      planted((history) => history.requests.push(request('gateway-1', 'key-b1', 'org-b', 31_500, 401, refused))),
+      INVARIANTS.validKeys,
+      /gateway-1 .* with key-b1 \(org-b\) sent at 31\.500 s, answered 401/,
+      /key-b1 was never revoked$/,
+    );
+  });
+
+  it('does not judge a key whose revocation was tried, nor a request sent before the key was created', () => {
+    const tried = planted((history) => {
+      history.requests.push(request('gateway-1', 'key-a3', 'org-a', 9_000, 401, refused));
+      history.usage.revocationsUnsure.push('key-a3');
+      history.changes.push({ kind: 'key.created', keyId: 'key-a4', organizationId: 'org-a', returnedAt: 9_500 });
+      history.requests.push(request('gateway-2', 'key-a4', 'org-a', 9_400, 401, refused));
+    });
+    expect(checkAll(tried).flatMap((result) => result.violations)).toEqual([]);
+  });
+
+  it("excuses a key created while its writer's Redis was away (a keeper copies it) until 3 s after the heal, not later", () => {
+    const createdAway = (sentAt: number) =>
+      planted((history) => {
+        history.faults.push({ id: 7, kind: 'blackhole', target: 'builder-1→redis', startedAt: 62_000, healedAt: 64_000, affects: [{ process: 'builder-1', backend: 'redis' }] });
+        history.changes.push({ kind: 'key.created', keyId: 'key-b2', organizationId: 'org-b', returnedAt: 63_000 });
+        history.requests.push(request('gateway-2', 'key-b2', 'org-b', sentAt, 401, refused));
+      });
+    expect(checkAll(createdAway(66_500)).flatMap((result) => result.violations)).toEqual([]);
+    expectOnly(createdAway(67_500), INVARIANTS.validKeys, /key-b2 \(org-b\) sent at 67\.500 s/);
+  });
+
+  it('excuses a gateway that started while Redis had lost its copy (it has not seen the mark yet), and no other', () => {
+    const restarted = planted((history) => {
+      flushedDuringRestarts(history);
+      history.requests.push(request('gateway-2', 'key-b1', 'org-b', 72_100, 401, refused));
+    });
+    expect(checkAll(restarted).flatMap((result) => result.violations)).toEqual([]);
+    expectOnly(
+      planted((history) => {
+        flushedDuringRestarts(history);
+        history.requests.push(request('gateway-1', 'key-b1', 'org-b', 72_100, 401, refused));
+      }),
+      INVARIANTS.validKeys,
+      /gateway-1 .* key-b1 \(org-b\) sent at 72\.100 s/,
+    );
+  });
+
+  it("excuses a key that cannot be checked (503) until Redis's copy is refilled, however long a PostgreSQL restart holds the refill back, and no other 503", () => {
+    const flushedAt60 = (history: History, extra: typeof unavailable) => {
+      history.faults.push({
+        id: 7,
+        kind: 'redis-flush',
+        target: 'redis',
+        startedAt: 60_000,
+        healedAt: 60_050,
+        affects: ['builder-1', 'builder-2', 'gateway-1', 'gateway-2'].map((process) => ({ process, backend: 'redis' as const })),
+      });
+      history.requests.push(request('gateway-1', 'key-b1', 'org-b', 75_000, 503, extra));
+    };
+    expect(checkServerErrors(planted((history) => flushedAt60(history, uncheckable))).violations).toEqual([]);
+    expect(checkServerErrors(planted((history) => flushedAt60(history, unavailable))).violations).toEqual([
+      expect.stringMatching(/key-b1 \(org-b\) sent at 75\.000 s, answered 503 .*: no backend gateway-1 needs was down/),
+    ]);
   });
 });
 
@@ -218,7 +297,9 @@ describe('every 5xx a documented 503 while a backend it needs is down', () => {
     expect(checkServerErrors(validHistory()).notes).toEqual(['2 × 503 during a fault', '1 requests unanswered, 0 of them outside any fault of their gateway']);
     const recovering = planted((history) => history.requests.push(request('gateway-1', 'key-b1', 'org-b', 65_900, 503, unavailable)));
     expect(checkServerErrors(recovering).violations).toEqual([]);
+    // A Redis fault that loses no data (a 503 for a key not found in a copy that lost its data is excused by the loss itself, below).
     const notAffected = planted((history) => {
+      history.faults[0]!.kind = 'halt';
       history.faults[0]!.affects = history.faults[0]!.affects.filter((affected) => affected.process !== 'gateway-2');
     });
     expect(checkServerErrors(notAffected).violations).toEqual([
