@@ -11,9 +11,11 @@ import { adminAnswerHeaders } from './answer-headers.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminCredential } from './auth.ts';
 import { adminError, notFound } from './errors.ts';
+import { loginThrottle } from './login-throttle.ts';
 import { adminProblemHandler } from './problem.ts';
 import { requestIds } from './request-attribution.ts';
 import type { AdminServices } from './services.ts';
+import { failedLoginEntries } from './trail/failed-logins.ts';
 
 export interface AdminAppOptions {
   /** ADMIN_TOKEN; undefined: only /healthz is served (a process that was given none). */
@@ -47,7 +49,13 @@ export function createAdminApp(options: AdminAppOptions): Express {
     app.use(requestIds());
     // Named credentials live in the platform database, which only the control plane's processes hold.
     const named = options.services?.admins.authenticate;
-    app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}) }));
+    // Wrong credentials are throttled per address, counted, and told to the log and (where there is one) the trail in summary.
+    const failures = loginThrottle({
+      log: options.log,
+      registry: options.registry,
+      ...(options.services ? { record: failedLoginEntries(options.services.audit, options.log) } : {}),
+    });
+    app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}), failures }));
     app.get('/metrics', async function metrics(_req, res) {
       const text = await options.registry.metrics();
       res.type(options.registry.contentType).send(text);
