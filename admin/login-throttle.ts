@@ -18,7 +18,7 @@ import { InMemoryRateLimiter } from '../runtime/sliding-window-limiter.ts';
 import { type AdminError, adminError } from './errors.ts';
 
 /** As the gateway's invalid credentials: no operator mistypes a token 60 times a minute. */
-export const FAILED_LOGINS_PER_MINUTE = 60;
+const FAILED_LOGINS_PER_MINUTE = 60;
 const WINDOW_MS = 60_000;
 /** Heap the counts may take, the limiter's and the reports' each: thousands of addresses. */
 const BUDGET_BYTES = 1 << 20;
