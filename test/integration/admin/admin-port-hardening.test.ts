@@ -175,7 +175,7 @@ it('throttles wrong credentials per address past 60 a minute, lets the token in 
 it("keeps ADMIN_TOKEN out of the trail's db sql entry, and any secret of Marquee's formats", async () => {
   const statement = `SELECT '${token}' AS token, 'mqa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' AS credential`;
   // Given the token in the environment, and without it (start's, in MARQUEE_HOME): both are known.
-  for (const extra of [{ ADMIN_TOKEN: token }, {}]) {
+  for (const extra of [{ ADMIN_TOKEN: token }, {}] as Array<Record<string, string>>) {
     const ran = await marquee(['db', 'sql', statement], { ...env(), ...extra });
     expect(ran.code, ran.stderr).toBe(0);
   }
