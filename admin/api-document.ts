@@ -16,7 +16,8 @@ answer is the shape the CLI's \`--json\` prints for the same operation.
 **Authentication.** Every path needs \`ADMIN_TOKEN\` (the break-glass owner \`root\`) or a named admin
 credential (\`mqa_…\`, made with \`marquee admins create\`), as \`Authorization: Bearer <secret>\` or
 as the password of HTTP Basic auth with any user name. An expired or revoked credential is 401 from
-the next request on.
+the next request on. An address that offered more than 60 wrong credentials within a minute gets
+429 \`RATE_LIMITED\` with \`Retry-After\` for further wrong ones (a valid credential is always let in).
 
 **Roles.** Each operation states the weakest role that may call it (\`x-marquee-role\`, and its
 description): \`auditor\` reads every path, \`operator\` also changes keys, webhooks and builds,
@@ -24,8 +25,9 @@ description): \`auditor\` reads every path, \`operator\` also changes keys, webh
 nothing is changed.
 
 **Requests.** State-changing requests must be sent as \`Content-Type: application/json\` (else 415),
-with a JSON object of at most 64 KB; members a route does not name are ignored. A query or body
-that does not fit the route's schema is 400 \`BAD_REQUEST\`, its detail naming the field.
+with a JSON object of at most 64 KB; members a route does not name are ignored. A path parameter,
+query or body that does not fit the route's schema is 400 \`BAD_REQUEST\`, its detail naming the
+field; a well-formed id that names nothing is the route's 404.
 Organizations are named by id or slug.
 
 **Errors** are \`application/problem+json\` (RFC 7807) with an \`errorCode\`. A 503
@@ -38,15 +40,15 @@ const PROBLEM_JSON = 'application/problem+json';
 const DOCUMENT_ROLE: AdminRole = 'auditor';
 
 /** The codes every route can answer. */
-const EVERY_ROUTE: readonly AdminErrorCode[] = ['UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const EVERY_ROUTE: readonly AdminErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** The error codes a route can answer, by status. */
-function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body' | 'role'>): Map<number, AdminErrorCode[]> {
+function errorsOf(route: Pick<AdminRoute, 'method' | 'errors' | 'query' | 'body' | 'role'> & Partial<Pick<AdminRoute, 'params'>>): Map<number, AdminErrorCode[]> {
   const codes = new Set<AdminErrorCode>([...route.errors, ...EVERY_ROUTE]);
   // Only a route that some role may not call can be refused for it.
   if (ADMIN_ROLES.some((role) => !roleAllows(role, route.role))) codes.add('ADMIN_FORBIDDEN');
   // An operator's mistake a shared module reports (a bad origin, a description too long) is a 400 too.
-  if (route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
+  if (route.params !== undefined || route.query !== undefined || route.body !== undefined || route.method !== 'get') codes.add('BAD_REQUEST');
   if (route.method !== 'get') codes.add('UNSUPPORTED_MEDIA_TYPE');
   const byStatus = new Map<number, AdminErrorCode[]>();
   for (const code of codes) byStatus.set(ADMIN_ERRORS[code].status, [...(byStatus.get(ADMIN_ERRORS[code].status) ?? []), code]);
@@ -66,14 +68,21 @@ function problemResponse(codes: readonly AdminErrorCode[]): JsonSchema {
 
 function operation(route: AdminRoute): JsonSchema {
   const parameters = [
-    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+      const form = ((route.params?.properties ?? {}) as Record<string, JsonSchema>)[name ?? ''] ?? { type: 'string' };
+      return { name, in: 'path', required: true, ...(typeof form.description === 'string' ? { description: form.description } : {}), schema: form };
+    }),
     ...Object.entries((route.query?.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
       name,
       in: 'query',
       required: ((route.query?.required ?? []) as string[]).includes(name),
       description: schema.description,
       // Every parameter is text; one of a few values (`by`) is described as those values.
-      schema: Array.isArray(schema.enum) ? { type: 'string', enum: schema.enum } : { type: 'string', minLength: 1 },
+      schema: Array.isArray(schema.enum)
+        ? { type: 'string', enum: schema.enum }
+        : typeof schema.pattern === 'string'
+          ? { type: 'string', pattern: schema.pattern }
+          : { type: 'string', minLength: 1 },
     })),
   ];
   const success: JsonSchema = {

@@ -3,12 +3,14 @@
 // answer `params.id` as text and a body of the type the body schema stands for (schema-type.ts),
 // and checks what it returns against the response schema, all when it compiles. When it runs, the
 // query and body are checked against the same schemas with ajv (request-validation.ts) before
-// the answer is called: what the schema proved, the answer does not cast.
+// the answer is called: what the schema proved, the answer does not cast. Path parameters are
+// checked against the route's `params` schema first: a client's segment is never looked up, nor
+// made a store key, before it has its form.
 import type { AuditAction } from '../records/trail/audit-entry.ts';
 import type { AdminRole } from '../records/actor.ts';
 import type { AdminSchemaType, JsonSchema } from './api-schemas.ts';
 import type { AdminErrorCode } from './errors.ts';
-import { bodyReader, queryReader } from './request-validation.ts';
+import { bodyReader, paramsReader, queryReader } from './request-validation.ts';
 import type { AdminServices } from './services.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -48,6 +50,8 @@ export interface AdminRoute {
   readonly summary: string;
   /** The weakest role that may call it; any other is answered 403 ADMIN_FORBIDDEN before anything is read or changed. */
   readonly role: AdminRole;
+  /** Its path parameters' forms (every `{name}` of the path has one; a route without any has none). */
+  readonly params?: JsonSchema;
   /** Its parameters, all text; the document says which are required. */
   readonly query?: JsonSchema;
   /** A JSON object; absent: whatever is sent is ignored. */
@@ -57,7 +61,7 @@ export interface AdminRoute {
   readonly response?: JsonSchema;
   /** The answer's Location, for what it created or queued. */
   readonly location?: (answer: never) => string;
-  /** The codes it answers beside those of every route (UNAUTHORIZED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; BAD_REQUEST with a query or body; UNSUPPORTED_MEDIA_TYPE unless GET). */
+  /** The codes it answers beside those of every route (UNAUTHORIZED, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; BAD_REQUEST with path parameters, a query or a body; UNSUPPORTED_MEDIA_TYPE unless GET). */
   readonly errors: readonly AdminErrorCode[];
   /**
    * Every route but a GET changes state: the action its audit entry records. Its operation records
@@ -65,7 +69,7 @@ export interface AdminRoute {
    * request is refused before the operation runs (its body, its role).
    */
   readonly action?: AuditAction;
-  /** Checks the query, then the body, against the route's schemas (a 400 naming what does not fit), then answers. */
+  /** Checks the path parameters, the query, then the body, against the route's schemas (a 400 naming what does not fit), then answers. */
   readonly handle: (services: AdminServices, request: ArrivingRequest) => Promise<RouteAnswer>;
   /**
    * Compiles the checks of its schemas, once; else the first request does. The router calls it as
@@ -128,9 +132,14 @@ export function route<
   const Response extends JsonSchema | undefined = undefined,
 >(declaration: RouteDeclaration<Name, Path, Query, Body, Response>): TypedAdminRoute<Name, Body> {
   const { answer, location, ...declared } = declaration;
-  let checks: { query: (query: unknown) => Valid<Query>; body: (body: unknown) => Valid<Body> } | undefined;
+  let checks: { params: (params: unknown) => void; query: (query: unknown) => Valid<Query>; body: (body: unknown) => Valid<Body> } | undefined;
   const compile = () => {
-    checks ??= { query: reader<Query>(declaration.query, queryReader), body: reader<Body>(declaration.body, bodyReader) };
+    if (checks === undefined) formsEvery(declaration);
+    checks ??= {
+      params: declaration.params === undefined ? () => undefined : paramsReader(declaration.params),
+      query: reader<Query>(declaration.query, queryReader),
+      body: reader<Body>(declaration.body, bodyReader),
+    };
     return checks;
   };
   return {
@@ -141,7 +150,8 @@ export function route<
     handle: async (services, request) => {
       const params = request.params;
       if (!namesEvery(declaration.path, params)) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path} was answered without its path parameters`);
-      const { query, body: readBody } = compile();
+      const { params: checkParams, query, body: readBody } = compile();
+      checkParams(params);
       const valid: ValidRequest<Path, Query, Body> = { params, query: query(request.query), body: readBody(request.body) };
       const body = await answer(services, valid);
       return location === undefined ? { body } : { body, location: location(body) };
@@ -155,6 +165,14 @@ function reader<Declared>(schema: JsonSchema | undefined, compile: (schema: Json
   // No schema declared: Declared is undefined, so Valid<Declared> is the object with no member.
   const nothing: Record<never, never> = {};
   return () => nothing as Valid<Declared>;
+}
+
+/** A route whose path has a `{name}` without its form in `params` stops start-up: every segment a client sends is checked. */
+function formsEvery(declaration: { method: string; path: string; params?: JsonSchema }): void {
+  const forms = (declaration.params?.properties ?? {}) as Record<string, unknown>;
+  for (const [, name] of declaration.path.matchAll(/\{(\w+)\}/g)) {
+    if (forms[name ?? ''] === undefined) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path} declares no form for its path parameter ${name}`);
+  }
 }
 
 /** True when `params` has a segment for every `{name}` of `path`: Express matched the route, so it always does. */

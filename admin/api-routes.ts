@@ -11,6 +11,7 @@ import { ADMIN_ROLES } from '../records/actor.ts';
 import type { AsOfAnswer } from '../snapshot/as-of-answer.ts';
 import { type AdminRoute, PastAnswer, route } from './api-route.ts';
 import { type JsonSchema, listOf, schemaRef } from './api-schemas.ts';
+import { SNAPSHOT_ID_FORM } from '../snapshot/layout.ts';
 import { AUDIT_PAGE_MAX } from './trail/audit-admin.ts';
 import { auditWindow } from './trail/audit-since.ts';
 import { buildNotFound } from './errors.ts';
@@ -52,6 +53,26 @@ const body = <const Properties extends Record<string, JsonSchema>, const Require
 const query = body;
 
 const ORGANIZATION = 'the organization, by id or slug';
+
+/**
+ * The forms of what a client names in a path or a query (docs/design.md "Admin API and console"):
+ * checked before anything is looked up with it, so that a client's `../` never reaches the
+ * snapshot store's keys and a bad form is the client's 400, not our 500. A well-formed name that
+ * names nothing is the route's 404.
+ */
+const form = (pattern: string, description: string) => ({ type: 'string', pattern, description }) as const;
+const params = <const Properties extends Record<string, JsonSchema>>(properties: Properties) => ({ type: 'object', required: Object.keys(properties), properties }) as const;
+/** Any text but a path's separators and control characters, and not `.` or `..`: slugs are the platform's, without a stated form. */
+const ORGANIZATION_FORM = form('^(?!\\.\\.?$)[^/\\\\\\u0000-\\u001f\\u007f]{1,200}$', 'an organization id or slug: 1 to 200 characters, without /, \\ or control characters');
+const SNAPSHOT_FORM = form(`^${SNAPSHOT_ID_FORM}$`, 'a snapshot id such as 20261121T100000000Z-0123456789ab');
+const SNAPSHOT_OR_CURRENT = form(`^(current|${SNAPSHOT_ID_FORM})$`, 'a snapshot id such as 20261121T100000000Z-0123456789ab, or current');
+const KEY_FORM = form('^key_[A-Za-z0-9]{1,64}$', 'a key id: key_ and letters or digits');
+/** Build runs and verifications are UUIDs; webhook endpoints and messages ep_… and msg_… (base64url). */
+const ID_FORM = form('^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$', 'an id: letters, digits, _ and -, at most 128');
+const CREDENTIAL_NAME_FORM = form('^[a-z0-9][a-z0-9._@-]{0,63}$', 'a credential name: lower-case letters, digits, ., _, @ and -');
+const ORGANIZATION_PARAMS = params({ idOrSlug: ORGANIZATION_FORM });
+const ID_PARAMS = params({ id: ID_FORM });
+const KEY_PARAMS = params({ id: KEY_FORM });
 
 /** The range of a usage route (`keys usage`'s --since, --until and --by): instants or durations back, as the audit log's. */
 const usageQuery = query({
@@ -108,6 +129,7 @@ const ROUTES = [
     name: 'getBuild',
     method: 'get',
     path: '/builds/{id}',
+    params: ID_PARAMS,
     role: 'auditor',
     tag: 'Builds',
     summary: 'One run',
@@ -167,6 +189,7 @@ const ROUTES = [
     action: 'key.updated',
     method: 'patch',
     path: '/keys/{id}',
+    params: KEY_PARAMS,
     role: 'operator',
     tag: 'Keys',
     summary: "Replace a key's allowed origins and/or label, from the next request on, as `keys update --json`",
@@ -185,6 +208,7 @@ const ROUTES = [
     action: 'key.revoked',
     method: 'post',
     path: '/keys/{id}/revoke',
+    params: KEY_PARAMS,
     role: 'operator',
     tag: 'Keys',
     summary: 'Revoke a key from the next request on, as `keys revoke --json`',
@@ -198,6 +222,7 @@ const ROUTES = [
     action: 'key.rolled',
     method: 'post',
     path: '/keys/{id}/roll',
+    params: KEY_PARAMS,
     role: 'operator',
     tag: 'Keys',
     summary: 'Replace a key by a new one for the same organization, origins and label, as `keys roll --json`; the old one is revoked when the grace period ends',
@@ -212,6 +237,7 @@ const ROUTES = [
     name: 'getKeyUsage',
     method: 'get',
     path: '/keys/{id}/usage',
+    params: KEY_PARAMS,
     role: 'auditor',
     tag: 'Keys',
     summary:
@@ -226,6 +252,7 @@ const ROUTES = [
     name: 'getOrganizationUsage',
     method: 'get',
     path: '/organizations/{idOrSlug}/usage',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Keys',
     summary: 'Every key of an organization: its requests over a range, together and by key, as `keys usage --org ORG --json`',
@@ -239,6 +266,7 @@ const ROUTES = [
     name: 'listWebhooks',
     method: 'get',
     path: '/organizations/{idOrSlug}/webhooks',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Webhooks',
     summary: "The organization's webhook endpoints, never their secrets, each with its health (last attempt, what waits, next retry), as `webhooks list --json`",
@@ -252,6 +280,7 @@ const ROUTES = [
     action: 'webhook.created',
     method: 'post',
     path: '/organizations/{idOrSlug}/webhooks',
+    params: ORGANIZATION_PARAMS,
     role: 'operator',
     tag: 'Webhooks',
     summary: 'Register an endpoint, as `webhooks add --json`: its signing secret is in this answer only',
@@ -267,6 +296,7 @@ const ROUTES = [
     action: 'webhook.updated',
     method: 'patch',
     path: '/webhooks/{id}',
+    params: ID_PARAMS,
     role: 'operator',
     tag: 'Webhooks',
     summary: "Change an endpoint's URL or description, or enable or disable it, as `webhooks update --json`; `warnings` when a running builder would refuse a new URL",
@@ -290,6 +320,7 @@ const ROUTES = [
     action: 'webhook.deleted',
     method: 'delete',
     path: '/webhooks/{id}',
+    params: ID_PARAMS,
     role: 'operator',
     tag: 'Webhooks',
     summary: 'Delete an endpoint, its pending deliveries and its attempts',
@@ -302,6 +333,7 @@ const ROUTES = [
     action: 'webhook.rotated',
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
+    params: ID_PARAMS,
     role: 'operator',
     tag: 'Webhooks',
     summary: 'A new signing secret, in this answer only; the old one keeps signing beside it for 24 h',
@@ -315,6 +347,7 @@ const ROUTES = [
     action: 'webhook.tested',
     method: 'post',
     path: '/webhooks/{id}/test',
+    params: ID_PARAMS,
     role: 'operator',
     tag: 'Webhooks',
     summary: 'Queue a webhook.test message for the endpoint',
@@ -327,6 +360,7 @@ const ROUTES = [
     name: 'listWebhookAttempts',
     method: 'get',
     path: '/webhooks/{id}/attempts',
+    params: ID_PARAMS,
     role: 'auditor',
     tag: 'Webhooks',
     summary: "The endpoint's last 100 delivery attempts, newest first",
@@ -340,6 +374,7 @@ const ROUTES = [
     action: 'webhook.redelivered',
     method: 'post',
     path: '/webhooks/{id}/messages/{messageId}/redeliver',
+    params: params({ id: ID_FORM, messageId: ID_FORM }),
     role: 'operator',
     tag: 'Webhooks',
     summary: 'Send a message to the endpoint again, under the same webhook-id',
@@ -355,6 +390,7 @@ const ROUTES = [
     name: 'listSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/snapshots',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Snapshots',
     summary: "The organization's snapshots and state changes, newest first, as `history --json`",
@@ -367,10 +403,11 @@ const ROUTES = [
     name: 'diffSnapshots',
     method: 'get',
     path: '/organizations/{idOrSlug}/diff',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Snapshots',
     summary: 'What changed between two snapshots, as `diff --json`',
-    query: query({ from: text('a snapshot id, or current'), to: text('a snapshot id, or current') }, ['from', 'to']),
+    query: query({ from: SNAPSHOT_OR_CURRENT, to: SNAPSHOT_OR_CURRENT }, ['from', 'to']),
     status: 200,
     response: schemaRef('SnapshotDiff'),
     errors: ['ORGANIZATION_NOT_FOUND', 'SNAPSHOT_NOT_FOUND'],
@@ -380,11 +417,15 @@ const ROUTES = [
     name: 'answerAsOf',
     method: 'get',
     path: '/organizations/{idOrSlug}/as-of',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Snapshots',
     summary:
       'What the integration API answered for a path at an instant, as `show`: that status, and that body (the resource, or its problem+json); its evidence in the headers Marquee-Snapshot-Id, Marquee-Manifest-Hash, Marquee-Signature and ETag, and a Link (rel related) to the inclusion proof of that snapshot’s manifest. 409 HISTORY_BROKEN when the snapshot it would answer from does not verify, or an object the answer needs is missing or altered',
-    query: query({ at: text('an ISO 8601 instant with a zone'), path: text('below /api/integration/v1, e.g. /events?timing=past') }, ['at', 'path']),
+    query: query({ at: text('an ISO 8601 instant with a zone'), path: form('^/.{0,2047}$', 'a path below /api/integration/v1 beginning with /, e.g. /events?timing=past') }, [
+      'at',
+      'path',
+    ]),
     status: 200,
     response: { description: 'The resource as the gateway served it then.' },
     errors: ['ORGANIZATION_NOT_FOUND', 'HISTORY_BROKEN'],
@@ -397,6 +438,7 @@ const ROUTES = [
     name: 'getSnapshotInclusion',
     method: 'get',
     path: '/organizations/{idOrSlug}/snapshots/{id}/inclusion',
+    params: params({ idOrSlug: ORGANIZATION_FORM, id: SNAPSHOT_FORM }),
     role: 'auditor',
     tag: 'Snapshots',
     summary:
@@ -410,6 +452,7 @@ const ROUTES = [
     name: 'verifyOrganization',
     method: 'get',
     path: '/organizations/{idOrSlug}/verify',
+    params: ORGANIZATION_PARAMS,
     role: 'auditor',
     tag: 'Verifications',
     summary:
@@ -450,6 +493,7 @@ const ROUTES = [
     name: 'getVerification',
     method: 'get',
     path: '/verifications/{id}',
+    params: ID_PARAMS,
     role: 'auditor',
     tag: 'Verifications',
     summary: 'One verification: while running, how many organizations are done of how many; once finished, the summary and each broken organization with its break',
@@ -516,6 +560,7 @@ const ROUTES = [
     action: 'admin.revoked',
     method: 'post',
     path: '/admins/{name}/revoke',
+    params: params({ name: CREDENTIAL_NAME_FORM }),
     role: 'owner',
     tag: 'Admins',
     summary: 'Revoke a named admin credential: refused from the next request on, as `admins revoke --json`',

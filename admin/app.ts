@@ -7,12 +7,15 @@ import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import type { HealthReport } from '../runtime/health.ts';
 import type { Log } from '../runtime/log.ts';
+import { adminAnswerHeaders } from './answer-headers.ts';
 import { adminApiRouter } from './api.ts';
 import { requireAdminCredential } from './auth.ts';
 import { adminError, notFound } from './errors.ts';
+import { loginThrottle } from './login-throttle.ts';
 import { adminProblemHandler } from './problem.ts';
 import { requestIds } from './request-attribution.ts';
 import type { AdminServices } from './services.ts';
+import { failedLoginEntries } from './trail/failed-logins.ts';
 
 export interface AdminAppOptions {
   /** ADMIN_TOKEN; undefined: only /healthz is served (a process that was given none). */
@@ -32,25 +35,30 @@ export function createAdminApp(options: AdminAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Before anything that may answer: every answer, an error or a refused preflight too, carries them.
+  app.use(adminAnswerHeaders());
   app.use(function refusePreflight(req, _res, next) {
     if (req.method !== 'OPTIONS') return next();
     next(adminError('METHOD_NOT_ALLOWED', 'The admin port answers no CORS preflight: it serves no other site.', { Allow: 'GET, HEAD, POST, PATCH' }));
   });
   app.get('/healthz', function healthz(_req, res) {
     const report = options.health();
-    res
-      .status(report.status === 'ok' ? 200 : 503)
-      .set('Cache-Control', 'no-store')
-      .json(report);
+    res.status(report.status === 'ok' ? 200 : 503).json(report);
   });
   if (options.token !== undefined) {
     app.use(requestIds());
     // Named credentials live in the platform database, which only the control plane's processes hold.
     const named = options.services?.admins.authenticate;
-    app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}) }));
+    // Wrong credentials are throttled per address, counted, and told to the log and (where there is one) the trail in summary.
+    const failures = loginThrottle({
+      log: options.log,
+      registry: options.registry,
+      ...(options.services ? { record: failedLoginEntries(options.services.audit, options.log) } : {}),
+    });
+    app.use(requireAdminCredential({ token: options.token, ...(named ? { named } : {}), failures }));
     app.get('/metrics', async function metrics(_req, res) {
       const text = await options.registry.metrics();
-      res.set('Cache-Control', 'no-store').type(options.registry.contentType).send(text);
+      res.type(options.registry.contentType).send(text);
     });
     if (options.services) app.use('/admin/v1', adminApiRouter(options.services));
     if (options.console) app.use('/', options.console);

@@ -6,20 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { type Actor, ROOT_ACTOR } from '../records/actor.ts';
+import { type LoginThrottle, unauthorized } from './login-throttle.ts';
 import { setActor } from './request-actor.ts';
-import { adminError } from './errors.ts';
-
-/**
- * Both schemes, one WWW-Authenticate header each: a browser shows its password prompt for Basic, a
- * script sees Bearer is accepted. Chromium ignores a Basic challenge followed by `, Bearer` in the
- * same header (the console's browser test found it), so they are never joined.
- */
-const CHALLENGE = ['Basic realm="marquee admin"', 'Bearer'];
-
-const unauthorized = () =>
-  adminError('UNAUTHORIZED', 'This admin path needs ADMIN_TOKEN or a usable admin credential (mqa_…), as a Bearer token or as the password of HTTP Basic auth.', {
-    'WWW-Authenticate': CHALLENGE,
-  });
 
 /** The token offered by an Authorization header, or undefined when it offers none in either scheme. */
 export function offeredToken(authorization: string | undefined): string | undefined {
@@ -45,19 +33,24 @@ export type CredentialCheck = (secret: string) => Promise<Actor | undefined>;
 /**
  * ADMIN_TOKEN first (no I/O); then, when the process keeps named credentials (`named`: builder and
  * start, which hold the platform database), a look-up of the offered secret. A look-up that fails
- * (database down) is answered as such, not as a wrong credential.
+ * (database down) is answered as such, not as a wrong credential. Failures go to `failures`
+ * (login-throttle.ts), which answers a wrong credential 401, or 429 once its address sent too many;
+ * it is asked only once the credential is known to be wrong, so a valid one always gets in.
  */
-export function requireAdminCredential({ token, named }: { token: string; named?: CredentialCheck }): RequestHandler {
+export function requireAdminCredential({ token, named, failures }: { token: string; named?: CredentialCheck; failures?: LoginThrottle }): RequestHandler {
   const expected = createHash('sha256').update(token, 'utf8').digest();
   return async function adminCredential(req, res, next) {
     const offered = offeredToken(req.headers.authorization);
-    if (offered === undefined) return next(unauthorized());
+    if (offered === undefined) {
+      failures?.missing();
+      return next(unauthorized());
+    }
     if (sameToken(offered, expected)) {
       setActor(res, ROOT_ACTOR);
       return next();
     }
     const actor = await named?.(offered);
-    if (actor === undefined) return next(unauthorized());
+    if (actor === undefined) return next(failures?.wrong(req, res) ?? unauthorized());
     setActor(res, actor);
     next();
   };

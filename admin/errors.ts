@@ -26,6 +26,8 @@ export const ADMIN_ERRORS = {
   ADMIN_NAME_TAKEN: { status: 409, title: 'Admin credential name taken' },
   HISTORY_BROKEN: { status: 409, title: 'History does not verify' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  /** Too many failed logins from the client's address (login-throttle.ts). */
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

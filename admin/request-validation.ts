@@ -1,4 +1,4 @@
-// Every admin request's query and body checked against its route's JSON Schemas (api-routes.ts),
+// Every admin request's path parameters, query and body checked against its route's JSON Schemas (api-routes.ts),
 // compiled once with ajv as the project's other schemas are. A request that fails is the
 // operator's 400, whose detail names the field and says what it must be, in words taken from the
 // schema: the same words whichever route it is.
@@ -9,13 +9,24 @@ import { badRequest } from './errors.ts';
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: false });
 
 /**
+ * A route's check of its path parameters, compiled now: a segment that is not of its form (a
+ * snapshot id that is `../../x`) is a 400 naming it, before anything is looked up with it.
+ */
+export function paramsReader(schema: JsonSchema): (params: unknown) => void {
+  const validate = ajv.compile(schema);
+  return (params) => {
+    if (!validate(params)) throw badRequest(parameterMistake('path parameter', firstError(validate), schema));
+  };
+}
+
+/**
  * A route's query check, compiled now (a broken schema stops start-up, not a request): the query
  * as `Query`, the type the schema stands for (api-route.ts), or a 400 naming the parameter.
  */
 export function queryReader<Query>(schema: JsonSchema): (query: unknown) => Query {
   const validate: ValidateFunction<Query> = ajv.compile<Query>(schema);
   return (query) => {
-    if (!validate(query)) throw badRequest(queryMistake(firstError(validate)));
+    if (!validate(query)) throw badRequest(parameterMistake('query parameter', firstError(validate), schema));
     return query;
   };
 }
@@ -38,12 +49,15 @@ function firstError(validate: ValidateFunction): ErrorObject {
 
 type Properties = Record<string, JsonSchema>;
 
-function queryMistake(error: ErrorObject): string {
+/** `kind`: "query parameter" or "path parameter". A value not of its form is told what the form is, from the schema's description. */
+function parameterMistake(kind: string, error: ErrorObject, schema: JsonSchema): string {
   const name = fieldOf(error);
-  if (error.keyword === 'required') return `the query parameter ${name} is required`;
-  if (name === undefined) return 'the query string could not be read';
-  if (error.keyword === 'enum') return `the query parameter ${name} must be one of ${(error.params as { allowedValues: readonly unknown[] }).allowedValues.join(', ')}`;
-  return `the query parameter ${name} must be given once, as text`;
+  if (error.keyword === 'required') return `the ${kind} ${name} is required`;
+  if (name === undefined) return kind === 'path parameter' ? 'the path could not be read' : 'the query string could not be read';
+  if (error.keyword === 'enum') return `the ${kind} ${name} must be one of ${(error.params as { allowedValues: readonly unknown[] }).allowedValues.join(', ')}`;
+  const description = (schema.properties as Properties)[name]?.description;
+  if ((error.keyword === 'pattern' || error.keyword === 'maxLength') && typeof description === 'string') return `the ${kind} ${name} is not of its form: ${description}`;
+  return `the ${kind} ${name} must be given once, as text`;
 }
 
 function bodyMistake(error: ErrorObject, schema: JsonSchema): string {

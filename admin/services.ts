@@ -22,6 +22,7 @@ import { type SnapshotOperations, snapshotOperations } from './snapshot-admin.ts
 import { type UsageOperations, usageOperations } from './usage-admin.ts';
 import { type VerificationOperations, verificationOperations } from './verification-admin.ts';
 import { type WebhookOperations, type WebhookParts, webhookOperations } from './webhook-admin.ts';
+import type { KnownSecret } from '../records/trail/audit-entry.ts';
 
 export interface AdminServices {
   organizations: OrganizationOperations;
@@ -56,12 +57,14 @@ export interface AdminServiceParts {
   answerAsOf: AnswerAsOf;
   /** The publication log the process's publishes append to: an answer's inclusion proof is read from it. */
   publicationLog?: PublicationLog;
+  /** Secrets known by value (ADMIN_TOKEN) that the trail names by a marker wherever a change or reason would quote one. */
+  knownSecrets?: readonly KnownSecret[];
 }
 
 export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const { db, store, runs, trail } = parts;
   const organizations = organizationDirectory(async () => db);
-  const recorder = auditRecorder(async () => trail, organizations);
+  const recorder = auditRecorder(async () => trail, organizations, parts.knownSecrets);
   const keys = keyOperations(parts.keys, organizations);
   const services: AdminServices = {
     organizations: organizationOperations({ db, store, runs }),

@@ -67,7 +67,10 @@ export function snapshotOperations(
 ): SnapshotOperations {
   return {
     history: async (organization) => snapshotHistory(store, await organizationId(organization)),
-    diff: async (organization, from, to) => diffSnapshots(store, await organizationId(organization), from, to),
+    diff: async (organization, from, to) => {
+      const orgId = await organizationId(organization);
+      return diffSnapshots(store, orgId, snapshotNamed(orgId, from), snapshotNamed(orgId, to));
+    },
     asOf: async (organization, at, path) => {
       const orgId = await organizationId(organization);
       const answer = await answerAsOf(store, orgId, at, path).catch(async (error: unknown) => {
@@ -101,6 +104,17 @@ export function snapshotOperations(
       return { ...manifest, ...(await manifestInclusion(inclusionSources(store, publicationLog), manifest)) };
     },
   };
+}
+
+/**
+ * `current` or a snapshot id, as every door passes one (the API has checked its form already, the
+ * console and the CLI have not); anything else, a path's `../` among them, is a snapshot the
+ * organization does not have, said as the store's answer would say it, before any store key is
+ * made of it.
+ */
+function snapshotNamed(orgId: string, text: string): string {
+  if (text === 'current' || isSnapshotId(text)) return text;
+  throw new SnapshotNotFoundError(`organization ${orgId} has no snapshot ${text}`);
 }
 
 /** `history --json`'s entry: `current` is the console's mark, not part of the shape. */

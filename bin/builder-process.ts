@@ -14,6 +14,7 @@ import { openKeyKeeping } from '../records/keys/key-backends.ts';
 import { openUsageInbox } from '../records/usage/usage-spool-backends.ts';
 import { UsageIntake } from '../records/usage/usage-intake.ts';
 import { createAdminServices } from '../admin/services.ts';
+import { adminTokenSecret } from './admin-token.ts';
 import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
@@ -139,6 +140,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       onBuildError: (error) => log.error('manual build failed', { trigger: 'manual', err: error }),
       answerAsOf,
       publicationLog,
+      knownSecrets: [adminTokenSecret(token)],
     });
     const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
     admin = await listenAdminPort(config, createAdminApp({ token, registry, health, log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }));

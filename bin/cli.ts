@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { packagePath } from '../runtime/package-root.ts';
 import { type ConfigNeeds, parseConfig } from './config.ts';
-import { describeError, EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
+import { EXIT_FAILURE, EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
+import { cliErrorLine } from './flag-words.ts';
 import { registerAdminCommands } from './cli/admins.ts';
 import { cliActor } from '../records/actor.ts';
 import { actingAs } from '../admin/acting.ts';
@@ -67,7 +68,7 @@ try {
   await actingAs({ actor: cliActor(), door: 'cli' }, () => program.parseAsync(process.argv));
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE);
-  process.stderr.write(`marquee: ${describeError(error)}\n`);
+  process.stderr.write(`marquee: ${cliErrorLine(error)}\n`);
   if (error instanceof UsageError) process.stderr.write(`${usageOf(acting)}\n`);
   if (process.env.MARQUEE_DEBUG) console.error(error);
   process.exit(error instanceof OperatorError ? error.exitCode : EXIT_FAILURE);

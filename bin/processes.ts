@@ -8,7 +8,7 @@
 // run a builder process (bin/builder-process.ts), which opens and closes its parts in one order.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { createAdminApp } from '../admin/app.ts';
 import { currentVersion, LATEST_SCHEMA_VERSION } from '../builder/platform/migrations.ts';
 import type { SqlClient } from '../records/database/sql.ts';
@@ -24,6 +24,7 @@ import { writeFileAtomically } from '../runtime/files.ts';
 import type { Log } from '../runtime/log.ts';
 import { openPublishChannel } from '../snapshot/publish-channel-backends.ts';
 import { listenAdminPort, processRegistry } from './admin-port.ts';
+import { adminTokenFile } from './admin-token.ts';
 import { openBuilderProcess } from './builder-process.ts';
 import type { Config } from './config.ts';
 import { createLog } from './log.ts';
@@ -177,10 +178,6 @@ async function versionedSource(db: SqlClient, log: Log): Promise<void> {
       { schemaVersion: version, latest: LATEST_SCHEMA_VERSION },
     );
   }
-}
-
-function adminTokenFile(home: string): string {
-  return join(home, 'admin-token');
 }
 
 /** start's admin token when ADMIN_TOKEN is unset: made once into MARQUEE_HOME/admin-token (0600), the same after a restart. */

@@ -2,6 +2,7 @@
 // bin/cli.ts prints the command's usage line after the message, as for commander's own refusals
 // (docs/operation.md). Beside bin/cli/, which loads the commands, so that they need not import it.
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
+import { cliErrorLine } from './flag-words.ts';
 
 /**
  * A wrong command line that only the command can see once it is parsed: options that contradict
@@ -23,7 +24,7 @@ export function usageChecked<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof OperatorError && !(error instanceof UsageError)) throw new UsageError(error.message);
+    if (error instanceof OperatorError && !(error instanceof UsageError)) throw new UsageError(cliErrorLine(error));
     throw error;
   }
 }

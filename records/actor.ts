@@ -33,6 +33,12 @@ export interface Attribution {
 /** ADMIN_TOKEN: the break-glass owner. */
 export const ROOT_ACTOR: Actor = { name: 'root', role: 'owner' };
 
+/**
+ * Whoever offered a wrong admin credential: no one the port knows. An entry needs a role, so the
+ * weakest; the name has a colon, which no credential's name can take.
+ */
+export const ANONYMOUS_ACTOR: Actor = { name: 'anonymous:login', role: 'auditor' };
+
 export function cliActor(user: string = currentUser(), host: string = hostname()): Actor {
   return { name: `cli:${user}@${host}`, role: 'owner' };
 }

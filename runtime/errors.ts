@@ -43,9 +43,19 @@ export const EXIT_USAGE = 2;
 export class OperatorError extends Error {
   override name = 'OperatorError';
   readonly exitCode: number;
+  /**
+   * The field of the operation's input at fault (`origins`, `expiresAt`), when one is: the message
+   * is then `field: problem`, in the words of every door but the CLI, which alone says it with its
+   * flag instead (`--origin problem`: bin/flag-words.ts). Operations speak in field names only.
+   */
+  readonly field: string | undefined;
+  /** The message without the field's name. */
+  readonly problem: string;
 
-  constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
-    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+  constructor(message: string, options: { exitCode?: number; cause?: unknown; field?: string } = {}) {
+    super(options.field === undefined ? message : `${options.field}: ${message}`, 'cause' in options ? { cause: options.cause } : undefined);
     this.exitCode = options.exitCode ?? EXIT_FAILURE;
+    this.field = options.field;
+    this.problem = message;
   }
 }

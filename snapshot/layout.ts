@@ -27,7 +27,9 @@ export function newSnapshotId(at: Date, contentHash: string): string {
   return `${basicInstant(at)}-${contentHash.slice(0, 12)}`;
 }
 
-const SNAPSHOT_ID = /^\d{8}T\d{9}Z-[0-9a-f]{12}$/;
+/** A snapshot id's form, unanchored, for the schemas that check one in a request (admin/api-routes.ts). */
+export const SNAPSHOT_ID_FORM = '\\d{8}T\\d{9}Z-[0-9a-f]{12}';
+const SNAPSHOT_ID = new RegExp(`^${SNAPSHOT_ID_FORM}$`);
 
 /** Whether `text` has the form newSnapshotId gives (a pointer's, a pin's, a `since`). */
 export function isSnapshotId(text: string): boolean {

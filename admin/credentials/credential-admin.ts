@@ -148,12 +148,13 @@ export function adminRole(text: string): AdminRole {
   return role;
 }
 
-/** `--expires` and the console's field: a duration from `now` (`90d`, `24h`), or an ISO 8601 instant with its offset. */
+/** A credential's `expiresAt` as an operator writes it (the CLI's flag, the console's field): a duration from `now` (`90d`, `24h`), or an ISO 8601 instant with its offset. */
 export function credentialExpiry(text: string, now: Date): Date {
   const ms = parseDurationMs(text);
   if (ms !== undefined && ms > 0) return new Date(now.getTime() + ms);
   const at = parseZonedInstant(text);
-  if (at === undefined) throw new AdminCredentialError(`--expires ${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`);
+  if (at === undefined)
+    throw new AdminCredentialError(`${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`, { field: 'expiresAt' });
   return at;
 }
 

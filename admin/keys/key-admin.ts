@@ -92,7 +92,7 @@ export async function createKey(
 ): Promise<NewKeyView> {
   if (organizationId.trim() === '') throw new KeyCommandError('a key needs an organization');
   const normalized = normalizedOrigins(origins);
-  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) throw new KeyCommandError(`--expires ${expiresAt.toISOString()} is not in the future`);
+  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) throw new KeyCommandError(`${expiresAt.toISOString()} is not in the future`, { field: 'expiresAt' });
   const { record, secret } = await store.create({ organizationId, origins: normalized, label: labelOf(label), expiresAt });
   const [view] = await viewsOf([record], slugs);
   return { key: secret, ...view! };
@@ -179,7 +179,7 @@ function normalizedOrigins(origins: readonly string[]): string[] {
   const normalized: string[] = [];
   for (const origin of origins) {
     const parsed = normalizeAllowedOrigin(origin);
-    if (!parsed.ok) throw new KeyCommandError(`--origin ${parsed.reason}`);
+    if (!parsed.ok) throw new KeyCommandError(parsed.reason, { field: 'origins' });
     if (!normalized.includes(parsed.origin)) normalized.push(parsed.origin);
   }
   return normalized;

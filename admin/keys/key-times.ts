@@ -1,5 +1,5 @@
-// The operator's way of writing a key's times: `keys roll --grace 24h`, `keys create --expires 90d`
-// or an ISO instant. Shared by the CLI and the admin API, so both accept the same texts.
+// The operator's way of writing a key's times: a grace period of 24h, an expiry of 90d or an ISO
+// instant. Shared by the CLI and the admin API, so both accept the same texts.
 import { parseDurationMs } from '../../runtime/duration.ts';
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import { KeyCommandError } from './key-admin.ts';
@@ -12,11 +12,12 @@ export function parseDuration(text: string, what: string): number {
   return ms;
 }
 
-/** `--expires`: a duration from `now` (`90d`), or an ISO 8601 instant with its offset (`2027-01-01T00:00:00Z`). */
+/** A key's `expiresAt` as an operator writes it: a duration from `now` (`90d`), or an ISO 8601 instant with its offset (`2027-01-01T00:00:00Z`). */
 export function parseExpiry(text: string, now: Date): Date {
   const ms = parseDurationMs(text);
   if (ms !== undefined) return new Date(now.getTime() + ms);
   const at = parseZonedInstant(text);
-  if (at === undefined) throw new KeyCommandError(`--expires ${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`);
+  if (at === undefined)
+    throw new KeyCommandError(`${JSON.stringify(text)} is neither a duration such as 90d nor an ISO instant such as 2027-01-01T00:00:00Z`, { field: 'expiresAt' });
   return at;
 }

@@ -19,7 +19,7 @@ function sinceInstant(what: string, text: string, now: Date): Date {
 /**
  * Both ends of a reader's window, each as sinceInstant reads it, named as the door names them
  * (`--since`, `since`). An `until` at or before `since` is refused rather than answered with
- * nothing: the two were most likely swapped (`--since 1h --until 7d`).
+ * nothing: the two were most likely swapped (since 1h, until 7d).
  */
 export function auditWindow(
   texts: { readonly since?: string | undefined; readonly until?: string | undefined },

@@ -13,7 +13,7 @@ import type { AdminCredentialOperations } from '../credentials/credential-admin.
 import type { KeyOperations } from '../keys/key-admin.ts';
 import type { VerificationOperations } from '../verification-admin.ts';
 import type { WebhookOperations } from '../webhook-admin.ts';
-import type { AuditAction, AuditChanges, AuditEntry, AuditOutcome } from '../../records/trail/audit-entry.ts';
+import { type AuditAction, type AuditChanges, type AuditEntry, type AuditOutcome, type KnownSecret, redactKnown } from '../../records/trail/audit-entry.ts';
 import { currentAttribution } from '../acting.ts';
 import type { AuditTrail } from '../../records/trail/audit-trail.ts';
 
@@ -42,7 +42,13 @@ export function entriesRecordedUnder(attribution: Attribution): number {
   return recordedCounts.get(attribution) ?? 0;
 }
 
-export function auditRecorder(trail: () => Promise<AuditTrail>, organizations: OrganizationDirectory): AuditRecorder {
+/**
+ * `known`: the secrets this process knows by value (ADMIN_TOKEN), replaced by their marker in
+ * every reason and change before the entry is made: a `db sql` statement, or the error it got,
+ * may quote one, and auditors read the trail. Secrets of Marquee's own formats (`mqk_`, `mqa_`,
+ * `whsec_`) are replaced by the trail itself (records/trail/audit-entry.ts scrubSecrets).
+ */
+export function auditRecorder(trail: () => Promise<AuditTrail>, organizations: OrganizationDirectory, known: readonly KnownSecret[] = []): AuditRecorder {
   return {
     record: async (action, attribution = currentAttribution()) => {
       recordedCounts.set(attribution, entriesRecordedUnder(attribution) + 1);
@@ -56,8 +62,8 @@ export function auditRecorder(trail: () => Promise<AuditTrail>, organizations: O
         organizationId: await organizationIdOf(organizations, action.organization),
         targetId: action.targetId ?? null,
         outcome: action.outcome,
-        reason: action.reason ?? null,
-        changes: action.changes ?? {},
+        reason: redactKnown(action.reason ?? null, known),
+        changes: redactKnown(action.changes ?? {}, known),
       });
     },
   };

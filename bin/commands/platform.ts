@@ -17,6 +17,7 @@ import { findOrganization } from '../../builder/platform/organizations.ts';
 import { openBuildServices, platformSource, withDatabase } from '../services.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
 import { cliRecorder, recordedWork } from './trail.ts';
+import { adminTokenSecrets } from '../admin-token.ts';
 
 export async function buildCommand(config: Config, options: { org: string[]; json?: boolean }): Promise<void> {
   const { runId, results } = await withDatabase(config, (db) =>
@@ -133,12 +134,14 @@ const CHANGING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
  * whose WHERE matched nothing must not read as one that did something.
  */
 export async function dbSqlCommand(config: Config, statement: string, options: { json?: boolean }): Promise<void> {
-  // The statement is recorded as given (any secret it quotes replaced by its kind), whether it changes anything or not.
+  // The statement is recorded as given, whether it changes anything or not, but for the secrets it
+  // quotes: ADMIN_TOKEN as [ADMIN_TOKEN], Marquee's own (mqk_, mqa_, whsec_) by their kind.
+  const known = await adminTokenSecrets(config);
   const outcome = await withDatabase(
     config,
     (db) =>
       recordedWork(
-        cliRecorder(async () => db),
+        cliRecorder(async () => db, known),
         { action: 'db.sql', changes: { statement } },
         () => db.statement(statement),
       ),

@@ -5,6 +5,7 @@
 // start's sample data and demo key) is recorded here too, through the same recorder, as their
 // system actor (records/actor.ts systemActor): so "who created key X" has an answer for every key.
 import { type Attribution, systemActor } from '../../records/actor.ts';
+import type { KnownSecret } from '../../records/trail/audit-entry.ts';
 import { databaseAuditTrail } from '../../records/trail/audit-trail.ts';
 import { type ActionRecord, type AuditRecorder, auditRecorder, outcomeOf } from '../../admin/trail/recorded-operations.ts';
 import { organizationDirectory } from '../../admin/organization-admin.ts';
@@ -12,8 +13,11 @@ import { MARQUEE_MIGRATION_NAMES, migrateMarquee } from '../../records/schema/mi
 import type { SqlClient } from '../../records/database/sql.ts';
 import { describeError } from '../../runtime/errors.ts';
 
-/** Entries go to the platform database the command works on; Marquee's relations are made first if missing (one read once they are). */
-export function cliRecorder(db: () => Promise<SqlClient>): AuditRecorder {
+/**
+ * Entries go to the platform database the command works on; Marquee's relations are made first if
+ * missing (one read once they are). `known`: secrets to name by a marker (bin/admin-token.ts).
+ */
+export function cliRecorder(db: () => Promise<SqlClient>, known: readonly KnownSecret[] = []): AuditRecorder {
   let trail: Promise<ReturnType<typeof databaseAuditTrail>> | undefined;
   return auditRecorder(
     () =>
@@ -23,6 +27,7 @@ export function cliRecorder(db: () => Promise<SqlClient>): AuditRecorder {
         return databaseAuditTrail(database);
       })()),
     organizationDirectory(db),
+    known,
   );
 }
 

@@ -9,7 +9,7 @@ import type { AdminRole, Door } from '../actor.ts';
 /**
  * Every kind of action the trail records: a closed list, so an operation without its action is a
  * type error. `db.*` are the CLI's commands on the platform database; `admin.*` are for the admin
- * credentials.
+ * credentials, `admin.login` a wrong one offered (summarized per address and minute: admin/login-throttle.ts).
  */
 export const AUDIT_ACTIONS = [
   'key.created',
@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'db.sql',
   'admin.created',
   'admin.revoked',
+  'admin.login',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -106,6 +107,24 @@ export function scrubSecrets<T>(value: T): T {
   if (Array.isArray(value)) return value.map(scrubSecrets) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, scrubSecrets(member)])) as T;
+  }
+  return value;
+}
+
+/** A secret the process knows by its value (ADMIN_TOKEN has no prefix to match), and the marker it is replaced by. */
+export interface KnownSecret {
+  readonly value: string;
+  /** What stands in its place, e.g. `[ADMIN_TOKEN]`. */
+  readonly marker: string;
+}
+
+/** Every occurrence of a known secret in a value (its strings, however deep) replaced by its marker. */
+export function redactKnown<T>(value: T, known: readonly KnownSecret[]): T {
+  if (known.length === 0) return value;
+  if (typeof value === 'string') return known.reduce((text, { value: secret, marker }) => (secret === '' ? text : text.replaceAll(secret, marker)), value as string) as T;
+  if (Array.isArray(value)) return value.map((member: unknown) => redactKnown(member, known)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, redactKnown(member, known)])) as T;
   }
   return value;
 }

@@ -17,6 +17,11 @@ describe('a route declared with route()', () => {
     action: 'key.updated',
     method: 'post',
     path: '/things/{id}/names/{name}',
+    params: {
+      type: 'object',
+      required: ['id', 'name'],
+      properties: { id: { type: 'string', pattern: '^t[0-9]+$', description: 'a thing id: t and digits' }, name: { type: 'string', minLength: 1 } },
+    },
     role: 'operator',
     tag: 'Keys',
     summary: 'A route for this test',
@@ -41,9 +46,29 @@ describe('a route declared with route()', () => {
     const request = { params: { id: 't1', name: 'n' }, query: { why: 'test' }, body: { label: 'x', other: 'ignored' } };
     expect(await declared.handle(services, request)).toEqual({ body: { id: 't1/n', label: 'x' } });
     await expect(declared.handle(services, { ...request, query: {} })).rejects.toMatchObject({ status: 400, detail: 'the query parameter why is required' });
+    // A segment not of its form is refused before the answer sees it, whatever else the request holds.
+    await expect(declared.handle(services, { ...request, params: { id: '../../x', name: 'n' }, query: {} })).rejects.toMatchObject({
+      status: 400,
+      detail: 'the path parameter id is not of its form: a thing id: t and digits',
+    });
     await expect(declared.handle(services, { ...request, body: { label: 7 } })).rejects.toMatchObject({ status: 400, detail: 'label must be a string or null' });
     expect(declared.readBody({ label: null, count: 2 })).toEqual({ label: null, count: 2 });
     expect(() => declared.readBody({ label: null, count: -1 })).toThrow('count must be a integer, 0 or more');
+  });
+
+  it('stops start-up when a path parameter has no form', () => {
+    const formless = route({
+      name: 'formless',
+      method: 'get',
+      path: '/things/{id}',
+      role: 'auditor',
+      tag: 'Keys',
+      summary: 'A route for this test',
+      status: 204,
+      errors: [],
+      answer: () => undefined,
+    });
+    expect(() => formless.compile()).toThrow('GET /things/{id} declares no form for its path parameter id');
   });
 
   it('is a compile error when its answer does not fit its response schema', () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_ACTOR } from '../../../../records/actor.ts';
+import { adminAnswerHeaders } from '../../../../admin/answer-headers.ts';
 import { setActor } from '../../../../admin/request-actor.ts';
 import { consoleRouter } from '../../../../admin/console/router.ts';
 import { createViews } from '../../../../admin/console/views.ts';
@@ -22,6 +23,8 @@ let origin: string;
 beforeAll(async () => {
   services = fakeServices();
   const app = express();
+  // The admin port's own headers (no-store, nosniff), as its app sets them before anything answers.
+  app.use(adminAnswerHeaders());
   // The admin port's credential check, as ADMIN_TOKEN passes it.
   app.use((_req, res, next) => {
     setActor(res, ROOT_ACTOR);

@@ -71,8 +71,8 @@ describe('expiry', () => {
     expect(credentialExpiry('2027-01-01T00:00:00+01:00', now).toISOString()).toBe('2026-12-31T23:00:00.000Z');
   });
 
-  it('refuses anything else, naming --expires', () => {
-    for (const bad of ['0', '0d', 'soon', '90', '2027-01-01T00:00:00', '-1d']) expect(() => credentialExpiry(bad, now), bad).toThrow(/--expires/);
+  it('refuses anything else, naming the field expiresAt (the CLI alone says --expires)', () => {
+    for (const bad of ['0', '0d', 'soon', '90', '2027-01-01T00:00:00', '-1d']) expect(() => credentialExpiry(bad, now), bad).toThrow(/^expiresAt: /);
   });
 
   it('a credential is usable until it expires or is revoked; revoked wins', () => {

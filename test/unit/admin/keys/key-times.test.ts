@@ -29,6 +29,6 @@ describe('parseExpiry', () => {
   });
 
   it.each(['tomorrow', '2027-01-01', '2027-01-01T00:00:00', '2027-13-01T00:00:00Z'])('refuses %j', (text) => {
-    expect(() => parseExpiry(text, NOW)).toThrow(/^--expires/);
+    expect(() => parseExpiry(text, NOW)).toThrow(/^expiresAt: /);
   });
 });
