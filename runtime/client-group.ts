@@ -1,7 +1,6 @@
 // The bucket a client address is counted in, for a throttle of failed credentials and for the
 // logs: on the ground floor so that every port counts addresses alike (the admin port's failed
-// logins, admin/login-throttle.ts; the gateway's copy in gateway/access/client-address.ts until it
-// imports this one).
+// logins, admin/login-throttle.ts; the gateway's invalid credentials, gateway/access/client-address.ts).
 //
 // IPv6 clients are counted per /64: one subscriber or host usually holds a whole /64, and counting
 // single addresses would let it rotate through 2^64 of them.

@@ -1,8 +1,7 @@
 // In-process sliding-window rate limiter: at most `limit` accepted requests per bucket in any
 // `windowSeconds` window, at 1-second granularity. On the ground floor so that every port may
-// count with it: the admin port's failed logins (admin/login-throttle.ts) and, as the same
-// mechanism, the gateway's invalid credentials (gateway/access/in-memory-rate-limiter.ts holds
-// the gateway's copy of it until it imports this one).
+// count with it: the admin port's failed logins (admin/login-throttle.ts) and the gateway's keys
+// and invalid credentials (gateway/access/in-memory-rate-limiter.ts names it for the gateway).
 //
 // Each bucket keeps a ring of per-second counters, the running total over the window and the
 // oldest second still holding requests. Moving the window clears at most `windowSeconds` slots,
@@ -15,7 +14,7 @@
 // refuse it wrongly.
 import { type CacheStats, LruCache } from './lru.ts';
 
-/** What a consume decided; the gateway's RateLimiter (gateway/access/rate-limit.ts) answers the same shape. */
+/** What a consume decided; the gateway's RateLimiter (gateway/access/rate-limit.ts) answers it too. */
 export interface RateDecision {
   allowed: boolean;
   limit: number;

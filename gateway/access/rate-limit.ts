@@ -1,17 +1,12 @@
 // Rate limiting (docs/design.md decisions table): at most `limit` accepted requests per bucket in any
-// `windowSeconds` window. The in-process limiter (access/in-memory-rate-limiter.ts) answers
+// `windowSeconds` window. The in-process limiter (runtime/sliding-window-limiter.ts, shared with the admin port's login
+// throttle) answers
 // synchronously (runtime/awaitable.ts); with Redis the same count runs inside the key verdicts'
 // script (access/redis-sliding-window.ts), which a RateLimiter contract run checks through them.
 import type { Awaitable } from '../../runtime/awaitable.ts';
+import type { RateDecision } from '../../runtime/sliding-window-limiter.ts';
 
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  /** Requests still accepted in the current window after this one. */
-  remaining: number;
-  /** Whole seconds until the window frees a slot (≥ 1 when not allowed). */
-  resetSeconds: number;
-}
+export type { RateDecision };
 
 export interface RateLimiter {
   readonly limit: number;
