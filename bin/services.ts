@@ -33,7 +33,14 @@ const BUILDER_VERSION: string = (JSON.parse(readFileSync(packagePath('package.js
  * run with the wrong MARQUEE_HOME refuses instead of answering from a new, empty database.
  */
 export async function openDatabase(config: Config, { relations = 'required', create = false }: DatabaseOptions = {}): Promise<SqlClient> {
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, create });
+  const db = await openPlatformDatabase({
+    databaseUrl: config.databaseUrl,
+    home: config.home,
+    schema: config.platformSchema,
+    marqueeSchema: config.marqueeSchema,
+    create,
+    embeddedTimeouts: config.embeddedTimeouts,
+  });
   if (relations === 'required') {
     try {
       await assertPlatformRelations(db);
