@@ -30,7 +30,7 @@ import { BackendReader, errorResponse, type FrontendMessage, FrontendReader, rea
 /** Clients at once (start and each CLI command open a pool of up to 4). */
 const MAX_CLIENTS = 32;
 
-export interface SessionEvents {
+interface SessionEvents {
   onNotification(channel: string, payload: string): void;
   /** A message is about to run: it must be done by `deadline` (undefined: no limit); `foreign`: a client other than start. */
   onRunning(turn: { deadline: number | undefined; foreign: boolean }): void;

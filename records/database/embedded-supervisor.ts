@@ -28,7 +28,7 @@ import { socketDirectory } from './socket-directory.ts';
 import { connectionSchemas, DatabaseTimeoutError, type ListenOptions, type OpenOptions, PlatformDatabaseError, type SqlClient } from './sql.ts';
 
 /** start's own connections say so, so that the database tells start when another client holds it. */
-export const OWN_APPLICATION_NAME = 'marquee start';
+const OWN_APPLICATION_NAME = 'marquee start';
 /** How long start's statement waits for a database another client holds before it gives up (503). */
 const FOREIGN_HOLD_WAIT_MS = 2_000;
 /** Past a statement's deadline, before its process is killed: time for the answer to arrive. */

@@ -12,7 +12,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * settles as `work` does, or rejects first and calls `abandon`, which closes the connection rather
  * than hand it out again with its statement still under way.
  */
-export type ConnectionBound = <T>(work: Promise<T>, abandon: () => void) => Promise<T>;
+type ConnectionBound = <T>(work: Promise<T>, abandon: () => void) => Promise<T>;
 
 export interface PostgresOptions extends OpenOptions {
   /** Sent at connection: what pg_stat_activity shows, and how start's embedded database knows start's own connections. */

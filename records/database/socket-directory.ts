@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** PostgreSQL's socket name for port 5432: what psql and node-postgres look for in a `host` directory. */
-export const SOCKET_NAME = '.s.PGSQL.5432';
+const SOCKET_NAME = '.s.PGSQL.5432';
 /** The longest socket path both Linux and macOS take, with room to spare. */
 const MAX_SOCKET_PATH = 100;
 

@@ -42,7 +42,7 @@ it('serves the embedded database on no TCP port, only on a socket in an owner-on
   expect(await servedUrl()).toBe(`postgresql://postgres@/postgres?host=${encodeURIComponent(directory)}`);
   expect((await stat(directory)).mode & 0o777).toBe(0o700);
   const asNobody = await new Promise<{ failed: boolean; output: string }>((resolve) => {
-    execFile('su', ['nobody', '-s', '/bin/sh', '-c', `psql -X -h ${directory} -U postgres -d postgres -Atc 'SELECT 1'`], (error, stdout, stderr) =>
+    execFile('sh', ['-c', `su nobody -s /bin/sh -c "psql -X -h ${directory} -U postgres -d postgres -Atc 'SELECT 1'"`], (error, stdout, stderr) =>
       resolve({ failed: error !== null, output: `${stdout}${stderr}` }),
     );
   });
