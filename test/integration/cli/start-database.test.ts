@@ -23,12 +23,12 @@ beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-start-database-'));
   // A short idle-in-transaction timeout, so that its test takes seconds (the default is 10 s).
   env = { MARQUEE_HOME: home, EMBEDDED_IDLE_TRANSACTION_TIMEOUT: '3' };
-  start = await marqueeProcess(['start'], { ...env, PORT: '0', ADMIN_PORT: '0' }, /console: (http:\/\/\S+)\//, { readyTimeoutMs: 120_000 });
+  start = await marqueeProcess(['start'], { ...env, PORT: '0', ADMIN_PORT: '0' }, /console: (http:\/\/\S+)\//, { readyTimeoutMs: 240_000 });
   admin = start.match[1]!;
   gateway = /gateway listening on (http:\/\/\S+)/.exec(start.output())![1]!;
   key = /demo key for \S+: (\S+)/.exec(start.output())![1]!;
   token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();
-}, 150_000);
+}, 270_000);
 afterAll(async () => {
   await start?.stop();
   await rm(home, { recursive: true, force: true });

@@ -30,7 +30,8 @@ beforeAll(async () => {
     CREATE TABLE notes (body text NOT NULL);
     CREATE FUNCTION notes_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('notes', NEW.body); RETURN NEW; END $$;
     CREATE TRIGGER notes_changed AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION notes_changed();`);
-}, 60_000);
+  // A new PGlite directory takes about 4 s on an idle machine, much longer on a loaded one.
+}, 180_000);
 beforeEach(async () => {
   await holder.exec('TRUNCATE notes');
 });
