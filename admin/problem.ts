@@ -7,7 +7,7 @@ import type { ErrorRequestHandler } from 'express';
 import { SnapshotNotFoundError } from '../builder/history/history.ts';
 import { HistoryBreakError } from './snapshot-admin.ts';
 import { OrganizationNotFoundError } from '../builder/platform/organizations.ts';
-import { PlatformDatabaseError } from '../records/database/sql.ts';
+import { DatabaseTimeoutError, PlatformDatabaseError } from '../records/database/sql.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { causedBy, sendProblem } from '../snapshot/problem.ts';
@@ -44,6 +44,9 @@ export function adminProblemOf(error: unknown): AdminError | undefined {
   if (error instanceof WebhookMessageNotFoundError) return adminError('MESSAGE_NOT_FOUND', error.message);
   if (error instanceof AdminCredentialNotFoundError) return adminError('ADMIN_NOT_FOUND', error.message);
   if (error instanceof AdminNameTakenError) return adminError('ADMIN_NAME_TAKEN', error.message);
+  // start's embedded database held by another client, or restarting after a statement overran
+  // (records/database/embedded-supervisor.ts): answered within seconds, never left hanging.
+  if (error instanceof DatabaseTimeoutError) return adminError('SERVICE_UNAVAILABLE', error.message, RETRY_AFTER);
   // The platform database is down or not set up: not the request's fault.
   if (error instanceof PlatformDatabaseError) return adminError('SERVICE_UNAVAILABLE', error.message, RETRY_AFTER);
   if (error instanceof OperatorError) return adminError('BAD_REQUEST', error.message);

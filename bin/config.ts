@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import cron from 'node-cron';
 import { DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
 import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA } from '../records/database/schemas.ts';
+import { DEFAULT_EMBEDDED_TIMEOUTS, type SessionTimeouts } from '../records/database/embedded-timeouts.ts';
 import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
 import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
@@ -76,6 +77,11 @@ export interface Config {
   trustProxy: TrustProxy;
   /** How start, serve and builder write their log (bin/log.ts). */
   logFormat: LogFormat;
+  /**
+   * EMBEDDED_STATEMENT_TIMEOUT, EMBEDDED_IDLE_TRANSACTION_TIMEOUT (seconds): what start's embedded
+   * database allows each client of its socket (records/database/embedded-server.ts).
+   */
+  embeddedTimeouts: SessionTimeouts;
   /** The gateway's HTTP timeouts (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT, in seconds). */
   httpTimeouts: HttpTimeouts;
   /** GATEWAY_CACHE_MB: the heap bytes a gateway keeps per organization and per key, all caches together (gateway/cache-budget.ts). */
@@ -127,6 +133,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   // Read in this order, so the problems are listed in it.
   const home = resolve(cwd, settings.text('MARQUEE_HOME') ?? 'var');
   const database = databaseSettings(settings);
+  const embeddedTimeouts: SessionTimeouts = {
+    statementMs: settings.seconds('EMBEDDED_STATEMENT_TIMEOUT', DEFAULT_EMBEDDED_TIMEOUTS.statementMs),
+    idleInTransactionMs: settings.seconds('EMBEDDED_IDLE_TRANSACTION_TIMEOUT', DEFAULT_EMBEDDED_TIMEOUTS.idleInTransactionMs),
+  };
   const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
   const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
   const publicationLogOrigin = publicationLogOriginSetting(settings, snapshotStore, snapshotReading.snapshotCdnUrl);
@@ -156,6 +166,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   return {
     home,
     ...database,
+    embeddedTimeouts,
     snapshotStore,
     ...snapshotReading,
     signingKey,

@@ -26,8 +26,16 @@ import { cliRecorder, recordedWork, recordMigrations, systemAttribution } from '
 
 export async function openStartDatabase(config: Config, log: Log, options: { sample?: boolean }): Promise<{ db: SqlClient; sampleLoaded: boolean }> {
   await ensureHome(config.home);
-  // Served on a loopback port while start holds it, so every other command works beside it.
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, serve: true });
+  // The embedded one runs in a process of its own, served on a socket to start and every other command beside it.
+  const db = await openPlatformDatabase({
+    databaseUrl: config.databaseUrl,
+    home: config.home,
+    schema: config.platformSchema,
+    marqueeSchema: config.marqueeSchema,
+    serve: true,
+    embeddedTimeouts: config.embeddedTimeouts,
+    log,
+  });
   return actingAs(systemAttribution('start'), async () => ({ db, sampleLoaded: await migratedAndSeeded(config, log, db, options) }));
 }
 

@@ -39,7 +39,14 @@ export async function openDatabase(config: Config, { relations = 'required', cre
   // (bin/owner-only-home.ts); a command's log goes to stderr, apart from its output.
   const logTo = log ?? (() => createLog({ format: config.logFormat, destination: 2 }));
   if (config.databaseUrl === undefined) await tightenHome(config.home, logTo);
-  const db = await openPlatformDatabase({ databaseUrl: config.databaseUrl, home: config.home, schema: config.platformSchema, marqueeSchema: config.marqueeSchema, create });
+  const db = await openPlatformDatabase({
+    databaseUrl: config.databaseUrl,
+    home: config.home,
+    schema: config.platformSchema,
+    marqueeSchema: config.marqueeSchema,
+    create,
+    embeddedTimeouts: config.embeddedTimeouts,
+  });
   if (config.databaseUrl === undefined) await tightenEmbeddedDatabase(config.home, logTo);
   if (relations === 'required') {
     try {

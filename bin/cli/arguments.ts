@@ -35,6 +35,12 @@ export const wholeNumber = (value: string): number => {
   return Number(value);
 };
 
+/** Seconds, as the configuration's timeouts take them (above 0, at most an hour); in milliseconds. */
+export const secondsMs = (value: string): number => {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || Number(value) > 3600) throw new InvalidArgumentError('must be a number of seconds above 0 and at most 3600');
+  return Math.round(Number(value) * 1000);
+};
+
 /** `--origin` of keys, repeatable: each a browser origin (records/keys/origins.ts), refused here with the reason. */
 export const origins = (value: string, previous: string[]): string[] => {
   const parsed = normalizeAllowedOrigin(value);

@@ -1,7 +1,7 @@
 // build and db: the platform's commands (bin/commands/platform.ts).
 import type { Command } from 'commander';
 import type { Config, ConfigNeeds } from '../config.ts';
-import { collect } from './arguments.ts';
+import { collect, secondsMs } from './arguments.ts';
 
 const commands = () => import('../commands/platform.ts');
 
@@ -29,5 +29,11 @@ export function registerPlatformCommands(program: Command, config: (needs?: Conf
     .description('run one SQL statement on the platform database (beside a running start too) and print the rows it returns')
     .argument('<statement>', 'e.g. "UPDATE team_members SET show_on_website = false WHERE full_name = \'…\'"')
     .option('--json', 'print the rows as JSON')
-    .action(async (statement: string, options: { json?: boolean }) => (await commands()).dbSqlCommand(config(), statement, options));
+    .option('--statement-timeout <seconds>', 'beside a running start: how long the statement may run (default EMBEDDED_STATEMENT_TIMEOUT, 30)', secondsMs)
+    .action(async (statement: string, options: { json?: boolean; statementTimeout?: number }) => {
+      const checked = config();
+      // Asked of start's embedded database with the connection; it ends a statement that runs longer.
+      const timeouts = { ...checked.embeddedTimeouts, ...(options.statementTimeout === undefined ? {} : { statementMs: options.statementTimeout }) };
+      return (await commands()).dbSqlCommand({ ...checked, embeddedTimeouts: timeouts }, statement, options);
+    });
 }

@@ -1,13 +1,16 @@
 // Which backend serves the platform database, chosen once from the configuration: PostgreSQL
-// when DATABASE_URL is set, else the embedded PGlite under MARQUEE_HOME — or, when another process
-// (start) holds that one, the loopback port it serves it on.
+// when DATABASE_URL is set, else the embedded PGlite under MARQUEE_HOME — or, when start holds that
+// one, the Unix socket it serves it on.
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { connectionSchemas, failureReason, PlatformDatabaseError, type SqlClient } from './sql.ts';
 import { EmbeddedDatabaseBusyError } from './embedded-lock.ts';
-import { servedBy } from './embedded-server.ts';
+import { DEFAULT_EMBEDDED_TIMEOUTS, type SessionTimeouts } from './embedded-timeouts.ts';
+import { openServedEmbedded } from './embedded-supervisor.ts';
 import { openPglite } from './pglite.ts';
 import { describePostgresTarget, openPostgres } from './postgres.ts';
+import { servedBy } from './served-advertisement.ts';
+import type { Log } from '../../runtime/log.ts';
 
 export interface PlatformDatabaseOptions {
   /** DATABASE_URL; unset means the embedded PGlite database under `home`. */
@@ -19,11 +22,19 @@ export interface PlatformDatabaseOptions {
   /** MARQUEE_SCHEMA. */
   marqueeSchema?: string | undefined;
   /**
-   * The embedded database only (start): also serve it on a loopback PostgreSQL port, so that other
-   * commands can use it while this process holds it (embedded-server.ts). Held by another process,
-   * it is refused (EmbeddedDatabaseBusyError), never reached through that process's port.
+   * The embedded database only (start): run it in a process of its own and serve it on a Unix
+   * socket, so that neither start's gateway nor the commands beside start wait on it
+   * (embedded-supervisor.ts). Held by another process, it is refused (EmbeddedDatabaseBusyError),
+   * never reached through that process's socket.
    */
   serve?: boolean;
+  /**
+   * EMBEDDED_STATEMENT_TIMEOUT and EMBEDDED_IDLE_TRANSACTION_TIMEOUT: what start's embedded database
+   * allows a client (serve), and the statement timeout this command asks for beside start.
+   */
+  embeddedTimeouts?: SessionTimeouts;
+  /** Where start's supervisor of the embedded database says that it restarted it (serve). */
+  log?: Log;
   /**
    * The embedded database only: make it when `home` has none (default). False for the commands
    * that only use one (keys, webhooks, build…): pointed at the wrong MARQUEE_HOME, they refuse,
@@ -39,8 +50,7 @@ class NoEmbeddedDatabaseError extends PlatformDatabaseError {
 
 /**
  * PostgreSQL when DATABASE_URL is set, else PGlite in `${home}/platform` (docs/design.md). When
- * another process (start) holds the embedded database and serves it, the connection goes through
- * that process's loopback port instead.
+ * start holds the embedded database and serves it, the connection goes through its socket instead.
  */
 export async function openPlatformDatabase(options: PlatformDatabaseOptions): Promise<SqlClient> {
   const { schema, marqueeSchema } = connectionSchemas(options);
@@ -52,12 +62,12 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
   } catch (error) {
     throw new PlatformDatabaseError(`cannot create the embedded database directory ${dataDir} (MARQUEE_HOME=${options.home}): ${failureReason(error)}`, { cause: error });
   }
+  const timeouts = options.embeddedTimeouts ?? DEFAULT_EMBEDDED_TIMEOUTS;
+  if (options.serve) return openServedEmbedded(dataDir, options.home, { schema, marqueeSchema, timeouts, log: options.log });
   try {
-    return await openPglite(dataDir, { schema, marqueeSchema, serve: options.serve === true });
+    return await openPglite(dataDir, { schema, marqueeSchema });
   } catch (error) {
-    // A process asked to serve the database (start) must hold it: through another's port it would
-    // be a second builder on a database meant for one.
-    if (!(error instanceof EmbeddedDatabaseBusyError) || options.serve) throw error;
+    if (!(error instanceof EmbeddedDatabaseBusyError)) throw error;
     const served = await servedBy(dataDir);
     if (!served) throw error;
     if (served.schema !== schema || served.marqueeSchema !== marqueeSchema) {
@@ -65,7 +75,8 @@ export async function openPlatformDatabase(options: PlatformDatabaseOptions): Pr
         `the embedded database ${dataDir} is served by process ${served.pid} with PLATFORM_SCHEMA=${served.schema} and MARQUEE_SCHEMA=${served.marqueeSchema}, not ${schema} and ${marqueeSchema}`,
       );
     }
-    const client = await openPostgres(served.url, { schema, marqueeSchema });
+    // The statement timeout asked for goes with each connection; the database's supervisor enforces it.
+    const client = await openPostgres(served.url, { schema, marqueeSchema, statementTimeoutMs: timeouts.statementMs });
     return { ...client, description: `PGlite ${dataDir} (through process ${served.pid}, ${describePostgresTarget(served.url)})` };
   }
 }

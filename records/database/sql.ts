@@ -24,8 +24,8 @@ export interface TransactionOptions {
 export interface ListenOptions {
   /**
    * Called each time listening resumes after the connection was lost (a database restart): what
-   * was notified meanwhile is lost, and the caller must make up for it. Never called for PGlite,
-   * which runs in this process and cannot lose its connection.
+   * was notified meanwhile is lost, and the caller must make up for it; for start's embedded
+   * database, after its process was restarted. Never called for PGlite in this process.
    */
   onReconnect?: () => void;
 }
@@ -64,11 +64,18 @@ export class PlatformDatabaseError extends OperatorError {
   override name = 'PlatformDatabaseError';
 }
 
+/**
+ * The platform database did not answer in time: start's embedded database held by another client,
+ * or a statement past its timeout (database/embedded-supervisor.ts). Nothing was done; the same
+ * request later may succeed.
+ */
+export class DatabaseTimeoutError extends PlatformDatabaseError {
+  override name = 'DatabaseTimeoutError';
+}
+
 export interface OpenOptions {
   schema?: string;
   marqueeSchema?: string;
-  /** PGlite in a directory: serve it on a loopback port while open (database/database-backends.ts). */
-  serve?: boolean;
 }
 
 /** A connection's schemas, and the search_path that finds every relation by its bare name. */

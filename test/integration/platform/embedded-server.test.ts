@@ -1,30 +1,41 @@
-// The embedded database served on a loopback port by the process that holds it (start): another
-// opener goes through it instead of being refused, a change made through it reaches the holder's
-// listeners (that is what triggers a build), and the one PGlite session is taken in turns, so a
-// transaction or an extended-protocol exchange of either side never sees or swallows the other's
-// statements.
+// The embedded database as start serves it: in a process of its own, on a Unix socket in an
+// owner-only directory (records/database/embedded-supervisor.ts). Another opener goes through it
+// instead of being refused, a change made through it reaches the holder's listeners (that is what
+// triggers a build), the one PGlite session is taken in turns, so a transaction or an
+// extended-protocol exchange of one client never sees or swallows another's statements, and the
+// database protects itself: statements PGlite cannot run safely are refused, a client idle in a
+// transaction is cut off, a statement past its timeout is ended by restarting the database's
+// process, and the holder never waits long on a database another client holds. One holder for
+// the file (a new PGlite directory takes seconds); the test that closes it runs last.
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { openPlatformDatabase } from '../../../records/database/database-backends.ts';
-import type { SqlClient } from '../../../records/database/sql.ts';
+import { DatabaseTimeoutError, type SqlClient } from '../../../records/database/sql.ts';
 
 let home: string;
 let holder: SqlClient;
+/** Short, so that the tests of them take seconds; start's defaults are 30 s and 10 s. */
+const timeouts = { statementMs: 30_000, idleInTransactionMs: 3_000 };
 
-beforeEach(async () => {
+beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'marquee-served-'));
-  holder = await openPlatformDatabase({ home, serve: true });
+  holder = await openPlatformDatabase({ home, serve: true, embeddedTimeouts: timeouts });
   await holder.exec(`
     CREATE TABLE notes (body text NOT NULL);
     CREATE FUNCTION notes_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('notes', NEW.body); RETURN NEW; END $$;
     CREATE TRIGGER notes_changed AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION notes_changed();`);
+  // A new PGlite directory takes about 4 s on an idle machine, much longer on a loaded one.
+}, 180_000);
+beforeEach(async () => {
+  await holder.exec('TRUNCATE notes');
 });
-afterEach(async () => {
+afterAll(async () => {
   await holder.close();
   await rm(home, { recursive: true, force: true });
 });
@@ -40,7 +51,7 @@ it('lets a second opener in through the holder, whose listeners hear the changes
   const unlisten = await holder.listen('notes', (payload) => heard.push(payload));
   const other = await openPlatformDatabase({ home });
   try {
-    expect(other.description).toMatch(new RegExp(`^PGlite ${join(home, 'platform')} \\(through process ${process.pid}, 127\\.0\\.0\\.1:\\d+/postgres\\)$`));
+    expect(other.description).toBe(`PGlite ${join(home, 'platform')} (through process ${process.pid}, ${join(home, 'socket')}/postgres)`);
     await other.query("INSERT INTO notes VALUES ('from the CLI')");
     await holder.query("INSERT INTO notes VALUES ('from start')");
     await expect.poll(() => heard.sort()).toEqual(['from start', 'from the CLI']);
@@ -90,8 +101,8 @@ it("runs the holder's statements only outside a client's transaction, and a clie
 
 /** A client speaking the wire protocol by hand, so that a test decides where its exchange pauses. */
 async function rawClient(url: string) {
-  const { hostname, port } = new URL(url);
-  const socket = connect({ host: hostname, port: Number(port) });
+  const directory = decodeURIComponent(/[?&]host=([^&]+)/.exec(url)![1]!);
+  const socket = connect({ path: join(directory, '.s.PGSQL.5432') });
   await once(socket, 'connect');
   let received = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
@@ -188,6 +199,83 @@ it('gives the session back when a client goes in the middle of an exchange', asy
   raw.end();
   expect(await holder.query<{ n: number }>('SELECT $1::int AS n', [5])).toEqual([{ n: 5 }]);
 });
+
+it('serves on a Unix socket in an owner-only directory, and no TCP port: another account of the machine cannot connect', async () => {
+  const url = await servedUrl();
+  expect(url).toBe(`postgresql://postgres@/postgres?host=${encodeURIComponent(join(home, 'socket'))}`);
+  expect((await stat(join(home, 'socket'))).mode & 0o777).toBe(0o700);
+  expect((await stat(join(home, 'platform', 'served.json'))).mode & 0o777).toBe(0o600);
+  // psql as this account reaches it with the directory as host; as `nobody`, the directory's mode stops it.
+  const psql = (asNobody: boolean) =>
+    new Promise<{ code: number; output: string }>((resolve) => {
+      const command = `psql -X -h ${join(home, 'socket')} -U postgres -d postgres -Atc 'SELECT 41 + 1'`;
+      const [file, args] = asNobody ? ['su', ['nobody', '-s', '/bin/sh', '-c', command]] : ['sh', ['-c', command]];
+      execFile(file, args, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }));
+    });
+  expect(await psql(false)).toEqual({ code: 0, output: '42\n' });
+  const nobody = await psql(true);
+  expect(nobody.code).not.toBe(0);
+  expect(nobody.output).toMatch(/Permission denied/);
+});
+
+it('refuses what PGlite cannot run safely, before it reaches PGlite, naming why; the connection stays usable', async () => {
+  const client = new pg.Client({ connectionString: await servedUrl() });
+  await client.connect();
+  try {
+    await expect(client.query("COPY (SELECT 1) TO PROGRAM 'id'")).rejects.toThrow(/COPY … TO\/FROM PROGRAM is refused by Marquee: the embedded database \(PGlite/);
+    await expect(client.query("COPY notes FROM '/etc/passwd'")).rejects.toThrow(/COPY to or from a server file is refused/);
+    // Through the extended protocol too (a statement with parameters): the rest of the exchange is skipped up to its Sync.
+    await expect(client.query('SELECT pg_read_file($1)', ['/etc/passwd'])).rejects.toThrow(/pg_read_file\(\) is refused by Marquee/);
+    await expect(client.query("SELECT lo_export(1, '/tmp/x')")).rejects.toMatchObject({ code: '42501' });
+    expect((await client.query('SELECT $1::int + 1 AS n', [1])).rows).toEqual([{ n: 2 }]);
+    // COPY to the client's own stream is not a file of the server's.
+    await client.query("INSERT INTO notes VALUES ('copied')");
+    expect((await client.query('SELECT count(*)::int AS n FROM notes')).rows).toEqual([{ n: 1 }]);
+  } finally {
+    await client.end();
+  }
+});
+
+it("cuts off a client idle in a transaction after the timeout, rolling it back; the holder's statements wait at most 2 s meanwhile, then fail as busy", async () => {
+  const client = new pg.Client({ connectionString: await servedUrl() });
+  const lost = new Promise<Error>((resolve) => client.on('error', resolve));
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query("INSERT INTO notes VALUES ('never committed')");
+  const asked = Date.now();
+  const busy = await holder.query('SELECT 1').catch((error: unknown) => error);
+  expect(busy).toBeInstanceOf(DatabaseTimeoutError);
+  expect((busy as Error).message).toMatch(/another client has held the embedded database for more than 2 s/);
+  // It gave up before the client was cut off.
+  expect(Date.now() - asked).toBeLessThan(timeouts.idleInTransactionMs);
+  expect((await lost).message).toMatch(/idle-in-transaction timeout/);
+  expect(await count(holder)).toBe(0);
+  await client.end().catch(() => {});
+});
+
+it("ends a statement past its timeout by restarting the database's process, which recovers what was committed; listeners hear changes again", async () => {
+  await holder.query("INSERT INTO notes VALUES ('committed before')");
+  const heard: string[] = [];
+  let reconnected = 0;
+  const unlisten = await holder.listen('notes', (payload) => heard.push(payload), { onReconnect: () => reconnected++ });
+  // The client asks for a 1 s statement timeout; PGlite cannot be interrupted, so its process is killed 2 s later.
+  const client = new pg.Client({ connectionString: await servedUrl(), statement_timeout: 1_000 });
+  client.on('error', () => {});
+  await client.connect();
+  const asked = Date.now();
+  await expect(client.query('SELECT pg_sleep(60)')).rejects.toThrow(/Connection terminated/);
+  expect(Date.now() - asked).toBeLessThan(15_000);
+  await vi.waitFor(() => expect(reconnected).toBe(1), { timeout: 30_000, interval: 200 });
+  expect(await count(holder)).toBe(1);
+  const other = await openPlatformDatabase({ home });
+  try {
+    await other.query("INSERT INTO notes VALUES ('after the restart')");
+  } finally {
+    await other.close();
+  }
+  await expect.poll(() => heard).toEqual(['after the restart']);
+  await unlisten();
+}, 60_000);
 
 it('stops serving when the holder closes: the advertisement goes, and the next opener holds the database itself', async () => {
   await holder.close();

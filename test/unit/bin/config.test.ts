@@ -31,6 +31,7 @@ describe('parseConfig', () => {
       builderName: `${hostname()}:${process.pid}`,
       trustProxy: false,
       logFormat: 'json',
+      embeddedTimeouts: { statementMs: 30_000, idleInTransactionMs: 10_000 },
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
       gatewayCacheBytes: 48 * 1024 * 1024,
       snapshotPinMs: 600_000,
@@ -106,6 +107,15 @@ describe('parseConfig', () => {
     });
     expect(() => parseConfig({ HTTP_HEADERS_TIMEOUT: '40' }, '/srv', false)).toThrow('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
     expect(() => parseConfig({ HTTP_KEEP_ALIVE_TIMEOUT: '0' }, '/srv', false)).toThrow('HTTP_KEEP_ALIVE_TIMEOUT must be a number of seconds');
+  });
+
+  it("reads start's embedded database timeouts in seconds, naming the variable of a bad one", () => {
+    expect(parseConfig({ EMBEDDED_STATEMENT_TIMEOUT: '120', EMBEDDED_IDLE_TRANSACTION_TIMEOUT: '2.5' }, '/srv', false).embeddedTimeouts).toEqual({
+      statementMs: 120_000,
+      idleInTransactionMs: 2_500,
+    });
+    expect(() => parseConfig({ EMBEDDED_STATEMENT_TIMEOUT: '0' }, '/srv', false)).toThrow('EMBEDDED_STATEMENT_TIMEOUT must be a number of seconds');
+    expect(() => parseConfig({ EMBEDDED_IDLE_TRANSACTION_TIMEOUT: '10s' }, '/srv', false)).toThrow('EMBEDDED_IDLE_TRANSACTION_TIMEOUT must be a number of seconds');
   });
 
   it('reads GATEWAY_CACHE_MB as whole megabytes, at least 16, and refuses anything else naming the variable', () => {
