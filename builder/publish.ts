@@ -19,7 +19,8 @@
 // A publish whose append failed (the database restarting) or that was killed before it leaves a
 // manifest the log lacks: the next publish of the organization names it in `supersedes` as well and
 // logs it in the same append as its own manifest, when this builder's key signed it (docs/design.md
-// "Order of writes"); one the key did not sign is left unlogged, for verify to report.
+// "Order of writes"); one the key did not sign is left unlogged, for verify to report. A suspension
+// logs it likewise, when it is the newest manifest, where verify begins a suspended chain.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
@@ -122,7 +123,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
       // Logged already unless published before the log existed (and not backfilled): then logged now,
       // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
-      await logManifest(store, input, latest.manifest.snapshotId, { hash: latest.hash, wrote: false });
+      await logManifest(store, input, { snapshotId: latest.manifest.snapshotId, hash: latest.hash, wrote: false });
       await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
       const warning = await recordStateChange(store, input, current);
       const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
@@ -162,7 +163,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   // logs it with its own if the log lacks it; likewise the manifest it follows when no pointer named
   // that one (a first publish, or one after a suspension, that failed at its append).
   const followed = latest !== undefined && !isCurrent(current, latest) ? [{ snapshotId: latest.manifest.snapshotId, hash: latest.hash }] : [];
-  await logManifest(store, input, manifest.snapshotId, written, [...followed, ...supersedes]);
+  await logManifest(store, input, { snapshotId: manifest.snapshotId, ...written }, [...followed, ...supersedes]);
   try {
     await writePointer(store, input, current, manifest.snapshotId, written.hash);
   } catch (error) {
@@ -211,15 +212,14 @@ const isCurrent = (current: CurrentPointer, latest: { manifest: Manifest; hash: 
 async function logManifest(
   store: SnapshotStore,
   input: PublishInput,
-  snapshotId: string,
-  written: { hash: string; wrote: boolean },
+  /** The manifest this publish points at; undefined for a suspension, which logs only what it names. */
+  own: (LeftManifest & { wrote: boolean }) | undefined,
   named: readonly LeftManifest[] = [],
 ): Promise<void> {
   const log = input.publicationLog;
-  if (log === undefined) return;
+  if (log === undefined || (own === undefined && named.length === 0)) return;
   const record = ({ snapshotId: id, hash }: LeftManifest): LogRecord => ({ kind: 'manifest', organizationId: input.organizationId, id, hash });
-  const own = { snapshotId, hash: written.hash };
-  if (written.wrote && named.length === 0) {
+  if (own?.wrote && named.length === 0) {
     await log.append([record(own)]);
     return;
   }
@@ -227,7 +227,28 @@ async function logManifest(
   for (const { entry } of await log.entriesOf(input.organizationId)) if (entry.kind === 'manifest') logged.add(`${entry.id} ${entry.hash}`);
   const lacking = ({ snapshotId: id, hash }: LeftManifest) => !logged.has(`${id} ${hash}`);
   const earlier = await signedByThisKey(store, input, named.filter(lacking));
-  await log.append([...earlier, ...(written.wrote || lacking(own) ? [own] : [])].map(record));
+  const mine = own !== undefined && (own.wrote || lacking(own)) ? [own] : [];
+  await log.append([...earlier, ...mine].map(record));
+}
+
+/**
+ * A suspension or a closure points at no manifest, and verify begins the chain of an organization
+ * with no current snapshot at its newest manifest: one a publish left there before its log append
+ * (the append failed, the builder was killed) would stay unlogged until a reactivation, so it is
+ * logged now, as the next active publish would log it (logManifest). After the pointer, which must
+ * not wait on it: failing, it is the publish's warning. One listing of the manifests per suspension.
+ */
+async function logNewestManifest(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<string | undefined> {
+  if (input.publicationLog === undefined) return undefined;
+  try {
+    const newest = (await listSnapshotIds(store, input.organizationId)).at(-1);
+    if (newest === undefined || newest === current.pointer?.snapshotId) return undefined;
+    const bytes = await store.get(manifestKey(input.organizationId, newest));
+    if (bytes !== undefined) await logManifest(store, input, undefined, [{ snapshotId: newest, hash: sha256Hex(bytes) }]);
+    return undefined;
+  } catch (error) {
+    return `the organization is ${input.state}; its newest manifest could not be checked against the publication log: ${describeError(error)}`;
+  }
 }
 
 /**
@@ -279,9 +300,9 @@ async function withdrawManifest(store: SnapshotStore, manifest: Manifest, hash: 
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
   if (current.pointer?.state === input.state && current.pointer.snapshotId === null) return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
   await writePointer(store, input, current, null, null);
-  const warning = await recordStateChange(store, input, current);
+  const warnings = [await recordStateChange(store, input, current), await logNewestManifest(store, input, current)].filter((warning) => warning !== undefined);
   const change = changeOf(input, current, undefined, null, {});
-  return { result: 'suspended', snapshotId: null, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
+  return { result: 'suspended', snapshotId: null, objectsWritten: 0, change, ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}) };
 }
 
 /** A state record when the pointer just written is in another state than the one it replaced; none for a first active publish. */

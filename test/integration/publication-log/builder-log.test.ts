@@ -222,6 +222,27 @@ describe.each(platforms.backends)('on $name', (backend) => {
     expect((await publicationLog.entriesOf(org)).map(({ entry }) => entry.id)).toEqual([...ids, all[5], all[7]]);
   });
 
+  it('a suspension logs the newest manifest, where verify begins a suspended chain, when a failed append left it unlogged', async () => {
+    const store = newStore();
+    const org = '9b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
+    const publicationLog = databasePublicationLog(db);
+    const broken: PublicationLog = { ...publicationLog, append: () => Promise.reject(new Error('the database is away')) };
+    await publish(store, { ...toInput(version(1, '2026-11-21T10:00:01Z', org)), signer, publicationLog });
+    await expect(publish(store, { ...toInput(version(2, '2026-11-21T10:00:02Z', org)), signer, publicationLog: broken })).rejects.toThrow('the database is away');
+    const suspension = { ...toInput(version(2, '2026-11-21T10:00:03Z', org)), state: 'suspended' as const, objects: [], signer, publicationLog };
+    const suspended = await publish(store, suspension);
+    expect([suspended.result, suspended.warning]).toEqual(['suspended', undefined]);
+    const ids = await listSnapshotIds(store, org);
+    expect(ids).toHaveLength(2);
+    const logged = (await publicationLog.entriesOf(org)).map(({ entry }) => entry);
+    expect(logged.map((entry) => [entry.kind, entry.id])).toEqual([
+      ['manifest', ids[0]],
+      ['state-record', expect.stringMatching(/-suspended$/)],
+      ['manifest', ids[1]],
+    ]);
+    await expectHashesOfStored(store, logged);
+  });
+
   it('a publish that loses the pointer race logs its manifest’s withdrawal, then deletes it', async () => {
     const store = newStore();
     const org = '3b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
