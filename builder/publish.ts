@@ -16,6 +16,11 @@
 // withdrawn after a lost pointer race is logged as removed ('withdrawn'). A publish killed between
 // its append and its pointer leaves a logged manifest that never became current: the next publish
 // names it in `supersedes` (neverCurrent), which is how verify tells it apart; no further leaf.
+// A publish whose append failed (the database restarting) or that was killed before it leaves a
+// manifest the log lacks: the next publish of the organization names it in `supersedes` as well and
+// logs it in the same append as its own manifest, when this builder's key signed it (docs/design.md
+// "Order of writes"); one the key did not sign is left unlogged, for verify to report. A suspension
+// logs it likewise, when it is the newest manifest, where verify begins a suspended chain.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
 import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
@@ -31,9 +36,10 @@ import {
 } from '../snapshot/manifest.ts';
 import { listSnapshotIds, parsePointer, readManifest } from '../snapshot/reader.ts';
 import { listStateMarks, serializeStateRecord, type StateRecord } from '../snapshot/state-records.ts';
-import { type Signer, signingKeyRecordKey } from '../snapshot/signing.ts';
+import { type Signature, type Signer, signatureHolds, signingKeyRecordKey } from '../snapshot/signing.ts';
 import { contentObject } from '../snapshot/hash.ts';
 import type { ResourceKind } from '../snapshot/resource-catalog.ts';
+import type { LogRecord } from '../records/publication-log/log-entry.ts';
 import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import type { SnapshotStore, Version } from '../snapshot/store.ts';
 import { describeError } from '../runtime/errors.ts';
@@ -117,7 +123,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
       // Back from suspension with the content it had: point at that snapshot again, add no snapshot.
       // Logged already unless published before the log existed (and not backfilled): then logged now,
       // as any manifest is, before the pointer names it. A look at the log on a reactivation only.
-      await logManifest(input, latest.manifest.snapshotId, { hash: latest.hash, wrote: false });
+      await logManifest(store, input, { snapshotId: latest.manifest.snapshotId, hash: latest.hash, wrote: false });
       await writePointer(store, input, current, latest.manifest.snapshotId, latest.hash);
       const warning = await recordStateChange(store, input, current);
       const change = changeOf(input, current, latest.manifest, latest.manifest.snapshotId, latest.manifest.resources);
@@ -153,8 +159,11 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
   const manifest = await signed(store, input, unsigned);
   const written = await writeManifest(store, manifest);
   // Before the pointer: an append that fails fails the publish, and no pointer ever names a manifest
-  // the log does not hold. The manifest stays, current never; the next publish supersedes it.
-  await logManifest(input, manifest.snapshotId, written);
+  // the log does not hold. The manifest stays, current never; the next publish supersedes it, and
+  // logs it with its own if the log lacks it; likewise the manifest it follows when no pointer named
+  // that one (a first publish, or one after a suspension, that failed at its append).
+  const followed = latest !== undefined && !isCurrent(current, latest) ? [{ snapshotId: latest.manifest.snapshotId, hash: latest.hash }] : [];
+  await logManifest(store, input, { snapshotId: manifest.snapshotId, ...written }, [...followed, ...supersedes]);
   try {
     await writePointer(store, input, current, manifest.snapshotId, written.hash);
   } catch (error) {
@@ -186,20 +195,87 @@ function changeOf(input: PublishInput, current: CurrentPointer, latest: Manifest
   };
 }
 
+/** Whether the pointer this publish read names `latest`: it was current, so it was logged before that pointer (unless before the log). */
+const isCurrent = (current: CurrentPointer, latest: { manifest: Manifest; hash: string }): boolean =>
+  current.pointer?.snapshotId === latest.manifest.snapshotId && current.pointer.manifestHash === latest.hash;
+
 /**
  * Appends the manifest's leaf: its id and the SHA-256 of its bytes as stored. A manifest this
  * publish did not write (adopted from a killed attempt or a twin, or pointed at again on a
  * reactivation) may be logged already: it is appended only when the organization's entries lack
- * it, so one manifest has one leaf. That look is rare; a publish that wrote its own appends at once.
+ * it, so one manifest has one leaf. `named`: the manifests this one names that never became current
+ * (its `supersedes`, the one it follows when no pointer named it), each written by a publish that
+ * may have stopped before its own append (a database restart, a kill): those the log lacks are
+ * appended first, in the same transaction, when this builder's key signed them (signedByThisKey).
+ * That look is rare; a publish that wrote its own and names none appends at once.
  */
-async function logManifest(input: PublishInput, snapshotId: string, written: { hash: string; wrote: boolean }): Promise<void> {
+async function logManifest(
+  store: SnapshotStore,
+  input: PublishInput,
+  /** The manifest this publish points at; undefined for a suspension, which logs only what it names. */
+  own: (LeftManifest & { wrote: boolean }) | undefined,
+  named: readonly LeftManifest[] = [],
+): Promise<void> {
   const log = input.publicationLog;
-  if (log === undefined) return;
-  if (!written.wrote) {
-    const logged = await log.entriesOf(input.organizationId);
-    if (logged.some(({ entry }) => entry.kind === 'manifest' && entry.id === snapshotId && entry.hash === written.hash)) return;
+  if (log === undefined || (own === undefined && named.length === 0)) return;
+  const record = ({ snapshotId: id, hash }: LeftManifest): LogRecord => ({ kind: 'manifest', organizationId: input.organizationId, id, hash });
+  if (own?.wrote && named.length === 0) {
+    await log.append([record(own)]);
+    return;
   }
-  await log.append([{ kind: 'manifest', organizationId: input.organizationId, id: snapshotId, hash: written.hash }]);
+  const logged = new Set<string>();
+  for (const { entry } of await log.entriesOf(input.organizationId)) if (entry.kind === 'manifest') logged.add(`${entry.id} ${entry.hash}`);
+  const lacking = ({ snapshotId: id, hash }: LeftManifest) => !logged.has(`${id} ${hash}`);
+  const earlier = await signedByThisKey(store, input, named.filter(lacking));
+  const mine = own !== undefined && (own.wrote || lacking(own)) ? [own] : [];
+  await log.append([...earlier, ...mine].map(record));
+}
+
+/**
+ * A suspension or a closure points at no manifest, and verify begins the chain of an organization
+ * with no current snapshot at its newest manifest: one a publish left there before its log append
+ * (the append failed, the builder was killed) would stay unlogged until a reactivation, so it is
+ * logged now, as the next active publish would log it (logManifest). After the pointer, which must
+ * not wait on it: failing, it is the publish's warning. One listing of the manifests per suspension.
+ */
+async function logNewestManifest(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<string | undefined> {
+  if (input.publicationLog === undefined) return undefined;
+  try {
+    const newest = (await listSnapshotIds(store, input.organizationId)).at(-1);
+    if (newest === undefined || newest === current.pointer?.snapshotId) return undefined;
+    const bytes = await store.get(manifestKey(input.organizationId, newest));
+    if (bytes !== undefined) await logManifest(store, input, undefined, [{ snapshotId: newest, hash: sha256Hex(bytes) }]);
+    return undefined;
+  } catch (error) {
+    return `the organization is ${input.state}; its newest manifest could not be checked against the publication log: ${describeError(error)}`;
+  }
+}
+
+/**
+ * Of `manifests`, those whose bytes in the store are still the ones hashed and carry a signature
+ * by this publish's own key. Only those are logged for a publish that stopped before its append:
+ * a manifest in the store that the log does not know may as well have been put there by someone
+ * else, which verify must go on reporting (`unlogged`), and nobody but the builders holds the key
+ * (docs/design.md "Order of writes"). Without a signer, none: nothing tells the builders' apart.
+ */
+async function signedByThisKey(store: SnapshotStore, input: PublishInput, manifests: readonly LeftManifest[]): Promise<LeftManifest[]> {
+  const signer = input.signer;
+  if (signer === undefined) return [];
+  const ours: LeftManifest[] = [];
+  for (const left of manifests) {
+    const bytes = await store.get(manifestKey(input.organizationId, left.snapshotId));
+    if (bytes === undefined || sha256Hex(bytes) !== left.hash) continue;
+    let document: { signature?: Partial<Signature> };
+    try {
+      document = JSON.parse(bytes.toString('utf8')) as typeof document;
+    } catch {
+      continue;
+    }
+    const { signature } = document;
+    if (signature?.keyId !== signer.keyId || typeof signature.value !== 'string') continue;
+    if (signatureHolds(document, { keyId: signature.keyId, value: signature.value }, signer.publicKey)) ours.push(left);
+  }
+  return ours;
 }
 
 /**
@@ -224,9 +300,9 @@ async function withdrawManifest(store: SnapshotStore, manifest: Manifest, hash: 
 async function publishClosedState(store: SnapshotStore, input: PublishInput, current: CurrentPointer): Promise<PublishOutcome> {
   if (current.pointer?.state === input.state && current.pointer.snapshotId === null) return { result: 'suspended', snapshotId: null, objectsWritten: 0 };
   await writePointer(store, input, current, null, null);
-  const warning = await recordStateChange(store, input, current);
+  const warnings = [await recordStateChange(store, input, current), await logNewestManifest(store, input, current)].filter((warning) => warning !== undefined);
   const change = changeOf(input, current, undefined, null, {});
-  return { result: 'suspended', snapshotId: null, objectsWritten: 0, change, ...(warning ? { warning } : {}) };
+  return { result: 'suspended', snapshotId: null, objectsWritten: 0, change, ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}) };
 }
 
 /** A state record when the pointer just written is in another state than the one it replaced; none for a first active publish. */

@@ -3,7 +3,8 @@
 // publishes, in order, each with the SHA-256 of its stored bytes; a state change logs its record;
 // retention logs its removals before it deletes; two builders at once make one gapless log; a
 // publish killed between its append and its pointer is superseded by the next; an append that
-// fails leaves no pointer; a lost pointer race logs its withdrawal; a backfill logs an existing
+// fails leaves no pointer, and the next publish logs the manifest it left when the builders' key
+// signed it; a lost pointer race logs its withdrawal; a backfill logs an existing
 // store once; the checkpoints written verify.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -183,6 +184,63 @@ describe.each(platforms.backends)('on $name', (backend) => {
     const broken: PublicationLog = { ...databasePublicationLog(db), append: () => Promise.reject(new Error('the database is away')) };
     await expect(publish(store, { ...toInput(version(1, '2026-11-21T10:00:01Z', org)), publicationLog: broken })).rejects.toThrow('the database is away');
     expect(await store.get(pointerKey(org))).toBeUndefined();
+  });
+
+  it('a manifest whose append failed is logged by the next publish, before its own, in one append, when the builders’ key signed it', async () => {
+    const store = newStore();
+    const org = '8b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
+    const publicationLog = databasePublicationLog(db);
+    const broken: PublicationLog = { ...publicationLog, append: () => Promise.reject(new Error('the database is away')) };
+    const signed = (n: number, at: string) => ({ ...toInput(version(n, at, org)), signer, publicationLog });
+    // A first publish that failed at its append: the next one follows its manifest, which no pointer names.
+    await expect(publish(store, { ...signed(1, '2026-11-21T10:00:01Z'), publicationLog: broken })).rejects.toThrow('the database is away');
+    const [first] = await listSnapshotIds(store, org);
+    await publish(store, signed(2, '2026-11-21T10:00:02Z'));
+    // One that failed beside a current snapshot: the next one supersedes it.
+    await expect(publish(store, { ...signed(3, '2026-11-21T10:00:03Z'), publicationLog: broken })).rejects.toThrow('the database is away');
+    const next = await publish(store, signed(4, '2026-11-21T10:00:04Z'));
+    const ids = await listSnapshotIds(store, org);
+    expect(ids).toHaveLength(4);
+    expect(ids[0]).toBe(first);
+    const logged = (await publicationLog.entriesOf(org)).map(({ entry }) => entry);
+    expect(logged.map((entry) => entry.id)).toEqual(ids);
+    // Each late leaf shares its instant with the leaf of the publish that logged it: one append.
+    expect([logged[0]!.at, logged[2]!.at]).toEqual([logged[1]!.at, logged[3]!.at]);
+    await expectHashesOfStored(store, logged);
+    const manifest = JSON.parse((await store.get(manifestKey(org, next.snapshotId!)))!.toString('utf8')) as Manifest;
+    expect(manifest.supersedes).toEqual([{ snapshotId: ids[2], hash: logged[2]!.hash }]);
+
+    // Unsigned, or signed by another key: anyone's; named in supersedes all the same, never logged.
+    for (const [n, other] of [
+      [5, undefined],
+      [7, signerFromPem(newSigningKeyPem(), 'another key')],
+    ] as const) {
+      await expect(publish(store, { ...signed(n, `2026-11-21T10:00:0${n}Z`), signer: other, publicationLog: broken })).rejects.toThrow('the database is away');
+      await publish(store, signed(n + 1, `2026-11-21T10:00:0${n + 1}Z`));
+    }
+    const all = await listSnapshotIds(store, org);
+    expect((await publicationLog.entriesOf(org)).map(({ entry }) => entry.id)).toEqual([...ids, all[5], all[7]]);
+  });
+
+  it('a suspension logs the newest manifest, where verify begins a suspended chain, when a failed append left it unlogged', async () => {
+    const store = newStore();
+    const org = '9b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b';
+    const publicationLog = databasePublicationLog(db);
+    const broken: PublicationLog = { ...publicationLog, append: () => Promise.reject(new Error('the database is away')) };
+    await publish(store, { ...toInput(version(1, '2026-11-21T10:00:01Z', org)), signer, publicationLog });
+    await expect(publish(store, { ...toInput(version(2, '2026-11-21T10:00:02Z', org)), signer, publicationLog: broken })).rejects.toThrow('the database is away');
+    const suspension = { ...toInput(version(2, '2026-11-21T10:00:03Z', org)), state: 'suspended' as const, objects: [], signer, publicationLog };
+    const suspended = await publish(store, suspension);
+    expect([suspended.result, suspended.warning]).toEqual(['suspended', undefined]);
+    const ids = await listSnapshotIds(store, org);
+    expect(ids).toHaveLength(2);
+    const logged = (await publicationLog.entriesOf(org)).map(({ entry }) => entry);
+    expect(logged.map((entry) => [entry.kind, entry.id])).toEqual([
+      ['manifest', ids[0]],
+      ['state-record', expect.stringMatching(/-suspended$/)],
+      ['manifest', ids[1]],
+    ]);
+    await expectHashesOfStored(store, logged);
   });
 
   it('a publish that loses the pointer race logs its manifest’s withdrawal, then deletes it', async () => {
