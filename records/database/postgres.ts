@@ -43,7 +43,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     await onConnection((client) => client.query('SELECT 1'));
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new PlatformDatabaseError(`cannot connect to DATABASE_URL (${target}): ${failureReason(error)}`, { cause: error });
+    // The reason of the failure itself: withConnection has already said "cannot be reached" around it.
+    const reason = error instanceof PlatformDatabaseError && error.cause !== undefined ? error.cause : error;
+    throw new PlatformDatabaseError(`cannot connect to DATABASE_URL (${target}): ${failureReason(reason)}`, { cause: reason });
   }
   const listener = new PostgresListener(config);
 
