@@ -34,4 +34,8 @@ describe('clientGroup', () => {
       }),
     );
   });
+
+  it('counts an IPv4-mapped address with its IPv4', () => {
+    fc.assert(fc.property(fc.ipV4(), (v4) => clientGroup(`::ffff:${v4}`) === clientGroup(v4)));
+  });
 });
