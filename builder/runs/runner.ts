@@ -153,21 +153,23 @@ export class BuildRunner {
 
   /**
    * A builder's start-up run, as the scheduled run of the period it starts in: with `claims`
-   * (several builders), run only when this builder claims that period's slot, the claim node-cron
-   * makes for the period's scheduled run, so a builder starting in a period another builder ran
-   * (or runs) skips it, saying so. That builder listens for changes meanwhile: nothing the skipped
-   * run would have built is left unbuilt.
+   * (several builders), it claims that period's slot, the claim node-cron makes for the period's
+   * scheduled run, so a builder starting in a period another builder ran (or runs) skips it, saying
+   * so. Skipped only while `othersRunning` says another builder runs now: that one has been
+   * listening for changes, so nothing the skipped run would build is left unbuilt. When none does
+   * (the whole fleet restarted, or this builder is the only one and ran the period before it
+   * restarted), it runs whatever the claim says: changes made while no builder listened are built
+   * now, not at the next period.
    */
-  async buildThisPeriod(expression: string, claims?: RunCoordinator): Promise<RunResult[]> {
+  async buildThisPeriod(expression: string, claims?: RunCoordinator, othersRunning: () => Promise<boolean> = async () => true): Promise<RunResult[]> {
     const slot = claims === undefined ? undefined : currentSlot(expression, new Date());
-    if (claims !== undefined && slot !== undefined && !(await claims.shouldRun(scheduleSlotKey(slot), SCHEDULE_CLAIM_MS))) {
-      this.log.info(`start-up run skipped: another builder runs the scheduled build of ${slot.toISOString()}, the period this builder starts in`, {
-        trigger: 'schedule',
-        slot: slot.toISOString(),
-      });
-      return [];
-    }
-    return this.buildChanged('schedule');
+    if (claims === undefined || slot === undefined || (await claims.shouldRun(scheduleSlotKey(slot), SCHEDULE_CLAIM_MS))) return this.buildChanged('schedule');
+    if (!(await othersRunning().catch(() => false))) return this.buildChanged('schedule');
+    this.log.info(`start-up run skipped: another builder runs the scheduled build of ${slot.toISOString()}, the period this builder starts in`, {
+      trigger: 'schedule',
+      slot: slot.toISOString(),
+    });
+    return [];
   }
 
   /** A change notification for one organization: rebuild it alone after a short quiet period. */
