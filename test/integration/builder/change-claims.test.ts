@@ -133,7 +133,7 @@ describe('two builders hearing the same changes', () => {
       const built = (await changeBuilds(organizationId)).length;
       await rename(organizationId, `Renamed ${change}`);
       const builds = await settled(organizationId, built);
-      expect(builds.at(-1)).toMatchObject({ result: 'published' });
+      expect(builds.slice(built).map((build) => build.result)).toContain('published');
     }
     // A last change elsewhere, built too: both builders have long decided on every change before it.
     const last = organizations.at(-1)!;
