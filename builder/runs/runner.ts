@@ -242,7 +242,7 @@ export class BuildRunner {
     const now = Date.now();
     if (now - this.lastUnreachableWarning < UNREACHABLE_WARNING_EVERY_MS) return;
     this.lastUnreachableWarning = now;
-    this.log.warn(`the run work list could not be reached; this builder asks again: ${describeError(error)}`, { err: error });
+    this.log.warn(`the run work list in the platform database could not be reached; this builder asks again: ${describeError(error)}`, { backend: 'database' });
   }
 
   /**
