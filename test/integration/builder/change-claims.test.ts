@@ -2,7 +2,8 @@
 // builder hears each notification, and the one that claims the organization in the platform
 // database after hearing it builds it (builder/runs/database-change-claims.ts). First the claims
 // themselves against the real PostgreSQL, with a short claim timeout; then two `marquee builder`
-// processes on it, one Redis and one store: each change of the sample platform is built once (a
+// processes on it, one Redis and one store: each starts without a warning or a stack trace in its
+// log, each change of the sample platform is built once (a
 // change build is a run of trigger "change" naming one organization, in the runs' record), and a
 // change whose claim a dead builder left is taken over and built once.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -122,6 +123,14 @@ describe('two builders hearing the same changes', () => {
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
+
+  it('starts both, as processes, without a warning or a stack trace in their logs', () => {
+    for (const builder of fleet) {
+      const lines = builder.output().split('\n');
+      expect(lines.filter((line) => /"level":"(warn|error|fatal)"/.test(line))).toEqual([]);
+      expect(lines.filter((line) => /\bat .+:\d+:\d+\)?$|\\n\s+at /.test(line))).toEqual([]);
+    }
+  });
 
   it('builds each change once, by one builder or the other', async () => {
     // The active ones: a change of a suspended organization publishes its state only.
