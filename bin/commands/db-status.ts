@@ -41,7 +41,7 @@ function statusLines(status: DatabaseStatus): string[] {
   const { marquee, platform } = status;
   const width = Math.max(0, ...[...marquee.applied, ...marquee.pending, ...marquee.newer].map((m) => m.name.length));
   const row = (state: string, m: { number: number; name: string; appliedAt?: string }) =>
-    `  ${state.padEnd(7)} ${String(m.number).padStart(3)} ${m.name.padEnd(width)}${m.appliedAt === undefined ? '' : `  ${m.appliedAt}`}`;
+    `  ${state.padEnd(7)} ${String(m.number).padStart(3)} ${m.name.padEnd(width)}${m.appliedAt === undefined ? '' : `  ${m.appliedAt}`}`.trimEnd();
   const platformNote =
     platform.version > platform.latest
       ? `, made by a newer release (this one's is ${platform.latest})`

@@ -39,9 +39,7 @@ export async function marqueeMigrationStatus(db: SqlClient): Promise<MigrationSt
   const table = `${quoteIdentifier(db.marqueeSchema)}.marquee_migrations`;
   const [found] = await db.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
   const recorded = found?.present
-    ? await db.query<AppliedMigration>(
-        `SELECT number, name, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "appliedAt" FROM ${table} ORDER BY number`,
-      )
+    ? await db.query<AppliedMigration>(`SELECT number, name, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "appliedAt" FROM ${table} ORDER BY number`)
     : [];
   return classifyMigrations(MARQUEE_MIGRATION_NAMES, recorded);
 }

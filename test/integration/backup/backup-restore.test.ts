@@ -10,7 +10,7 @@
 // insists on one moment: a store copied before the last publish, beside the database dumped after
 // it, is refused by `verify --since`, naming the publication the store lacks.
 import { execFile } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -138,7 +138,9 @@ it('a fleet restored from its backup onto a new database and Redis serves its ke
       .toEqual({ status: 200, host: true });
     const verified = await ok(['verify', '--all', '--since', kept], after);
     expect(verified.stdout).toMatch(/^(\d+) organizations: \1 verified, 0 broken in directory /m);
-    expect((await ok(['audit-log', 'verify'], after)).stdout).toMatch(/^the audit trail holds together: \d+ entries up to #\d+ \([0-9a-f]{64}\); [1-9]\d* heads kept in directory \S+ agree with it$/m);
+    expect((await ok(['audit-log', 'verify'], after)).stdout).toMatch(
+      /^the audit trail holds together: \d+ entries up to #\d+ \([0-9a-f]{64}\); [1-9]\d* heads kept in directory \S+ agree with it$/m,
+    );
   } finally {
     for (const running of started.reverse()) await running.stop();
   }
