@@ -73,7 +73,8 @@ export async function writeReleaseFormats(dir: string, redisUrl: string): Promis
     const served = await durable.create({ organizationId: ACTIVE, label: 'served', origins: ['https://www.fixture.example'] });
     const revoked = await durable.create({ organizationId: ACTIVE, label: 'revoked', origins: [] });
     await durable.revoke(revoked.record.id, new Date('2026-01-02T00:00:00Z'));
-    await new KeyKeeper(durable, new RedisKeyStore(redis, { namespace: NAMESPACE }), { log: new RecordingLog() }).sync();
+    const copied = await new KeyKeeper(durable, new RedisKeyStore(redis, { namespace: NAMESPACE }), { log: new RecordingLog() }).sync();
+    if (copied?.outcome !== 'refilled') throw new Error(`formats fixture: the key keeper did not fill Redis (${copied?.outcome ?? 'it failed'})`);
     const usageBatchId = 'gateway-fixture.1';
     const hour = Date.parse('2026-01-02T10:00:00Z') - (Date.parse('2026-01-02T10:00:00Z') % HOUR_MS);
     await new RedisUsageSpool(redis, { namespace: NAMESPACE }).put({

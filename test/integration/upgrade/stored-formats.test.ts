@@ -37,7 +37,10 @@ import { formatShape, KEY_FILE, type KeptSecrets, loadRedis, REDIS_RECORDS, type
 
 const KEPT = fileURLToPath(new URL('../../fixtures/formats/', import.meta.url));
 /** Kept releases, oldest first. */
-const RELEASES = readdirSync(KEPT).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+const RELEASES = readdirSync(KEPT, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 
 let server: TestRedis;
 let redis: Redis;
