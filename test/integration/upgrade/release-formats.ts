@@ -2,8 +2,8 @@
 // "Upgrades and rollback"). `writeReleaseFormats` writes, into a directory, what a fleet of this
 // release leaves in its shared places: a directory store with two organizations (one changed once,
 // one suspended since), signed and chained, with its signing key's record; the Redis records of two
-// keys, one revoked, copied by the key keeper with its mark of completeness, and a usage batch a
-// gateway handed over; a key file with a gateway's lease on it. `test/fixtures/formats/<version>/`
+// keys, one revoked, copied by the key keeper with its mark of completeness, a usage batch a
+// gateway handed over and a builder's build lock; a key file with a gateway's lease on it. `test/fixtures/formats/<version>/`
 // holds one such directory per release kept; stored-formats.test.ts reads them with this release
 // and compares their shape with what this release writes.
 //
@@ -13,6 +13,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Redis } from 'ioredis';
 import { projectOrganization, resourcesOf } from '../../../builder/projection/index.ts';
+import { RedisBuildLocks } from '../../../builder/redis-build-locks.ts';
 import { projectionVersion } from '../../../builder/projection-version.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { openPglite } from '../../../records/database/pglite.ts';
@@ -85,7 +86,11 @@ export async function writeReleaseFormats(dir: string, redisUrl: string): Promis
         origins: [{ keyId: served.record.id, organizationId: ACTIVE, hour, origin: 'https://elsewhere.example', requests: 1 }],
       }),
     });
+    // A builder in the middle of building the suspended organization: its lock, as it holds it.
+    const locks = new RedisBuildLocks(redisUrl, { log: new RecordingLog() });
+    if ((await locks.acquire(SUSPENDED)) === undefined) throw new Error('formats fixture: the build lock was not taken');
     await writeFile(join(dir, REDIS_RECORDS), `${JSON.stringify(await dumpRedis(redis), null, 2)}\n`);
+    await locks.close();
 
     const fileKey = await writeKeyFile(join(dir, KEY_FILE));
     const secrets: KeptSecrets = { active: ACTIVE, suspended: SUSPENDED, redisKey: served.secret, revokedRedisKey: revoked.secret, fileKey, usageBatchId };
@@ -219,6 +224,7 @@ function membersOf(value: unknown, path = ''): string[] {
 function stringShape(value: string): string[] {
   if (/^\d+$/.test(value)) return ['a number'];
   if (value.startsWith('reloading:')) return ['reloading:<token>'];
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)) return ['a token'];
   const document = JSON.parse(value) as Record<string, unknown>;
   return Object.entries(document).flatMap(([name, member]) =>
     Array.isArray(member) ? [`${name}[]`, ...new Set(member.map((entry) => `${name}[] of ${Array.isArray(entry) ? entry.length : typeof entry}`))] : [name],

@@ -3,8 +3,8 @@
 // and in the key file. Against each release's formats kept in test/fixtures/formats/ (written by
 // release-formats.ts with that release's code), on one real Redis, this release's gateway serves the
 // kept snapshots with the kept keys (the revoked one refused beside the copy's mark), `verify`
-// holds the kept history, the key file and its lease are honoured, and the kept usage batch is read
-// as the intake reads it; then the same with a member no release knows added to every record, as
+// holds the kept history, the key file and its lease are honoured, the kept usage batch is read as
+// the intake reads it and the kept build lock keeps this release's builders off its organization; then the same with a member no release knows added to every record, as
 // the next release may add one. And what this release writes has the shape of the newest kept
 // formats — the same markers and members, record by record — so the release before reads it; the
 // kept releases' shapes only ever grow within the major.
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyStore } from '../../../builder/history/verify-history.ts';
+import { RedisBuildLocks } from '../../../builder/redis-build-locks.ts';
 import { openRedisAccess } from '../../../gateway/access/redis-access.ts';
 import { createGateway, type GatewayDeps } from '../../../gateway/app.ts';
 import { FileKeyStore } from '../../../records/keys/file-store.ts';
@@ -106,6 +107,16 @@ async function readsKeptFormats(dir: string, secrets: KeptSecrets, { history }: 
     const [batch, ...others] = await new RedisUsageSpool(redis).waiting(10);
     expect({ id: batch?.id, others: others.length }).toEqual({ id: secrets.usageBatchId, others: 0 });
     expect(decodeBatch(batch!.payload).counts.map((count) => [count.route, count.status, count.requests])).toEqual([['/api/integration/v1/events', 200, 3]]);
+    // The build lock a builder of that release holds keeps this release's builders off that organization, and only that one.
+    const locks = new RedisBuildLocks(server.url, { log: new RecordingLog() });
+    try {
+      expect(await locks.acquire(secrets.suspended)).toBeUndefined();
+      const other = await locks.acquire(secrets.active);
+      expect(other).toBeDefined();
+      await other!.release();
+    } finally {
+      await locks.close();
+    }
   } finally {
     await access.close();
   }
