@@ -61,7 +61,6 @@ it('is up to date once migrated (exit 0), with when each migration was applied',
   });
   expect(report.marquee.applied.map(({ number, name }) => [number, name])).toEqual([...MARQUEE_MIGRATION_NAMES]);
   for (const { appliedAt } of report.marquee.applied) expect(Math.abs(Date.parse(appliedAt) - Date.now())).toBeLessThan(10 * 60_000);
-  expect((await status()).stdout.trimEnd().split('\n').at(-1)).toBe('up to date');
 }, 60_000);
 
 it('names the migrations a newer release applied, and still exits 0: this release runs on their schema', async () => {

@@ -8,7 +8,7 @@
 // and compares their shape with what this release writes.
 //
 // Kept for a release with: node --import tsx test/integration/upgrade/release-formats.ts test/fixtures/formats/VERSION
-// (it starts its own Redis).
+// (it starts its own Redis and PostgreSQL).
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -16,7 +16,7 @@ import { projectOrganization, resourcesOf } from '../../../builder/projection/in
 import { RedisBuildLocks } from '../../../builder/redis-build-locks.ts';
 import { projectionVersion } from '../../../builder/projection-version.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
-import { openPglite } from '../../../records/database/pglite.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { FileKeyStore } from '../../../records/keys/file-store.ts';
 import { KeyKeeper } from '../../../records/keys/key-keeper.ts';
 import { PostgresKeyStore } from '../../../records/keys/postgres-key-store.ts';
@@ -61,13 +61,15 @@ const ACTIVE = 'f0000000-0000-4000-8000-00000000000a';
 const SUSPENDED = 'f0000000-0000-4000-8000-00000000000b';
 const NAMESPACE = 'marquee:';
 
-/** Writes this release's formats into `dir` (emptied first), with a Redis at `redisUrl` that holds nothing of `marquee:` yet. */
-export async function writeReleaseFormats(dir: string, redisUrl: string): Promise<KeptSecrets> {
+/**
+ * Writes this release's formats into `dir` (emptied first), with a Redis at `redisUrl` that holds
+ * nothing of `marquee:` yet and an empty platform database `db` for the keys' durable record.
+ */
+export async function writeReleaseFormats(dir: string, redisUrl: string, db: SqlClient): Promise<KeptSecrets> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'home'), { recursive: true });
   await writeStore(new DirectoryStore(join(dir, STORE)));
   const redis = await connectRedis(redisUrl, {});
-  const db = await openPglite();
   try {
     await migrateMarquee(db);
     const durable = new PostgresKeyStore(db);
@@ -97,7 +99,6 @@ export async function writeReleaseFormats(dir: string, redisUrl: string): Promis
     await writeFile(join(dir, SECRETS), `${JSON.stringify(secrets, null, 2)}\n`);
     return secrets;
   } finally {
-    await db.close();
     await closeRedis(redis);
   }
 }
@@ -257,12 +258,16 @@ async function filesUnder(dir: string): Promise<string[]> {
 // Run as a script: keep this release's formats in the directory given.
 if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const { startRedis } = await import('../../support/redis.ts');
+  const { startPostgres } = await import('../../support/postgres.ts');
+  const { openPostgres } = await import('../../../records/database/postgres.ts');
   const target = process.argv[2];
   if (target === undefined) throw new Error('usage: node --import tsx test/integration/upgrade/release-formats.ts test/fixtures/formats/VERSION');
-  const redis = await startRedis();
+  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const db = await openPostgres(postgres.url);
   try {
-    await writeReleaseFormats(target, redis.url);
+    await writeReleaseFormats(target, redis.url, db);
   } finally {
-    await redis.stop();
+    await db.close();
+    await Promise.all([redis.stop(), postgres.stop()]);
   }
 }

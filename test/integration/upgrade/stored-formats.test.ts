@@ -21,6 +21,7 @@ import { verifyStore } from '../../../builder/history/verify-history.ts';
 import { RedisBuildLocks } from '../../../builder/redis-build-locks.ts';
 import { openRedisAccess } from '../../../gateway/access/redis-access.ts';
 import { createGateway, type GatewayDeps } from '../../../gateway/app.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
 import { FileKeyStore } from '../../../records/keys/file-store.ts';
 import { hashSecret } from '../../../records/keys/format.ts';
 import { awaitReaders, readersDirectory } from '../../../records/keys/key-file-leases.ts';
@@ -33,6 +34,7 @@ import { parseStateRecord } from '../../../snapshot/state-records.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { API } from '../../support/gateway-fixtures.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
+import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 import { formatShape, KEY_FILE, type KeptSecrets, loadRedis, REDIS_RECORDS, type RedisRecord, SECRETS, STORE, writeReleaseFormats } from './release-formats.ts';
 
@@ -45,15 +47,16 @@ const RELEASES = readdirSync(KEPT, { withFileTypes: true })
 
 let server: TestRedis;
 let redis: Redis;
+let postgres: TestPostgres;
 let work: string;
 beforeAll(async () => {
-  server = await startRedis();
+  [server, postgres] = await Promise.all([startRedis(), startPostgres()]);
   redis = await connectRedis(server.url, {});
   work = await mkdtemp(join(tmpdir(), 'marquee-formats-'));
-});
+}, 60_000);
 afterAll(async () => {
   if (redis) await closeRedis(redis);
-  await server?.stop();
+  await Promise.all([server?.stop(), postgres?.stop()]);
   await rm(work, { recursive: true, force: true });
 });
 
@@ -209,7 +212,12 @@ describe.each(RELEASES)('the formats release %s wrote', (release) => {
 it("what this release writes has the newest kept release's shape, and the kept shapes only grow", async () => {
   await redis.flushall();
   const fresh = join(work, 'this-release');
-  await writeReleaseFormats(fresh, server.url);
+  const db = await openPostgres(await createDatabase(postgres.url, 'this_release'));
+  try {
+    await writeReleaseFormats(fresh, server.url, db);
+  } finally {
+    await db.close();
+  }
   const shapes = await Promise.all(RELEASES.map((release) => formatShape(join(KEPT, release))));
   // A difference here is a format this release changed: keep its formats beside the others and say so in CHANGELOG.md.
   expect(await formatShape(fresh)).toEqual(shapes.at(-1));
