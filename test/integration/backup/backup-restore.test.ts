@@ -16,7 +16,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SAMPLE } from '../../../builder/platform/sample.ts';
+import { migrate } from '../../../builder/platform/migrations.ts';
+import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
+import { openPostgres } from '../../../records/database/postgres.ts';
+import type { SqlClient } from '../../../records/database/sql.ts';
 import { listSnapshotIds } from '../../../snapshot/reader.ts';
 import { newSigningKeyPem } from '../../../snapshot/signing.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
@@ -77,10 +80,12 @@ it('a fleet restored from its backup onto a new database and Redis serves its ke
   };
   const before = { ...fleet, DATABASE_URL: lost };
   const started: Array<{ stop(): Promise<void> }> = [];
+  let platform: SqlClient | undefined;
   try {
     // The fleet at work: migrated, seeded, built by a builder, a key made, a checkpoint kept by an auditor.
-    await ok(['db', 'migrate'], before);
-    await ok(['db', 'seed', '--sample'], before);
+    platform = await openPostgres(lost);
+    await migrate(platform);
+    await seedSample(platform, { now: new Date() });
     const builder = await marqueeProcess(['builder'], before, /builder running/);
     started.push(builder);
     const key = (JSON.parse((await ok(['keys', 'create', '--org', 'nordic-dev', '--label', 'site', '--json'], before)).stdout) as { key: string }).key;
@@ -89,7 +94,9 @@ it('a fleet restored from its backup onto a new database and Redis serves its ke
     // A copy of the store taken too early, before the next publish (below, the wrong restore).
     const early = join(root, 'early-snapshots');
     await run('cp', ['-a', store, early]);
-    await ok(['db', 'sql', "UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'"], before);
+    await platform.query(`UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'`);
+    await platform.close();
+    platform = undefined;
     await expect.poll(async () => (await listSnapshotIds(new DirectoryStore(store), nordic)).length, { timeout: 30_000, interval: 200 }).toBe(2);
 
     // The backup, as the page takes it: builders stopped, the store first, then the database, and the key.
@@ -139,9 +146,10 @@ it('a fleet restored from its backup onto a new database and Redis serves its ke
     const verified = await ok(['verify', '--all', '--since', kept], after);
     expect(verified.stdout).toMatch(/^(\d+) organizations: \1 verified, 0 broken in directory /m);
     expect((await ok(['audit-log', 'verify'], after)).stdout).toMatch(
-      /^the audit trail holds together: \d+ entries up to #\d+ \([0-9a-f]{64}\); [1-9]\d* heads kept in directory \S+ agree with it$/m,
+      /^the audit trail holds together: \d+ entries up to #\d+ \([0-9a-f]{64}\); [1-9]\d* heads kept in \S+ agree with it$/m,
     );
   } finally {
     for (const running of started.reverse()) await running.stop();
+    await platform?.close();
   }
 }, 240_000);
