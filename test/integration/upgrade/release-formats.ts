@@ -37,6 +37,16 @@ export const STORE = 'store';
 export const REDIS_RECORDS = 'redis.json';
 export const KEY_FILE = join('home', 'keys.json');
 export const SECRETS = 'secrets.json';
+export const SCHEMA = 'schema.json';
+
+/** A column of Marquee's schema as the release's migrations leave it. */
+export interface KeptColumn {
+  relation: string;
+  column: string;
+  type: string;
+  nullable: boolean;
+  hasDefault: boolean;
+}
 
 /** What a test needs to ask with: the keys' secrets (made for the fixture alone) and the organizations. */
 export interface KeptSecrets {
@@ -94,6 +104,7 @@ export async function writeReleaseFormats(dir: string, redisUrl: string, db: Sql
     await writeFile(join(dir, REDIS_RECORDS), `${JSON.stringify(await dumpRedis(redis), null, 2)}\n`);
     await locks.close();
 
+    await writeFile(join(dir, SCHEMA), `${JSON.stringify(await schemaColumns(db), null, 2)}\n`);
     const fileKey = await writeKeyFile(join(dir, KEY_FILE));
     const secrets: KeptSecrets = { active: ACTIVE, suspended: SUSPENDED, redisKey: served.secret, revokedRedisKey: revoked.secret, fileKey, usageBatchId };
     await writeFile(join(dir, SECRETS), `${JSON.stringify(secrets, null, 2)}\n`);
@@ -146,6 +157,15 @@ async function writeKeyFile(path: string): Promise<string> {
   await mkdir(readers, { recursive: true });
   await writeFile(join(readers, lease!), held);
   return secret;
+}
+
+/** Every column of every relation in Marquee's schema, as the release's migrations made them. */
+async function schemaColumns(db: SqlClient): Promise<KeptColumn[]> {
+  return db.query<KeptColumn>(
+    `SELECT table_name AS relation, column_name AS "column", data_type AS type, is_nullable = 'YES' AS nullable, column_default IS NOT NULL AS "hasDefault"
+     FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, column_name`,
+    [db.marqueeSchema],
+  );
 }
 
 /** Every key below the namespace with its value, sorted, as loadRedis puts them back. */

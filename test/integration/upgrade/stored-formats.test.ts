@@ -36,7 +36,19 @@ import { API } from '../../support/gateway-fixtures.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
-import { formatShape, KEY_FILE, type KeptSecrets, loadRedis, REDIS_RECORDS, type RedisRecord, SECRETS, STORE, writeReleaseFormats } from './release-formats.ts';
+import {
+  formatShape,
+  KEY_FILE,
+  type KeptColumn,
+  type KeptSecrets,
+  loadRedis,
+  REDIS_RECORDS,
+  type RedisRecord,
+  SCHEMA,
+  SECRETS,
+  STORE,
+  writeReleaseFormats,
+} from './release-formats.ts';
 
 const KEPT = fileURLToPath(new URL('../../fixtures/formats/', import.meta.url));
 /** Kept releases, oldest first. */
@@ -209,6 +221,26 @@ describe.each(RELEASES)('the formats release %s wrote', (release) => {
   });
 });
 
+/**
+ * What a release of `kept`'s schema still finds in `now`'s: every relation and column, of the same
+ * type and no stricter; and each new column optional (nullable or with a default), so its inserts
+ * that do not name it still succeed. Empty when the migrations since only added.
+ */
+function notAdditive(kept: readonly KeptColumn[], now: readonly KeptColumn[]): string[] {
+  const at = (c: KeptColumn) => `${c.relation}.${c.column}`;
+  const found = new Map(now.map((column) => [at(column), column]));
+  const known = new Set(kept.map(at));
+  const problems: string[] = [];
+  for (const column of kept) {
+    const current = found.get(at(column));
+    if (current === undefined) problems.push(`${at(column)} is gone`);
+    else if (current.type !== column.type) problems.push(`${at(column)} is ${current.type}, was ${column.type}`);
+    else if (column.nullable && !current.nullable) problems.push(`${at(column)} became NOT NULL`);
+  }
+  for (const column of now) if (!known.has(at(column)) && !column.nullable && !column.hasDefault) problems.push(`${at(column)} is new, NOT NULL and without a default`);
+  return problems;
+}
+
 it("what this release writes has the newest kept release's shape, and the kept shapes only grow", async () => {
   await redis.flushall();
   const fresh = join(work, 'this-release');
@@ -221,6 +253,9 @@ it("what this release writes has the newest kept release's shape, and the kept s
   const shapes = await Promise.all(RELEASES.map((release) => formatShape(join(KEPT, release))));
   // A difference here is a format this release changed: keep its formats beside the others and say so in CHANGELOG.md.
   expect(await formatShape(fresh)).toEqual(shapes.at(-1));
+  // Migrations only add: the release before runs on this release's schema, and so on back through the kept ones.
+  const schemas = await Promise.all([...RELEASES.map((release) => join(KEPT, release)), fresh].map((dir) => readJson<KeptColumn[]>(join(dir, SCHEMA))));
+  for (const [index, schema] of schemas.entries()) if (index > 0) expect(notAdditive(schemas[index - 1]!, schema)).toEqual([]);
   for (const [index, shape] of shapes.entries()) {
     for (const [kind, members] of Object.entries(shapes[index - 1] ?? {})) {
       expect({ release: RELEASES[index], kind, members: shape[kind] }).toEqual({ release: RELEASES[index], kind, members: expect.arrayContaining(members) });
