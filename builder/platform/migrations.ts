@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from '../../records/database/sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
+import { migrationRefusal } from '../../records/schema/migration-grants.ts';
 import { reachSourceVersionsFromTriggers } from '../../records/schema/source-versions.ts';
 
 interface Migration {
@@ -55,6 +56,8 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
     }
     // The trigger function was just made with the search_path set above: it must reach Marquee's schema too.
     await reachSourceVersionsFromTriggers(tx, db);
+  }).catch(async (error: unknown) => {
+    throw (await migrationRefusal(error, db, "the platform's migrations", { schema: db.schema, alwaysCreatesSchema: true })) ?? error;
   });
   return { applied, version: LATEST_SCHEMA_VERSION };
 }
