@@ -1,7 +1,9 @@
 // The builders' signing key (SNAPSHOT_SIGNING_KEY, docs/design.md "History as evidence"): read
 // once at a build's start, made once under MARQUEE_HOME for a directory store when unset.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, fchmodSync, fchownSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { OperatorError } from '../runtime/errors.ts';
 import { type Signer, newSigningKeyPem, signerFromPem } from '../snapshot/signing.ts';
 import { type Config, ConfigError, signingKeyProblem } from './config.ts';
 
@@ -40,15 +42,48 @@ function readIfExists(file: string): string | undefined {
 /**
  * Writes a new Ed25519 private key (PKCS#8 PEM, readable by its owner only) to `file` and returns
  * it; `exclusive`: never replaces a file, and returns undefined when another process made it first.
+ * `groupId`: the file is that group's too, readable (0640), for a service account that must read
+ * a key root keeps: given before the key is written, so no moment shows it to anyone else.
  */
-export function createSigningKeyFile(file: string, { exclusive }: { exclusive: boolean }): string | undefined {
+export function createSigningKeyFile(file: string, { exclusive, groupId }: { exclusive: boolean; groupId?: number }): string | undefined {
   const pem = newSigningKeyPem();
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  let fd: number;
   try {
-    writeFileSync(file, pem, { mode: 0o600, flag: exclusive ? 'wx' : 'w' });
+    fd = openSync(file, exclusive ? 'wx' : 'w', 0o600);
   } catch (error) {
     if (exclusive && (error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
+  try {
+    if (groupId !== undefined) {
+      fchownSync(fd, -1, groupId);
+      fchmodSync(fd, 0o640);
+    }
+    writeSync(fd, pem);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(file);
+    if ((error as NodeJS.ErrnoException).code === 'EPERM') {
+      throw new OperatorError(`cannot give ${file} to group ${groupId}: only root, or a member of that group, may (nothing was written)`, { cause: error });
+    }
+    throw error;
+  }
+  closeSync(fd);
   return pem;
+}
+
+/** A group's id by its name (as the system's group database knows it, NSS included) or its number. */
+export function groupIdOf(group: string): number {
+  if (/^\d+$/.test(group)) return Number(group);
+  let entry: string;
+  try {
+    entry = execFileSync('getent', ['group', group], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    throw new OperatorError(`no group named ${JSON.stringify(group)} on this machine: make the service account first (docs/production.md, "A recipe")`);
+  }
+  // name:password:gid:members
+  const gid = Number(entry.split(':')[2]);
+  if (!Number.isInteger(gid)) throw new OperatorError(`the group database's entry for ${JSON.stringify(group)} names no group id: ${entry.trim()}`);
+  return gid;
 }
