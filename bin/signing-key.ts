@@ -1,6 +1,5 @@
 // The builders' signing key (SNAPSHOT_SIGNING_KEY, docs/design.md "History as evidence"): read
 // once at a build's start, made once under MARQUEE_HOME for a directory store when unset.
-import { execFileSync } from 'node:child_process';
 import { closeSync, fchmodSync, fchownSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { OperatorError } from '../runtime/errors.ts';
@@ -73,17 +72,22 @@ export function createSigningKeyFile(file: string, { exclusive, groupId }: { exc
   return pem;
 }
 
-/** A group's id by its name (as the system's group database knows it, NSS included) or its number. */
-export function groupIdOf(group: string): number {
+/**
+ * A group's id by its number or its name in /etc/group, where `useradd --system` makes the
+ * service account's. A group of a directory service (LDAP, through NSS) is given by its number.
+ */
+export function groupIdOf(group: string, groupFile = '/etc/group'): number {
   if (/^\d+$/.test(group)) return Number(group);
-  let entry: string;
-  try {
-    entry = execFileSync('getent', ['group', group], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch {
-    throw new OperatorError(`no group named ${JSON.stringify(group)} on this machine: make the service account first (docs/production.md, "A recipe")`);
-  }
   // name:password:gid:members
-  const gid = Number(entry.split(':')[2]);
-  if (!Number.isInteger(gid)) throw new OperatorError(`the group database's entry for ${JSON.stringify(group)} names no group id: ${entry.trim()}`);
+  const entry = readFileSync(groupFile, 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((fields) => fields[0] === group);
+  const gid = Number(entry?.[2]);
+  if (entry === undefined || !Number.isInteger(gid)) {
+    throw new OperatorError(
+      `no group named ${JSON.stringify(group)} in ${groupFile}: make the service account first (docs/production.md, "A recipe"), or give the group's number (getent group NAME)`,
+    );
+  }
   return gid;
 }

@@ -6,7 +6,7 @@ import { REFUSED_SQLSTATE } from '../database/refused-statements.ts';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from '../database/sql.ts';
 
 /** What the connected role may do, as the server answers after the refusal. */
-export interface MigrationPrivileges {
+interface MigrationPrivileges {
   role: string;
   database: string;
   schemaExists: boolean;
@@ -16,7 +16,7 @@ export interface MigrationPrivileges {
   createOnSchema: boolean;
 }
 
-export interface MigrationTarget {
+interface MigrationTarget {
   /** The schema the migrations make relations in. */
   schema: string;
   /** Whether they run CREATE SCHEMA even when it exists: IF NOT EXISTS still asks for CREATE on the database. */
@@ -24,7 +24,7 @@ export interface MigrationTarget {
 }
 
 /** The grants `privileges.role` lacks to apply migrations in `target.schema`; empty when it has them (the refusal was about something else). */
-export function missingGrants(target: MigrationTarget, privileges: MigrationPrivileges): string[] {
+function missingGrants(target: MigrationTarget, privileges: MigrationPrivileges): string[] {
   const role = quoteIdentifier(privileges.role);
   const schema = quoteIdentifier(target.schema);
   const grants: string[] = [];
@@ -36,7 +36,7 @@ export function missingGrants(target: MigrationTarget, privileges: MigrationPriv
 }
 
 /** The operator's message for a refusal `missingGrants` explains. */
-export function refusalMessage(what: string, target: MigrationTarget, privileges: MigrationPrivileges, grants: readonly string[], reason: string): string {
+function refusalMessage(what: string, target: MigrationTarget, privileges: MigrationPrivileges, grants: readonly string[], reason: string): string {
   const public15 =
     target.schema === 'public' && privileges.schemaExists && !privileges.createOnSchema ? ' (since PostgreSQL 15 only the owner of schema public may create in it)' : '';
   return (
