@@ -43,6 +43,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 10, name: 'publication-log', earlier: [] },
   { number: 11, name: 'trail-head-index', earlier: [] },
   { number: 12, name: 'key-usage', earlier: [] },
+  { number: 13, name: 'last-builds', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */

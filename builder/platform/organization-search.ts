@@ -1,0 +1,102 @@
+// The platform's organizations a page at a time, for operators (the console's list, the admin
+// API's): ordered by slug and paged by keyset (after or before a slug, never OFFSET), so any page
+// of 100,000 costs what the first does; optionally only those whose slug or name contains a text,
+// case-insensitively. Ordering and keyset ride the slug's unique index, which every platform has
+// (docs/platform.md §2.2); the search itself reads names without one: the relation is the
+// platform's (perhaps a view), not Marquee's to index, and at 100,000 organizations a scan stays
+// well inside the console's budget (docs/performance.md, "Console at fleet scale").
+import type { SqlQueries } from '../../records/database/sql.ts';
+import { findOrganization, type NamedOrganization } from './organizations.ts';
+
+export interface OrganizationPageRequest {
+  /** Only organizations whose slug or name contains this text, whatever its case; empty or absent: every one. */
+  search?: string;
+  /** The page after this slug (the previous page's last). */
+  after?: string;
+  /** The page before this slug (the next page's first); not with `after`. */
+  before?: string;
+  /** At most this many; absent: every one that matches. */
+  limit?: number;
+}
+
+export interface OrganizationRows {
+  organizations: NamedOrganization[];
+  /** Organizations that match the search, on every page. */
+  total: number;
+  /** Ask `after` this slug for the next page; null when this one is the last. */
+  next: string | null;
+  /** Ask `before` this slug for the previous page; null when this one is the first. */
+  previous: string | null;
+}
+
+const COLUMNS = 'SELECT id, slug, status, name FROM organizations';
+
+/** The page asked for, with the total that matches and where the pages beside it begin. */
+export async function searchOrganizations(db: SqlQueries, request: OrganizationPageRequest): Promise<OrganizationRows> {
+  if (request.after !== undefined && request.before !== undefined) throw new RangeError('a page is asked for after a slug or before one, not both');
+  if (request.limit !== undefined && !(Number.isSafeInteger(request.limit) && request.limit >= 1))
+    throw new RangeError(`a page holds at least one organization, not ${request.limit}`);
+  const search = request.search?.trim() ?? '';
+  const backwards = request.before !== undefined;
+  const boundary = request.before ?? request.after;
+  const query = new Filter(search);
+  if (boundary !== undefined) query.where(`slug ${backwards ? '<' : '>'} $`, boundary);
+  // One more than the page: whether there is another page beyond it, in the direction asked.
+  const limit = request.limit === undefined ? '' : ` LIMIT ${request.limit + 1}`;
+  const found = await db.query<NamedOrganization>(`${COLUMNS}${query.sql()} ORDER BY slug ${backwards ? 'DESC' : 'ASC'}${limit}`, query.values);
+  const beyond = request.limit !== undefined && found.length > request.limit;
+  const rows = beyond ? found.slice(0, request.limit) : found;
+  if (backwards) rows.reverse();
+  const [first, last] = [rows[0], rows.at(-1)];
+  // The other direction: there is a page there when something matches beyond this page's edge.
+  const before = backwards ? beyond : boundary !== undefined && first !== undefined && (await matchesBeyond(db, search, '<', first.slug));
+  const after = backwards ? last !== undefined && (await matchesBeyond(db, search, '>', last.slug)) : beyond;
+  return {
+    organizations: rows,
+    total: await countMatching(db, search),
+    next: after && last !== undefined ? last.slug : null,
+    previous: before && first !== undefined ? first.slug : null,
+  };
+}
+
+/** The organization an operator named, with its name; an OrganizationNotFoundError naming it when there is none. */
+export async function findNamedOrganization(db: SqlQueries & { readonly description?: string }, idOrSlug: string): Promise<NamedOrganization> {
+  const found = await findOrganization(db, idOrSlug);
+  const [row] = await db.query<{ name: string }>('SELECT name FROM organizations WHERE id = $1', [found.id]);
+  // Deleted between the two reads: named as it was found.
+  return { ...found, name: row?.name ?? found.slug };
+}
+
+async function matchesBeyond(db: SqlQueries, search: string, side: '<' | '>', slug: string): Promise<boolean> {
+  const query = new Filter(search).where(`slug ${side} $`, slug);
+  return (await db.query(`SELECT 1 FROM organizations${query.sql()} LIMIT 1`, query.values)).length > 0;
+}
+
+async function countMatching(db: SqlQueries, search: string): Promise<number> {
+  const query = new Filter(search);
+  const [row] = await db.query<{ total: number }>(`SELECT count(*)::int4 AS total FROM organizations${query.sql()}`, query.values);
+  return row?.total ?? 0;
+}
+
+/** A WHERE clause built with numbered parameters: the search first, when there is one. */
+class Filter {
+  readonly values: unknown[] = [];
+  private readonly conditions: string[] = [];
+
+  constructor(search: string) {
+    // strpos, not LIKE: the operator's text is matched as it is, % and _ included.
+    if (search !== '') this.where('(strpos(lower(slug), lower($)) > 0 OR strpos(lower(name), lower($)) > 0)', search);
+  }
+
+  /** `condition` with each `$` standing for `value`. */
+  where(condition: string, value: unknown): this {
+    this.values.push(value);
+    const parameter = `$${this.values.length}`;
+    this.conditions.push(condition.replaceAll('$', () => parameter));
+    return this;
+  }
+
+  sql(): string {
+    return this.conditions.length === 0 ? '' : ` WHERE ${this.conditions.join(' AND ')}`;
+  }
+}
