@@ -1,6 +1,7 @@
 // Organizations as operators see them (docs/design.md "Admin API and console"): named by id or
 // slug, listed with their platform state, current snapshot and last build, a page at a time or
 // every one. Every other operations module names organizations through the directory made here.
+import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import { findOrganization, listNamedOrganizations, type NamedOrganization, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
 import { findNamedOrganization, type OrganizationPageRequest, searchOrganizations } from '../builder/platform/organization-search.ts';
 import type { SqlQueries } from '../records/database/sql.ts';
@@ -65,10 +66,17 @@ export interface OrganizationOperations {
   page(request: OrganizationPageRequest): Promise<OrganizationPage>;
 }
 
-export function organizationOperations({ db, store }: { db: SqlQueries; store: SnapshotStore }): OrganizationOperations {
-  /** The rows with their pointers (one read each) and their last builds (one query). */
+export function organizationOperations({ db, store, runs }: { db: SqlQueries; store: SnapshotStore; runs: Pick<BuildRuns, 'flush'> }): OrganizationOperations {
+  /**
+   * The rows with their pointers (one read each) and their last builds (one query). This process's
+   * runs are written to the record first: a run it has just answered finished is the last build at
+   * once here, as it is everywhere else a moment later.
+   */
   const overviews = async (rows: readonly NamedOrganization[], every = false): Promise<OrganizationOverview[]> => {
-    const [pointers, lastBuilds] = await Promise.all([Promise.all(rows.map((row) => readPointer(store, row.id))), lastBuildsOf(db, every ? 'every' : rows.map((row) => row.id))]);
+    const [pointers, lastBuilds] = await Promise.all([
+      Promise.all(rows.map((row) => readPointer(store, row.id))),
+      runs.flush().then(() => lastBuildsOf(db, every ? 'every' : rows.map((row) => row.id))),
+    ]);
     return rows.map((row, index) => ({
       id: row.id,
       slug: row.slug,

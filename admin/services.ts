@@ -67,7 +67,7 @@ export function createAdminServices(parts: AdminServiceParts): AdminServices {
   const recorder = auditRecorder(async () => trail, organizations, parts.knownSecrets);
   const keys = keyOperations(parts.keys, organizations);
   const services: AdminServices = {
-    organizations: organizationOperations({ db, store }),
+    organizations: organizationOperations({ db, store, runs }),
     builds: buildOperations({ runs, queue: parts.builds, organizations, onBuildError: parts.onBuildError }),
     keys,
     webhooks: webhookOperations({ ...parts.webhooks, organizations }),
