@@ -1,6 +1,7 @@
 // Organizations as operators see them (docs/design.md "Admin API and console"): named by id or
 // slug, listed with their platform state, current snapshot and last build, a page at a time or
 // every one. Every other operations module names organizations through the directory made here.
+import { mapConcurrently } from '../builder/concurrently.ts';
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import { findOrganization, listNamedOrganizations, type NamedOrganization, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
 import { findNamedOrganization, type OrganizationPageRequest, searchOrganizations } from '../builder/platform/organization-search.ts';
@@ -44,13 +45,20 @@ export interface OrganizationOverview {
 /** A page of organizations by slug, with what the pages beside it begin after or before. */
 export interface OrganizationPage {
   organizations: OrganizationOverview[];
-  /** Organizations that match the search, on every page. */
-  total: number;
+  /** How many there are; with a search, how many it found when they fit on this page, else null (more than a page, uncounted). */
+  total: number | null;
   /** The `after` of the next page; null on the last. */
   next: string | null;
   /** The `before` of the previous page; null on the first. */
   previous: string | null;
 }
+
+/**
+ * Pointers read at once: a console page's in one go; every organization's (the unpaged list) a
+ * bounded number at a time, which a directory store at 100,000 organizations needs (each read
+ * holds a file descriptor) and a network store does not mind.
+ */
+const POINTER_READS_AT_ONCE = 50;
 
 /** The most organizations one page of the admin API's list holds. */
 export const ORGANIZATION_PAGE_MAX = 1000;
@@ -74,7 +82,7 @@ export function organizationOperations({ db, store, runs }: { db: SqlQueries; st
    */
   const overviews = async (rows: readonly NamedOrganization[], every = false): Promise<OrganizationOverview[]> => {
     const [pointers, lastBuilds] = await Promise.all([
-      Promise.all(rows.map((row) => readPointer(store, row.id))),
+      mapConcurrently(rows, POINTER_READS_AT_ONCE, (row) => readPointer(store, row.id)),
       runs.flush().then(() => lastBuildsOf(db, every ? 'every' : rows.map((row) => row.id))),
     ]);
     return rows.map((row, index) => ({

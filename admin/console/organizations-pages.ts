@@ -110,10 +110,11 @@ function inclusionLine(
 
 /** How many there are, or how many the search found, and how they are paged. */
 function summary({ total }: OrganizationPage, search: string): string {
-  const count = `${total.toLocaleString('en')} ${total === 1 ? 'organization' : 'organizations'}`;
+  const count = (n: number) => `${n.toLocaleString('en')} ${n === 1 ? 'organization' : 'organizations'}`;
+  if (total === null) return `More than ${count(PAGE_SIZE)} match “${search}”, ${PAGE_SIZE} a page, by slug.`;
   const paged = total > PAGE_SIZE ? `, ${PAGE_SIZE} a page, by slug` : '';
-  if (search === '') return `${count}${paged}.`;
-  return `${count} ${total === 1 ? 'matches' : 'match'} “${search}”${paged}.`;
+  if (search === '') return `${count(total)}${paged}.`;
+  return `${count(total)} ${total === 1 ? 'matches' : 'match'} “${search}”.`;
 }
 
 function queryText(value: unknown): string {
