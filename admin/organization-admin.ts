@@ -11,6 +11,7 @@ import type { OrganizationState } from '../snapshot/manifest.ts';
 import { readPointer } from '../snapshot/reader.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { badRequest } from './errors.ts';
+import { OrganizationNames } from './organization-names.ts';
 
 /** How an operation names organizations: the platform database, opened only when asked. */
 export interface OrganizationDirectory {
@@ -60,6 +61,9 @@ export interface OrganizationPage {
  */
 const POINTER_READS_AT_ONCE = 50;
 
+/** A search with more candidates than this reads the relation in slug order instead of by their ids. */
+const CANDIDATES_NARROW_UP_TO = 2_000;
+
 /** The most organizations one page of the admin API's list holds. */
 export const ORGANIZATION_PAGE_MAX = 1000;
 
@@ -95,6 +99,8 @@ export function organizationOperations({ db, store, runs }: { db: SqlQueries; st
       lastBuild: lastBuilds.get(row.id) ?? null,
     }));
   };
+  // Where a search finds its candidates: loaded at the first search, not at start.
+  const names = new OrganizationNames(() => listNamedOrganizations(db));
   return {
     find: (idOrSlug) => findOrganization(db, idOrSlug),
     overview: async (idOrSlug) => (await overviews([await findNamedOrganization(db, idOrSlug)]))[0]!,
@@ -102,7 +108,11 @@ export function organizationOperations({ db, store, runs }: { db: SqlQueries; st
     page: async (request) => {
       if (request.after !== undefined && request.before !== undefined) throw badRequest('after and before name the two ends of a page: give one of them');
       const limit = request.limit === undefined ? undefined : Math.min(Math.max(1, request.limit), ORGANIZATION_PAGE_MAX);
-      const found = await searchOrganizations(db, { ...request, ...(limit === undefined ? {} : { limit }) });
+      const search = request.search?.trim() ?? '';
+      const candidatesFound = search === '' ? undefined : await names.candidates(search);
+      // Many candidates are many rows anyway: the slug's index walked in order meets a page of them at once.
+      const candidates = candidatesFound !== undefined && candidatesFound.length <= CANDIDATES_NARROW_UP_TO ? candidatesFound : undefined;
+      const found = await searchOrganizations(db, { ...request, ...(limit === undefined ? {} : { limit }), ...(candidates === undefined ? {} : { candidates }) });
       return { ...found, organizations: await overviews(found.organizations) };
     },
   };

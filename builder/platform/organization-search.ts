@@ -3,8 +3,9 @@
 // of 100,000 costs what the first does; optionally only those whose slug or name contains a text,
 // case-insensitively. Ordering and keyset ride the slug's unique index, which every platform has
 // (docs/platform.md §2.2); the search itself reads the relation without one: it is the platform's
-// (perhaps a view), not Marquee's to index. So a search reads it at most once a page, and counts
-// what it found only when that fits on the page (docs/performance.md, "Console at fleet scale").
+// (perhaps a view), not Marquee's to index. So a search is given its candidates found in memory
+// (admin/organization-names.ts) and tests only those rows, and counts what it found only when that
+// fits on the page (docs/performance.md, "Console at fleet scale").
 import type { SqlQueries } from '../../records/database/sql.ts';
 import { findOrganization, type NamedOrganization } from './organizations.ts';
 
@@ -17,6 +18,11 @@ export interface OrganizationPageRequest {
   before?: string;
   /** At most this many; absent: every one that matches. */
   limit?: number;
+  /**
+   * Only organizations among these ids: a search's candidates, found without reading the relation
+   * (admin/organization-names.ts). The search's own test still decides, on those rows alone.
+   */
+  candidates?: readonly string[];
 }
 
 export interface OrganizationRows {
@@ -42,7 +48,8 @@ export async function searchOrganizations(db: SqlQueries, request: OrganizationP
   const search = request.search?.trim() ?? '';
   const backwards = request.before !== undefined;
   const boundary = request.before ?? request.after;
-  const query = new Filter(search);
+  const filter = () => new Filter(search, request.candidates);
+  const query = filter();
   if (boundary !== undefined) query.where(`slug ${backwards ? '<' : '>'} $`, boundary);
   // One more than the page: whether there is another page beyond it, in the direction asked.
   const limit = request.limit === undefined ? '' : ` LIMIT ${request.limit + 1}`;
@@ -52,8 +59,8 @@ export async function searchOrganizations(db: SqlQueries, request: OrganizationP
   if (backwards) rows.reverse();
   const [first, last] = [rows[0], rows.at(-1)];
   // The other direction: there is a page there when something matches beyond this page's edge.
-  const before = backwards ? beyond : boundary !== undefined && first !== undefined && (await matchesBeyond(db, search, '<', first.slug));
-  const after = backwards ? last !== undefined && (await matchesBeyond(db, search, '>', last.slug)) : beyond;
+  const before = backwards ? beyond : boundary !== undefined && first !== undefined && (await matchesBeyond(db, filter(), '<', first.slug));
+  const after = backwards ? last !== undefined && (await matchesBeyond(db, filter(), '>', last.slug)) : beyond;
   return {
     organizations: rows,
     total: search === '' ? await countEvery(db) : !beyond && !before && !after ? rows.length : null,
@@ -70,8 +77,8 @@ export async function findNamedOrganization(db: SqlQueries & { readonly descript
   return { ...found, name: row?.name ?? found.slug };
 }
 
-async function matchesBeyond(db: SqlQueries, search: string, side: '<' | '>', slug: string): Promise<boolean> {
-  const query = new Filter(search).where(`slug ${side} $`, slug);
+async function matchesBeyond(db: SqlQueries, query: Filter, side: '<' | '>', slug: string): Promise<boolean> {
+  query.where(`slug ${side} $`, slug);
   return (await db.query(`SELECT 1 FROM organizations${query.sql()} LIMIT 1`, query.values)).length > 0;
 }
 
@@ -85,7 +92,9 @@ class Filter {
   readonly values: unknown[] = [];
   private readonly conditions: string[] = [];
 
-  constructor(search: string) {
+  constructor(search: string, candidates: readonly string[] | undefined) {
+    // Ids first: the primary key finds those rows, and only they are tested.
+    if (candidates !== undefined) this.where('id = ANY($::uuid[])', candidates);
     // strpos, not LIKE: the operator's text is matched as it is, % and _ included. Slugs are URL
     // segments, written in lower case: compared to the text as typed and in lower case, without
     // lower() on each row's slug, which doubled the cost of reading the relation (docs/performance.md).

@@ -255,3 +255,16 @@ describe('the admin API’s organizations', () => {
     expect((await list('?limit=ten')).status).toBe(400);
   });
 });
+
+describe('a search’s candidates, found in memory', () => {
+  it('never shows what no longer matches, and finds an organization created since once the names are read again', async () => {
+    expect(slugsOf(await html('/organizations?search=%25'))).toEqual([PERCENT.slug]);
+    // Renamed: the names in memory still say 100%, the database decides.
+    await db.query('UPDATE organizations SET name = $1 WHERE slug = $2', ['Whole Conference', PERCENT.slug]);
+    expect(slugsOf(await html('/organizations?search=%25'))).toEqual([]);
+    await db.query('INSERT INTO organizations (name, slug) VALUES ($1, $2)', ['Newcomer Society', 'zeta-newcomer']);
+    // Read again in the background once the names are a few seconds old; each search asks.
+    await expect.poll(async () => slugsOf(await html('/organizations?search=newcomer')), { timeout: 20_000, interval: 500 }).toEqual(['zeta-newcomer']);
+    expect(slugsOf(await html('/organizations?search=whole'))).toEqual([PERCENT.slug]);
+  });
+});
