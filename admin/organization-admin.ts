@@ -4,7 +4,7 @@
 import { mapConcurrently } from '../builder/concurrently.ts';
 import type { BuildRuns } from '../builder/runs/build-runs.ts';
 import { findOrganization, listNamedOrganizations, type NamedOrganization, type OrganizationRef, organizationSlugs } from '../builder/platform/organizations.ts';
-import { findNamedOrganization, type OrganizationPageRequest, searchOrganizations } from '../builder/platform/organization-search.ts';
+import { findNamedOrganization, type OrganizationPageRequest, organizationNames, searchOrganizations } from '../builder/platform/organization-search.ts';
 import type { SqlQueries } from '../records/database/sql.ts';
 import { type LastBuild, lastBuildsOf } from '../records/runs/last-builds.ts';
 import type { OrganizationState } from '../snapshot/manifest.ts';
@@ -100,7 +100,7 @@ export function organizationOperations({ db, store, runs }: { db: SqlQueries; st
     }));
   };
   // Where a search finds its candidates: loaded at the first search, not at start.
-  const names = new OrganizationNames(() => listNamedOrganizations(db));
+  const names = new OrganizationNames(() => organizationNames(db));
   return {
     find: (idOrSlug) => findOrganization(db, idOrSlug),
     overview: async (idOrSlug) => (await overviews([await findNamedOrganization(db, idOrSlug)]))[0]!,

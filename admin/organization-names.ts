@@ -5,7 +5,6 @@
 // for it but the first. What a search finds is read again from the database, by id and with the
 // same test (organization-search.ts), so an organization renamed since shows as it is now, and one
 // no longer matching is dropped; one created or renamed to match since is found after the next load.
-import type { NamedOrganization } from '../builder/platform/organizations.ts';
 
 /** How old the names may be before a search has them read again (in the background). */
 const REFRESH_AFTER_MS = 5_000;
@@ -22,7 +21,7 @@ export class OrganizationNames {
   private loading: Promise<readonly Entry[]> | undefined;
 
   constructor(
-    private readonly load: () => Promise<readonly NamedOrganization[]>,
+    private readonly load: () => Promise<ReadonlyArray<{ id: string; slug: string; name: string }>>,
     private readonly refreshAfterMs = REFRESH_AFTER_MS,
   ) {}
 

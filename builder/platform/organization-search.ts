@@ -69,6 +69,11 @@ export async function searchOrganizations(db: SqlQueries, request: OrganizationP
   };
 }
 
+/** Every organization's slug and name, in no order: what a search looks through (admin/organization-names.ts). */
+export function organizationNames(db: SqlQueries): Promise<Array<{ id: string; slug: string; name: string }>> {
+  return db.query('SELECT id, slug, name FROM organizations');
+}
+
 /** The organization an operator named, with its name; an OrganizationNotFoundError naming it when there is none. */
 export async function findNamedOrganization(db: SqlQueries & { readonly description?: string }, idOrSlug: string): Promise<NamedOrganization> {
   const found = await findOrganization(db, idOrSlug);
