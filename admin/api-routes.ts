@@ -15,6 +15,7 @@ import { SNAPSHOT_ID_FORM } from '../snapshot/layout.ts';
 import { AUDIT_PAGE_MAX } from './trail/audit-admin.ts';
 import { auditWindow } from './trail/audit-since.ts';
 import { buildNotFound } from './errors.ts';
+import { ORGANIZATION_PAGE_MAX } from './organization-admin.ts';
 import { requestInstant } from './request-instant.ts';
 import { diffJson, historyJson } from './snapshot-admin.ts';
 import type { UsageGranularity, UsageRangeRequest } from './usage-admin.ts';
@@ -92,11 +93,27 @@ const ROUTES = [
     path: '/organizations',
     role: 'auditor',
     tag: 'Organizations',
-    summary: 'Every organization, by slug: its platform state, current snapshot and the latest build of this process',
+    summary:
+      'Organizations by slug, each with its platform state, current snapshot and last build (by any process): every one, or with `limit` a page at a time (ask again `after` the last slug of a page until a page is empty or shorter), only those `search` finds',
+    query: query({
+      search: { ...text('only organizations whose slug or name contains this text, whatever its case'), maxLength: 200 },
+      after: text('only organizations whose slug sorts after this one: the last slug of the previous page'),
+      before: text('only organizations whose slug sorts before this one, the nearest first (the page before the first slug of a page); not with `after`'),
+      limit: { type: 'string', pattern: '^[0-9]+$', description: `at most this many organizations (at most ${ORGANIZATION_PAGE_MAX}); absent: every one` },
+    }),
     status: 200,
     response: listOf('OrganizationOverview'),
     errors: [],
-    answer: (services) => services.organizations.list(),
+    // Without any of them, every organization, as before paging was offered.
+    answer: async (services, { query }) => {
+      const page = await services.organizations.page({
+        ...(query.search !== undefined ? { search: query.search } : {}),
+        ...(query.after !== undefined ? { after: query.after } : {}),
+        ...(query.before !== undefined ? { before: query.before } : {}),
+        ...(query.limit !== undefined ? { limit: Number(query.limit) } : {}),
+      });
+      return page.organizations;
+    },
   }),
   route({
     name: 'startBuild',

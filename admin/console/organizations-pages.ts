@@ -1,9 +1,10 @@
-// The auditors' pages of organizations: the list with each one's current snapshot and last
-// build, an organization's history, the side-by-side diff of two snapshots, and the as-of view.
+// The auditors' pages of organizations: the list, a page at a time and searchable, with each
+// one's current snapshot and last build, an organization's history, the side-by-side diff of two
+// snapshots, and the as-of view.
 import { parseZonedInstant } from '../../runtime/instant.ts';
 import type { AnsweringManifest, ManifestInclusion } from '../../records/publication-log/answer-inclusion.ts';
 import { inclusionPath } from '../api-routes.ts';
-import type { OrganizationOverview } from '../organization-admin.ts';
+import type { OrganizationPage } from '../organization-admin.ts';
 import type { AdminServices } from '../services.ts';
 import { type ConsoleRoute, page } from './console-routes.ts';
 import { diffView } from './diff-view.ts';
@@ -11,26 +12,50 @@ import { historyRows } from './history-view.ts';
 import type { Pages } from './pages.ts';
 import { showInstant } from './relative-time.ts';
 
+/** Organizations a page: what a person reads before searching instead, and what a page costs at any fleet size (docs/performance.md). */
+const PAGE_SIZE = 50;
+/** As long as the longest slug the admin API accepts: no organization is found by more. */
+const SEARCH_MAX_LENGTH = 200;
+
 export function organizationPages({ services, pages, now }: { services: AdminServices; pages: Pages; now: () => Date }): ConsoleRoute[] {
   /** The organization's overview row (for its name); the lookup names an unknown one as a 404. */
-  const overview = async (name: string): Promise<OrganizationOverview> => {
-    const { id } = await services.organizations.find(name);
-    const found = (await services.organizations.list()).find((org) => org.id === id);
-    if (!found) throw new Error(`organization ${id} was found but is not listed`);
-    return found;
-  };
+  const overview = (name: string) => services.organizations.overview(name);
 
   return [
     page('/', 'auditor', (req, res) => res.redirect(302, `${req.baseUrl}/organizations`)),
 
     page('/organizations', 'auditor', async (req, res) => {
+      const search = queryText(req.query.search).slice(0, SEARCH_MAX_LENGTH);
+      // A page is asked for by one of its ends; `after` wins a link edited to carry both.
+      const after = queryText(req.query.after);
+      const before = after === '' ? queryText(req.query.before) : '';
+      const found = await services.organizations.page({
+        limit: PAGE_SIZE,
+        ...(search !== '' ? { search } : {}),
+        ...(after !== '' ? { after } : {}),
+        ...(before !== '' ? { before } : {}),
+      });
       const at = now();
-      const organizations = (await services.organizations.list()).map((org) => ({
+      const organizations = found.organizations.map((org) => ({
         ...org,
         publishedAt: showInstant(org.publishedAt, at),
         lastBuild: org.lastBuild ? { ...org.lastBuild, finishedAt: showInstant(org.lastBuild.finishedAt, at) } : null,
       }));
-      pages.show(req, res, 'organizations.njk', 'Organizations', { organizations }, { section: 'organizations' });
+      const link = (edge: Record<string, string>) => `${req.baseUrl}/organizations?${new URLSearchParams({ ...(search !== '' ? { search } : {}), ...edge })}`;
+      const pagesBeside = {
+        // Back to the start from deep in the list, as a keyset cannot count its way there.
+        first: found.previous !== null || after !== '' || before !== '' ? link({}) : null,
+        previous: found.previous === null ? null : link({ before: found.previous }),
+        next: found.next === null ? null : link({ after: found.next }),
+      };
+      pages.show(
+        req,
+        res,
+        'organizations.njk',
+        'Organizations',
+        { organizations, search, searchMaxLength: SEARCH_MAX_LENGTH, summary: summary(found, search), total: found.total, pages: pagesBeside },
+        { section: 'organizations' },
+      );
     }),
 
     page('/organizations/:organization/history', 'auditor', async (req, res) => {
@@ -81,6 +106,15 @@ function inclusionLine(
 ): { leaf: number; treeSize: number; href: string } | { reason: string } {
   if (found.inclusion === null) return { reason: found.inclusionReason };
   return { leaf: found.inclusion.proof.leafIndex, treeSize: found.inclusion.proof.treeSize, href: inclusionPath(organization, snapshotId) };
+}
+
+/** How many there are, or how many the search found, and how they are paged. */
+function summary({ total }: OrganizationPage, search: string): string {
+  const count = (n: number) => `${n.toLocaleString('en')} ${n === 1 ? 'organization' : 'organizations'}`;
+  if (total === null) return `More than ${count(PAGE_SIZE)} match “${search}”, ${PAGE_SIZE} a page, by slug.`;
+  const paged = total > PAGE_SIZE ? `, ${PAGE_SIZE} a page, by slug` : '';
+  if (search === '') return `${count(total)}${paged}.`;
+  return `${count(total)} ${total === 1 ? 'matches' : 'match'} “${search}”.`;
 }
 
 function queryText(value: unknown): string {

@@ -42,14 +42,6 @@ export interface BuildRun {
   error?: string;
 }
 
-/** An organization's latest result among the runs kept. */
-export interface LastBuild {
-  runId: string;
-  result: RunResult['result'];
-  finishedAt: string;
-  error?: string;
-}
-
 /** Runs kept unless told otherwise: enough for an operator's screen, bounded whatever the schedule. */
 const DEFAULT_RUNS_KEPT = 100;
 
@@ -62,7 +54,6 @@ export class BuildRuns {
   private readonly byId = new Map<string, BuildRun>();
   /** Runs another builder opened and this one takes part in: their finish is counted where they were opened. */
   private readonly joinedIds = new Set<string>();
-  private readonly lastBuilds = new Map<string, LastBuild>();
   private readonly finishedListeners: Array<(run: BuildRun, durationSeconds: number) => void> = [];
   private readonly writer: RunRecordWriter<BuildRun> | undefined;
 
@@ -148,10 +139,6 @@ export class BuildRuns {
 
   /** More organizations built, by this builder or another one of the run: `done` of the run's organizations in all. */
   progressed(runId: string, done: number, results: readonly RunResult[]): void {
-    const finishedAt = this.now();
-    for (const result of results) {
-      this.lastBuilds.set(result.id, { runId, result: result.result, finishedAt, ...(result.error ? { error: result.error } : {}) });
-    }
     const run = this.byId.get(runId);
     if (!run) return;
     run.organizations.push(...results.map((result) => ({ ...result })));
@@ -212,12 +199,6 @@ export class BuildRuns {
   /** Resolves once what was changed has been written to the record (before the database closes). */
   flush(): Promise<void> {
     return this.writer?.flush() ?? Promise.resolve();
-  }
-
-  /** The organization's latest result since this process started; undefined if no run of it finished. */
-  lastBuildOf(organizationId: string): LastBuild | undefined {
-    const last = this.lastBuilds.get(organizationId);
-    return last ? { ...last } : undefined;
   }
 
   private forgetOldRuns(): void {

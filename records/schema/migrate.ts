@@ -44,6 +44,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 10, name: 'publication-log', earlier: [] },
   { number: 11, name: 'trail-head-index', earlier: [] },
   { number: 12, name: 'key-usage', earlier: [] },
+  { number: 13, name: 'last-builds', earlier: [] },
   { number: 14, name: 'change-claims', earlier: [] },
 ];
 

@@ -50,6 +50,8 @@ const MARQUEE_RELATIONS = [
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',
+  // 13: each organization's last build, kept from the runs' record (records/runs/last-builds.ts)
+  'marquee_last_builds',
 ].sort();
 
 /** Everything about a schema that docs/platform.md specifies, as comparable text. */
@@ -113,6 +115,8 @@ describe.each(backends)('migrate on $name', (backend) => {
       'marquee_publication_log marquee_publication_log_no_truncate',
       'marquee_publication_log_subtrees marquee_publication_log_subtrees_no_change',
       'marquee_publication_log_subtrees marquee_publication_log_subtrees_no_truncate',
+      // 13: each run's end keeps its organizations' last builds.
+      'marquee_run_records marquee_run_records_last_builds',
     ];
     expect(first.triggers).toEqual([...RELATIONS.map((relation) => `${relation} marquee_changes`), ...auditTrail].sort());
     // 11: the newest trail head in the publication log is one entry of a partial index (records/trail/audit-heads.ts).

@@ -138,7 +138,15 @@ export function fakeServices(): AdminServices & { runs: BuildRuns; keyList: Key[
     keyList,
     rolls,
     counted,
-    organizations: { find: organization, list: async () => ORGS },
+    organizations: {
+      find: organization,
+      overview: async (idOrSlug) => {
+        const { id } = await organization(idOrSlug);
+        return ORGS.find((org) => org.id === id)!;
+      },
+      list: async () => ORGS,
+      page: async () => ({ organizations: ORGS, total: ORGS.length, next: null, previous: null }),
+    },
     builds: {
       list: async () => runs.list(),
       get: async (id) => runs.get(id),
