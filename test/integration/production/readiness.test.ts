@@ -7,6 +7,7 @@
 // the same (marquee_backend_up); the gateway stays ready through every outage, the builder is
 // unready without the database or the store.
 import type { ChildProcess } from 'node:child_process';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, marqueeProcess } from '../../support/cli.ts';
 import { startLoadBalancer, type TestLoadBalancer } from '../../support/load-balancer.ts';
@@ -95,9 +96,9 @@ describe('a rolling restart behind nginx', () => {
         // Draining: not ready, still answering, each answer ending its connection.
         expect((await readyz(old.admin)).body.status).toBe('draining');
         expect((await readyz(`http://127.0.0.1:${old.port}`)).status).toBe(503);
-        const direct = await fetch(`http://127.0.0.1:${old.port}${API}/organization`, { headers: headers(index) });
-        expect({ status: direct.status, connection: direct.headers.get('connection') }).toEqual({ status: 200, connection: 'close' });
-        await direct.arrayBuffer();
+        const direct = await request(`http://127.0.0.1:${old.port}${API}/organization`, { headers: headers(index) });
+        await direct.body.text();
+        expect({ status: direct.statusCode, connection: direct.headers.connection }).toEqual({ status: 200, connection: 'close' });
         const servedBefore = load.tally.ok;
         await expect.poll(() => load.tally.ok, { timeout: 10_000 }).toBeGreaterThan(servedBefore + 10);
         // A second signal ends the wait: the gateway closes, finishing what is in flight, and exits 0.
