@@ -3,11 +3,12 @@
 // port. Configured as nginx is commonly run in front of an HTTP service: HTTP/1.1 keep-alive
 // connections to the upstreams, round robin, and a request whose upstream refused the connection
 // (or closed it before answering) tried once more on the next one (`proxy_next_upstream error
-// timeout`, nginx's default); a refused upstream is left out for a second (`fail_timeout`). nginx
+// timeout`, nginx's default); a refused upstream is left out for a second (`fail_timeout`); idle
+// connections are dropped before the gateways drop them (`keepalive_timeout`). nginx
 // without its commercial part has no active health checks: it cannot probe /readyz, only learn
 // from refused connections (docs/operation.md "Health" says what that means for a drain).
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { daemon } from './daemon.ts';
@@ -18,6 +19,8 @@ const BIN = '/usr/sbin/nginx';
 export interface TestLoadBalancer {
   /** e.g. http://127.0.0.1:41234 */
   url: string;
+  /** nginx's error log so far: why it answered 502 or tried the next upstream. */
+  errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -39,7 +42,7 @@ export async function startLoadBalancer(upstreams: readonly number[], options: L
 user root;
 worker_processes 1;
 pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log warn;
+error_log ${prefix}/logs/error.log info;
 events { worker_connections 1024; }
 http {
   access_log off;
@@ -48,6 +51,10 @@ http {
   upstream gateways {
 ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail_timeout=1s;`).join('\n')}
     keepalive 32;
+    # Below the gateways' HTTP_KEEP_ALIVE_TIMEOUT (5 s): a connection the gateway closes as idle
+    # while nginx sends on it counts as that gateway failing, and with the other one restarting,
+    # nginx has no upstream left and answers 502 (seen here before this line).
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port};
@@ -68,6 +75,7 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail
   await server.start();
   return {
     url: `http://127.0.0.1:${port}`,
+    errorLog: () => readFile(path.join(prefix, 'logs', 'error.log'), 'utf8').catch(() => ''),
     async stop() {
       await server.stop('SIGTERM');
       await rm(prefix, { recursive: true, force: true });
