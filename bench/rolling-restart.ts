@@ -10,7 +10,7 @@
 //   every second, sends requests only to those that answered 200 last time, and never retries.
 //
 // Each restart: SIGTERM, the process's exit, the replacement started on the same port, then the next
-// gateway once the replacement is ready. Prints, per mode, the requests sent and failed (an answer
+// gateway once the replacement takes traffic. Prints, per mode, the requests sent and failed (an answer
 // that is not 200, or none: a refused or cut connection) and the seconds per gateway from its
 // SIGTERM to its replacement being ready. Not a timed test: the figures are counts and their ratio
 // between the two drains, measured side by side.
@@ -39,18 +39,37 @@ const option = (name: string): string | undefined => {
 const rate = Number(option('rate') ?? 40);
 const drainSeconds = Number(option('drain') ?? 5);
 
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
 interface Gateway {
   port: number;
+  /** Its admin port's base. */
+  admin: string;
   child: import('node:child_process').ChildProcess;
   stop(): Promise<void>;
 }
 
 async function serve(world: ProductionWorld, port: number, drain: number): Promise<Gateway> {
-  const started = await marqueeProcess(['serve'], { ...world.env, PORT: String(port), SHUTDOWN_DRAIN_SECONDS: String(drain) }, /gateway listening on (http:\/\/\S+),/);
-  return { port, child: started.child, stop: started.stop };
+  const started = await marqueeProcess(
+    ['serve'],
+    { ...world.env, PORT: String(port), ADMIN_TOKEN, SHUTDOWN_DRAIN_SECONDS: String(drain) },
+    /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on (http:\/\/\S+),/,
+  );
+  return { port, admin: started.match[1]!, child: started.child, stop: started.stop };
 }
 
-/** Restarts each gateway in turn; resolves with the seconds from each SIGTERM to its replacement being ready. */
+/** The requests a gateway answered 200 on GET /organization, from its /metrics. */
+async function served(gateway: Gateway): Promise<number> {
+  const text = await (await fetch(`${gateway.admin}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`marquee_gateway_requests_total{route="${API}/organization",status="200"} `));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/**
+ * Restarts each gateway in turn, the next once the replacement takes traffic (it answered 5
+ * requests through the balancer: what an operator watches on its /metrics); resolves with the
+ * seconds from each SIGTERM to its replacement being ready.
+ */
 async function rollingRestart(world: ProductionWorld, gateways: Gateway[], drain: number): Promise<number[]> {
   const seconds: number[] = [];
   for (const [index, old] of gateways.entries()) {
@@ -58,8 +77,14 @@ async function rollingRestart(world: ProductionWorld, gateways: Gateway[], drain
     const exited = new Promise<void>((resolve) => old.child.once('exit', () => resolve()));
     old.child.kill('SIGTERM');
     await exited;
-    gateways[index] = await serve(world, old.port, drain);
+    const replacement = await serve(world, old.port, drain);
+    gateways[index] = replacement;
     seconds.push((performance.now() - started) / 1000);
+    const deadline = performance.now() + 30_000;
+    while ((await served(replacement)) < 5) {
+      if (performance.now() > deadline) throw new Error(`the replacement on port ${old.port} took no traffic within 30 s`);
+      await sleep(100);
+    }
   }
   return seconds;
 }
