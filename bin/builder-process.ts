@@ -15,7 +15,7 @@ import { openUsageInbox } from '../records/usage/usage-spool-backends.ts';
 import { UsageIntake } from '../records/usage/usage-intake.ts';
 import { createAdminServices } from '../admin/services.ts';
 import { adminTokenSecret } from './admin-token.ts';
-import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
+import { openChangeClaims, openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
 import { watchBuilderBackends } from '../builder/backend-watch.ts';
 import { registerFleetFigures } from '../builder/fleet-figures.ts';
@@ -23,7 +23,7 @@ import { snapshotLag } from '../builder/platform/snapshot-lag.ts';
 import { schedulePeriodMs } from '../builder/schedule-period.ts';
 import type { ProcessReadiness } from '../runtime/readiness.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
-import type { SqlClient } from '../records/database/sql.ts';
+import { PlatformDatabaseError, type SqlClient } from '../records/database/sql.ts';
 import { BuildRuns } from '../builder/runs/build-runs.ts';
 import { DatabaseRunRecord, recordWarnings } from '../records/runs/run-record.ts';
 import { BuildRunner } from '../builder/runs/runner.ts';
@@ -34,6 +34,7 @@ import type { KeyStore } from '../records/keys/key-store.ts';
 import { answerAsOf } from '../gateway/as-of.ts';
 import type { RunningGateway } from '../gateway/server.ts';
 import type { ListeningServer } from '../runtime/http-server.ts';
+import { describeError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import type { BuildTrigger } from '../snapshot/manifest.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -76,7 +77,9 @@ export interface BuilderProcess {
   gateway: RunningGateway | undefined;
   /**
    * Listens for platform changes, runs a build of what changed since any builder last built into
-   * this store (`trigger` names that run), then schedules runs; resolves with that run's results.
+   * this store (`trigger` names that run; 'schedule' makes it the scheduled run of the period this
+   * builder starts in, which another builder of the fleet may have claimed: then it is skipped),
+   * then schedules runs; resolves with that run's results.
    */
   run(trigger: BuildTrigger): Promise<RunResult[]>;
   /** Stops and closes everything, the database last. */
@@ -110,18 +113,24 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
     fullBuildEveryMs: config.fullBuildEveryMs,
     builder: config.builderName,
     ...(workList ? { workList } : {}),
+    // With Redis, each change every builder hears is built by the one that claims it.
+    changeClaims: openChangeClaims(config, db, log, config.builderName),
   });
   // With Redis, every builder keeps the gateways' copy of the keys following the database, admin port or not.
   const control = await openKeyKeeping(config, async () => db, log);
   // Every builder counts the usage gateways moved to the shared place into the database, and prunes it.
   const usageInbox = openUsageInbox(config, log);
-  const usage = new UsageIntake(db, usageInbox.inbox, { log, retentionDays: config.usageRetentionDays });
+  const usage = new UsageIntake(db, usageInbox.inbox, {
+    log,
+    retentionDays: config.usageRetentionDays,
+    place: config.redisUrl === undefined ? { name: 'the usage directory', backend: 'directory' } : { name: 'Redis', backend: 'redis' },
+  });
   usage.start();
   // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "Who did what").
   const trail = databaseAuditTrail(db);
   // …and in the publication log, which every publish of this process appends to (bin/services.ts).
   const publicationLog = databasePublicationLog(db);
-  const heads = keepAuditHeads(trail, build.store, (error) => log.warn('cannot keep the audit trail head in the snapshot store; retrying', { err: error }), undefined, {
+  const heads = keepAuditHeads(trail, build.store, (error) => warnOfBackend(log, 'cannot keep the audit trail head', error), undefined, {
     log: publicationLog,
     db,
   });
@@ -137,7 +146,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
           log: publicationLog,
           signer,
           origin,
-          onError: (error) => log.warn('cannot write the publication log checkpoint; retrying', { err: error }),
+          onError: (error) => warnOfBackend(log, 'cannot write the publication log checkpoint', error),
           ...(options.checkpointIntervalMs === undefined ? {} : { intervalMs: options.checkpointIntervalMs }),
         })
       : undefined;
@@ -188,9 +197,13 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       // Listening first: a change made while the first run builds is built after it, not at the next schedule.
       // Each changed organization is rebuilt; after the listener lost the database, everything is (what it missed is unknown).
       unlisten = await listenForChanges(db, (organizationId) => runner.organizationChanged(organizationId), { onReconnect: () => runner.catchUp() });
-      const results = await runner.buildChanged(trigger);
-      // With Redis, each period's scheduled build is run by one builder of the fleet, not by each.
-      runner.schedule(config.buildSchedule, openScheduleClaims(config, db, log, config.builderName));
+      // With Redis, each period's scheduled build is run by one builder of the fleet, not by each;
+      // a builder's start-up run ('schedule') is its period's, claimed the same way.
+      const claims = openScheduleClaims(config, db, log, config.builderName);
+      // Skipped only while another builder runs (the running builders announce themselves with their webhook policies).
+      const othersRunning = async () => (await webhooks.store.livePolicies()).some((running) => running.builder !== config.builderName);
+      const results = trigger === 'schedule' ? await runner.buildThisPeriod(config.buildSchedule, claims, othersRunning) : await runner.buildChanged(trigger);
+      runner.schedule(config.buildSchedule, claims);
       return results;
     },
     // From the outside in: first what brings work stops bringing it (the listener: change builds;
@@ -213,4 +226,17 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       await db.close();
     },
   };
+}
+
+/**
+ * A background task that reads the platform database and writes the snapshot store (the audit
+ * trail's heads, the publication log's checkpoints) failed: its warning names which of the two
+ * failed, by the error's kind (records/database/postgres.ts makes a lost connection a
+ * PlatformDatabaseError; a statement the server refused carries PostgreSQL's severity), and why.
+ * One line, no stack: the task retries at its next look.
+ */
+function warnOfBackend(log: Log, doing: string, error: unknown): void {
+  const database = error instanceof PlatformDatabaseError || (error instanceof Error && 'severity' in error);
+  const backend = database ? 'the platform database' : 'the snapshot store';
+  log.warn(`${doing}: ${backend} failed (${describeError(error)}); retrying`, { backend: database ? 'database' : 'store' });
 }

@@ -407,6 +407,8 @@ export function signingKeyProblem(setting: Config['signingKey']): string | undef
   } catch (error) {
     // A path through a file (ENOTDIR) names nothing there either; under a MARQUEE_HOME that cannot be made, that is the home's to say.
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES')
+      return `${where} cannot be read by this account: give it the file's group, read-only (chgrp GROUP FILE && chmod 0640 FILE, or make it with marquee signing-key create --group GROUP FILE)`;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return `${where} cannot be read: ${(error as Error).message}`;
     return setting.generate ? undefined : `${where} does not exist (make one with: marquee signing-key create FILE)`;
   }

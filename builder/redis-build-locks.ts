@@ -68,7 +68,11 @@ export class RedisBuildLocks implements BuildLocks {
           await whenReady(this.redis, COMMAND_TIMEOUT_MS);
           await this.redis.eval(RELEASE, 1, key, token);
         } catch (error) {
-          this.log.warn(`build lock of organization ${organizationId} not released; it expires within ${this.timing.ttlMs / 1000} s`, { organizationId, err: error });
+          this.log.warn(`build lock of organization ${organizationId} not released; it expires within ${this.timing.ttlMs / 1000} s`, {
+            organizationId,
+            backend: 'redis',
+            err: error,
+          });
         }
       },
     };
@@ -90,7 +94,7 @@ export class RedisBuildLocks implements BuildLocks {
       this.log.warn(`build lock of organization ${organizationId} expired while its build ran`, { organizationId });
     } catch (error) {
       // The next renewal tries again; the lock is lost only if none succeeds within the TTL.
-      this.log.warn(`build lock of organization ${organizationId} not renewed`, { organizationId, err: error });
+      this.log.warn(`build lock of organization ${organizationId} not renewed`, { organizationId, backend: 'redis', err: error });
     }
   }
 

@@ -34,6 +34,7 @@ import type { Log } from '../runtime/log.ts';
 import { readChains } from './chaos/chains.ts';
 import { ChangeStream } from './chaos/changes.ts';
 import { runSchedule } from './chaos/faults.ts';
+import { StallWatch, stallFaults } from './chaos/harness-stalls.ts';
 import { expectedAnswers, pollFinal, probes, queuedMessages, readDurables, verifyAuditTrail, waitForQuiet } from './chaos/final.ts';
 import type { History, ProcessRecord, RequestRecord, SiteTurn, UsageAnswer } from './chaos/history.ts';
 import { checkAll } from './chaos/invariants.ts';
@@ -177,6 +178,8 @@ async function main(): Promise<number> {
     say('size' in kept ? `the publication log's checkpoint kept at ${kept.size} leaves (${keptFile}); the campaign starts` : `no checkpoint kept: ${kept.problem}`);
     interrupted.signal.throwIfAborted();
 
+    const stallWatch = new StallWatch();
+    stallWatch.start();
     const sampler = setInterval(() => {
       for (const process of world.processes.values()) process.sample();
     }, 1_000);
@@ -219,6 +222,13 @@ async function main(): Promise<number> {
     // every answer is judged against the fresh build (a 503 there is a violation too).
     loadStop.abort();
     await Promise.all([load, sites]);
+    const stalls = stallFaults(stallWatch.stop(), [...world.processes.keys()]);
+    if (stalls.length > 0) {
+      const longest = Math.max(...stalls.map((stall) => stall.healedAt! - stall.startedAt));
+      say(
+        `the campaign's own event loop stalled ${stalls.length} times (longest ${(longest / 1000).toFixed(1)} s): recorded as faults of every link, since no byte moved through its proxies meanwhile`,
+      );
+    }
     const all = probes(platform, initialKeys);
     const final: History['final'] = [];
     const rounds = await pollFinal(world, all, healedAt, final, otherAnswers);
@@ -252,7 +262,7 @@ async function main(): Promise<number> {
       seed: options.seeds[0]!,
       ...(options.seeds.length > 1 ? { seeds: options.seeds } : {}),
       healedAt,
-      faults,
+      faults: [...faults, ...stalls],
       requests: requests.sort((a, b) => a.sentAt - b.sentAt),
       changes: changes.changes,
       final,

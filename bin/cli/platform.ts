@@ -25,6 +25,10 @@ export function registerPlatformCommands(program: Command, config: (needs?: Conf
     .description('load data')
     .option('--sample', 'the sample dataset')
     .action(async (options: { sample?: boolean }) => (await commands()).dbSeedCommand(config(), options));
+  db.command('status')
+    .description("Marquee's migrations applied and pending, and the platform relations' version; changes nothing; exit 1 when a migration is pending")
+    .option('--json', 'print the status as JSON')
+    .action(async (options: { json?: boolean }) => (await import('../commands/db-status.ts')).dbStatusCommand(config(), options));
   db.command('sql')
     .description('run one SQL statement on the platform database (beside a running start too) and print the rows it returns')
     .argument('<statement>', 'e.g. "UPDATE team_members SET show_on_website = false WHERE full_name = \'…\'"')

@@ -76,7 +76,8 @@ export function registerSnapshotCommands(program: Command, config: () => Config)
     .command('create')
     .description('write a new Ed25519 signing key (PKCS#8 PEM, readable by its owner only) to FILE, which must not exist')
     .argument('<file>')
-    .action(async (file: string) => (await commands()).signingKeyCreateCommand(file));
+    .option('--group <group>', "also readable by this group (0640), the builders' service account's (root keeps the key, the builders read it)")
+    .action(async (file: string, options: { group?: string }) => (await commands()).signingKeyCreateCommand(file, options));
   program
     .command('gc')
     .description('apply retention: keep snapshots younger than D days, at least the newest N per organization, the current one and those replaced within the grace period')

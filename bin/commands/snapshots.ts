@@ -13,7 +13,7 @@ import { databaseBasis, STORE_ONLY_AGAINST, type VerificationBasis } from '../..
 import { neverPublished, summaryText, verificationReport, verificationSummary } from '../../builder/history/verification-report.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 import { resolve } from 'node:path';
-import { createSigningKeyFile, loadSigner } from '../signing-key.ts';
+import { createSigningKeyFile, groupIdOf, loadSigner } from '../signing-key.ts';
 import type { Config } from '../config.ts';
 import { line, printJson } from '../output.ts';
 import { openDatabase, organizationId } from '../services.ts';
@@ -259,12 +259,14 @@ export async function verifyCommand(config: Config, options: { org?: string; all
   if (!report.ok) process.exitCode = 1;
 }
 
-export async function signingKeyCreateCommand(file: string): Promise<void> {
+export async function signingKeyCreateCommand(file: string, options: { group?: string } = {}): Promise<void> {
   const path = resolve(file);
-  if (createSigningKeyFile(path, { exclusive: true }) === undefined)
+  const groupId = options.group === undefined ? undefined : groupIdOf(options.group);
+  if (createSigningKeyFile(path, { exclusive: true, ...(groupId === undefined ? {} : { groupId }) }) === undefined)
     throw new OperatorError(`${path} exists: a signing key is never overwritten (remove it first, or choose another file)`);
   const signer = loadSigner({ signingKey: { file: path, generate: false } });
+  const readers = options.group === undefined ? 'readable by its owner only' : `readable by its owner and group ${options.group} (0640)`;
   line(
-    `wrote ${path}: Ed25519 signing key ${signer?.keyId}. Give every builder this file as SNAPSHOT_SIGNING_KEY; its public key is published in the store at its first signature.`,
+    `wrote ${path} (${readers}): Ed25519 signing key ${signer?.keyId}. Give every builder this file as SNAPSHOT_SIGNING_KEY; its public key is published in the store at its first signature.`,
   );
 }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient } from '../../records/database/sql.ts';
 import { packagePath } from '../../runtime/package-root.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
+import { migrationRefusal } from '../../records/schema/migration-grants.ts';
 import { reachSourceVersionsFromTriggers } from '../../records/schema/source-versions.ts';
 
 interface Migration {
@@ -34,7 +35,7 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
   await migrateMarquee(db);
   if ((await currentVersion(db)) >= LATEST_SCHEMA_VERSION) return { applied: [], version: LATEST_SCHEMA_VERSION };
   const applied: number[] = [];
-  await db.transaction(async (tx) => {
+  const migrating = db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     // Scripts name relations bare: they are made in the platform's schema alone, never in Marquee's,
     // which comes first in every connection's search_path.
@@ -55,6 +56,10 @@ export async function migrate(db: SqlClient): Promise<MigrationResult> {
     }
     // The trigger function was just made with the search_path set above: it must reach Marquee's schema too.
     await reachSourceVersionsFromTriggers(tx, db);
+  });
+  // CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even when the schema exists.
+  await migrating.catch(async (error: unknown) => {
+    throw (await migrationRefusal(error, db, "the platform's migrations", { schema: db.schema, alwaysCreatesSchema: true })) ?? error;
   });
   return { applied, version: LATEST_SCHEMA_VERSION };
 }

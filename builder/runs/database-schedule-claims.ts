@@ -32,9 +32,9 @@ export class DatabaseScheduleClaims implements RunCoordinator {
     try {
       return (await this.db.query(CLAIM, [key, this.options.builder, ttlMs])).length === 1;
     } catch (error) {
-      this.options.log.warn(`scheduled build ${key}: the database could not say which builder runs it, so this one does (another may too): ${describeError(error)}`, {
+      this.options.log.warn(`scheduled build ${key}: the platform database could not say which builder runs it, so this one does (another may too): ${describeError(error)}`, {
         trigger: 'schedule',
-        err: error,
+        backend: 'database',
       });
       return true;
     }

@@ -14,6 +14,12 @@ import type { BuildRun, BuildRuns, RunScope } from './build-runs.ts';
 const RETRY_FIRST_MS = 1_000;
 const RETRY_LONGEST_MS = 60_000;
 
+/** The schedule's task name: node-cron names each period it asks the claims about `<name>:<the period's instant>`. */
+const SCHEDULE_TASK_NAME = 'marquee-full-build';
+
+/** The claim's key of the period beginning at `slot`, as node-cron makes it for the scheduled run: a start-up run claims the same. */
+export const scheduleSlotKey = (slot: Date): string => `${SCHEDULE_TASK_NAME}:${slot.toISOString()}`;
+
 /** Runs one build, already queued in the registry as `runId`. */
 export type RunBuild = (trigger: BuildTrigger, scope: RunScope, runId: string) => Promise<RunResult[]>;
 
@@ -78,7 +84,7 @@ export class FullRuns {
     this.task = cron.schedule(
       expression,
       () => this.soon('schedule'),
-      shared ? { logger, name: 'marquee-full-build', distributed: true, runCoordinator: shared.claims, distributedLease: shared.claimMs } : { logger },
+      shared ? { logger, name: SCHEDULE_TASK_NAME, distributed: true, runCoordinator: shared.claims, distributedLease: shared.claimMs } : { logger },
     );
     if (shared) this.task.on('execution:skipped', (context) => shared.onSkipped(context.date, context.reason ?? 'not-elected'));
   }

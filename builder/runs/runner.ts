@@ -15,9 +15,10 @@ import type { BuildContext, OrganizationResult } from '../build.ts';
 import { InProcessBuildLocks } from '../build-locks.ts';
 import { BackendRetries } from './backend-retries.ts';
 import { type BuildRun, BuildRuns, type RunScope } from './build-runs.ts';
-import { ChangeBuilds } from './change-builds.ts';
+import { ChangeBuilds, type ChangeClaims } from './change-builds.ts';
 import { type DividedRunParts, joinRun, openRun } from './divided-run.ts';
-import { FullRuns } from './full-runs.ts';
+import { FullRuns, scheduleSlotKey } from './full-runs.ts';
+import { currentSlot } from './schedule-slot.ts';
 import type { Verification } from '../platform/versions.ts';
 import { SCHEDULE_CLAIM_MS } from './database-schedule-claims.ts';
 import { recordedBuild, reportUnbuilt } from './recorded-build.ts';
@@ -44,6 +45,11 @@ export interface RunnerOptions {
    */
   workList?: WorkList;
   claimTimeoutMs?: number;
+  /**
+   * Where builders claim change builds (the platform database, shared by every builder), so that
+   * each change is built by one; without, this builder builds every change it hears.
+   */
+  changeClaims?: ChangeClaims;
   /** How often this builder looks for runs other builders opened, and at a run it waits on. */
   pollMs?: number;
 }
@@ -115,6 +121,8 @@ export class BuildRunner {
       },
       debounceMs: options.debounceMs ?? 150,
       concurrency: options.changeConcurrency ?? 4,
+      // Looked at as often as a live builder keeps its claims: a dead one's is taken over soon after it lapses.
+      ...(options.changeClaims ? { claims: options.changeClaims, lookAgainMs: this.runParts.claimTimeoutMs / 3 } : {}),
     });
     // One look at a time, as a share keeps its claims (run-share.ts): never a queue of them behind a slow work list.
     let looking = false;
@@ -141,6 +149,27 @@ export class BuildRunner {
   /** Queues a run of the organizations changed since they were last built into the store (a process's first run). */
   buildChanged(trigger: BuildTrigger): Promise<RunResult[]> {
     return this.fullRuns.queue(trigger, 'changed').results;
+  }
+
+  /**
+   * A builder's start-up run, as the scheduled run of the period it starts in: with `claims`
+   * (several builders), it claims that period's slot, the claim node-cron makes for the period's
+   * scheduled run, so a builder starting in a period another builder ran (or runs) skips it, saying
+   * so. Skipped only while `othersRunning` says another builder runs now: that one has been
+   * listening for changes, so nothing the skipped run would build is left unbuilt. When none does
+   * (the whole fleet restarted, or this builder is the only one and ran the period before it
+   * restarted), it runs whatever the claim says: changes made while no builder listened are built
+   * now, not at the next period.
+   */
+  async buildThisPeriod(expression: string, claims?: RunCoordinator, othersRunning: () => Promise<boolean> = async () => true): Promise<RunResult[]> {
+    const slot = claims === undefined ? undefined : currentSlot(expression, new Date());
+    if (claims === undefined || slot === undefined || (await claims.shouldRun(scheduleSlotKey(slot), SCHEDULE_CLAIM_MS))) return this.buildChanged('schedule');
+    if (!(await othersRunning().catch(() => false))) return this.buildChanged('schedule');
+    this.log.info(`start-up run skipped: another builder runs the scheduled build of ${slot.toISOString()}, the period this builder starts in`, {
+      trigger: 'schedule',
+      slot: slot.toISOString(),
+    });
+    return [];
   }
 
   /** A change notification for one organization: rebuild it alone after a short quiet period. */
@@ -213,7 +242,7 @@ export class BuildRunner {
     const now = Date.now();
     if (now - this.lastUnreachableWarning < UNREACHABLE_WARNING_EVERY_MS) return;
     this.lastUnreachableWarning = now;
-    this.log.warn(`the run work list could not be reached; this builder asks again: ${describeError(error)}`, { err: error });
+    this.log.warn(`the run work list in the platform database could not be reached; this builder asks again: ${describeError(error)}`, { backend: 'database' });
   }
 
   /**

@@ -198,6 +198,6 @@ export function recordWarnings(log: Log): (error: unknown) => void {
   return (error) => {
     if (Date.now() - last < WARNING_EVERY_MS) return;
     last = Date.now();
-    log.warn(`a build run could not be written to the database; the run goes on, and its next change is written again: ${describeError(error)}`, { err: error });
+    log.warn(`a build run could not be written to the platform database; the run goes on, and its next change is written again: ${describeError(error)}`, { backend: 'database' });
   };
 }

@@ -13,6 +13,7 @@
 import { readFile } from 'node:fs/promises';
 import { packagePath } from '../../runtime/package-root.ts';
 import { PlatformDatabaseError, quoteIdentifier, type SqlClient, type SqlQueries } from '../database/sql.ts';
+import { migrationRefusal } from './migration-grants.ts';
 import { reachSourceVersionsFromTriggers } from './source-versions.ts';
 
 interface MarqueeMigration {
@@ -43,6 +44,7 @@ const MIGRATIONS: readonly MarqueeMigration[] = [
   { number: 10, name: 'publication-log', earlier: [] },
   { number: 11, name: 'trail-head-index', earlier: [] },
   { number: 12, name: 'key-usage', earlier: [] },
+  { number: 14, name: 'change-claims', earlier: [] },
 ];
 
 /** Every migration's number, in the order they are applied. */
@@ -97,6 +99,9 @@ export async function migrateMarquee(db: SqlClient): Promise<MarqueeMigrationRes
       }
     });
   } catch (error) {
+    // Made only when missing (above), so CREATE on the database is asked only then.
+    const refusal = await migrationRefusal(error, db, "Marquee's migrations", { schema: db.marqueeSchema, alwaysCreatesSchema: false });
+    if (refusal) throw refusal;
     throw new PlatformDatabaseError(
       `cannot apply Marquee's migrations to ${db.description} (schema "${db.marqueeSchema}"): ${(error as Error).message}; the role of DATABASE_URL needs, once, CREATE on the database (to create schema "${db.marqueeSchema}") or on that schema if it exists, and ownership of any marquee_* relations an earlier release made in schema "${db.schema}" — or run \`marquee db migrate\` once as a role that has them (docs/platform.md)`,
       { cause: error },

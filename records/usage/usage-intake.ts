@@ -3,6 +3,7 @@
 // transaction each round (usage-store.ts, exactly once by batch id), and only then marks them
 // counted, which lets their gateways forget them. Hourly, it prunes what is older than
 // USAGE_RETENTION_DAYS. Every builder runs one; two taking the same batch count it once.
+import { describeError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import { PeriodicRounds } from '../../runtime/periodic-rounds.ts';
 import type { SqlClient } from '../database/sql.ts';
@@ -22,6 +23,8 @@ export interface UsageIntakeOptions {
   intervalMs?: number;
   /** Milliseconds since the epoch; injected so tests control time. */
   clock?: () => number;
+  /** What the shared place is, for a warning that it failed: its name ("Redis") and the `backend` field's value ("redis"). */
+  place?: { name: string; backend: string };
 }
 
 export interface IntakeRound {
@@ -67,9 +70,12 @@ export class UsageIntake {
   }
 
   private async roundOnce(): Promise<IntakeRound | undefined> {
+    // Which backend the round is using, so that a failure's warning names the one that failed.
+    let using: 'place' | 'database' = 'place';
     try {
       const total: IntakeRound = { added: 0, repeated: 0, unreadable: 0 };
       for (let page = 0; page < ROUND_PAGES; page++) {
+        using = 'place';
         const waiting = await this.inbox.waiting(PAGE);
         const batches: UsageBatch[] = [];
         for (const { id, payload } of waiting) {
@@ -80,21 +86,33 @@ export class UsageIntake {
             this.log.error('usage intake: a waiting batch is unreadable and is set aside', { batch: id, err: error });
           }
         }
+        using = 'database';
         const counted = await countBatches(this.db, batches);
+        using = 'place';
         await this.inbox.markCounted(waiting.map((batch) => batch.id));
         total.added += counted.added;
         total.repeated += counted.repeated;
         if (waiting.length < PAGE) break;
       }
+      using = 'database';
       await this.pruneHourly();
       if (this.failing) this.log.info('usage intake: counting again');
       this.failing = false;
       return total;
     } catch (error) {
-      if (!this.failing) this.log.warn('usage intake: cannot count usage; the batches wait in the shared place and are counted once it works again', { err: error });
+      if (!this.failing) this.warnOfFailure(using, error);
       this.failing = true;
       return undefined;
     }
+  }
+
+  /** Once per outage, one line naming the backend that failed and why. */
+  private warnOfFailure(failed: 'place' | 'database', error: unknown): void {
+    const place = this.options.place ?? { name: 'the shared place', backend: 'shared place' };
+    const backend = failed === 'database' ? 'the platform database' : place.name;
+    this.log.warn(`usage intake: cannot count usage: ${backend} failed (${describeError(error)}); the batches wait in ${place.name} and are counted once it answers again`, {
+      backend: failed === 'database' ? 'database' : place.backend,
+    });
   }
 
   private async pruneHourly(): Promise<void> {

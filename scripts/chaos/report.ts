@@ -27,6 +27,12 @@ export function formatReport(results: InvariantResult[], shown = VIOLATIONS_SHOW
   return lines.join('\n');
 }
 
+/** What a fault kept from whom; a campaign stall (harness-stalls.ts) held everything, said in words. */
+function describeAffected(fault: History['faults'][number]): string {
+  if (fault.kind === 'harness-stall') return 'every process, every backend (the campaign itself paused)';
+  return fault.affects.map((affected) => `${affected.process}:${affected.backend}`).join(' ') || '—';
+}
+
 /** The seed and every fault as applied, in order of start: what a failed run prints so that it can be replayed and read. */
 export function formatFaultSchedule(history: History): string {
   const rows = [...history.faults]
@@ -38,7 +44,7 @@ export function formatFaultSchedule(history: History): string {
       instant(fault.startedAt),
       instant(fault.healedAt),
       fault.healedAt === undefined ? 'unhealed' : instant(fault.healedAt - fault.startedAt),
-      fault.affects.map((affected) => `${affected.process}:${affected.backend}`).join(' ') || '—',
+      describeAffected(fault),
     ]);
   const header = ['fault', 'kind', 'target', 'started', 'healed', 'lasted', 'affects'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));

@@ -45,6 +45,8 @@ const MARQUEE_RELATIONS = [
   'marquee_key_usage',
   'marquee_key_usage_origins',
   'marquee_usage_batches',
+  // 14: which builder builds each organization's latest change (builder/runs/database-change-claims.ts)
+  'marquee_change_claims',
   // 7: every run with who asked for it (records/runs/run-record.ts), and the running builders' webhook settings (builder/webhooks/webhook-store.ts)
   'marquee_run_records',
   'marquee_builder_policies',

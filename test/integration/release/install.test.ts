@@ -1,18 +1,28 @@
 // The release as an operator installs it: `npm pack` makes a tarball of compiled JavaScript,
-// schemas, templates, migrations, docs and the systemd units (no sources, no tests), which
-// `npm install -g` installs without the repository, without a development dependency and without
-// a warning about Marquee (a `prepare` script, which scripts/ does not ship with, made one); the
-// installed `marquee start` then works from an empty directory, keeping its state under ./var
-// there, and the other commands work beside it. The units of deploy/ pass systemd-analyze verify
-// with ExecStart pointing at the installed command.
+// schemas, templates, migrations, docs and deploy/ (no sources, no tests), which `npm install -g`
+// installs without the repository, without a development dependency and without a warning about
+// Marquee (a `prepare` script, which scripts/ does not ship with, made one); the installed
+// `marquee start` then works from an empty directory, keeping its state under ./var there, and the
+// other commands work beside it. The units of deploy/ pass systemd-analyze verify with ExecStart
+// pointing at the installed command. And docs/production.md's recipe runs as written with that
+// installation: its blocks that need no root, in order, on a real PostgreSQL 15, Redis, s3rver and
+// the shipped nginx CDN configuration, then each unit's command with the unit's own environment
+// files; one tarball for the whole file, since packing and installing are most of its cost.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marqueeProcess } from '../../support/cli.ts';
+import { type Daemon, daemon } from '../../support/daemon.ts';
+import { freePort } from '../../support/ports.ts';
+import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
+import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
+import { editEnvironment, environmentOf, recipeBlocks, substitute, unitDirectives } from './recipe.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTALL_TIMEOUT_MS = 240_000;
@@ -85,7 +95,10 @@ describe('npm pack', () => {
       'docs/production.md',
       'deploy/marquee-gateway.service',
       'deploy/marquee-builder.service',
-      'deploy/marquee.env.example',
+      'deploy/shared.env',
+      'deploy/gateway.env',
+      'deploy/builder.env',
+      'deploy/nginx/marquee-cdn.conf',
       'README.md',
       'package.json',
     ]) {
@@ -151,4 +164,230 @@ describe('the systemd units', () => {
     expect(verify.stderr).toBe('');
     expect(verify.code).toBe(0);
   });
+
+  it.each([
+    ['marquee-gateway.service', 'gateway.env'],
+    ['marquee-builder.service', 'builder.env'],
+  ])('%s reads the shared file, then its own', async (unit, own) => {
+    const text = await readFile(join(ROOT, 'deploy', unit), 'utf8');
+    expect(unitDirectives(text, 'EnvironmentFile')).toEqual(['/etc/marquee/shared.env', `/etc/marquee/${own}`]);
+  });
 });
+
+describe('the environment files of deploy/', () => {
+  const files = async () => {
+    const read = async (name: string) => environmentOf(await readFile(join(ROOT, 'deploy', name), 'utf8'));
+    return { shared: await read('shared.env'), gateway: await read('gateway.env'), builder: await read('builder.env') };
+  };
+
+  it("give a gateway no database credential, and a builder the database, the signing key and the publication log's origin", async () => {
+    const { shared, gateway, builder } = await files();
+    const gatewaySees = { ...shared, ...gateway };
+    expect(Object.keys(gatewaySees).filter((name) => /^(DATABASE_URL|PG[A-Z]+|PLATFORM_SCHEMA|MARQUEE_SCHEMA|SNAPSHOT_SIGNING_KEY)$/.test(name))).toEqual([]);
+    expect(builder).toMatchObject({ DATABASE_URL: expect.stringMatching(/^postgres:\/\//), SNAPSHOT_SIGNING_KEY: '/etc/marquee/signing-key.pem' });
+    expect(builder.PUBLICATION_LOG_ORIGIN).toMatch(/\S/);
+  });
+
+  it('let a gateway and a builder run on one machine: distinct ports, and one token each', async () => {
+    const { shared, gateway, builder } = await files();
+    expect(shared.ADMIN_PORT ?? shared.PORT).toBeUndefined();
+    expect(new Set([gateway.PORT, gateway.ADMIN_PORT, builder.ADMIN_PORT]).size).toBe(3);
+    expect(gateway.ADMIN_TOKEN).not.toBe(builder.ADMIN_TOKEN);
+  });
+});
+
+describe('the recipe of docs/production.md, run as written', () => {
+  /** Where the recipe's /etc/marquee and /var/lib are on this "machine". */
+  let machine: string;
+  let postgres: TestPostgres;
+  let redis: TestRedis;
+  let s3: TestS3;
+  let cdn: Daemon;
+  let cdnUrl: string;
+  let pgEnv: NodeJS.ProcessEnv;
+  const processes: Array<{ stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    machine = join(work, 'machine');
+    await mkdir(join(machine, 'etc', 'marquee'), { recursive: true });
+    [postgres, redis, s3] = await Promise.all([startPostgres(), startRedis(), startS3('acme-marquee')]);
+    await createDatabase(postgres.url, 'platform');
+    const server = new URL(postgres.url);
+    // psql's own variables name the server and its administrator, as `sudo -u postgres` would.
+    pgEnv = { PGHOST: server.hostname, PGPORT: server.port, PGUSER: 'postgres' };
+    ({ cdn, cdnUrl } = await startShippedCdn(join(work, 'cdn'), new URL(s3.endpoint).host));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const started of processes) await started.stop();
+    await cdn?.stop('SIGTERM');
+    await Promise.all([postgres?.stop(), redis?.stop(), s3?.stop()]);
+  });
+
+  /** The recipe's paths and names on this machine; every other word runs as written. */
+  const onThisMachine = (): Array<[string, string]> => [
+    ['/etc/marquee', join(machine, 'etc', 'marquee')],
+    ['/var/lib/', `${join(machine, 'var', 'lib')}/`],
+    ['/usr/local/bin/marquee', marquee],
+  ];
+
+  it('migrates as its own role, makes the signing key and a key, and a gateway started as its unit says answers with that key through the nginx CDN', async () => {
+    const markdown = await readFile(join(ROOT, 'docs', 'production.md'), 'utf8');
+    const blocks = recipeBlocks(markdown, '## A recipe');
+    const recipe = blocks.join('\n');
+    for (const step of ['psql ', 'marquee signing-key create --group marquee ', 'marquee db migrate', 'marquee keys create ']) expect(recipe).toContain(step);
+
+    // Step 1, as root: the files, where the recipe installs them.
+    const etc = join(machine, 'etc', 'marquee');
+    const gatewayPort = await freePort();
+    const [gatewayAdminPort, builderAdminPort] = [await freePort(), await freePort()];
+    const shipped = async (name: string) => substitute(await readFile(join(ROOT, 'deploy', name), 'utf8'), onThisMachine());
+    // Step 3, the operator's edit: this machine's servers and ports.
+    await writeFile(
+      join(etc, 'shared.env'),
+      editEnvironment(await shipped('shared.env'), {
+        REDIS_URL: redis.url,
+        S3_ENDPOINT: s3.endpoint,
+        AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+      }),
+    );
+    await writeFile(
+      join(etc, 'builder.env'),
+      editEnvironment(substitute(await shipped('builder.env'), [['db.internal:5432', `${pgEnv.PGHOST}:${pgEnv.PGPORT}`]], 'builder.env'), {
+        ADMIN_PORT: String(builderAdminPort),
+        CLOUDFRONT_DISTRIBUTION_ID: null,
+      }),
+    );
+    await writeFile(
+      join(etc, 'gateway.env'),
+      editEnvironment(await shipped('gateway.env'), { PORT: String(gatewayPort), ADMIN_PORT: String(gatewayAdminPort), SNAPSHOT_CDN_URL: `${cdnUrl}/prod` }),
+    );
+
+    // The service account's group is this test's own.
+    const group = (await run('id', ['-gn'])).stdout.trim();
+    const shell = { ...operatorEnv(), ...pgEnv, PATH: `${join(work, 'prefix', 'bin')}:${process.env.PATH}` };
+    let key: string | undefined;
+    for (const block of blocks) {
+      // The platform's own data, as the platform writes it, once its relations exist.
+      if (block.includes('marquee keys create')) await platformSql(postgres.url, "INSERT INTO organizations (name, slug) VALUES ('Acme Events', 'acme')");
+      const script = substitute(block, [...onThisMachine(), ['--group marquee ', `--group ${group} `]]);
+      const ran = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: machine, env: shell, timeout: 120_000 });
+      expect(ran.code, `${script}\n${ran.stdout}\n${ran.stderr}`).toBe(0);
+      key ??= /^secret[^:]*: (mqk_\w+)$/m.exec(ran.stdout)?.[1];
+    }
+    // db migrate ran as the role the recipe made, not as the administrator.
+    expect(await platformSql(postgres.url, "SELECT nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = 'marquee'")).toEqual([{ owner: 'marquee' }]);
+    const signingKey = await stat(join(etc, 'signing-key.pem'));
+    expect(signingKey.mode & 0o777).toBe(0o640);
+    expect(signingKey.gid).toBe(Number((await run('id', ['-g'])).stdout.trim()));
+    expect(key).toBeDefined();
+
+    // Step 6, as systemd would: each unit's command with its own environment files, builders first.
+    processes.push(await startUnit('marquee-builder.service', /builder running/));
+    processes.push(await startUnit('marquee-gateway.service', /gateway listening on/));
+    const gateway = `http://127.0.0.1:${gatewayPort}`;
+    await expect
+      .poll(
+        async () => {
+          const answer = await fetch(`${gateway}/api/integration/v1/organization`, { headers: { authorization: `Bearer ${key}` } });
+          return answer.status === 200 ? ((await answer.json()) as { id: string; slug: string }) : answer.status;
+        },
+        { timeout: 60_000, interval: 250 },
+      )
+      .toMatchObject({ slug: 'acme' });
+
+    // The CDN keeps what the objects' headers say: a manifest for good, a pointer never.
+    const id = ((await (await fetch(`${gateway}/api/integration/v1/organization`, { headers: { authorization: `Bearer ${key}` } })).json()) as { id: string }).id;
+    const pointer = await fetch(`${cdnUrl}/prod/orgs/${id}/current.json`);
+    expect(pointer.status).toBe(200);
+    const { snapshotId } = (await pointer.json()) as { snapshotId: string };
+    const cacheStatus = async (path: string) => (await fetch(`${cdnUrl}/prod/orgs/${id}/${path}`)).headers.get('x-cache-status');
+    await cacheStatus(`snapshots/${snapshotId}.json`);
+    expect(await cacheStatus(`snapshots/${snapshotId}.json`)).toBe('HIT');
+    expect(await cacheStatus('current.json')).not.toBe('HIT');
+  }, 300_000);
+
+  it('names the grant a role lacks when PostgreSQL refuses db migrate, as SQL to run, without a stack', async () => {
+    // Each role on a database of its own: the first makes schema marquee in its own.
+    const migrateAs = async (role: string, privileges: string) => {
+      const url = new URL(await createDatabase(postgres.url, `platform_${role}`));
+      await platformSql(postgres.url, `CREATE ROLE ${role} LOGIN`);
+      await platformSql(postgres.url, `GRANT ${privileges} ON DATABASE platform_${role} TO ${role}`);
+      url.username = role;
+      return run(marquee, ['db', 'migrate'], { cwd: machine, env: { ...operatorEnv(), DATABASE_URL: url.toString(), MARQUEE_HOME: join(machine, role) } });
+    };
+    // The recipe of earlier releases: CREATE on the database, which PostgreSQL 15 no longer extends to schema public.
+    const [short, nothing] = await Promise.all([migrateAs('marquee_short', 'CONNECT, CREATE'), migrateAs('marquee_nothing', 'CONNECT')]);
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('permission denied for schema public');
+    expect(short.stderr).toContain('GRANT USAGE, CREATE ON SCHEMA "public" TO "marquee_short";');
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('GRANT CREATE ON DATABASE "platform_marquee_nothing" TO "marquee_nothing";');
+    for (const refused of [short, nothing]) expect(refused.stderr).not.toMatch(/^\s+at /m);
+  }, 60_000);
+
+  /** A unit's ExecStart, in its WorkingDirectory, with its EnvironmentFile= files read in order (a later one wins), as systemd starts it. */
+  async function startUnit(name: string, ready: RegExp): Promise<{ stop(): Promise<void> }> {
+    const unit = substitute(await readFile(join(ROOT, 'deploy', name), 'utf8'), onThisMachine(), name);
+    const environment: Record<string, string> = {};
+    for (const file of unitDirectives(unit, 'EnvironmentFile')) Object.assign(environment, environmentOf(await readFile(file, 'utf8')));
+    const [command, ...args] = unitDirectives(unit, 'ExecStart')[0]!.split(/\s+/);
+    const cwd = unitDirectives(unit, 'WorkingDirectory')[0]!;
+    // StateDirectory= makes it.
+    await mkdir(cwd, { recursive: true });
+    return marqueeProcess(args, { ...(operatorEnv() as Record<string, string>), ...environment }, ready, { command: command!, cwd, readyTimeoutMs: 60_000 });
+  }
+});
+
+/** The shipped deploy/nginx/marquee-cdn.conf, with only the store's address, the port, the scheme and the cache's directory this machine's. */
+async function startShippedCdn(prefix: string, store: string): Promise<{ cdn: Daemon; cdnUrl: string }> {
+  await mkdir(join(prefix, 'logs'), { recursive: true });
+  const port = await freePort();
+  const shipped = await readFile(join(ROOT, 'deploy', 'nginx', 'marquee-cdn.conf'), 'utf8');
+  const site = substitute(
+    shipped,
+    [
+      ['server acme-marquee.s3.eu-central-1.amazonaws.com:443;', `server ${store};`],
+      // s3rver speaks plain HTTP; it reads the bucket from the Host header the file sets, as S3 does.
+      ['proxy_pass https://marquee_store;', 'proxy_pass http://marquee_store;'],
+      ['listen 8090;', `listen 127.0.0.1:${port};`],
+      ['/var/cache/nginx/marquee', join(prefix, 'cache')],
+    ],
+    'deploy/nginx/marquee-cdn.conf',
+  );
+  await writeFile(join(prefix, 'marquee-cdn.conf'), site);
+  // What Debian's nginx.conf gives a conf.d file: the http context, here with this directory's paths.
+  await writeFile(
+    join(prefix, 'nginx.conf'),
+    `daemon off;
+user root;
+worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/logs/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/client_body;
+  proxy_temp_path ${prefix}/proxy;
+  include ${prefix}/marquee-cdn.conf;
+}
+`,
+  );
+  const cdn = daemon('nginx', '/usr/sbin/nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], port);
+  await cdn.start();
+  return { cdn, cdnUrl: `http://127.0.0.1:${port}` };
+}
+
+/** One statement on the platform database as its administrator; the rows. */
+async function platformSql(serverUrl: string, text: string): Promise<unknown[]> {
+  const url = new URL(serverUrl);
+  url.pathname = '/platform';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
