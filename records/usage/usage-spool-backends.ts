@@ -33,6 +33,10 @@ export function openUsageInbox(shared: SharedState, log: Log): { inbox: UsageInb
       if (!connected) await whenReady(redis, INTAKE_CONNECTION.commandTimeout);
       return spool.waiting(limit);
     },
+    countWaiting: async () => {
+      if (!connected) await whenReady(redis, INTAKE_CONNECTION.commandTimeout);
+      return spool.countWaiting();
+    },
     markCounted: (ids) => spool.markCounted(ids),
   };
   return { inbox, close: () => closeRedis(redis) };

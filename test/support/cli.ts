@@ -50,7 +50,13 @@ export function marqueeProcess(
     cwd?: string;
   } = {},
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string; stop(): Promise<void> }> {
-  const child = spawn(executable, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
+  // No drain unless a test asks for one (SHUTDOWN_DRAIN_SECONDS, bin/shutdown.ts): no balancer is in
+  // front of these processes, and stop() would otherwise wait out 5 s of /readyz 503 each time.
+  const child = spawn(executable, args, {
+    env: { ...process.env, SHUTDOWN_DRAIN_SECONDS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd === undefined ? {} : { cwd }),
+  });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {

@@ -17,6 +17,8 @@ const LONGEST_SECONDS: Record<string, number> = {
   'test/integration/production/fault-matrix.test.ts': 115,
   'test/integration/production/redis-lost-mid-run.test.ts': 82,
   'test/integration/webhooks/webhooks.test.ts': 78,
+  // A rolling restart behind nginx and three backends stopped, 2026-12-02: 72 s (150 s at load average 20).
+  'test/integration/production/readiness.test.ts': 72,
   'test/integration/cli/cli.test.ts': 59,
   'test/integration/builder/divided-runs.test.ts': 59,
   'test/integration/cli/history-evidence.test.ts': 57,

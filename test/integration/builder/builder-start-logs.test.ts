@@ -19,6 +19,8 @@ import type { SqlClient } from '../../../records/database/sql.ts';
 import { migrateMarquee } from '../../../records/schema/migrate.ts';
 import { encodeBatch } from '../../../records/usage/usage-batch.ts';
 import { RedisUsageSpool } from '../../../records/usage/redis-usage-spool.ts';
+import { BackendStates } from '../../../runtime/backend-states.ts';
+import { ProcessReadiness } from '../../../runtime/readiness.ts';
 import { closeRedis, connectRedis } from '../../../runtime/redis-connection.ts';
 import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
@@ -70,7 +72,7 @@ async function startBuilder(name: string, log: RecordingLog): Promise<BuilderPro
     { builds: true },
   );
   // The builder process closes the database it is handed.
-  const builder = await openBuilderProcess(config, await openPostgres(postgres.url), { log });
+  const builder = await openBuilderProcess(config, await openPostgres(postgres.url), { log, readiness: new ProcessReadiness(new BackendStates()) });
   builders.push(builder);
   await builder.run('schedule');
   return builder;
