@@ -1,11 +1,11 @@
 // The admin port's Express app (docs/design.md "Admin API and console"). Every process serves
-// /healthz (no token) and /metrics (its own Registry); builder and start also serve the JSON API
-// and the console. Everything but /healthz needs ADMIN_TOKEN or, where the control plane is served,
+// /healthz and /readyz (no token) and /metrics (its own Registry); builder and start also serve the
+// JSON API and the console. Everything but /healthz and /readyz needs ADMIN_TOKEN or, where the control plane is served,
 // a named admin credential; /metrics is for every role (auditor up). No CORS at all, and preflights
 // are refused, so a page of another site can neither read an answer nor send JSON.
 import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
-import type { HealthReport } from '../runtime/health.ts';
+import { healthz, type ReadinessReport, readyz } from '../runtime/readiness.ts';
 import type { Log } from '../runtime/log.ts';
 import { adminAnswerHeaders } from './answer-headers.ts';
 import { adminApiRouter } from './api.ts';
@@ -18,12 +18,12 @@ import type { AdminServices } from './services.ts';
 import { failedLoginEntries } from './trail/failed-logins.ts';
 
 export interface AdminAppOptions {
-  /** ADMIN_TOKEN; undefined: only /healthz is served (a process that was given none). */
+  /** ADMIN_TOKEN; undefined: only /healthz and /readyz are served (a process that was given none). */
   token: string | undefined;
   /** The process's metrics, served at /metrics. */
   registry: Registry;
-  /** What GET /healthz answers: 200 when `status` is ok, else 503, with the problems in the body. */
-  health: () => HealthReport;
+  /** What GET /readyz answers (runtime/readiness.ts): 200 when ready, else 503, with the backends and problems in the body. */
+  readiness: () => ReadinessReport;
   log: Log;
   /** The control plane (builder, start); absent for serve. */
   services?: AdminServices;
@@ -41,10 +41,8 @@ export function createAdminApp(options: AdminAppOptions): Express {
     if (req.method !== 'OPTIONS') return next();
     next(adminError('METHOD_NOT_ALLOWED', 'The admin port answers no CORS preflight: it serves no other site.', { Allow: 'GET, HEAD, POST, PATCH' }));
   });
-  app.get('/healthz', function healthz(_req, res) {
-    const report = options.health();
-    res.status(report.status === 'ok' ? 200 : 503).json(report);
-  });
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(options.readiness));
   if (options.token !== undefined) {
     app.use(requestIds());
     // Named credentials live in the platform database, which only the control plane's processes hold.

@@ -153,7 +153,7 @@ try {
         onBuildError: () => {},
         answerAsOf,
       });
-      const app = createAdminApp({ token: TOKEN, registry: new Registry(), health: () => ({ status: 'ok' }), log: new RecordingLog(), services });
+      const app = createAdminApp({ token: TOKEN, registry: new Registry(), readiness: () => ({ status: 'ready', backends: {} }), log: new RecordingLog(), services });
       const server = app.listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

@@ -122,7 +122,7 @@ function hourBatches(hour: number, keys: readonly CountedKey[], gatewayId: strin
 function hourByHour(spools: readonly RedisUsageSpool[]): { inbox: UsageInbox; select(hour: number): void } {
   let current = spools[0]!;
   return {
-    inbox: { waiting: (limit) => current.waiting(limit), markCounted: (ids) => current.markCounted(ids) },
+    inbox: { waiting: (limit) => current.waiting(limit), countWaiting: () => current.countWaiting(), markCounted: (ids) => current.markCounted(ids) },
     select: (hour) => void (current = spools[hour]!),
   };
 }

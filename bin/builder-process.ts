@@ -17,8 +17,12 @@ import { createAdminServices } from '../admin/services.ts';
 import { adminTokenSecret } from './admin-token.ts';
 import { openScheduleClaims, openWorkList } from '../builder/fleet-backends.ts';
 import { registerBuilderMetrics } from '../builder/metrics.ts';
+import { watchBuilderBackends } from '../builder/backend-watch.ts';
+import { registerFleetFigures } from '../builder/fleet-figures.ts';
+import { snapshotLag } from '../builder/platform/snapshot-lag.ts';
+import { schedulePeriodMs } from '../builder/schedule-period.ts';
+import type { ProcessReadiness } from '../runtime/readiness.ts';
 import { listenForChanges } from '../builder/platform/changes.ts';
-import { listOrganizations } from '../builder/platform/organizations.ts';
 import type { SqlClient } from '../records/database/sql.ts';
 import { BuildRuns } from '../builder/runs/build-runs.ts';
 import { DatabaseRunRecord, recordWarnings } from '../records/runs/run-record.ts';
@@ -40,12 +44,17 @@ import { type BuildServices, openBuildServices, platformSource } from './service
 export interface BuilderProcessOptions {
   /** The builder's log. */
   log: Log;
+  /**
+   * The process's readiness, which the builder joins as one part (builder/backend-watch.ts) and
+   * whose backend states its probes write; start's gateway joins the same.
+   */
+  readiness: ProcessReadiness;
   /** The admin port: the admin API, the console and /metrics on `registry`. Absent: not served (builder without ADMIN_TOKEN). */
   admin?: { token: string; registry: Registry; log: Log };
   /**
    * start's gateway, over the store this process builds into and hearing its publishes on its
    * channel. Bound before anything is built, so a port in use is known at once, not after a full
-   * build; the admin port's /healthz then answers what the gateway's does.
+   * build; the admin port's /readyz then answers for both.
    */
   gateway?: (build: BuildServices) => Promise<ServedGateway>;
   /** Tests: how often the publication log's checkpoint is looked at, instead of every half minute. */
@@ -76,9 +85,18 @@ export interface BuilderProcess {
 
 /** Opens a builder process's parts on `db`, which it closes on `close()`; nothing is built before `run`. */
 export async function openBuilderProcess(config: Config, db: SqlClient, options: BuilderProcessOptions): Promise<BuilderProcess> {
-  const { log } = options;
-  const build = openBuildServices(config, log);
+  const { log, readiness } = options;
+  const build = openBuildServices(config, log, undefined, readiness.states);
   await build.store.prepare?.(log);
+  // The database, the store, Redis and the CDN, probed in the background for /readyz and /metrics.
+  const watch = watchBuilderBackends(readiness.states, {
+    db,
+    store: build.store,
+    redisUrl: config.redisUrl,
+    cdn: config.cloudFrontDistributionId !== undefined,
+    log,
+  });
+  readiness.add(() => watch.part());
   const gateway = await options.gateway?.(build);
   // With Redis, runs are divided among the builders through the platform database.
   const workList = openWorkList(config, db);
@@ -125,9 +143,21 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       : undefined;
 
   let admin: ListeningServer | undefined;
+  let figures: { stop(): void } | undefined;
   if (options.admin) {
     const { token, registry, log: adminLog } = options.admin;
-    registerBuilderMetrics(registry, { runs: runner.runs, store: build.store, organizationIds: async () => (await listOrganizations(db)).map((organization) => organization.id) });
+    registerBuilderMetrics(registry, { runs: runner.runs });
+    // A change not built within two scheduled periods is stale, unless SNAPSHOT_STALE_AFTER says otherwise.
+    const staleAfterMs = config.snapshotStaleAfterMs ?? 2 * schedulePeriodMs(config.buildSchedule);
+    figures = registerFleetFigures(
+      registry,
+      {
+        snapshotLag: () => snapshotLag(db, build.store.description, staleAfterMs),
+        webhookBacklog: () => webhooks.store.pending(),
+        usageBatchesWaiting: () => usageInbox.inbox.countWaiting(),
+      },
+      { log },
+    );
     // The admin API and the console work on the same parts as this process's builds, keys and webhook deliveries.
     const services = createAdminServices({
       db,
@@ -142,8 +172,10 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       publicationLog,
       knownSecrets: [adminTokenSecret(token)],
     });
-    const health = gateway ? () => gateway.running.health() : () => ({ status: 'ok' as const });
-    admin = await listenAdminPort(config, createAdminApp({ token, registry, health, log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }));
+    admin = await listenAdminPort(
+      config,
+      createAdminApp({ token, registry, readiness: () => readiness.report(), log: adminLog, services, console: consoleRouter(services, { log: adminLog }) }),
+    );
   }
 
   let unlisten: (() => Promise<void>) | undefined;
@@ -169,6 +201,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
     // at once, since none needs another; and last the database, which all of them read or write.
     close: async () => {
       await unlisten?.();
+      figures?.stop();
       await admin?.close();
       await runner.stop();
       await heads.stop();
@@ -176,7 +209,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
       await gateway?.running.close();
       // After the gateway: its last counts, moved as it closed, are counted before the database closes.
       await usage.stop();
-      await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close(), usageInbox.close()]);
+      await Promise.all([gateway?.close(), control.close(), build.close(), workList?.close(), webhooks.close(), usageInbox.close(), watch.stop()]);
       await db.close();
     },
   };

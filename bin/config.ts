@@ -94,7 +94,21 @@ export interface Config {
   usageRetentionDays: number;
   /** USAGE_MOVE_SECONDS: how often a gateway moves its usage counts to the shared place (1 to 10, default 10). */
   usageMoveMs: number;
+  /**
+   * SHUTDOWN_DRAIN_SECONDS: after SIGTERM, how long a process with a gateway (serve, start) answers
+   * /readyz 503 while it still serves, before it stops taking connections (bin/shutdown.ts); 0: none.
+   */
+  shutdownDrainMs: number;
+  /**
+   * SNAPSHOT_STALE_AFTER: how long a platform change may wait to be built before its organization's
+   * snapshot counts as stale (marquee_snapshots_stale); undefined: twice BUILD_SCHEDULE's period.
+   */
+  snapshotStaleAfterMs: number | undefined;
 }
+
+/** Long enough for a load balancer that probes /readyz every 2 s to see two refusals (most take it out after two). */
+const DEFAULT_DRAIN_SECONDS = 5;
+const MAX_DRAIN_SECONDS = 300;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Three months of usage per key: long enough to see who still uses a key before it is revoked. */
@@ -151,6 +165,8 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   const retention = retentionSettings(settings);
   const usageRetentionDays = settings.wholeNumber('USAGE_RETENTION_DAYS', DEFAULT_USAGE_RETENTION_DAYS, 1);
   const usageMoveMs = usageMoveSetting(settings);
+  const shutdownDrainMs = drainSetting(settings);
+  const snapshotStaleAfterMs = settings.text('SNAPSHOT_STALE_AFTER') === undefined ? undefined : settings.duration('SNAPSHOT_STALE_AFTER', 0);
   const admin = adminSettings(settings);
   const gatewayHost = gatewayHostSetting(settings);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
@@ -185,7 +201,17 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     webhooks,
     usageRetentionDays,
     usageMoveMs,
+    shutdownDrainMs,
+    snapshotStaleAfterMs,
   };
+}
+
+/** SHUTDOWN_DRAIN_SECONDS: whole seconds, 0 (no drain: tests, a process behind no load balancer) to MAX_DRAIN_SECONDS. */
+function drainSetting(settings: Settings): number {
+  const seconds = settings.wholeNumber('SHUTDOWN_DRAIN_SECONDS', DEFAULT_DRAIN_SECONDS, 0);
+  if (seconds <= MAX_DRAIN_SECONDS) return seconds * 1000;
+  settings.problem(`SHUTDOWN_DRAIN_SECONDS must be at most ${MAX_DRAIN_SECONDS}, got ${seconds}`);
+  return DEFAULT_DRAIN_SECONDS * 1000;
 }
 
 /** USAGE_MOVE_SECONDS: at most 10, what a killed gateway can lose of its counts (docs/reliability.md). */

@@ -4,8 +4,10 @@
 // address) is printed as plain lines for the person who typed the command; the demo key and the
 // admin token never go to the log. Each process has its own metrics Registry, served on its
 // admin port (ADMIN_PORT): builder and start serve the admin API and console there too, serve
-// only /healthz and /metrics (docs/design.md "Admin API and console"). start and builder each
-// run a builder process (bin/builder-process.ts), which opens and closes its parts in one order.
+// only /healthz, /readyz and /metrics (docs/design.md "Admin API and console"). start and builder
+// each run a builder process (bin/builder-process.ts), which opens and closes its parts in one
+// order. Each process keeps one record of its backends' states (runtime/backend-states.ts), which
+// its /readyz and its /metrics both read, and drains before it closes (bin/shutdown.ts).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
@@ -17,12 +19,15 @@ import { openGatewayAccess } from '../gateway/access/access-backends.ts';
 import type { GatewayDeps } from '../gateway/app.ts';
 import { cacheBudgets } from '../gateway/cache-budget.ts';
 import { gatewayMetrics } from '../gateway/metrics.ts';
-import type { HealthReport } from '../runtime/health.ts';
+import { registerBackendMetrics } from '../runtime/backend-metrics.ts';
+import { BackendStates } from '../runtime/backend-states.ts';
+import { ProcessReadiness } from '../runtime/readiness.ts';
 import { type RunningGateway, startGateway } from '../gateway/server.ts';
 import { OperatorError } from '../runtime/errors.ts';
 import { writeFileAtomically } from '../runtime/files.ts';
 import type { Log } from '../runtime/log.ts';
 import { openPublishChannel } from '../snapshot/publish-channel-backends.ts';
+import type { Registry } from 'prom-client';
 import { listenAdminPort, processRegistry } from './admin-port.ts';
 import { adminTokenFile } from './admin-token.ts';
 import { openBuilderProcess } from './builder-process.ts';
@@ -36,6 +41,7 @@ import { tightenEmbeddedDatabase, tightenHome } from './owner-only-home.ts';
 import { ensureHome } from '../runtime/shared-state.ts';
 import { actingAs } from '../admin/acting.ts';
 import { cliRecorder, recordMigrations, systemAttribution } from './commands/trail.ts';
+import { onShutdown } from './shutdown.ts';
 
 export async function startCommand(config: Config, options: { sample?: boolean } = {}): Promise<void> {
   const log = await createLog({ format: config.logFormat });
@@ -46,18 +52,24 @@ export async function startCommand(config: Config, options: { sample?: boolean }
   const { db, sampleLoaded } = await openStartDatabase(config, log, options);
   if (config.databaseUrl === undefined) await tightenEmbeddedDatabase(config.home, log);
   const gatewayLog = log.child({ component: 'gateway' });
-  // One Registry for both halves: the gateway's request metrics and the builder's.
+  // One Registry for both halves: the gateway's request metrics and the builder's; one readiness too.
   const registry = processRegistry();
+  const readiness = processReadiness(registry);
   // The demo runs without configuration: a token is made for the admin port and kept beside the data.
   const token = config.adminToken ?? (await startAdminToken(config.home));
   const builder = await openBuilderProcess(config, db, {
     log: log.child({ component: 'builder' }),
+    readiness,
     admin: { token, registry, log: log.child({ component: 'admin' }) },
     // One channel for both halves: the gateway hears this process's publishes, and with Redis every other gateway does too.
     gateway: async (build) => {
       const source = openSnapshotSource(config, build.store);
-      const access = await openGatewayAccess(config, gatewayLog, cacheBudgets(config.gatewayCacheBytes));
-      const running = await listenOn(config, { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry) }, LOOPBACK);
+      const access = await openGatewayAccess(config, gatewayLog, cacheBudgets(config.gatewayCacheBytes), readiness.states);
+      const running = await listenOn(
+        config,
+        { snapshots: source.source, ...access.deps, channel: build.channel, log: gatewayLog, metrics: gatewayMetrics(registry), readiness },
+        LOOPBACK,
+      );
       return {
         running,
         close: async () => {
@@ -80,9 +92,15 @@ export async function startCommand(config: Config, options: { sample?: boolean }
     line(`try: curl -s -H 'Authorization: Bearer ${demo.key}' ${gatewayUrl}/api/integration/v1/events`);
   }
   line(`console: ${builder.admin!.url}/ (user any, password: ${config.adminToken === undefined ? `the token in ${shownPath(adminTokenFile(config.home))}` : 'ADMIN_TOKEN'})`);
-  onShutdown(log, async () => {
-    await unrecord();
-    await builder.close();
+  onShutdown({
+    log,
+    readiness,
+    gateway: builder.gateway,
+    drainMs: config.shutdownDrainMs,
+    close: async () => {
+      await unrecord();
+      await builder.close();
+    },
   });
 }
 
@@ -112,19 +130,22 @@ export async function serveCommand(config: Config): Promise<void> {
   const log = (await createLog({ format: config.logFormat })).child({ component: 'gateway' });
   // The key file and the usage spool are kept in MARQUEE_HOME when there is no Redis.
   await tightenHome(config.home, log);
-  // The gateway's request metrics, and Node's, on the admin port's /metrics.
+  // The gateway's request metrics, its backends' and Node's, on the admin port's /metrics.
   const registry = processRegistry();
-  let gateway: RunningGateway | undefined;
-  // Bound first and answering 503 until the gateway is: /healthz here answers what the gateway's does.
-  const starting: HealthReport = { status: 'starting', problems: ['the gateway is not listening yet'] };
-  const admin = await listenAdminPort(config, createAdminApp({ token: config.adminToken, registry, health: () => gateway?.health() ?? starting, log }));
-  if (config.adminToken === undefined) log.info(`ADMIN_TOKEN is not set: ${admin.url} answers /healthz only, not /metrics`, { admin: admin.url });
+  const readiness = processReadiness(registry);
+  // Bound first and answering 503 "starting" until the gateway joins: /readyz here answers what the gateway's does.
+  const admin = await listenAdminPort(config, createAdminApp({ token: config.adminToken, registry, readiness: () => readiness.report(), log }));
+  if (config.adminToken === undefined) log.info(`ADMIN_TOKEN is not set: ${admin.url} answers /healthz and /readyz only, not /metrics`, { admin: admin.url });
   const source = openSnapshotSource(config, config.snapshotStore.open());
-  const access = await openGatewayAccess(config, log, cacheBudgets(config.gatewayCacheBytes));
+  const access = await openGatewayAccess(config, log, cacheBudgets(config.gatewayCacheBytes), readiness.states);
   // Without Redis there is no channel across processes: the gateway re-reads pointers older than a second.
   const channel = config.redisUrl === undefined ? undefined : openPublishChannel(config, log);
   // Every interface unless GATEWAY_HOST says otherwise: serve runs behind a load balancer.
-  gateway = await listenOn(config, { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry) }, undefined);
+  const gateway = await listenOn(
+    config,
+    { snapshots: source.source, ...access.deps, ...(channel ? { channel } : {}), log, metrics: gatewayMetrics(registry), readiness },
+    undefined,
+  );
   const store = config.snapshotStore.description;
   log.info(`gateway listening on ${gateway.url},${boundNote(gateway, ' ', ',')} serving snapshots from ${source.source.description}`, {
     url: gateway.url,
@@ -132,10 +153,17 @@ export async function serveCommand(config: Config): Promise<void> {
     store,
     admin: admin.url,
   });
-  onShutdown(log, async () => {
-    await admin.close();
-    await gateway.close();
-    await Promise.all([access.close(), source.close(), channel?.close()]);
+  onShutdown({
+    log,
+    readiness,
+    gateway,
+    drainMs: config.shutdownDrainMs,
+    close: async () => {
+      await gateway.close();
+      await Promise.all([access.close(), source.close(), channel?.close()]);
+      // Last: /metrics and /readyz answer until the gateway has finished.
+      await admin.close();
+    },
   });
 }
 
@@ -144,9 +172,11 @@ export async function builderCommand(config: Config): Promise<void> {
   await tightenHome(config.home, log);
   const db = await openDatabase(config, { log });
   await versionedSource(db, log);
-  // Only with ADMIN_TOKEN is there an admin port: the admin API, the console and /metrics.
+  // Only with ADMIN_TOKEN is there an admin port: the admin API, the console, /readyz and /metrics.
   const token = config.adminToken;
-  const builder = await openBuilderProcess(config, db, { log, admin: token === undefined ? undefined : { token, registry: processRegistry(), log } });
+  const registry = token === undefined ? undefined : processRegistry();
+  const readiness = processReadiness(registry);
+  const builder = await openBuilderProcess(config, db, { log, readiness, admin: token === undefined || registry === undefined ? undefined : { token, registry, log } });
   const admin = builder.admin;
   if (admin) log.info(`admin API and console on ${admin.url}`, { admin: admin.url });
   else log.info('ADMIN_TOKEN is not set: the admin API, the console and /metrics are not served (set ADMIN_TOKEN to serve them on ADMIN_PORT)');
@@ -158,7 +188,14 @@ export async function builderCommand(config: Config): Promise<void> {
     store: builder.store.description,
     ...(admin ? { admin: admin.url } : {}),
   });
-  onShutdown(log, () => builder.close());
+  onShutdown({ log, readiness, drainMs: config.shutdownDrainMs, close: () => builder.close() });
+}
+
+/** A process's readiness and the backend states it reads, their gauges on `registry` when the process serves /metrics. */
+function processReadiness(registry: Registry | undefined): ProcessReadiness {
+  const states = new BackendStates();
+  if (registry !== undefined) registerBackendMetrics(registry, states);
+  return new ProcessReadiness(states);
 }
 
 /**
@@ -227,22 +264,4 @@ async function listenOn(config: Config, deps: GatewayDeps, defaultHost: string |
 /** What the printed address does not say of a gateway bound to every interface (0.0.0.0 or ::); '' otherwise. */
 function boundNote(running: RunningGateway, before: string, after = ''): string {
   return running.everyInterface ? `${before}on every interface (${running.address})${after}` : '';
-}
-
-function onShutdown(log: Log, close: () => Promise<void>): void {
-  let closing = false;
-  const stop = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info(`${signal}: shutting down`, { signal });
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error('shutdown failed', { err: error });
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
 }

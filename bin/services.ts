@@ -1,6 +1,7 @@
 // Wiring: the one place where configuration becomes real parts. Which backend each seam uses is
 // chosen by the seam itself, in its *-backends.ts (docs/design.md "Backends: one place chooses
 // each"); this only hands them the configuration and puts the parts together.
+import type { BackendStates } from '../runtime/backend-states.ts';
 import { readFileSync } from 'node:fs';
 import { isUuid } from '../snapshot/layout.ts';
 import type { BuildContext } from '../builder/build.ts';
@@ -82,7 +83,8 @@ export interface BuildServices {
   context(source: PlatformSource, versions?: SqlClient, webhooks?: WebhookOutbox): BuildContext;
 }
 
-export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log)): BuildServices {
+/** `states`: a builder process's backend states, where the CDN invalidations' outcomes are written (builder/backend-watch.ts). */
+export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log), states?: BackendStates): BuildServices {
   // First: a missing signing key stops a build before it opens anything.
   const signer = loadSigner(config);
   const store = config.snapshotStore.open();
@@ -90,7 +92,7 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   const cdnPrefix = config.snapshotStore.cdnPrefix;
   const invalidate =
     config.cloudFrontDistributionId !== undefined && cdnPrefix !== undefined
-      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: cdnPrefix, log })
+      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: cdnPrefix, log, ...(states ? { states } : {}) })
       : undefined;
   return {
     store,

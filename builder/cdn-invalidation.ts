@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
 import { pointerKey } from '../snapshot/layout.ts';
+import type { BackendStates } from '../runtime/backend-states.ts';
+import { describeError } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import { HTTP_HANDLER_OPTIONS, quietNodeVersionWarning } from '../snapshot/stores/aws-sdk.ts';
 
@@ -14,6 +16,8 @@ export interface CloudFrontInvalidatorOptions {
   /** A client made elsewhere (tests); by default one for CloudFront's global endpoint, credentials from the SDK's chain. */
   client?: CloudFrontClient;
   log: Log;
+  /** The process's backend states: each invalidation's outcome is the CDN's state (never probed: invalidations are billed per path). */
+  states?: BackendStates;
 }
 
 /**
@@ -50,10 +54,12 @@ export function createCloudFrontInvalidator(options: CloudFrontInvalidatorOption
       try {
         const answer = await client.send(command);
         options.log.info('CDN invalidation requested', { ...fields, invalidationId: answer.Invalidation?.Id });
+        options.states?.answered('cdn');
         return;
       } catch (error) {
         if (attempt >= ATTEMPTS || !isWorthRetrying(error)) {
           options.log.warn('CDN invalidation failed; pointers are no-cache, so caches revalidate them anyway', { ...fields, attempts: attempt, err: error });
+          options.states?.failed('cdn', describeError(error));
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, backoff(attempt)));

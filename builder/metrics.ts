@@ -1,17 +1,13 @@
 // The builder's Prometheus metrics (docs/design.md "Admin API and console", GET /metrics): builds
-// by result and trigger, organizations skipped as unchanged, built and verified, how long a build run takes, and how old each organization's current
-// snapshot is. Registered on the process's own Registry, which bin/ serves on the admin port.
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { readPointer } from '../snapshot/reader.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+// by result and trigger, organizations skipped as unchanged, built and verified, and how long a
+// build run takes. Registered on the process's own Registry, which bin/ serves on the admin port.
+// No series per organization: how far the fleet's snapshots lag is two figures for the whole
+// store (fleet-figures.ts), so the series stay as many at 100,000 organizations as at one.
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { BuildRuns } from './runs/build-runs.ts';
 
 export interface BuilderMetricsSources {
   runs: BuildRuns;
-  store: SnapshotStore;
-  /** The organizations whose snapshot age is reported (the platform's, listed at scrape time). */
-  organizationIds: () => Promise<string[]>;
-  now?: () => Date;
 }
 
 /** Builds take from well under a second (one organization) to minutes (a full build of thousands). */
@@ -54,22 +50,5 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
     selected.inc({ selection: 'built', trigger: run.trigger }, run.organizations.length - verified);
     selected.inc({ selection: 'verified', trigger: run.trigger }, verified);
     duration.observe({ trigger: run.trigger }, seconds);
-  });
-  new Gauge({
-    name: 'marquee_snapshot_age_seconds',
-    help: "Seconds since each organization's current pointer was published (organizations never published are absent)",
-    labelNames: ['organization'] as const,
-    registers: [registry],
-    // Computed at scrape time from the store, so it is right whoever published (another builder too).
-    async collect() {
-      this.reset();
-      const now = (sources.now?.() ?? new Date()).getTime();
-      const ids = await sources.organizationIds();
-      const pointers = await Promise.all(ids.map((id) => readPointer(sources.store, id).catch(() => undefined)));
-      ids.forEach((id, index) => {
-        const pointer = pointers[index];
-        if (pointer) this.set({ organization: id }, Math.max(0, (now - Date.parse(pointer.publishedAt)) / 1000));
-      });
-    },
   });
 }

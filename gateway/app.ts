@@ -18,8 +18,9 @@ import type { GatewayMetrics } from './metrics.ts';
 import { requestObserver } from './observed-request.ts';
 import { problemHandler } from './problem.ts';
 import { standingHeaders } from './standing-headers.ts';
-import type { HealthReport } from '../runtime/health.ts';
-import { GatewayHealth, healthz } from './readiness.ts';
+import { BackendStates } from '../runtime/backend-states.ts';
+import { healthz, ProcessReadiness, readyz } from '../runtime/readiness.ts';
+import { GatewayHealth } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
 import { apiRouter } from './routes/api-router.ts';
 import { docs } from './routes/docs.ts';
@@ -82,14 +83,19 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** Where usage counts per key are moved (records/usage/usage-spool-backends.ts); none: usage is not counted. */
   usage?: UsageOutbox;
+  /**
+   * The process's readiness (runtime/readiness.ts), which the gateway joins as one part and writes
+   * its store's state into; default one of its own. start passes the one its builder joins too.
+   */
+  readiness?: ProcessReadiness;
   limits?: Partial<GatewayLimits>;
 }
 
 export interface Gateway {
   app: Express;
-  /** What GET /healthz answers (the admin port of `serve` answers the same). */
-  health(): HealthReport;
-  /** Resolves once the snapshot store has answered (GET /healthz is 200 from then on unless a problem is found). */
+  /** What GET /readyz answers (the admin port answers the same), and what a shutdown turns to draining. */
+  readiness: ProcessReadiness;
+  /** Resolves once the snapshot store has answered (GET /readyz is 200 from then on unless a problem is found). */
   ready: Promise<void>;
   close(): Promise<void>;
 }
@@ -134,7 +140,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deps.keyVerdicts?.caches,
   });
   const unsubscribe = deps.channel?.subscribe((organizationId) => snapshots.invalidate(organizationId));
-  const health = new GatewayHealth({ store: deps.snapshots, keys: deps.keyVerdicts === undefined ? deps.keys : undefined, log, intervalMs: limits.healthProbeMs });
+  const readiness = deps.readiness ?? new ProcessReadiness(new BackendStates());
+  const health = new GatewayHealth({
+    store: deps.snapshots,
+    keys: deps.keyVerdicts === undefined ? deps.keys : undefined,
+    log,
+    states: readiness.states,
+    intervalMs: limits.healthProbeMs,
+  });
+  readiness.add(() => health.part());
+  // Keys answered from remembered verdicts while Redis does not answer: 0 without Redis, and while it answers.
+  metrics?.keysFromMemory(() => deps.keyVerdicts?.answeredFromMemory ?? 0);
   // Keys' last use: noted per accepted request, written to the key store at most once a minute.
   const uses = new KeyUseRecorder(deps.keys, { log });
   // Usage per key: counted per response, moved to the shared place every 10 s (gateway/usage/).
@@ -173,7 +189,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
   );
   app.use(observer.middleware);
   app.use(standingHeaders());
-  app.get('/healthz', healthz(health));
+  // Liveness and readiness (runtime/readiness.ts): a load balancer probes /readyz.
+  app.get('/healthz', healthz);
+  app.get(
+    '/readyz',
+    readyz(() => readiness.report()),
+  );
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());
   app.use(rejectUnknownPath());
@@ -182,7 +203,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     app,
     ready: health.ready,
-    health: () => health.report(),
+    readiness,
     close: async () => {
       unsubscribe?.();
       health.close();

@@ -33,6 +33,8 @@ export interface GatewayMetrics {
   caches(caches: Partial<Record<CacheName, CacheStats>>): void;
   /** The usage counts per key (gateway/usage/), read when the registry is; their series carry no key label. */
   usage(tally: { readonly bytes: number; readonly dropped: number }, mover: { readonly pending: number }): void;
+  /** How many keys are answered from remembered verdicts because Redis does not answer, read when the registry is. */
+  keysFromMemory(count: () => number): void;
 }
 
 type RateLimitKind = 'key' | 'address';
@@ -207,6 +209,16 @@ export function gatewayMetrics(registry: Registry): GatewayMetrics {
     },
     usage(tally, mover) {
       usageMetrics(registry, tally, mover);
+    },
+    keysFromMemory(count) {
+      new Gauge({
+        name: 'marquee_keys_answered_from_memory',
+        help: 'Keys this gateway answers from the verdicts it remembers because Redis does not answer (0 while Redis answers, and without Redis)',
+        registers: [registry],
+        collect() {
+          this.set(count());
+        },
+      });
     },
   };
 }

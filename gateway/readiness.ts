@@ -1,28 +1,30 @@
-// Readiness for GET /healthz (docs/design.md "serve": 200 once ready), with the reason in the body
-// when not: a load balancer sends a gateway traffic only while it can serve, and an operator reads
-// why it cannot without searching the log.
-//
-// Three conditions, checked in the background (a probe every few seconds, so /healthz itself
-// costs nothing and a scraper cannot make the gateway hammer its store):
+// The gateway's part of GET /readyz (runtime/readiness.ts): whether a load balancer should send it
+// requests, with the reason in the body when not, so that an operator reads why without searching
+// the log. A gateway is ready once it can check keys and read the store:
 // - the snapshot store has answered once since start ("starting" until then): a gateway that has
 //   never reached it holds nothing;
 // - the store exists (a SNAPSHOT_STORE directory that is not there, a bucket that is missing or
 //   refuses the credentials): every organization would be unknown, so the gateway is not ready;
 // - the embedded key store can be read (a keys file that is corrupt or unreadable refuses every
-//   key). With Redis, keys are judged per request and a Redis outage is ridden out on recent
-//   verdicts (access/redis-key-verdicts.ts), so it does not make the gateway unready.
+//   key). With Redis, a gateway that cannot reach it at start does not start
+//   (access/access-backends.ts); afterwards a Redis outage is ridden out on recent verdicts
+//   (access/redis-key-verdicts.ts): Redis shows `down` in /readyz, and the gateway stays ready.
 //
-// An unreachable store after the first answer does NOT make the gateway unready: it still serves
-// every organization and object it holds, and 503 only for the rest; if readiness followed the
-// store, one storage outage would take every gateway out of the balancer at once, and what they
-// hold would be served by none of them.
-import type { HealthReport } from '../runtime/health.ts';
-import type { RequestHandler } from 'express';
+// Checked in the background (a probe every few seconds, so /readyz itself costs nothing and a
+// scraper cannot make the gateway hammer its store), and written into the process's backend states
+// (`store`), which /metrics reads too.
+//
+// An unreachable store or Redis after the first answer does NOT make the gateway unready: it still
+// serves every organization and object it holds (and every key it checked lately), and 503 only for
+// the rest. If readiness followed a shared backend, one outage would take every gateway out of the
+// balancer at once, and what they hold would be served by none of them.
+import type { BackendStates } from '../runtime/backend-states.ts';
 import { describeError } from '../runtime/errors.ts';
-import { ORGS_PREFIX } from '../snapshot/layout.ts';
 import type { Log } from '../runtime/log.ts';
-import { type SnapshotSource, StoreUnavailableError } from '../snapshot/store.ts';
+import type { PartReadiness } from '../runtime/readiness.ts';
 import type { KeyStore } from '../records/keys/key-store.ts';
+import { ORGS_PREFIX } from '../snapshot/layout.ts';
+import { type SnapshotSource, StoreUnavailableError } from '../snapshot/store.ts';
 import { OutageWarning } from './snapshot-cache/outage-warning.ts';
 
 const PROBE_KEY = `${ORGS_PREFIX}readiness-probe`;
@@ -30,11 +32,16 @@ const PROBLEM_RECHECK_MS = 250;
 /** No secret hashes to this: a lookup that reads the key store and finds nothing. */
 const PROBE_SECRET_HASH = '0'.repeat(64);
 
+/** What a gateway does while the store does not answer, as /readyz says it. */
+const STORE_MEANWHILE = 'serving the organizations and objects it holds; 503 with Retry-After for the others';
+
 export interface GatewayHealthOptions {
   store: SnapshotSource;
   /** The embedded key store, whose file must be readable; undefined with Redis. */
   keys?: KeyStore | undefined;
   log: Log;
+  /** The process's backend states, where the store's is written. */
+  states: BackendStates;
   /** Between probes; also the retry interval before the store first answered. */
   intervalMs?: number;
 }
@@ -53,13 +60,15 @@ export class GatewayHealth {
   constructor(private readonly options: GatewayHealthOptions) {
     this.intervalMs = options.intervalMs ?? 2_000;
     this.unreachable = new OutageWarning(options.log, 'snapshot store not reachable yet');
+    options.states.use('store', { meanwhile: STORE_MEANWHILE });
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     void this.probe();
   }
 
-  report(): HealthReport {
+  /** The gateway's part of /readyz. */
+  part(): PartReadiness {
     if (!this.answered) return { status: 'starting', problems: this.problems };
-    return this.problems.length === 0 ? { status: 'ok' } : { status: 'unavailable', problems: this.problems };
+    return this.problems.length === 0 ? { status: 'ready' } : { status: 'unavailable', problems: this.problems };
   }
 
   close(): void {
@@ -69,7 +78,7 @@ export class GatewayHealth {
 
   private async probe(): Promise<void> {
     const problems: string[] = [];
-    const { store, keys } = this.options;
+    const { store, keys, states } = this.options;
     let reached = this.answered;
     try {
       // Whether anything was ever published does not matter, only that the store answers. A key,
@@ -77,7 +86,9 @@ export class GatewayHealth {
       await store.has(PROBE_KEY);
       reached = true;
       await store.assertExists?.();
+      states.answered('store');
     } catch (error) {
+      states.failed('store', describeError(error));
       if (!(error instanceof StoreUnavailableError)) problems.push(`snapshot store: ${describeError(error)}`);
       else if (!reached) {
         problems.push(`snapshot store ${store.description} not reachable yet: ${describeError(error)}`);
@@ -92,7 +103,7 @@ export class GatewayHealth {
     }
     this.problems = problems;
     // Ready only with this probe's problems in place: marked as soon as the store answered, a
-    // request in between was told "ok" by a gateway whose store directory does not exist.
+    // request in between was told "ready" by a gateway whose store directory does not exist.
     if (reached && !this.answered) {
       this.answered = true;
       this.resolveReady();
@@ -102,12 +113,4 @@ export class GatewayHealth {
     const next = problems.length > 0 ? Math.min(PROBLEM_RECHECK_MS, this.intervalMs) : this.intervalMs;
     if (!this.closed) this.timer = setTimeout(() => void this.probe(), next);
   }
-}
-
-export function healthz(health: GatewayHealth): RequestHandler {
-  return function healthCheck(_req, res) {
-    const report = health.report();
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(report.status === 'ok' ? 200 : 503).json(report);
-  };
 }

@@ -20,18 +20,20 @@ const API_LABELS = new Map<string, RouteLabel>(API_ROUTES.map(({ pattern }) => [
 const API_UNMATCHED: RouteLabel = { name: UNMATCHED, inApi: true };
 const OUTSIDE_UNMATCHED: RouteLabel = { name: UNMATCHED, inApi: false };
 const HEALTHZ: RouteLabel = { name: '/healthz', inApi: false };
+const READYZ: RouteLabel = { name: '/readyz', inApi: false };
 const OPENAPI: RouteLabel = { name: '/openapi.json', inApi: false };
 /** The reference page and every file it loads. */
 const DOCS: RouteLabel = { name: '/docs', inApi: false };
 
 /** Every name routeLabelOf can return, so that metrics can make their series up front. */
-export const ROUTE_NAMES: readonly string[] = [...[...API_LABELS.values()].map(({ name }) => name), HEALTHZ.name, OPENAPI.name, DOCS.name, UNMATCHED];
+export const ROUTE_NAMES: readonly string[] = [...[...API_LABELS.values()].map(({ name }) => name), HEALTHZ.name, READYZ.name, OPENAPI.name, DOCS.name, UNMATCHED];
 
 /** The label of a request path (without its query); allocates nothing. */
 export function routeLabelOf(pathname: string): RouteLabel {
   const below = pathBelowBase(pathname);
   if (below !== undefined) return apiRouteLabelOf(below);
   if (pathname === HEALTHZ.name) return HEALTHZ;
+  if (pathname === READYZ.name) return READYZ;
   if (pathname === OPENAPI.name) return OPENAPI;
   if (pathname === DOCS.name || pathname.startsWith('/docs/')) return DOCS;
   return OUTSIDE_UNMATCHED;

@@ -6,7 +6,7 @@ import { listenHttp } from '../runtime/http-server.ts';
 import { messageClassesOf } from '../runtime/express-messages.ts';
 import { createGateway, type GatewayDeps } from './app.ts';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.ts';
-import type { HealthReport } from '../runtime/health.ts';
+import type { ProcessReadiness } from '../runtime/readiness.ts';
 import { answerProtocolErrors, rejectMissingHost } from './protocol-errors.ts';
 
 /** How often Node checks connections against the headers and request timeouts. */
@@ -27,12 +27,15 @@ export interface RunningGateway {
   address: string;
   /** Bound to every interface (0.0.0.0 or ::): `url` is then loopback. */
   everyInterface: boolean;
-  /** What its GET /healthz answers (gateway/readiness.ts), for the admin port to answer the same. */
-  health(): HealthReport;
+  /** What its GET /readyz answers (runtime/readiness.ts), for the admin port to answer the same and a shutdown to drain. */
+  readiness: ProcessReadiness;
+  /** Every answer from now on closes its connection (runtime/http-server.ts): the start of a drain. */
+  endKeepAlive(): void;
+  /** Stops taking connections, answers the requests in flight, then moves the last usage counts. */
   close(): Promise<void>;
 }
 
-/** Resolves once the port is bound and GET /healthz answers 200; the caller reports it. */
+/** Resolves once the port is bound and GET /readyz answers 200; the caller reports it. */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const gateway = createGateway(options);
   const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
@@ -59,7 +62,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     port: listening.port,
     address: listening.address,
     everyInterface: listening.everyInterface,
-    health: () => gateway.health(),
+    readiness: gateway.readiness,
+    endKeepAlive: listening.endKeepAlive,
     close: async () => {
       await listening.close();
       await gateway.close();

@@ -172,8 +172,8 @@ async function main(): Promise<void> {
     // Alive and still answering each organization its own data.
     if (rssAfter === undefined) tally.failures.push(`the process exited; its output ended with:\n${served.output().slice(-4000)}`);
     else {
-      const health = await fetch(`${served.url}/healthz`).catch((error: Error) => error);
-      if (health instanceof Error || health.status !== 200) tally.failures.push(`GET /healthz after the run: ${health instanceof Error ? health.message : health.status}`);
+      const health = await fetch(`${served.url}/readyz`).catch((error: Error) => error);
+      if (health instanceof Error || health.status !== 200) tally.failures.push(`GET /readyz after the run: ${health instanceof Error ? health.message : health.status}`);
       for (const organization of world.organizations) {
         const response = await fetch(`${served.url}${API}/organization`, { headers: { 'X-Api-Key': organization.keys.at(-1)! } });
         const body = await response.text();

@@ -117,12 +117,12 @@ async function createSoakKeys(world: SoakWorld, organizationIds: string[], count
   }
 }
 
-/** What is wrong with the processes after the run: gone, or a gateway not answering /healthz 200. */
+/** What is wrong with the processes after the run: gone, or a gateway not answering /readyz 200. */
 async function unhealthy(world: SoakWorld): Promise<string[]> {
   const problems = [world.builder, ...world.gateways].filter((process) => !process.alive()).map((process) => `${process.name} exited`);
   for (const gateway of world.gateways.filter((process) => process.alive())) {
-    const health = await fetch(`${gateway.url}/healthz`).catch((error: Error) => error);
-    if (health instanceof Error || health.status !== 200) problems.push(`${gateway.name} /healthz: ${health instanceof Error ? health.message : health.status}`);
+    const health = await fetch(`${gateway.url}/readyz`).catch((error: Error) => error);
+    if (health instanceof Error || health.status !== 200) problems.push(`${gateway.name} /readyz: ${health instanceof Error ? health.message : health.status}`);
   }
   return problems;
 }

@@ -3,6 +3,8 @@
 // — Redis holds the gateways' copy of the keys, whose durable record the control plane keeps
 // (records/keys/key-backends.ts); embedded, the key file in MARQUEE_HOME, which the CLI can change
 // while a gateway runs, and an in-process limiter (the gateway's default).
+import type { BackendStates } from '../../runtime/backend-states.ts';
+import { probeBackends } from '../../runtime/backend-probes.ts';
 import { describeError, OperatorError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { SharedState } from '../../runtime/shared-state.ts';
@@ -22,16 +24,33 @@ export interface GatewayAccess {
   close(): Promise<void>;
 }
 
-/** `budgets`: the gateway's (gateway/cache-budget.ts), of which Redis's verdicts keep `verdicts` and `key_rates` in this process. */
-export async function openGatewayAccess(shared: SharedState, log: Log, budgets: CacheBudgets): Promise<GatewayAccess> {
+/**
+ * `budgets`: the gateway's (gateway/cache-budget.ts), of which Redis's verdicts keep `verdicts` and
+ * `key_rates` in this process. `states`: the process's backend states; with Redis, a PING every few
+ * seconds in the background writes Redis's there (runtime/backend-probes.ts).
+ */
+export async function openGatewayAccess(shared: SharedState, log: Log, budgets: CacheBudgets, states?: BackendStates): Promise<GatewayAccess> {
   if (shared.redisUrl === undefined) {
     const leaseFailures = new OutageWarning(log, 'the lease on the key file could not be renewed: every request checks the file until it is');
     const keys = await openKeyFile(shared.home, { onLeaseError: (error) => leaseFailures.report(error) });
     await keys.holdLease();
     return { deps: { keys, usage: fileUsageSpool(shared.home) }, close: () => keys.close() };
   }
-  const access = await openRedisAccess({ url: shared.redisUrl, log, recent: { maxBytes: budgets.verdicts }, localRateBytes: budgets.key_rates }).catch((error: unknown) => {
+  const access = await openRedisAccess({
+    url: shared.redisUrl,
+    log,
+    recent: { maxBytes: budgets.verdicts },
+    localRateBytes: budgets.key_rates,
+    ...(states ? { states } : {}),
+  }).catch((error: unknown) => {
     throw new OperatorError(`REDIS_URL: ${describeError(error)}; a gateway that cannot check keys does not start`, { cause: error });
   });
-  return { deps: { keys: access.keys, keyVerdicts: access.verdicts, usage: access.usage }, close: () => access.close() };
+  const probes = states ? probeBackends(states, [{ backend: 'redis', check: access.ping }]) : undefined;
+  return {
+    deps: { keys: access.keys, keyVerdicts: access.verdicts, usage: access.usage },
+    close: async () => {
+      probes?.stop();
+      await access.close();
+    },
+  };
 }

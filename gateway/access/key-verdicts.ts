@@ -41,6 +41,8 @@ export interface KeyVerdicts {
   release(verdict: UsableVerdict): Awaitable<void>;
   /** The bounded memories this backend keeps in the gateway's process, for /metrics. */
   readonly caches?: Partial<Record<CacheName, CacheStats>>;
+  /** Keys answered from memory now because the shared store does not answer (/metrics); absent: never. */
+  readonly answeredFromMemory?: number;
 }
 
 /** Any KeyStore and RateLimiter, asked one after the other: the lookup first, the count only for a request that passed. */

@@ -55,6 +55,13 @@ export class RecentVerdicts {
     this.seen.delete(secretHash);
   }
 
+  /** How many keys `recall` would answer at `nowMs` (/metrics, while the store cannot be reached); walks the memory, without touching its order. */
+  answerable(nowMs: number): number {
+    let count = 0;
+    for (const [, entry] of this.seen) if (nowMs - entry.confirmedAt <= this.maxAgeMs || standingAt(entry.record, nowMs) !== 'usable') count++;
+    return count;
+  }
+
   /** What may be answered for this key without the store: a record revoked or expired at `nowMs`, or one confirmed recently; else undefined. */
   recall(secretHash: string, nowMs: number): KeyRecord | undefined {
     const entry = this.seen.get(secretHash);

@@ -13,6 +13,7 @@
 // the commands a black-holed Redis never answers. Auto-pipelining writes the commands of one
 // event-loop turn together.
 import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
+import type { BackendStates } from '../../runtime/backend-states.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { KeyStore } from '../../records/keys/key-store.ts';
 import { RedisKeyStore } from '../../records/keys/redis-key-store.ts';
@@ -37,6 +38,8 @@ export interface RedisAccessOptions {
   recent?: RecentVerdictsOptions;
   /** Heap bytes of the per-key counts kept while Redis cannot be reached; default 4 MB. */
   localRateBytes?: number;
+  /** The process's backend states, where Redis's is written (redis-key-verdicts.ts). */
+  states?: BackendStates;
 }
 
 /** When a command still unanswered is dropped; well past any verdict's timeout, which is what requests wait for. */
@@ -48,6 +51,8 @@ export interface RedisAccess {
   verdicts: KeyVerdicts;
   /** Where the gateway moves its usage counts, on the same connection. */
   usage: UsageOutbox;
+  /** A PING for the background probe (runtime/backend-probes.ts): rejects while Redis does not answer. */
+  ping(): Promise<void>;
   /** Closes the connection; after the gateway's server has closed. */
   close(): Promise<void>;
 }
@@ -63,9 +68,13 @@ export async function openRedisAccess(options: RedisAccessOptions): Promise<Redi
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });
   const namespace = options.namespace ?? 'marquee:';
+  const verdicts = new RedisKeyVerdicts(redis, { ...options, namespace });
+  // Connected just now: the first probe has answered.
+  options.states?.answered('redis');
   return {
     keys: new RedisKeyStore(redis, { namespace }),
-    verdicts: new RedisKeyVerdicts(redis, { ...options, namespace }),
+    verdicts,
+    ping: () => verdicts.ping(),
     usage: new RedisUsageSpool(redis, { namespace }),
     close: () => closeRedis(redis),
   };

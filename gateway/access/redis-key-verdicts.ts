@@ -22,6 +22,8 @@
 // marker since it started (a Redis that no keeper fills: seeded by a benchmark, or written by a
 // release from before the key keeper) answers a missing key 401, as such a Redis was always read.
 import type { Redis } from 'ioredis';
+import type { BackendStates } from '../../runtime/backend-states.ts';
+import { describeError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
 import { RECORD_FIELDS, RELOADING, recordKey, recordOf, syncedKey } from '../../records/keys/redis-key-store.ts';
@@ -49,7 +51,12 @@ export interface RedisKeyVerdictsOptions {
   retryAfterSeconds?: number;
   /** A verdict or probe not answered within this (once the sockets have been read) is a Redis that cannot be reached; default VERDICT_DEADLINE_MS. */
   commandTimeoutMs?: number;
+  /** The process's backend states: Redis is written `down` the moment a verdict finds it so, and `ok` when a probe finds it back. */
+  states?: BackendStates;
 }
+
+/** What a gateway does while Redis does not answer, as /readyz says it. */
+const REDIS_MEANWHILE = 'answering the keys it checked in the last 5 minutes from memory and counting their requests in this process; 503 with Retry-After for other keys';
 
 /**
  * 2 s, as Kong's rate limiting gives Redis. What the deadline protects is a request's wait for a
@@ -120,6 +127,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private readonly unavailable: KeyVerdict;
   private readonly commandTimeoutMs: number;
   private readonly synced: string;
+  private readonly states: BackendStates | undefined;
   /** This gateway has seen a keeper's mark on the copy since it started: a copy without one has lost its data. */
   private kept = false;
   private degraded = false;
@@ -137,6 +145,8 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
     this.unavailable = { record: undefined, retryAfterSeconds: options.retryAfterSeconds ?? 5 };
     this.commandTimeoutMs = options.commandTimeoutMs ?? VERDICT_DEADLINE_MS;
+    this.states = options.states;
+    this.states?.use('redis', { meanwhile: REDIS_MEANWHILE });
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
     if (!('marqueeKeyVerdict' in redis)) {
       redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 3, lua: VERDICT_LUA });
@@ -148,6 +158,27 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   /** The bounded memories, for /metrics. */
   get caches(): { verdicts: CacheStats; key_rates: CacheStats } {
     return { verdicts: this.recent.stats, key_rates: this.local.stats };
+  }
+
+  /** Keys that would be answered from memory now: none while Redis answers. */
+  get answeredFromMemory(): number {
+    return this.degraded ? this.recent.answerable(Date.now()) : 0;
+  }
+
+  /**
+   * The background probe (runtime/backend-probes.ts): resolves when Redis answers a PING, and
+   * sends requests back to Redis if they were answered from memory; rejects, and answers from
+   * memory from now on, when it does not. Without it, a gateway that gets no request while Redis
+   * is away would go on saying Redis is down after its return.
+   */
+  async ping(): Promise<void> {
+    try {
+      await withinDeadline(this.redis.ping(), this.commandTimeoutMs, 'Redis PING');
+    } catch (error) {
+      this.degrade(error);
+      throw error;
+    }
+    this.recover();
   }
 
   verdict(secretHash: string, nowMs: number): Awaitable<KeyVerdict> {
@@ -220,6 +251,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private degrade(error: unknown): void {
     if (this.degraded) return;
     this.degraded = true;
+    this.states?.failed('redis', describeError(error));
     this.log.warn('Redis cannot be reached: answering the keys seen in the last minutes from memory and counting their requests in this process; other keys get 503', {
       err: error,
     });
@@ -231,14 +263,19 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     withinDeadline(this.redis.ping(), this.commandTimeoutMs, 'Redis PING').then(
       () => {
         this.probing = false;
-        if (!this.degraded) return;
-        this.degraded = false;
-        this.log.info('Redis is reachable again: keys and rate counts are shared through it again');
+        this.recover();
       },
       () => {
         this.probing = false;
       },
     );
+  }
+
+  private recover(): void {
+    this.states?.answered('redis');
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.log.info('Redis is reachable again: keys and rate counts are shared through it again');
   }
 }
 

@@ -62,6 +62,14 @@ export class FileUsageSpool implements UsageSpool {
     return batches;
   }
 
+  async countWaiting(): Promise<number> {
+    const names = await readdir(this.directory).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+    return names.filter((name) => name.endsWith(SUFFIX)).length;
+  }
+
   async markCounted(ids: readonly string[]): Promise<void> {
     for (const id of ids) {
       await unlink(this.pathOf(id)).catch((error: NodeJS.ErrnoException) => {

@@ -85,6 +85,10 @@ export class RedisUsageSpool implements UsageSpool {
     return batches;
   }
 
+  countWaiting(): Promise<number> {
+    return this.redis.scard(this.waitingSet);
+  }
+
   async markCounted(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const transaction = this.redis.multi();

@@ -30,6 +30,8 @@ export interface UsageOutbox {
 export interface UsageInbox {
   /** Up to `limit` waiting batches, in no particular order. */
   waiting(limit: number): Promise<WaitingBatch[]>;
+  /** How many batches wait (the builders' /metrics). */
+  countWaiting(): Promise<number>;
   /** These batches are counted durably: no longer waiting, and their gateways may forget them. */
   markCounted(ids: readonly string[]): Promise<void>;
 }

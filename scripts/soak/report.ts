@@ -6,7 +6,7 @@ import { BUCKET, LOAD_GENERATOR, type Tally } from './run.ts';
 import type { SoakProcess } from './world.ts';
 
 export interface AfterRun {
-  /** Processes that were gone, or a gateway whose /healthz did not answer 200, after the run. */
+  /** Processes that were gone, or a gateway whose /readyz did not answer 200, after the run. */
   unhealthy: string[];
   interrupted: boolean;
   keys: { created: number; revoked: number };

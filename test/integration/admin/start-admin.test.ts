@@ -171,7 +171,7 @@ it("rolls a key through the API with the CLI's default grace, or none; expiry gi
   expect({ status: expired.status, errorCode: ((await expired.json()) as { errorCode: string }).errorCode }).toEqual({ status: 401, errorCode: 'API_KEY_INVALID' });
 });
 
-it("serve's admin port answers /healthz and /metrics (with the token) and nothing else", async () => {
+it("serve's admin port answers /healthz, /readyz and /metrics (with the token) and nothing else", async () => {
   const serve = await marqueeProcess(
     ['serve'],
     { MARQUEE_HOME: home, SNAPSHOT_STORE: join(home, 'snapshots'), PORT: '0', ADMIN_PORT: '0', ADMIN_TOKEN: token, LOG_FORMAT: 'json' },
@@ -180,7 +180,12 @@ it("serve's admin port answers /healthz and /metrics (with the token) and nothin
   try {
     const serveAdmin = serve.match[1]!;
     const healthz = await fetch(`${serveAdmin}/healthz`);
-    expect({ status: healthz.status, body: await healthz.json() }).toEqual({ status: 200, body: { status: 'ok' } });
+    expect({ status: healthz.status, body: await healthz.json() }).toEqual({ status: 200, body: { status: 'alive' } });
+    const readyz = await fetch(`${serveAdmin}/readyz`);
+    expect({ status: readyz.status, body: await readyz.json() }).toEqual({
+      status: 200,
+      body: { status: 'ready', backends: { store: { state: 'ok', lastSuccessSecondsAgo: expect.any(Number) } } },
+    });
     // Its requests are counted on this port, by route template and status.
     expect((await fetch(`${serve.match[2]}/api/integration/v1/organization`)).status).toBe(401);
     expect((await fetch(`${serveAdmin}/metrics`)).status).toBe(401);
@@ -200,7 +205,7 @@ it("serve's admin port answers /healthz and /metrics (with the token) and nothin
   }
 }, 60_000);
 
-it("serve's /healthz on both ports says why it cannot serve: a snapshot store directory that does not exist", async () => {
+it("serve's /readyz on both ports says why it cannot serve: a snapshot store directory that does not exist; /healthz says it is alive", async () => {
   const missing = join(home, 'no-such-snapshots');
   const serve = await marqueeProcess(
     ['serve'],
@@ -208,10 +213,18 @@ it("serve's /healthz on both ports says why it cannot serve: a snapshot store di
     /"admin":"(http:\/\/[^"]+)"[^\n]*gateway listening on (http:\/\/\S+), /,
   );
   try {
-    const expected = { status: 503, body: { status: 'unavailable', problems: [`snapshot store: directory ${missing} does not exist`] } };
+    const expected = {
+      status: 503,
+      body: {
+        status: 'unavailable',
+        problems: [`snapshot store: directory ${missing} does not exist`],
+        backends: { store: { state: 'down', why: `directory ${missing} does not exist`, meanwhile: expect.any(String) } },
+      },
+    };
     for (const base of [serve.match[1]!, serve.match[2]!]) {
-      const healthz = await fetch(`${base}/healthz`);
-      expect({ status: healthz.status, body: await healthz.json() }).toEqual(expected);
+      const readyz = await fetch(`${base}/readyz`);
+      expect({ status: readyz.status, body: await readyz.json() }).toEqual(expected);
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
     }
   } finally {
     await serve.stop();

@@ -24,7 +24,7 @@ const keys: string[] = [];
 beforeAll(async () => {
   const registry = new Registry();
   harness = await startHarness({ deps: { metrics: gatewayMetrics(registry), limits: { cacheBytes: CACHE_BYTES } } });
-  admin = await listenHttp(createServer(createAdminApp({ token: TOKEN, registry, health: () => harness.gateway.health(), log: new RecordingLog() })), {
+  admin = await listenHttp(createServer(createAdminApp({ token: TOKEN, registry, readiness: () => harness.gateway.readiness.report(), log: new RecordingLog() })), {
     host: '127.0.0.1',
     port: 0,
   });

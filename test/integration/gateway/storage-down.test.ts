@@ -105,7 +105,7 @@ describe('object storage and the CDN down', () => {
       expectUnavailable(await get('/organization', keyB));
       expectUnavailable(await get('/speakers', keyA));
       // Ready it was, ready it stays (gateway/readiness.ts).
-      expect((await request(`${harness.origin}/healthz`)).statusCode).toBe(200);
+      expect((await request(`${harness.origin}/readyz`)).statusCode).toBe(200);
     });
 
     const afterwards = await get('/organization', keyB);
@@ -171,7 +171,7 @@ describe('readiness', () => {
     const gateway = createGateway({ snapshots: source, keys: new CountingKeyStore(), log });
     const server = createServer(gateway.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const healthz = `http://127.0.0.1:${(server.address() as AddressInfo).port}/healthz`;
+    const readyz = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
     try {
       // Until the first probe has failed, and said so once, without a stack. The reason is the
       // refused connection, or, when the probe went out on a connection kept alive from an earlier
@@ -179,15 +179,19 @@ describe('readiness', () => {
       await vi.waitFor(() => expect(log.lines.length, 'the first probe has not been logged').toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
       expect(log.lines).toMatchObject([{ level: 'warn', message: 'snapshot store not reachable yet', fields: { reason: expect.stringMatching(SERVER_GONE) } }]);
       expect(log.lines[0]!.fields).not.toHaveProperty('err');
-      const starting = await request(healthz);
-      expect({ status: starting.statusCode, body: await starting.body.json() }).toEqual({
+      const starting = await request(readyz);
+      expect({ status: starting.statusCode, body: await starting.body.json() }).toMatchObject({
         status: 503,
-        body: { status: 'starting', problems: [expect.stringMatching(new RegExp(`^snapshot store .* not reachable yet: .*(${SERVER_GONE.source})`))] },
+        body: {
+          status: 'starting',
+          problems: [expect.stringMatching(new RegExp(`^snapshot store .* not reachable yet: .*(${SERVER_GONE.source})`))],
+          backends: { store: { state: 'down' } },
+        },
       });
       await resume();
       await gateway.ready;
-      const ready = await request(healthz);
-      expect({ status: ready.statusCode, body: await ready.body.json() }).toEqual({ status: 200, body: { status: 'ok' } });
+      const ready = await request(readyz);
+      expect({ status: ready.statusCode, body: await ready.body.json() }).toMatchObject({ status: 200, body: { status: 'ready', backends: { store: { state: 'ok' } } } });
     } finally {
       await resume();
       server.closeAllConnections();

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openBuilderProcess } from '../../../bin/builder-process.ts';
 import { parseConfig } from '../../../bin/config.ts';
+import { BackendStates } from '../../../runtime/backend-states.ts';
+import { ProcessReadiness } from '../../../runtime/readiness.ts';
 import { openPglite } from '../../../records/database/pglite.ts';
 import { latestCheckpoint, verifyStoredCheckpoint } from '../../../records/publication-log/checkpoint-store.ts';
 import { databasePublicationLog } from '../../../records/publication-log/log-store.ts';
@@ -50,7 +52,7 @@ it('a running builder writes a checkpoint of the grown log within its interval, 
   // An admin's change before the builder starts: its first look at the head logs it.
   const head = await databaseAuditTrail(db).append(RECORD);
   const log = new RecordingLog();
-  const builder = await openBuilderProcess(config, db, { log, checkpointIntervalMs: 25 });
+  const builder = await openBuilderProcess(config, db, { log, readiness: new ProcessReadiness(new BackendStates()), checkpointIntervalMs: 25 });
   const publicationLog = databasePublicationLog(db);
   const origin = config.publicationLogOrigin as string;
   try {

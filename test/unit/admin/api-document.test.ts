@@ -42,7 +42,7 @@ describe('the admin port', () => {
   let server: Server;
   let origin: string;
   beforeAll(async () => {
-    const app = createAdminApp({ token: TOKEN, registry: new Registry(), health: () => ({ status: 'ok' }), log: new RecordingLog(), services: fakeServices() });
+    const app = createAdminApp({ token: TOKEN, registry: new Registry(), readiness: () => ({ status: 'ready', backends: {} }), log: new RecordingLog(), services: fakeServices() });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

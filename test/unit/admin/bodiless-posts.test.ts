@@ -20,7 +20,7 @@ let port: number;
 let keyId: string;
 
 beforeAll(async () => {
-  const app = createAdminApp({ token: TOKEN, registry: new Registry(), health: () => ({ status: 'ok' }), log: new RecordingLog(), services: fakeServices() });
+  const app = createAdminApp({ token: TOKEN, registry: new Registry(), readiness: () => ({ status: 'ready', backends: {} }), log: new RecordingLog(), services: fakeServices() });
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   port = (server.address() as AddressInfo).port;

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../builder/runs/work-list.ts';
 import { registerBuilderMetrics } from '../../../builder/metrics.ts';
 import { BuildRuns } from '../../../builder/runs/build-runs.ts';
-import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 
 const result = (id: string, verified = false): RunResult => ({
   id,
@@ -19,7 +18,7 @@ describe('builder metrics', () => {
   it('count the organizations a run skipped, built and verified, by trigger', async () => {
     const registry = new Registry();
     const runs = new BuildRuns();
-    registerBuilderMetrics(registry, { runs, store: new MemoryStore(), organizationIds: async () => [] });
+    registerBuilderMetrics(registry, { runs });
     const scheduled = runs.queued('schedule', 'changed');
     runs.started(scheduled.id);
     runs.listed(scheduled.id, 3, 97);

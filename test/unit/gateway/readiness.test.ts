@@ -1,7 +1,9 @@
-// GET /healthz's readiness: the gateway is ready once the store has answered, and never reported
-// "ok" while the first probe is still finding out whether the store exists.
+// The gateway's part of GET /readyz: ready once the store has answered, never reported ready while
+// the first probe is still finding out whether the store exists; and the store's state written
+// into the process's backend states, which /metrics reads too.
 import { describe, expect, it } from 'vitest';
 import { GatewayHealth } from '../../../gateway/readiness.ts';
+import { BackendStates } from '../../../runtime/backend-states.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
 
@@ -20,24 +22,29 @@ class MissingStore extends MemoryStore {
 }
 
 describe('GatewayHealth', () => {
-  it('is starting, never ok, while its first probe is still asking whether the store exists; then unavailable with the reason', async () => {
+  it('is starting, never ready, while its first probe is still asking whether the store exists; then unavailable with the reason, the store down', async () => {
     const store = new MissingStore();
-    const health = new GatewayHealth({ store, log: new RecordingLog(), intervalMs: 60_000 });
+    const states = new BackendStates();
+    const health = new GatewayHealth({ store, log: new RecordingLog(), states, intervalMs: 60_000 });
     let ready = false;
     void health.ready.then(() => (ready = true));
     await store.asked;
-    expect(health.report().status).toBe('starting');
+    expect(health.part().status).toBe('starting');
+    expect(states.report().store).toMatchObject({ state: 'down', why: 'not answered yet' });
     expect(ready).toBe(false);
     store.release();
     await health.ready;
-    expect(health.report()).toEqual({ status: 'unavailable', problems: ['snapshot store: directory /srv/no-such-snapshots does not exist'] });
+    expect(health.part()).toEqual({ status: 'unavailable', problems: ['snapshot store: directory /srv/no-such-snapshots does not exist'] });
+    expect(states.report().store).toMatchObject({ state: 'down', why: 'directory /srv/no-such-snapshots does not exist', meanwhile: expect.stringContaining('holds') });
     health.close();
   });
 
-  it('is ok once a store that exists has answered', async () => {
-    const health = new GatewayHealth({ store: new MemoryStore(), log: new RecordingLog(), intervalMs: 60_000 });
+  it('is ready once a store that exists has answered, the store ok', async () => {
+    const states = new BackendStates();
+    const health = new GatewayHealth({ store: new MemoryStore(), log: new RecordingLog(), states, intervalMs: 60_000 });
     await health.ready;
-    expect(health.report()).toEqual({ status: 'ok' });
+    expect(health.part()).toEqual({ status: 'ready' });
+    expect(states.report()).toEqual({ store: { state: 'ok', lastSuccessSecondsAgo: 0 } });
     health.close();
   });
 });
