@@ -59,11 +59,11 @@ export interface Config {
    * for `start` (a demo on one machine), every interface for `serve` (behind a load balancer).
    */
   gatewayHost: string | undefined;
-  /** ADMIN_PORT: the admin API and console (builder, start); /healthz and /metrics only (serve). */
+  /** ADMIN_PORT: the admin API and console (builder, start); /healthz, /readyz and /metrics only (serve). */
   adminPort: number;
   /** ADMIN_HOST: the admin port's address; loopback unless the operator says otherwise. */
   adminHost: string;
-  /** ADMIN_TOKEN: required on every admin path but /healthz; start generates one when unset. */
+  /** ADMIN_TOKEN: required on every admin path but /healthz and /readyz; start generates one when unset. */
   adminToken: string | undefined;
   /** Applied after every build (SNAPSHOT_RETENTION, SNAPSHOT_RETENTION_DAYS): keep every snapshot younger than `days`, and at least the newest `keep`. */
   retention: { keep: number; days: number };

@@ -20,7 +20,7 @@ export function registerProcessCommands(program: Command, config: (needs?: Confi
     });
   program
     .command('serve')
-    .description('the gateway on PORT (8080); GET /healthz answers 200 once ready')
+    .description('the gateway on PORT (8080); GET /readyz answers 200 once ready, /healthz while alive')
     .action(async () => {
       const checked = config({ serves: true });
       return (await processes()).serveCommand(checked);

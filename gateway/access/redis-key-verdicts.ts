@@ -173,6 +173,8 @@ export class RedisKeyVerdicts implements KeyVerdicts {
    */
   async ping(): Promise<void> {
     try {
+      // Said plainly: a command sent while the connection is down fails with ioredis' words for its offline queue.
+      if (this.redis.status !== 'ready') throw new Error(`the connection to Redis is not up (${this.redis.status})`);
       await withinDeadline(this.redis.ping(), this.commandTimeoutMs, 'Redis PING');
     } catch (error) {
       this.degrade(error);

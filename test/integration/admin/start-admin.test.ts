@@ -1,7 +1,7 @@
 // The admin port of `marquee start` (with the token it makes itself) and of `marquee serve`, as
 // real processes: the token file and the console's address, every way in and out of the token
 // check, what another site's page can and cannot do, keys made and changed through the API as the
-// public API sees them from the next request, and serve's port answering /healthz and /metrics only.
+// public API sees them from the next request, and serve's port answering /healthz, /readyz and /metrics only.
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -43,6 +43,8 @@ describe('parseConfig', () => {
       },
       usageRetentionDays: 90,
       usageMoveMs: 10_000,
+      shutdownDrainMs: 5_000,
+      snapshotStaleAfterMs: undefined,
     });
   });
 
@@ -143,6 +145,18 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ USAGE_RETENTION_DAYS: '0' }, '/srv', false)).toThrow('USAGE_RETENTION_DAYS must be a whole number from 1 to 1000000, got "0"');
     expect(() => parseConfig({ USAGE_MOVE_SECONDS: '0' }, '/srv', false)).toThrow('USAGE_MOVE_SECONDS must be a whole number from 1 to 1000000, got "0"');
     expect(() => parseConfig({ USAGE_MOVE_SECONDS: '60' }, '/srv', false)).toThrow('USAGE_MOVE_SECONDS must be at most 10, got 60');
+  });
+
+  it('reads SHUTDOWN_DRAIN_SECONDS (0 to 300) and SNAPSHOT_STALE_AFTER (a duration), naming the variable of each bad value at once', () => {
+    expect(parseConfig({ SHUTDOWN_DRAIN_SECONDS: '0', SNAPSHOT_STALE_AFTER: '15m' }, '/srv', false)).toMatchObject({ shutdownDrainMs: 0, snapshotStaleAfterMs: 900_000 });
+    expect(parseConfig({ SHUTDOWN_DRAIN_SECONDS: '30' }, '/srv', false).shutdownDrainMs).toBe(30_000);
+    expect(() => parseConfig({ SHUTDOWN_DRAIN_SECONDS: '301', SNAPSHOT_STALE_AFTER: 'soon' }, '/srv', false)).toThrow(
+      new ConfigError([
+        'SHUTDOWN_DRAIN_SECONDS must be at most 300, got 301',
+        'SNAPSHOT_STALE_AFTER must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got "soon"',
+      ]),
+    );
+    expect(() => parseConfig({ SHUTDOWN_DRAIN_SECONDS: '5s' }, '/srv', false)).toThrow('SHUTDOWN_DRAIN_SECONDS must be a whole number from 0 to 1000000, got "5s"');
   });
 
   it('logs JSON lines by default, readable lines on a terminal, and as LOG_FORMAT says', () => {
