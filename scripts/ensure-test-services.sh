@@ -1,14 +1,15 @@
 #!/bin/sh
 # Installs the programs the integration tests, benchmarks, soak and fuzz runs start by themselves
 # (Debian packages): PostgreSQL 15 server binaries, Redis, nginx (the HTTP cache standing in for a
-# CDN), Chromium, systemd-analyze, and wrk (the gateway benchmarks' load generator). Needs root with apt when something is missing; otherwise it
-# stops with one line naming the command that installs it.
+# CDN), Chromium, systemd-analyze, Prometheus (promtool and the server, for the shipped rules), and
+# wrk (the gateway benchmarks' load generator). Needs root with apt when something is missing;
+# otherwise it stops with one line naming the command that installs it.
 #
 #   sh scripts/ensure-test-services.sh                      # everything `npm test` needs
 #   sh scripts/ensure-test-services.sh postgres redis nginx # only these (the benchmarks' scripts)
 #   sh scripts/ensure-test-services.sh wrk                  # never needed by the tests
 set -eu
-[ "$#" -gt 0 ] || set -- postgres redis nginx chromium systemd
+[ "$#" -gt 0 ] || set -- postgres redis nginx chromium systemd prometheus
 missing=""
 for service in "$@"; do
   case $service in
@@ -18,9 +19,11 @@ for service in "$@"; do
   chromium) [ -x /usr/bin/chromium ] || missing="$missing chromium" ;;
   # The release test checks the systemd units of deploy/ with systemd-analyze verify.
   systemd) command -v systemd-analyze >/dev/null 2>&1 || missing="$missing systemd" ;;
+  # The monitoring tests check deploy/prometheus/ with promtool and run the server against a fleet.
+  prometheus) [ -x /usr/bin/promtool ] && [ -x /usr/bin/prometheus ] || missing="$missing prometheus" ;;
   wrk) command -v wrk >/dev/null 2>&1 || missing="$missing wrk" ;;
   *)
-    echo "ensure-test-services.sh: unknown service $service (postgres, redis, nginx, chromium, systemd, wrk)" >&2
+    echo "ensure-test-services.sh: unknown service $service (postgres, redis, nginx, chromium, systemd, prometheus, wrk)" >&2
     exit 2
     ;;
   esac
