@@ -5,6 +5,7 @@
 // store (fleet-figures.ts), so the series stay as many at 100,000 organizations as at one.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { BuildRuns } from './runs/build-runs.ts';
+import type { BuildTrigger } from '../snapshot/manifest.ts';
 
 export interface BuilderMetricsSources {
   runs: BuildRuns;
@@ -12,6 +13,9 @@ export interface BuilderMetricsSources {
 
 /** Builds take from well under a second (one organization) to minutes (a full build of thousands). */
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** Every trigger (a record, so that a trigger the manifest's schema gains fails to compile here), for the failure series at 0 below. */
+const TRIGGERS = Object.keys({ manual: true, schedule: true, change: true, start: true } satisfies Record<BuildTrigger, true>) as BuildTrigger[];
 
 export function registerBuilderMetrics(registry: Registry, sources: BuilderMetricsSources): void {
   const builds = new Counter({
@@ -39,6 +43,12 @@ export function registerBuilderMetrics(registry: Registry, sources: BuilderMetri
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
+  // A counter's first value is no increase to Prometheus: without its series at 0 from the start,
+  // the first failed build or run would not raise the alerts on increase() (deploy/prometheus).
+  for (const trigger of TRIGGERS) {
+    builds.inc({ result: 'failed', trigger }, 0);
+    failedRuns.inc({ trigger }, 0);
+  }
   sources.runs.onFinished((run, seconds) => {
     if (run.state === 'failed') failedRuns.inc({ trigger: run.trigger });
     let verified = 0;

@@ -33,4 +33,15 @@ describe('builder metrics', () => {
     expect([value('skipped', 'schedule'), value('built', 'schedule'), value('verified', 'schedule')]).toEqual([97, 1, 2]);
     expect([value('skipped', 'manual'), value('built', 'manual'), value('verified', 'manual')]).toEqual([0, 2, 0]);
   });
+
+  it('start every failure series at 0, so that the first failure is an increase the alerts see', async () => {
+    const registry = new Registry();
+    registerBuilderMetrics(registry, { runs: new BuildRuns() });
+    const builds = (await registry.getSingleMetric('marquee_builds_total')!.get()).values;
+    const runs = (await registry.getSingleMetric('marquee_build_runs_failed_total')!.get()).values;
+    for (const trigger of ['manual', 'schedule', 'change', 'start']) {
+      expect(builds).toContainEqual({ labels: { result: 'failed', trigger }, value: 0 });
+      expect(runs).toContainEqual({ labels: { trigger }, value: 0 });
+    }
+  });
 });
