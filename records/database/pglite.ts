@@ -2,9 +2,10 @@
 // open it while no start serves it (build, keys, db …) and for tests' in-memory databases; locked
 // against a second process (embedded-lock.ts). start runs it in a process of its own instead
 // (embedded-supervisor.ts).
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from './sql.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
+import { createPglite } from './pglite-engine.ts';
 
 /** `dataDir` undefined: an in-memory database (tests). */
 export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
@@ -13,7 +14,7 @@ export async function openPglite(dataDir?: string, options: OpenOptions = {}): P
   const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir);
+    db = await createPglite(dataDir);
     // PGlite is one session, so setting the search_path once covers every later statement.
     await db.exec(`SET search_path TO ${searchPath}`);
   } catch (error) {
