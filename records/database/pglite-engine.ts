@@ -9,7 +9,10 @@ import { PGlite } from '@electric-sql/pglite';
 
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
-/** A PGlite on `dataDir` (undefined: in memory), with Marquee's settings. */
-export function createPglite(dataDir: string | undefined): Promise<PGlite> {
-  return PGlite.create(dataDir, { startParams: START_PARAMS });
+/**
+ * A PGlite on `dataDir` (undefined: in memory), with Marquee's settings. `from`: an in-memory
+ * database starts from this dump of a data directory (PGlite's dumpDataDir) instead of an initdb.
+ */
+export function createPglite(dataDir: string | undefined, from?: Blob): Promise<PGlite> {
+  return PGlite.create(dataDir, { startParams: START_PARAMS, ...(from === undefined ? {} : { loadDataDir: from }) });
 }

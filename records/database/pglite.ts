@@ -7,14 +7,17 @@ import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseErr
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
 import { createPglite } from './pglite-engine.ts';
 
-/** `dataDir` undefined: an in-memory database (tests). */
-export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
+/**
+ * `dataDir` undefined: an in-memory database (tests), made by initdb or, given `from`, from that
+ * dump of a data directory (tests make one once: initdb costs seconds of CPU).
+ */
+export async function openPglite(dataDir?: string, options: OpenOptions & { from?: Blob } = {}): Promise<SqlClient> {
   const { schema, marqueeSchema, searchPath } = connectionSchemas(options);
   const where = dataDir ?? '(in memory)';
   const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;
   try {
-    db = await createPglite(dataDir);
+    db = await createPglite(dataDir, options.from);
     // PGlite is one session, so setting the search_path once covers every later statement.
     await db.exec(`SET search_path TO ${searchPath}`);
   } catch (error) {
