@@ -172,7 +172,14 @@ try {
     answerAsOf,
   });
   const log = new RecordingLog();
-  const app = createAdminApp({ token: TOKEN, registry: new Registry(), readiness: () => ({ status: 'ready', backends: {} }), log, services, console: consoleRouter(services, { log }) });
+  const app = createAdminApp({
+    token: TOKEN,
+    registry: new Registry(),
+    readiness: () => ({ status: 'ready', backends: {} }),
+    log,
+    services,
+    console: consoleRouter(services, { log }),
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

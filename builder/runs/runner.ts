@@ -152,24 +152,28 @@ export class BuildRunner {
   }
 
   /**
-   * A builder's start-up run, as the scheduled run of the period it starts in: with `claims`
-   * (several builders), it claims that period's slot, the claim node-cron makes for the period's
-   * scheduled run, so a builder starting in a period another builder ran (or runs) skips it, saying
-   * so. Skipped only while `othersRunning` says another builder runs now: that one has been
-   * listening for changes, so nothing the skipped run would build is left unbuilt. When none does
-   * (the whole fleet restarted, or this builder is the only one and ran the period before it
-   * restarted), it runs whatever the claim says: changes made while no builder listened are built
-   * now, not at the next period.
+   * A builder's start-up run. With `claims` (several builders) it claims the slot of the period it
+   * starts in, the claim node-cron makes for that period's scheduled run: the first builder to
+   * claim it runs the period's `schedule` run. One starting in a period another builder ran (or
+   * runs) while that one still runs (`othersRunning`) does not run the period again: it runs a
+   * `start` run, which builds only what changed and is not built (source or projection version
+   * ahead of the store). That run is not redundant: a builder killed between its manifest and its
+   * pointer held its change's claim, so no other builder built it, and only this catch-up builds
+   * it once the builder is back (the chaos campaign's kill-at-pointer showed the orphan otherwise
+   * outlived the heal). With nothing left behind, it finds nothing in one statement.
    */
   async buildThisPeriod(expression: string, claims?: RunCoordinator, othersRunning: () => Promise<boolean> = async () => true): Promise<RunResult[]> {
     const slot = claims === undefined ? undefined : currentSlot(expression, new Date());
     if (claims === undefined || slot === undefined || (await claims.shouldRun(scheduleSlotKey(slot), SCHEDULE_CLAIM_MS))) return this.buildChanged('schedule');
     if (!(await othersRunning().catch(() => false))) return this.buildChanged('schedule');
-    this.log.info(`start-up run skipped: another builder runs the scheduled build of ${slot.toISOString()}, the period this builder starts in`, {
-      trigger: 'schedule',
-      slot: slot.toISOString(),
-    });
-    return [];
+    this.log.info(
+      `start-up run: another builder runs the scheduled build of ${slot.toISOString()}, the period this builder starts in; this one builds only what changed and is not yet built`,
+      {
+        trigger: 'start',
+        slot: slot.toISOString(),
+      },
+    );
+    return this.buildChanged('start');
   }
 
   /** A change notification for one organization: rebuild it alone after a short quiet period. */

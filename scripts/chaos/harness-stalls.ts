@@ -12,8 +12,8 @@ import type { AppliedFault, Backend, ProcessName } from './history.ts';
 const TICK_MS = 50;
 /** A gap this much longer than a tick is a stall: below it, the proxies' delay is within any backend's normal jitter. */
 export const STALL_MS = 250;
-/** Stall faults are numbered after the schedule's, so the report and the replay name them apart. */
-const FIRST_STALL_ID = 1_000;
+/** Stall faults are numbered apart from the schedule's (whose later seeds count in thousands), so the report and the replay name them apart. */
+const FIRST_STALL_ID = 900_000;
 
 const EVERY_BACKEND: Array<Backend | 'itself'> = ['postgres', 'redis', 'store', 'cdn', 'itself'];
 

@@ -1,8 +1,8 @@
 // What two builders of a fleet log, read as an operator reads it (docs/design.md "Day two"): each
 // starts on a real PostgreSQL and a real Redis without a warning or a stack trace (the usage intake
 // once sent its first command before its Redis connection was up, and logged the failure with its
-// stack at every start); the second to start in a period skips the start-up run the first ran for
-// it, saying so in one line; and while PostgreSQL is down, a warning names the database, not the
+// stack at every start); the second to start in a period does not run again the scheduled run the
+// first ran for it, and says so in one line as it runs only its catch-up; and while PostgreSQL is down, a warning names the database, not the
 // snapshot store that answers all along. A builder starting when no other runs does its start-up
 // run whatever the period's claim says: what changed while none listened is built at once. The
 // builders run in this process, each with its own connections, logging to a RecordingLog.
@@ -84,7 +84,7 @@ const noisy = (log: RecordingLog) => log.lines.filter((line) => line.level !== '
 const first = new RecordingLog();
 const second = new RecordingLog();
 
-it('starts two builders without a warning or a stack trace, the second skipping the period’s start-up run the first ran', async () => {
+it('starts two builders without a warning or a stack trace, the second not running again the period’s scheduled run the first ran', async () => {
   // A batch a gateway moved before the builders started: counted once the intake's first round works.
   const spoolConnection = await connectRedis(redis.url, {});
   await new RedisUsageSpool(spoolConnection).put({ id: 'gateway-before.1', payload: encodeBatch({ id: 'gateway-before.1', counts: [], origins: [] }) });
@@ -98,8 +98,12 @@ it('starts two builders without a warning or a stack trace, the second skipping 
   expect(noisy(second)).toEqual([]);
   expect(first.lines.filter((line) => /^schedule run over \d+ organizations/.test(line.message))).toHaveLength(1);
   expect(second.lines.filter((line) => /^schedule run over/.test(line.message))).toEqual([]);
-  expect(second.lines.filter((line) => line.message.startsWith('start-up run skipped'))).toEqual([
-    expect.objectContaining({ message: expect.stringMatching(/^start-up run skipped: another builder runs the scheduled build of \S+Z, the period this builder starts in$/) }),
+  expect(second.lines.filter((line) => line.message.startsWith('start-up run:'))).toEqual([
+    expect.objectContaining({
+      message: expect.stringMatching(
+        /^start-up run: another builder runs the scheduled build of \S+Z, the period this builder starts in; this one builds only what changed and is not yet built$/,
+      ),
+    }),
   ]);
 });
 
@@ -127,7 +131,7 @@ it('runs the start-up run of a builder that starts alone in a period another bui
   await db.query('UPDATE organizations SET name = $2 WHERE id = $1', [SAMPLE.organizations.nordic.id, 'Nordic, renamed while no builder ran']);
   const alone = new RecordingLog();
   await startBuilder('builder-alone', alone);
-  expect(alone.lines.filter((line) => line.message.startsWith('start-up run skipped'))).toEqual([]);
+  expect(alone.lines.filter((line) => line.message.startsWith('start-up run:'))).toEqual([]);
   expect(alone.lines.filter((line) => /^schedule run over \d+ organizations/.test(line.message))).toEqual([
     expect.objectContaining({ fields: expect.objectContaining({ built: 1, published: 1 }) }),
   ]);

@@ -79,10 +79,12 @@ it("refuses to start when its role may not create Marquee's relations, naming th
     asRole.username = role;
     const refused = await marquee(['builder'], { MARQUEE_HOME: home, DATABASE_URL: asRole.toString(), LOG_FORMAT: 'json' });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`cannot apply Marquee's migrations to PostgreSQL`);
-    expect(refused.stderr).toContain('(schema "marquee"): permission denied for database');
-    expect(refused.stderr).toContain('the role of DATABASE_URL needs, once, CREATE on the database (to create schema "marquee")');
-    expect(refused.stderr).toContain('run `marquee db migrate` once as a role that has them');
+    // The refusal names the role and the GRANT that fixes it (records/schema/migration-grants.ts), in one line without a stack.
+    expect(refused.stderr).toContain(`cannot apply Marquee's migrations in schema "marquee": permission denied for database`);
+    expect(refused.stderr).toContain(`Role "${role}" needs, granted once by the database's owner or a superuser: GRANT CREATE ON DATABASE`);
+    expect(refused.stderr).toContain(`TO "${role}"`);
+    expect(refused.stderr).toContain('run `marquee db migrate` once as a role that');
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
   } finally {
     await db.close();
   }

@@ -138,10 +138,13 @@ describe('HEAD and health', () => {
     }
   });
 
-  it('GET /healthz answers 200 without a key', async () => {
-    const reply = await acme.harness.call('/healthz');
-    expect(reply.status).toBe(200);
-    expect(reply.json()).toEqual({ status: 'ok' });
+  it('GET /healthz (alive) and GET /readyz (ready, with its backends) answer 200 without a key', async () => {
+    const alive = await acme.harness.call('/healthz');
+    expect(alive.status).toBe(200);
+    expect(alive.json()).toEqual({ status: 'alive' });
+    const ready = await acme.harness.call('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json()).toMatchObject({ status: 'ready', backends: { store: { state: 'ok' } } });
   });
 
   it('answers CORS preflights without a key', async () => {

@@ -66,6 +66,8 @@ describe.each(backends)('Marquee migrations on $name', (backend) => {
       { number: 10, name: 'publication-log', recent: true },
       { number: 11, name: 'trail-head-index', recent: true },
       { number: 12, name: 'key-usage', recent: true },
+      { number: 13, name: 'last-builds', recent: true },
+      { number: 14, name: 'change-claims', recent: true },
     ]);
     expect(await marqueeNamesIn(db, 'marquee_own')).toEqual(expect.arrayContaining(Object.keys(PREVIOUS_RELATIONS)));
     expect(await marqueeNamesIn(db, 'public')).toEqual([]);

@@ -20,8 +20,8 @@ describe("the campaign's own stalls", () => {
       ],
       ['gateway-1', 'builder-1'],
     );
-    expect(fault).toMatchObject({ id: 1_000, kind: 'harness-stall', startedAt: 50, healedAt: 8_100 });
-    expect(second!.id).toBe(1_001);
+    expect(fault).toMatchObject({ id: 900_000, kind: 'harness-stall', startedAt: 50, healedAt: 8_100 });
+    expect(second!.id).toBe(900_001);
     expect(fault!.affects).toHaveLength(10);
     expect(fault!.affects).toContainEqual({ process: 'gateway-1', backend: 'redis' });
     expect(fault!.affects).toContainEqual({ process: 'builder-1', backend: 'itself' });
