@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { daemon } from './daemon.ts';
 import { freePort } from './ports.ts';
+import { nginxConf } from './nginx-conf.ts';
 
 const BIN = '/usr/sbin/nginx';
 
@@ -30,17 +31,10 @@ export async function startHttpCache(origin: string): Promise<TestHttpCache> {
   const conf = path.join(prefix, 'nginx.conf');
   await writeFile(
     conf,
-    `daemon off;
-user root;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log warn;
-events { worker_connections 512; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client_body;
-  proxy_temp_path ${prefix}/proxy;
-  proxy_cache_path ${prefix}/cache keys_zone=snap:1m max_size=64m inactive=10m use_temp_path=off;
+    nginxConf(prefix, {
+      errorLevel: 'warn',
+      workerConnections: 512,
+      http: `  proxy_cache_path ${prefix}/cache keys_zone=snap:1m max_size=64m inactive=10m use_temp_path=off;
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -59,8 +53,8 @@ http {
       add_header X-Cache-Status $upstream_cache_status always;
     }
   }
-}
 `,
+    }),
   );
   const server = daemon('nginx', BIN, ['-p', prefix, '-c', conf], port);
   const start = () => server.start();

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { daemon } from './daemon.ts';
 import { freePort } from './ports.ts';
+import { nginxConf } from './nginx-conf.ts';
 
 const BIN = '/usr/sbin/nginx';
 
@@ -38,17 +39,10 @@ export async function startLoadBalancer(upstreams: readonly number[], options: L
   const conf = path.join(prefix, 'nginx.conf');
   await writeFile(
     conf,
-    `daemon off;
-user root;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log info;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client_body;
-  proxy_temp_path ${prefix}/proxy;
-  upstream gateways {
+    nginxConf(prefix, {
+      errorLevel: 'info',
+      workerConnections: 1024,
+      http: `  upstream gateways {
 ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail_timeout=1s;`).join('\n')}
     keepalive 32;
     # Below the gateways' HTTP_KEEP_ALIVE_TIMEOUT (5 s): a connection the gateway closes as idle
@@ -68,8 +62,8 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail
       proxy_read_timeout 10s;
     }
   }
-}
 `,
+    }),
   );
   const server = daemon('nginx', BIN, ['-p', prefix, '-c', conf], port);
   await server.start();

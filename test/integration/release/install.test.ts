@@ -23,6 +23,7 @@ import { createDatabase, startPostgres, type TestPostgres } from '../../support/
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
 import { editEnvironment, environmentOf, recipeBlocks, substitute, unitDirectives } from './recipe.ts';
+import { nginxConf } from '../../support/nginx-conf.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTALL_TIMEOUT_MS = 240_000;
@@ -360,19 +361,12 @@ async function startShippedCdn(prefix: string, store: string): Promise<{ cdn: Da
   // What Debian's nginx.conf gives a conf.d file: the http context, here with this directory's paths.
   await writeFile(
     join(prefix, 'nginx.conf'),
-    `daemon off;
-user root;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client_body;
-  proxy_temp_path ${prefix}/proxy;
-  include ${prefix}/marquee-cdn.conf;
-}
+    nginxConf(prefix, {
+      errorLevel: 'warn',
+      workerConnections: 256,
+      http: `  include ${prefix}/marquee-cdn.conf;
 `,
+    }),
   );
   const cdn = daemon('nginx', '/usr/sbin/nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], port);
   await cdn.start();
