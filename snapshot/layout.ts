@@ -1,5 +1,6 @@
 // Where things live in the snapshot store (docs/design.md "Store layout"). The resource paths a
 // manifest maps to object hashes are the resource catalog's (snapshot/resource-catalog.ts).
+import { CODING_SUFFIX, CODINGS, type Coding } from './codings.ts';
 
 export const pointerKey = (orgId: string): string => `orgs/${orgId}/current.json`;
 /** The pointer is the one key whose object is ever replaced; everything else is written once. */
@@ -8,6 +9,19 @@ export const manifestKey = (orgId: string, snapshotId: string): string => `orgs/
 export const manifestPrefix = (orgId: string): string => `orgs/${orgId}/snapshots/`;
 export const objectKey = (orgId: string, hash: string): string => `orgs/${orgId}/objects/${hash}.json`;
 export const objectPrefix = (orgId: string): string => `orgs/${orgId}/objects/`;
+/**
+ * An object's form in a content coding, beside its JSON and named by the same hash (the JSON's):
+ * `{hash}.json.br`, `{hash}.json.gz`, as static file servers look for them (snapshot/codings.ts).
+ */
+export const codedObjectKey = (orgId: string, hash: string, coding: Coding): string => `${objectKey(orgId, hash)}${CODING_SUFFIX[coding]}`;
+
+/** The hash and coding (undefined: the JSON itself) of a key listed under objectPrefix; undefined for a name of no object. */
+export function objectOfName(name: string): { hash: string; coding: Coding | undefined } | undefined {
+  const match = /^([0-9a-f]{64})\.json(\.br|\.gz)?$/.exec(name);
+  if (match === null) return undefined;
+  const coding = match[2] === undefined ? undefined : CODINGS.find((candidate) => CODING_SUFFIX[candidate] === match[2]);
+  return { hash: match[1]!, coding };
+}
 /**
  * State records (snapshot/state-records.ts): one per change of an organization's state, written
  * once, named by instant and state so that they sort by time. Only history and audit read them;
