@@ -45,15 +45,16 @@ export function sendRepresentation(req: Request, res: Response, representation: 
     countApiResponse(req, 304);
     return;
   }
-  const send = (body: Body) => {
-    res.writeHead(200, [...STANDING_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, SNAPSHOT_ID_HEADER, snapshotId, ...body.headers]);
-    if (req.method === 'HEAD') res.end();
-    else res.end(body.bytes);
-    countApiResponse(req, 200);
-  };
   const body = bodyFor(representation, acceptedCodings(req.headers['accept-encoding']));
-  if (body instanceof Promise) return body.then(send);
-  send(body);
+  if (body instanceof Promise) return body.then((obtained) => send200(req, res, obtained, requestId, rateLimitHeaders, snapshotId));
+  send200(req, res, body, requestId, rateLimitHeaders, snapshotId);
+}
+
+function send200(req: Request, res: Response, body: Body, requestId: string, rateLimitHeaders: readonly string[], snapshotId: string): void {
+  res.writeHead(200, [...STANDING_HEADERS, REQUEST_ID_HEADER, requestId, ...rateLimitHeaders, SNAPSHOT_ID_HEADER, snapshotId, ...body.headers]);
+  if (req.method === 'HEAD') res.end();
+  else res.end(body.bytes);
+  countApiResponse(req, 200);
 }
 
 /**
