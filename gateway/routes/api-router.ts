@@ -68,13 +68,12 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
       context = reading;
       // The organization is the key's (docs/api.md §5.3): nothing in the URL names one.
       const representation = match.route.answer(reading, match.idOrSlug);
+      const failed = (error: unknown) => fail(res, next, grant, error, reading.snapshotId);
       if (representation instanceof Promise) {
-        representation.then(
-          (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!),
-          (error) => fail(res, next, grant, error, reading.snapshotId),
-        );
+        representation.then((loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!)).catch(failed);
       } else {
-        sendRepresentation(req, res, representation, grant.rateLimitHeaders, reading.snapshotId!);
+        // A coded form obtained first (read from the store, or compressed once) sends later.
+        sendRepresentation(req, res, representation, grant.rateLimitHeaders, reading.snapshotId!)?.catch(failed);
       }
     } catch (error) {
       fail(res, next, grant, error, context?.snapshotId);
