@@ -202,8 +202,7 @@ const SNAPSHOT_ID = '^\\d{8}T\\d{9}Z-[0-9a-f]{12}$';
 
 const HEADERS: Record<string, JsonSchema> = {
   ETag: {
-    description:
-      "A strong entity tag naming the exact bytes of the answer's JSON, the same whatever content coding it travels in. Send it back in `If-None-Match`.",
+    description: "A strong entity tag naming the exact bytes of the answer's JSON, the same whatever content coding it travels in. Send it back in `If-None-Match`.",
     required: true,
     schema: { type: 'string', pattern: ENTITY_TAG },
     example: '"9f2c4d0e7b1a5c3f8e6d2b4a0c9e7f5d3b1a8c6e4f2d0b9a7c5e3f1d8b6a4c2e"',

@@ -575,7 +575,8 @@ describe('compressed answers', () => {
         expect(head.bytes.length, path).toBe(0);
         expect(head.headers['content-length'], path).toBe(String(full.bytes.length));
         expect(head.headers['content-encoding'], path).toBe(path === SMALL ? undefined : accepts);
-        for (const name of ['content-type', 'content-encoding', 'etag', 'cache-control', 'vary', 'marquee-snapshot-id']) expect(head.headers[name], `${path} ${name}`).toBe(full.headers[name]);
+        for (const name of ['content-type', 'content-encoding', 'etag', 'cache-control', 'vary', 'marquee-snapshot-id'])
+          expect(head.headers[name], `${path} ${name}`).toBe(full.headers[name]);
       }
     });
   });
@@ -668,7 +669,14 @@ function lumenFixture(now: number): PlatformFixture {
   const speakers = Array.from({ length: 8 }, (_, i) => fixture.speaker({ name: `Speaker ${i}`, jobTitle: 'Physicist', bio: 'Works on lenses and mirrors.' }));
   for (let e = 0; e < 120; e++) {
     const start = now + (e + 2) * DAY;
-    fixture.event({ name: `Lumen Talk ${e}`, slug: `talk-${e}`, description: 'An evening of talks.', venueName: 'Observatory', startsAt: iso(start), endsAt: iso(start + DAY / 8) });
+    fixture.event({
+      name: `Lumen Talk ${e}`,
+      slug: `talk-${e}`,
+      description: 'An evening of talks.',
+      venueName: 'Observatory',
+      startsAt: iso(start),
+      endsAt: iso(start + DAY / 8),
+    });
   }
   const first = fixture.events[0]!;
   for (let s = 0; s < 16; s++) {
