@@ -26,6 +26,7 @@ import { listSnapshotIds } from '../../../snapshot/reader.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import { type ExampleRun, exportLeaves, newestCheckpoint, verifyHistoryExample, verifyPublicationLogExample, writeConsistencyProof } from '../../support/example-verifiers.ts';
 import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
@@ -101,12 +102,16 @@ describe.each(['PostgreSQL', 'PGlite'] as const)('a log row changed or deleted, 
   };
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), `marquee-log-rows-${backend.toLowerCase()}-`));
+    const prefix = `marquee-log-rows-${backend.toLowerCase()}-`;
+    // The embedded database from the migrated template (test/support/migrated-home.ts); PostgreSQL's migrated here.
+    home = backend === 'PGlite' ? await migratedHome({ prefix }) : await mkdtemp(join(tmpdir(), prefix));
     store = join(home, 'snapshots');
     pristine = join(home, 'pristine');
     env = { MARQUEE_HOME: home };
-    if (backend === 'PostgreSQL') env.DATABASE_URL = await createDatabase((await (postgres ??= await startPostgres())).url, `log_rows_${randomUUID().replaceAll('-', '')}`);
-    await ok(['db', 'migrate']);
+    if (backend === 'PostgreSQL') {
+      env.DATABASE_URL = await createDatabase((await (postgres ??= await startPostgres())).url, `log_rows_${randomUUID().replaceAll('-', '')}`);
+      await ok(['db', 'migrate']);
+    }
     await ok(['db', 'seed', '--sample']);
     // Four leaves (two manifests, two state records), and the checkpoint the build writes: kept.
     await ok(['build']);

@@ -14,9 +14,8 @@
 // where verify does). One store, built once: each tampering starts from a pristine copy put back in
 // its place (the database records builds by the store's location, so a copy elsewhere would not be
 // this store to it).
-import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publish, publishSnapshot } from '../../../builder/publish.ts';
@@ -33,6 +32,7 @@ import { newSigningKeyPem, signerFromPem } from '../../../snapshot/signing.ts';
 import type { SnapshotStore } from '../../../snapshot/store.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import {
   type ExampleRun,
   expectHistoryBreak,
@@ -73,14 +73,10 @@ const brokenOf = (report: Awaited<ReturnType<typeof verifyJson>>['report']) =>
 const nordicIds = () => listSnapshotIds(new DirectoryStore(store), nordic);
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-verify-log-'));
+  home = await migratedHome({ prefix: 'marquee-verify-log-' });
   store = join(home, 'store');
   pristine = join(home, 'pristine');
-  for (const args of [
-    ['db', 'migrate'],
-    ['db', 'seed', '--sample'],
-  ])
-    expect((await marquee(args, { MARQUEE_HOME: home })).code).toBe(0);
+  expect((await marquee(['db', 'seed', '--sample'], { MARQUEE_HOME: home })).code).toBe(0);
   const built = JSON.parse((await ok(['build', '--json'])).stdout) as { organizations: Array<{ id: string; result: string }> };
   suspended = built.organizations.find((o) => o.result === 'suspended')!.id;
   await ok(['db', 'sql', "UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'"]);

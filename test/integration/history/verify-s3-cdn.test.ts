@@ -8,8 +8,7 @@
 // (publication-missing), a manifest edited and signed again by a key record the forger published
 // (content-hash-mismatch); then the whole store deleted, which both refuse. The untampered store is
 // read through the CDN as a copy under another prefix, so the CDN never caches what is then changed.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
@@ -20,6 +19,7 @@ import { listSnapshotIds } from '../../../snapshot/reader.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
 import { expectHistoryBreak, expectHistoryVerified, exportLeaves, verifyHistoryExample } from '../../support/example-verifiers.ts';
 import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
@@ -56,14 +56,13 @@ const changes = (...statements: string[]) =>
   });
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-verify-s3-'));
-  // The platform database is made while the bucket and the CDN start: it needs neither.
-  env = { MARQUEE_HOME: home };
+  // The platform database is copied and seeded while the bucket and the CDN start: it needs neither.
   const servers = (async () => {
     s3 = await startS3();
     cdn = await startHttpCache(s3.endpoint);
   })();
-  await ok(['db', 'migrate']);
+  home = await migratedHome({ prefix: 'marquee-verify-s3-' });
+  env = { MARQUEE_HOME: home };
   await ok(['db', 'seed', '--sample']);
   await servers;
   env = { MARQUEE_HOME: home, ...s3.env(PREFIX) };
