@@ -1,48 +1,44 @@
-// What a test run makes once and every file copies (test/support/template-homes.ts keeps the run's
-// directory for them): the first file that asks for a template makes it, under a lock that is a
-// directory (made or not, at once); the files that ask meanwhile wait for it. Outside a vitest run
-// with that directory (a benchmark, a project without the global setup) there is none, and the
-// caller makes what it needs itself.
+// What a test run makes once and every file copies: a home migrated by `marquee db migrate`
+// (migrated-home.ts) and a dump of an empty PGlite data directory (fresh-pglite.ts). The
+// integration projects' global setup (template-homes.ts) makes the ones the run's files import
+// before any file starts, so no file waits for another to make one: when a file made it and the
+// others waited, a loaded machine held the waiting files past their hook timeout while the maker
+// ran. Outside such a run (a benchmark, the unit project, a file the setup did not see import the
+// template) there is none, and the caller makes what it needs itself.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { until } from './until.ts';
 
-/** Long enough for `db migrate` on a loaded machine. */
-const MAKE_TIMEOUT_MS = 180_000;
+export interface RunTemplate {
+  /** Its directory's name among the run's templates. */
+  name: string;
+  /** The module that copies it: a run whose files import it (however indirectly) gets the template. */
+  module: string;
+  /** Makes the template into `directory`, which does not exist yet. */
+  make(directory: string): Promise<void>;
+}
 
+/** Where the run's templates are (the global setup hands it to the files), or undefined. */
 async function runDirectory(): Promise<string | undefined> {
   if (!process.env.VITEST) return undefined;
   const { inject } = await import('vitest');
   return inject('templateHomes');
 }
 
+/** The template's path, made (a failure to make it is named here, to every file that asks). */
+export const templatePath = (root: string, template: RunTemplate): string => join(root, template.name);
+/** Where a failure to make the template is kept, its message the file's text. */
+export const templateFailure = (root: string, template: RunTemplate): string => join(root, `${template.name}.failed`);
+
 /**
- * The directory `name` of this run's templates, made by `make` into the directory it is given (a
- * failure is kept, and named to every file that asks); undefined outside a run that keeps them.
+ * This run's copy of `template`, already made by the global setup; undefined when the run has
+ * none, and the caller makes its own. Throws the setup's failure to make it.
  */
-export async function runTemplate(name: string, make: (directory: string) => Promise<void>): Promise<string | undefined> {
+export async function runTemplate(template: RunTemplate): Promise<string | undefined> {
   const root = await runDirectory();
   if (root === undefined) return undefined;
-  const ready = join(root, name);
-  const failed = join(root, `${name}.failed`);
-  let mine = false;
-  try {
-    await mkdir(join(root, `${name}.lock`));
-    mine = true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  if (mine) {
-    const partial = join(root, `${name}.partial`);
-    try {
-      await make(partial);
-      await rename(partial, ready);
-    } catch (error) {
-      await writeFile(failed, (error as Error).message);
-    }
-  }
-  await until(`the template ${name}`, () => existsSync(ready) || existsSync(failed), { timeoutMs: MAKE_TIMEOUT_MS, intervalMs: 100 });
-  if (existsSync(failed)) throw new Error(`the template ${name} could not be made: ${await readFile(failed, 'utf8')}`);
-  return ready;
+  const failed = templateFailure(root, template);
+  if (existsSync(failed)) throw new Error(`the template ${template.name} could not be made: ${await readFile(failed, 'utf8')}`);
+  const ready = templatePath(root, template);
+  return existsSync(ready) ? ready : undefined;
 }

@@ -6,7 +6,6 @@
 // verifies the signature and refetches the listed path with its key, getting the gateway's new
 // ETag; a forged message is refused with 401, and a redelivered one is handled once.
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
