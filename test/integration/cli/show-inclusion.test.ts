@@ -18,6 +18,7 @@ import { manifestKey } from '../../../snapshot/layout.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
 import { migratedHome } from '../../support/migrated-home.ts';
+import { seedSampleIn, sqlIn } from '../../support/embedded-platform.ts';
 
 const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
 const ORG = SAMPLE.organizations.nordic.id;
@@ -39,10 +40,9 @@ let files = 0;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'marquee-show-inclusion-'));
   home = await migratedHome({ at: join(work, 'built') });
-  for (const args of [['db', 'seed', '--sample'], ['build']]) {
-    const done = await marquee(args, env());
-    expect(done, done.stderr).toMatchObject({ code: 0 });
-  }
+  await seedSampleIn(home);
+  const done = await marquee(['build'], env());
+  expect(done, done.stderr).toMatchObject({ code: 0 });
 }, 120_000);
 
 afterAll(async () => {
@@ -81,7 +81,7 @@ async function check(shown: Evidence, options: { home?: string; keyId?: string; 
 
 const decodedLeaf = (shown: Evidence) => JSON.parse(Buffer.from(shown.inclusion!.proof.leaf, 'base64').toString('utf8'));
 
-const sql = async (statement: string) => expect((await marquee(['db', 'sql', statement], env())).code).toBe(0);
+const sql = (statement: string) => sqlIn(home, statement);
 
 describe('show --evidence', () => {
   let first: Evidence;

@@ -20,7 +20,7 @@ import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../s
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { marquee } from '../../support/cli.ts';
 import { migratedHome } from '../../support/migrated-home.ts';
-import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
+import { seedSampleIn, sqlIn } from '../../support/embedded-platform.ts';
 import { expectHistoryBreak, expectHistoryVerified, exportLeaves, verifyHistoryExample } from '../../support/example-verifiers.ts';
 import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
@@ -50,10 +50,6 @@ const verifyJson = async () => {
 const deleteAll = async (prefix: string) => {
   for (const key of await store.list(prefix)) await store.delete(key);
 };
-const changes = (...statements: string[]) =>
-  onEmbeddedPlatform(home, async (db) => {
-    for (const statement of statements) await db.query(statement);
-  });
 
 beforeAll(async () => {
   // The platform database is copied and seeded while the bucket and the CDN start: it needs neither.
@@ -62,8 +58,7 @@ beforeAll(async () => {
     cdn = await startHttpCache(s3.endpoint);
   })();
   home = await migratedHome({ prefix: 'marquee-verify-s3-' });
-  env = { MARQUEE_HOME: home };
-  await ok(['db', 'seed', '--sample']);
+  await seedSampleIn(home);
   await servers;
   env = { MARQUEE_HOME: home, ...s3.env(PREFIX) };
   for (const [name, value] of Object.entries(env)) if (name.startsWith('AWS_')) vi.stubEnv(name, value);
@@ -71,13 +66,14 @@ beforeAll(async () => {
   // nordic and pacific published, harbor suspended, oldTown closed; then three snapshots of nordic,
   // two of pacific and then its suspension, and harbor reactivated with one snapshot.
   await ok(['build']);
-  await changes(
+  await sqlIn(
+    home,
     `UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'`,
     `UPDATE organizations SET name = 'Pacific Renamed' WHERE id = '${pacific.id}'`,
     `UPDATE organizations SET status = 'active' WHERE id = '${harbor.id}'`,
   );
   await ok(['build']);
-  await changes(`UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'`, `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific.id}'`);
+  await sqlIn(home, `UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'`, `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific.id}'`);
   await ok(['build']);
   leaves = await exportLeaves(env, join(home, 'leaves.txt'));
   expect((await listSnapshotIds(store, nordic.id)).length).toBe(3);
