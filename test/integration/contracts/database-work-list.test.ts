@@ -3,7 +3,7 @@
 // on PGlite, the embedded database, where every builder shares its one session.
 import { afterAll, beforeAll } from 'vitest';
 import { migrateMarquee } from '../../../records/schema/migrate.ts';
-import { openFreshPglite } from '../../support/fresh-pglite.ts';
+import { openPglite } from '../../../records/database/pglite.ts';
 import { openPostgres } from '../../../records/database/postgres.ts';
 import type { SqlClient } from '../../../records/database/sql.ts';
 import { DatabaseWorkList } from '../../../builder/runs/database-work-list.ts';
@@ -13,7 +13,7 @@ import { startPostgres, type TestPostgres } from '../../support/postgres.ts';
 let postgres: TestPostgres;
 let pglite: SqlClient;
 beforeAll(async () => {
-  [postgres, pglite] = await Promise.all([startPostgres(), openFreshPglite()]);
+  [postgres, pglite] = await Promise.all([startPostgres(), openPglite()]);
   // Every builder migrates at start, before it opens a work list.
   await migrateMarquee(pglite);
 }, 60_000);
