@@ -142,6 +142,7 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
         schemas: new SchemaSet(),
         publicBaseUrl: config.platformPublicUrl,
         builderVersion: BUILDER_VERSION,
+        codings: config.snapshotCodings,
         ...(signer ? { signer } : {}),
         channel,
         locks,

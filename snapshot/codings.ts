@@ -32,8 +32,14 @@ export const worthCoding = (length: number): boolean => length >= MIN_CODED_BYTE
 /** How hard each side compresses: `stored` once per object at build, `rendered` once per rendering at a gateway. */
 export type CodingEffort = 'stored' | 'rendered';
 
-/** Brotli qualities: 11 for what is stored (built once, served for ever); 5 for a rendering a request waits for. */
-const BROTLI_QUALITY: Readonly<Record<CodingEffort, number>> = { stored: 11, rendered: 5 };
+/**
+ * Brotli qualities: 9 for what is stored, 5 for a rendering a request waits for. Not 11 for what is
+ * stored: a full build compresses every object (775 MB of JSON for bench:build's 1,000
+ * organizations), and quality 11 took 1.46 ms of CPU per KB as the builder runs it (16 objects at
+ * once on the thread pool), 10 0.46 ms, 9 0.24 ms; 11's answers are 11 % smaller than 9's
+ * (docs/design.md "Compressed answers"). Even 9 misses the build's target of 1.3× (docs/performance.md).
+ */
+const BROTLI_QUALITY: Readonly<Record<CodingEffort, number>> = { stored: 9, rendered: 5 };
 /** gzip levels: 9 stored; 6 rendered, zlib's default, within a few percent of 9 on our JSON at a third of its time. */
 const GZIP_LEVEL: Readonly<Record<CodingEffort, number>> = { stored: 9, rendered: 6 };
 

@@ -3,7 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ListObjectsV2CommandOutput, PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
-import { isPointerKey } from '../layout.ts';
+import { isPointerKey, objectOfName } from '../layout.ts';
 import type { Log } from '../../runtime/log.ts';
 import {
   assertStoreKey,
@@ -75,6 +75,18 @@ export interface S3StoreOptions {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The pointer is replaced by every publish: a cache may keep it, but must ask the store before each use. */
 const MUTABLE = 'no-cache';
+
+/**
+ * An object's coded forms (snapshot/layout.ts codedObjectKey) go as opaque bytes, every other key
+ * as JSON. No Content-Encoding on them: with one, HTTP readers decode by themselves (fetch, a
+ * browser, a CDN answering a client that does not accept the coding), and a gateway reading through
+ * the CDN (cdn-source.ts) would be handed the JSON where it expects the coded bytes it checks and
+ * serves as they are. Nor application/json: a CDN that compresses by type (CloudFront compresses
+ * application/json) would compress them a second time, and tools would show them as text.
+ */
+function contentTypeOf(key: string): string {
+  return objectOfName(key.slice(key.lastIndexOf('/') + 1))?.coding === undefined ? 'application/json' : 'application/octet-stream';
+}
 
 /** Far above any snapshot object or manifest; a body larger than this is refused, not buffered. */
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
@@ -232,7 +244,7 @@ export class S3Store implements SnapshotStore {
       Key: this.objectName(key),
       // A view, not a copy: the request is sent before put resolves.
       Body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      ContentType: 'application/json',
+      ContentType: contentTypeOf(key),
       CacheControl: isPointerKey(key) ? MUTABLE : IMMUTABLE,
     };
   }
