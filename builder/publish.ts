@@ -475,7 +475,7 @@ async function writeNewObjects(
  */
 async function writeObject(store: SnapshotStore, orgId: string, object: SerializedResource, codings: readonly Coding[]): Promise<void> {
   const wanted = worthCoding(object.bytes.length) ? codings : [];
-  const [, ...coded] = await Promise.all([store.put(objectKey(orgId, object.hash), object.bytes), ...wanted.map((coding) => compress(coding, object.bytes, 'stored'))]);
+  const [, ...coded] = await Promise.all([store.put(objectKey(orgId, object.hash), object.bytes), ...wanted.map((coding) => compress(coding, object.bytes))]);
   await Promise.all(wanted.map((coding, i) => store.put(codedObjectKey(orgId, object.hash, coding), coded[i]!)));
 }
 

@@ -117,7 +117,7 @@ export function storedRepresentation(bytes: Buffer, hash: string, stored: CodedS
  */
 export function computedRepresentation(body: string | Buffer, sourceHash: string, state: string, onKept?: (representation: Representation) => void): Representation {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return new Representation(bytes, computedTag(sourceHash, state), (coding) => compress(coding, bytes, 'rendered'), onKept);
+  return new Representation(bytes, computedTag(sourceHash, state), (coding) => compress(coding, bytes), onKept);
 }
 
 /** Heap bytes a representation holds beyond its object (its JSON and coded forms), for the caches' weights. */

@@ -125,15 +125,8 @@ export function docs({ openApiFile = OPENAPI_FILE, swaggerUiDir = SWAGGER_UI_DIR
 /**
  * A file served as it is, or compressed once, at the first request accepting a coding, and kept
  * (swagger-ui's bundle is 1.4 MB, 0.4 MB in brotli): the gateway's answers' rules, its negotiation.
- * Brotli 5 rather than 11, so that the first reader waits tens of milliseconds, not seconds.
  */
 function staticFile(bytes: Buffer, contentType: string, extraHeaders: readonly string[] = []): Representation {
   const etag = createHash('sha256').update(bytes).digest('hex');
-  return new Representation(bytes, etag, (coding) => compress(coding, bytes, 'rendered'), undefined, [
-    'Cache-Control',
-    CACHE_CONTROL,
-    'Content-Type',
-    contentType,
-    ...extraHeaders,
-  ]);
+  return new Representation(bytes, etag, (coding) => compress(coding, bytes), undefined, ['Cache-Control', CACHE_CONTROL, 'Content-Type', contentType, ...extraHeaders]);
 }

@@ -240,7 +240,7 @@ describe('the shipped CDN file (deploy/nginx/marquee-cdn.conf)', () => {
     for (const coding of CODINGS) {
       const key = codedObjectKey(id, hash, coding);
       // The coded forms as a build stores them: compressed once, at the stored effort, put beside the JSON.
-      if (!(await store.has(key))) await store.put(key, await compress(coding, json!, 'stored'));
+      if (!(await store.has(key))) await store.put(key, await compress(coding, json!));
       const stored = await store.get(key);
       expect(decode(coding, stored!).equals(json!)).toBe(true);
       // The bucket's own answer (path-style, straight to s3rver), then nginx's: a fill, then a HIT.
