@@ -149,8 +149,9 @@ describe('BuildRunner after a failure', () => {
   it('builds an organization again after a failure to reach a backend, until it succeeds, with nobody asking', async () => {
     vi.useFakeTimers();
     try {
+      // The JSON alone: fake timers advance without waiting for compressions on the thread pool.
       const { source, context, orgId } = setup();
-      const runner = new BuildRunner(context, { log: new RecordingLog(), debounceMs: 1 });
+      const runner = new BuildRunner({ ...context, codings: [] }, { log: new RecordingLog(), debounceMs: 1 });
       source.failing.add(orgId);
       expect((await runner.build('manual')).map((r) => r.result)).toEqual(['failed']);
       // The first retry 1 s after the failure (plus the quiet period), the next 2 s after that one.
@@ -221,8 +222,9 @@ describe('BuildRunner after a failure', () => {
   it('runs a catch-up full build again when it could not list the organizations, until it can', async () => {
     vi.useFakeTimers();
     try {
+      // The JSON alone: fake timers advance without waiting for compressions on the thread pool.
       const { source, context, orgId } = setup();
-      const runner = new BuildRunner(context, { log: new RecordingLog() });
+      const runner = new BuildRunner({ ...context, codings: [] }, { log: new RecordingLog() });
       source.listingFails = true;
       runner.catchUp();
       await vi.advanceTimersByTimeAsync(10);
