@@ -21,9 +21,18 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/support/sequencer.ts';
 
 /** The gateway suites that run on both: routes, authentication, security properties, freshness, conditional requests. */
-const GATEWAY_SUITES = ['auth-suite', 'routes-happy', 'routes-errors', 'security.property', 'freshness', 'conditional', 'paging', 'pinned-reads', 'changes'].map(
-  (name) => `test/integration/gateway/${name}.test.ts`,
-);
+const GATEWAY_SUITES = [
+  'auth-suite',
+  'routes-happy',
+  'routes-errors',
+  'security.property',
+  'freshness',
+  'conditional',
+  'paging',
+  'pinned-reads',
+  'changes',
+  'compressed-answers',
+].map((name) => `test/integration/gateway/${name}.test.ts`);
 
 /**
  * Integration files that bound a latency tightly enough (a change served within 1 or 2 s, a verdict

@@ -114,7 +114,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     maxBytes: budgets.snapshots,
   });
   const metrics = deps.metrics;
-  const objects = new ObjectCache(deps.snapshots, budgets.objects);
+  const objects = new ObjectCache(deps.snapshots, budgets.objects, log);
   const views = new EventViews(objects, budgets.views, log);
   const pinned = new PinnedSnapshots(deps.snapshots, limits.pinWindowMs, budgets.pinned);
   // The changes share holds the answers, and which earlier snapshots the store keeps (a few bytes each).

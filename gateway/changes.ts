@@ -7,7 +7,7 @@ import { API_BASE, isClockDependent, resourceAt } from '../snapshot/resource-cat
 import { DEFAULT_EVENTS_QUERY } from '../snapshot/clock-rendering/events-query.ts';
 import { detailTag } from '../snapshot/clock-rendering/detail-view.ts';
 import type { EventIndexView } from '../snapshot/clock-rendering/index-view.ts';
-import { computedRepresentation, type Representation } from '../snapshot/representation.ts';
+import { computedRepresentation, heldBytes, type Representation } from '../snapshot/representation.ts';
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { keyOrderOf } from '../snapshot/key-order.ts';
 import type { Changes } from '../snapshot/schema-types.ts';
@@ -36,7 +36,7 @@ export class ChangeAnswers {
   private readonly answers: LruCache<string, HeldAnswer>;
 
   constructor(maxBytes: number) {
-    this.answers = new LruCache(maxBytes, (held, key) => ANSWER_BYTES + key.length + held.representation.bytes.length);
+    this.answers = new LruCache(maxBytes, (held, key) => ANSWER_BYTES + key.length + heldBytes(held.representation));
   }
 
   /** Hits, misses, evictions and bytes, for /metrics. */
@@ -48,8 +48,12 @@ export class ChangeAnswers {
     const key = `${manifest.hash} ${since?.hash ?? '-'}`;
     const held = this.answers.get(key);
     if (held !== undefined && now >= held.from && now < held.until) return held.representation;
-    const representation = changesAnswer(manifest, since, index, now);
     const { from, until } = index?.clockWindowAt(now) ?? { from: Number.NEGATIVE_INFINITY, until: Number.POSITIVE_INFINITY };
+    // A coded form kept later makes the answer heavier: weighed again while it is still held.
+    const representation = changesAnswer(manifest, since, index, now, (grown) => {
+      const current = this.answers.peek(key);
+      if (current?.representation === grown) this.answers.set(key, current);
+    });
     this.answers.set(key, { representation, from, until });
     return representation;
   }
@@ -60,7 +64,13 @@ export class ChangeAnswers {
  * the manifest's event index, parsed (undefined when it has none): it gives the clock states the
  * list and the details are tagged with, and the next clock change.
  */
-function changesAnswer(manifest: ManifestView, since: ManifestView | null, index: EventIndexView | undefined, now: number): Representation {
+function changesAnswer(
+  manifest: ManifestView,
+  since: ManifestView | null,
+  index: EventIndexView | undefined,
+  now: number,
+  onKept: (representation: Representation) => void,
+): Representation {
   const changed: Changes['changed'] = [];
   const removed: string[] = [];
   for (const [path, hash] of manifest.resources) {
@@ -79,7 +89,7 @@ function changesAnswer(manifest: ManifestView, since: ManifestView | null, index
     nextClockChangeAt: Number.isFinite(next) ? new Date(next).toISOString().replace(/\.000Z$/, 'Z') : null,
   };
   // The body is fixed by the two manifests and the clock's next change: so is its tag.
-  return computedRepresentation(canonicalJson(body, CHANGES_ORDER), manifest.hash, `changes ${since?.hash ?? '-'} ${next}`);
+  return computedRepresentation(canonicalJson(body, CHANGES_ORDER), manifest.hash, `changes ${since?.hash ?? '-'} ${next}`, onKept);
 }
 
 /** The ETag, unquoted, that GET of `path` answers now: its content hash, or for what the clock changes, the tag the gateway computes. */

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'EVENT_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'NOT_ACCEPTABLE'
   | 'RATE_LIMITED'
   | 'SNAPSHOT_NOT_CURRENT'
   | 'SNAPSHOT_EXPIRED'
@@ -67,6 +68,13 @@ export const sinceExpired = (currentSnapshotId: string) =>
 
 export const methodNotAllowed = (allow: string) =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', 'This API is read-only: only GET and HEAD are served.', { Allow: allow });
+/**
+ * The request refuses the JSON as it is (`identity;q=0`, or `*;q=0` without identity) and accepts
+ * neither coding the gateway has (RFC 9110 §12.5.3, §15.5.7): br and gzip are named, so the client
+ * knows what it could ask for.
+ */
+export const notAcceptable = () =>
+  new ApiError(406, 'NOT_ACCEPTABLE', 'Not acceptable', 'The request refuses every coding this answer is available in: accept br, gzip or identity in Accept-Encoding.');
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>, detail = 'The key exceeded its limit of requests per minute.') =>
   new ApiError(429, 'RATE_LIMITED', 'Too many requests', detail, { ...headers, 'Retry-After': String(retryAfterSeconds) });
 

@@ -64,18 +64,19 @@ export class BackendStates {
 
   /** It answered, as it should. */
   answered(backend: BackendName): void {
-    const entry = this.entries.get(backend);
-    if (entry === undefined) return;
-    entry.state = 'ok';
-    entry.why = undefined;
-    entry.lastSuccessMs = this.clock();
+    this.heardFrom(backend, 'ok', undefined);
   }
 
   /** It answered, but not as it should. */
   degraded(backend: BackendName, why: string): void {
+    this.heardFrom(backend, 'degraded', why);
+  }
+
+  /** An answer, of either kind: it is reachable now. */
+  private heardFrom(backend: BackendName, state: 'ok' | 'degraded', why: string | undefined): void {
     const entry = this.entries.get(backend);
     if (entry === undefined) return;
-    entry.state = 'degraded';
+    entry.state = state;
     entry.why = why;
     entry.lastSuccessMs = this.clock();
   }

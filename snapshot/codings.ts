@@ -5,7 +5,7 @@
 // compressed there, once per rendering, at a quality fast enough for the request that renders it.
 // The same module names the codings, their keys' suffixes and their parameters for both sides.
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompressSync, constants, gunzipSync, gzip } from 'node:zlib';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzip } from 'node:zlib';
 
 /**
  * In the order the gateway prefers them when a client accepts both equally: brotli is 15–25 %
@@ -39,6 +39,8 @@ const GZIP_LEVEL: Readonly<Record<CodingEffort, number>> = { stored: 9, rendered
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
+const unbrotliAsync = promisify(brotliDecompress);
+const gunzipAsync = promisify(gunzip);
 
 /**
  * `bytes` in `coding`, compressed on libuv's thread pool (never on the event loop). Brotli's window
@@ -63,7 +65,17 @@ function brotliWindow(length: number): number {
   return Math.min(constants.BROTLI_MAX_WINDOW_BITS, Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(length + 1))));
 }
 
-/** `coded` decoded: to check a stored form against the hash of the JSON it codes, once, when it is read. */
+/** `coded` decoded: to check a stored form against the hash of the JSON it codes, once, when it is read (tools). */
 export function decode(coding: Coding, coded: Uint8Array): Buffer {
   return coding === 'br' ? brotliDecompressSync(coded) : gunzipSync(coded);
+}
+
+/**
+ * `coded` decoded on the thread pool, by a reader that must not stall (a gateway). At most
+ * `maxLength` bytes come out: a reader that knows the JSON's length stops a form that would
+ * decode to more (a stored form is only trusted once it decodes to the JSON's hash).
+ */
+export function decodeOffLoop(coding: Coding, coded: Uint8Array, maxLength: number): Promise<Buffer> {
+  const options = { maxOutputLength: Math.max(1, maxLength) };
+  return coding === 'br' ? unbrotliAsync(coded, options) : gunzipAsync(coded, options);
 }

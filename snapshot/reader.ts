@@ -1,6 +1,7 @@
 // Reading a published snapshot: pointer → manifest → objects, each verified against its hash.
 import { sha256Hex } from './hash.ts';
-import { isSnapshotId, manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
+import { codedObjectKey, isSnapshotId, manifestKey, manifestPrefix, objectKey, ORGS_PREFIX, pointerKey } from './layout.ts';
+import { type Coding, decodeOffLoop } from './codings.ts';
 import { ORGANIZATION_STATES, SNAPSHOT_FORMAT, type Manifest, type OrganizationState, type Pointer } from './manifest.ts';
 import type { SnapshotSource, SnapshotStore } from './store.ts';
 
@@ -61,6 +62,19 @@ export async function readObjectBytes(store: SnapshotSource, orgId: string, hash
   if (!bytes) return undefined;
   if (sha256Hex(bytes) !== hash) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is corrupt`);
   return bytes;
+}
+
+/**
+ * The stored form of object `hash` in `coding`, checked to decode to the object's JSON (`json`, read
+ * and verified before): undefined when the store has none (published before coded forms were, or
+ * with SNAPSHOT_CODINGS=none). Throws SnapshotIntegrityError for a form that decodes to anything else.
+ */
+export async function readCodedObject(store: SnapshotSource, orgId: string, hash: string, coding: Coding, json: Buffer): Promise<Buffer | undefined> {
+  const coded = await store.get(codedObjectKey(orgId, hash, coding));
+  if (!coded) return undefined;
+  const decoded = await decodeOffLoop(coding, coded, json.length).catch(() => undefined);
+  if (decoded === undefined || !decoded.equals(json)) throw new SnapshotIntegrityError(`object ${hash} of organization ${orgId} is corrupt in ${coding}`);
+  return coded;
 }
 
 /** A source that can also list keys, for reading history: every SnapshotStore is one. */

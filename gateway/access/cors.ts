@@ -16,8 +16,11 @@ const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 // depend on request headers a browser's private cache does not key on: the key picks the
 // organization, and the Origin decides between 200 and 403 for a key with an allowed list.
 // Without Vary, a cached 200 (Cache-Control: private, max-age=60) could be reused for another
-// key, or for a page of a refused origin.
-const VARY = 'Authorization, X-Api-Key, Origin';
+// key, or for a page of a refused origin. Accept-Encoding: a body may be coded (docs/api.md
+// "Compressed answers"), and a cache must not give a br body to a client that cannot decode it. On
+// every answer, short ones and problems too: a cache keys on the Vary of what it stores, whatever
+// the size.
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
 
 /** The CORS headers of every response, as writeHead takes them; part of gateway/standing-headers.ts's. */
 export const CORS_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', VARY];

@@ -69,12 +69,13 @@ export function apiRouter({ access, resources, clock, observe }: ApiRouterOption
       // The organization is the key's (docs/api.md §5.3): nothing in the URL names one.
       const representation = match.route.answer(reading, match.idOrSlug);
       if (representation instanceof Promise) {
-        representation.then(
-          (loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!),
-          (error) => fail(res, next, grant, error, reading.snapshotId),
-        );
+        representation
+          .then((loaded) => sendRepresentation(req, res, loaded, grant.rateLimitHeaders, reading.snapshotId!))
+          .catch((error: unknown) => fail(res, next, grant, error, reading.snapshotId));
       } else {
-        sendRepresentation(req, res, representation, grant.rateLimitHeaders, reading.snapshotId!);
+        // A coded form obtained first (read from the store, or compressed once) sends later.
+        const sent = sendRepresentation(req, res, representation, grant.rateLimitHeaders, reading.snapshotId!);
+        if (sent !== undefined) sent.catch((error: unknown) => fail(res, next, grant, error, reading.snapshotId));
       }
     } catch (error) {
       fail(res, next, grant, error, context?.snapshotId);

@@ -1,12 +1,16 @@
 // Snapshot objects by content hash. Objects are immutable (docs/design.md "Store layout"), so a cached
 // copy never goes stale; only the memory budget evicts. Bytes are verified once, when read.
-// Kept as the Representation a stored resource is served as, so a hit allocates nothing.
-import { readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
+// Kept as the Representation a stored resource is served as, so a hit allocates nothing. Its coded
+// forms are read from the store the first time a request accepts one (snapshot/codings.ts), and
+// weigh on the budget from then on.
+import { readCodedObject, readObjectBytes, SnapshotIntegrityError } from '../../snapshot/reader.ts';
+import { type Coding, compress } from '../../snapshot/codings.ts';
 import type { SnapshotSource } from '../../snapshot/store.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
-import { storedRepresentation, type Representation } from '../../snapshot/representation.ts';
+import { heldBytes, storedRepresentation, type Representation } from '../../snapshot/representation.ts';
 import { LoadingCache } from '../../runtime/loading-cache.ts';
 import type { CacheStats } from '../../runtime/lru.ts';
+import type { Log } from '../../runtime/log.ts';
 
 export class ObjectCache {
   private readonly cache: LoadingCache<Representation>;
@@ -14,6 +18,7 @@ export class ObjectCache {
   constructor(
     private readonly store: SnapshotSource,
     maxBytes: number,
+    private readonly log?: Log,
   ) {
     this.cache = new LoadingCache(maxBytes, weighRepresentation);
   }
@@ -29,7 +34,38 @@ export class ObjectCache {
    * A cached object is returned as is; only a load is a promise.
    */
   representation(orgId: string, hash: string): Awaitable<Representation> {
-    return this.cache.get(hash, async () => storedRepresentation(await this.read(orgId, hash), hash));
+    return this.cache.get(hash, async () => {
+      const json = await this.read(orgId, hash);
+      return storedRepresentation(
+        json,
+        hash,
+        (coding) => this.coded(orgId, hash, coding, json),
+        (grown) => this.cache.reweigh(hash, grown),
+      );
+    });
+  }
+
+  /**
+   * The builder's form of the object in `coding`. An object stored without one (published before
+   * coded forms were, or with SNAPSHOT_CODINGS=none) is compressed here once, as a rendering is,
+   * and kept with the object: the gateway never compresses one object per request.
+   */
+  private async coded(orgId: string, hash: string, coding: Coding, json: Buffer): Promise<Buffer> {
+    let stored: Buffer | undefined;
+    try {
+      stored = await readCodedObject(this.store, orgId, hash, coding, json);
+    } catch (error) {
+      // The JSON is sound (it matched its hash): the client still gets it, coded here. Said once
+      // per object held; `marquee audit` names the form to replace. A store that cannot be reached
+      // is not this: that error stands, and the request falls back to another coding.
+      if (!(error instanceof SnapshotIntegrityError)) throw error;
+      this.log?.error('a stored coded form does not decode to its object: compressed here instead; marquee audit names it', {
+        organizationId: orgId,
+        hash,
+        coding,
+      });
+    }
+    return stored ?? (await compress(coding, json, 'rendered'));
   }
 
   /**
@@ -49,7 +85,7 @@ export class ObjectCache {
  * bench/cache-weights.ts).
  */
 function weighRepresentation(representation: Representation): number {
-  return REPRESENTATION_BYTES + representation.bytes.length;
+  return REPRESENTATION_BYTES + heldBytes(representation);
 }
 
 const REPRESENTATION_BYTES = 500;

@@ -1,7 +1,7 @@
 // GET /events/{idOrSlug}: the stored detail patched with its clock fields (docs/api.md §2 EventDetail).
 // At most six states exist, so each rendering is kept for as long as the view is.
 import { keyOrderOf } from '../key-order.ts';
-import { computedRepresentation, computedTag, type Representation } from '../representation.ts';
+import { computedRepresentation, computedTag, heldBytes, type Representation } from '../representation.ts';
 import type { EventClock, StoredEventDetail } from '../schema-types.ts';
 import { type ClockState, clockStateAt, parseClock, type ParsedClock } from './timing.ts';
 import { renderWithClockFields, splitClock, type ClockTemplate } from './clock-fields.ts';
@@ -33,10 +33,14 @@ export class EventDetailView {
     this.parsedBytes = VIEW_BYTES + Math.ceil(BYTES_PER_STORED_BYTE * storedBytes);
   }
 
-  /** Heap bytes of the renderings kept (bodies, plus about 500 bytes of tags and headers each; bench/cache-weights.ts). */
+  /**
+   * Heap bytes of the renderings kept (bodies and their coded forms, plus about 500 bytes of tags and
+   * headers each; bench/cache-weights.ts). Read again at every request (gateway/events/views.ts), so
+   * a coded form kept since is counted from the next one on.
+   */
   get renderedBytes(): number {
     let bytes = 0;
-    for (const rendered of this.rendered) if (rendered !== undefined) bytes += 500 + rendered.bytes.length;
+    for (const rendered of this.rendered) if (rendered !== undefined) bytes += 500 + heldBytes(rendered);
     return bytes;
   }
 

@@ -9,7 +9,7 @@
 // budget: a request inside a known window for a known page costs a few lookups.
 import { LruCache } from '../../runtime/lru.ts';
 import { keyOrderOf } from '../key-order.ts';
-import { computedRepresentation, type Representation } from '../representation.ts';
+import { computedRepresentation, heldBytes, type Representation } from '../representation.ts';
 import type { StoredEventSummary } from '../schema-types.ts';
 import { type ClockField, splitClock } from './clock-fields.ts';
 import type { EventsQuery, TimingFilter } from './events-query.ts';
@@ -173,7 +173,7 @@ export class EventIndexView {
 
   page(now: number, query: EventsQuery): Representation {
     const window = this.windowAt(now);
-    const key = `${query.timing} ${query.page} ${query.pageSize}`;
+    const key = pageKey(query);
     let page = window.pages.get(key);
     if (!page) {
       page = this.render(window, query);
@@ -217,7 +217,7 @@ export class EventIndexView {
         past: inOrder(this.newestFirst, 'past'),
         all: ascending,
       },
-      pages: new LruCache(this.pageBytes, (page, key) => PAGE_BYTES + key.length + page.bytes.length),
+      pages: new LruCache(this.pageBytes, (page, key) => PAGE_BYTES + key.length + heldBytes(page)),
     };
     return this.window;
   }
@@ -256,9 +256,16 @@ export class EventIndexView {
       }
     }
     tail.copy(body, written);
-    return computedRepresentation(body, this.hash, state);
+    // A coded form kept later makes the page heavier: weighed again while the window still holds it.
+    const key = pageKey(query);
+    return computedRepresentation(body, this.hash, state, (grown) => {
+      if (window.pages.peek(key) === grown) window.pages.set(key, grown);
+    });
   }
 }
+
+/** A rendered page's name within its window. */
+const pageKey = (query: EventsQuery): string => `${query.timing} ${query.page} ${query.pageSize}`;
 
 /**
  * `past` lists newest first: start descending (docs/design.md "Orders"). Ties keep the index's order,
