@@ -1,5 +1,5 @@
-// What bench/gateway.ts measures of the gateway's coded answers (docs/design.md "Compressed
-// answers"), in the same run as its other figures:
+// What bench/gateway.ts measures of the gateway's coded answers (docs/design.md "Coded
+// bodies"), in the same run as its other figures:
 // - the bytes of one answer per coding (none asked, `Accept-Encoding: br`, `gzip`), counted as they
 //   came over the socket (undici's request does not decode), each coded one checked to decode to the
 //   identity answer;

@@ -1,7 +1,7 @@
 // nginx serving files as they are, each beside its precompressed forms (`NAME.gz`, and `NAME.br`
 // when Debian's brotli_static module is installed): the fastest a server can answer a request for
 // bytes it holds, the reference bench/gateway.ts sets the gateway's `GET /organization` against
-// (docs/design.md "Compressed answers"). Tuned as a static origin is: sendfile, open file
+// (docs/design.md "Coded bodies"). Tuned as a static origin is: sendfile, open file
 // descriptors cached, no access log, keep-alive connections never closed by a request count (nginx
 // closes one after 1,000 requests by default, which Node's server never does).
 import { existsSync, readFileSync } from 'node:fs';
