@@ -107,7 +107,7 @@ export default defineConfig({
           name: 'integration',
           include: scope.integration,
           exclude: [...ALONE, ...FAULT_CAMPAIGNS],
-          globalSetup: ['test/support/build-product.ts'],
+          globalSetup: ['test/support/build-product.ts', 'test/support/template-homes.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           maxWorkers: 2,
@@ -131,7 +131,7 @@ export default defineConfig({
         test: {
           name: 'integration-fault-campaigns',
           include: compatibility ? [] : FAULT_CAMPAIGNS,
-          globalSetup: ['test/support/build-product.ts'],
+          globalSetup: ['test/support/build-product.ts', 'test/support/template-homes.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           maxWorkers: 2,
@@ -154,7 +154,7 @@ export default defineConfig({
         test: {
           name: 'integration-alone',
           include: scope.alone,
-          globalSetup: ['test/support/build-product.ts'],
+          globalSetup: ['test/support/build-product.ts', 'test/support/template-homes.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           maxWorkers: 1,

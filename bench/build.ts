@@ -6,12 +6,13 @@
 // organization divided between two builders on Redis beside the same run by one (each organization
 // once; wall times reported, no target: this machine has 2 cores). Every build runs in a child
 // process (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is
-// the in-run reference, because this machine is shared and noisy. Signing (SNAPSHOT_SIGNING_KEY):
-// full builds into fresh stores with and without it (SNAPSHOT_SIGNING_KEY=none), alternated, in
-// the same run; BENCH_SIGNING=0 leaves them out.
+// the in-run reference, because this machine is shared and noisy. Signing (SNAPSHOT_SIGNING_KEY)
+// and the coded forms (SNAPSHOT_CODINGS): full builds into fresh stores with and without each
+// (=none), alternated, in the same run; BENCH_SIGNING=0 and BENCH_CODINGS=0 leave them out. The
+// bytes the full build's store holds in each form (JSON, br, gzip) are printed after the table.
 import { reportChecks } from './checks.ts';
 import { machine } from './machine.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgres } from '../records/database/postgres.ts';
@@ -31,6 +32,57 @@ const shares = (run: MeasuredBuild) =>
     .map(([builder, count]) => `${builder} ${count}`)
     .join(', ');
 
+/** Full builds of one kind with a thing and without it, round by round. */
+interface Pairs {
+  with: MeasuredBuild[];
+  without: MeasuredBuild[];
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+};
+const ratios = (pairs: Pairs) => {
+  const of = (measure: (build: MeasuredBuild) => number) => pairs.with.map((build, round) => measure(build) / measure(pairs.without[round]!));
+  return { cpuEach: of((build) => build.cpuMs), cpu: median(of((build) => build.cpuMs)), wall: median(of((build) => build.wallMs)) };
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const times = (builds: MeasuredBuild[]) => builds.map((build) => `${seconds(build.wallMs)} (CPU ${seconds(build.cpuMs)})`).join(', ');
+const peak = (builds: MeasuredBuild[]) => `${Math.max(...builds.map((build) => build.maxRssMb)).toFixed(0)} MB at most`;
+
+/** Two table rows for a pair of kinds: each kind's builds, and the median ratios on the first. */
+function pairRows(pairs: Pairs | undefined, withName: string, withoutName: string, withoutWord: string): string[][] {
+  if (pairs === undefined) return [];
+  const { cpuEach, cpu, wall } = ratios(pairs);
+  const each = cpuEach.map((ratio) => `${ratio.toFixed(3)}×`).join(', ');
+  return [
+    [withName, times(pairs.with), '', peak(pairs.with), `CPU: median pair ${cpu.toFixed(3)}× ${withoutWord} (pairs: ${each}); wall: median pair ${wall.toFixed(3)}×`],
+    [withoutName, times(pairs.without), '', peak(pairs.without), ''],
+  ];
+}
+
+/** Bytes under every organization's objects/ in a directory store, by form. */
+async function storedBytes(root: string) {
+  const total = { objects: 0, json: 0, coded: 0, codedJson: 0, br: 0, gz: 0 };
+  for (const org of await readdir(join(root, 'orgs'))) {
+    const dir = join(root, 'orgs', org, 'objects');
+    const names = new Set(await readdir(dir).catch(() => []));
+    for (const name of names) {
+      const size = (await stat(join(dir, name))).size;
+      if (name.endsWith('.json')) {
+        total.objects++;
+        total.json += size;
+        if (names.has(`${name}.br`) || names.has(`${name}.gz`)) {
+          total.coded++;
+          total.codedJson += size;
+        }
+      } else if (name.endsWith('.json.br')) total.br += size;
+      else if (name.endsWith('.json.gz')) total.gz += size;
+    }
+  }
+  return total;
+}
+
 const [postgres, redis] = await Promise.all([startPostgres(), startRedis({ appendfsync: 'everysec' })]);
 const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
 try {
@@ -46,38 +98,36 @@ try {
   const child = (...args: string[]) => measuredBuild(env, ...args);
   const reference = await child('read');
   const full = await child('build');
-  // Signed (the default: a key made under MARQUEE_HOME) and unsigned full builds, each into a fresh
-  // store, in pairs, the pair's order alternating from round to round: this machine's disk drifts by
-  // a fifth between two builds a minute apart (measured), so only a pair's own ratio compares like
-  // with like, and the order's own effect (the second build of a pair follows the first's deletion)
-  // falls on each kind as often.
-  const signing: { signed: MeasuredBuild[]; unsigned: MeasuredBuild[] } = { signed: [], unsigned: [] };
-  if (process.env.BENCH_SIGNING !== '0') {
+  // What the coded forms cost the store: bytes of every object's JSON, and of the brotli and gzip
+  // forms beside those worth them, over the full build's store.
+  const stored = await storedBytes(join(work, 'snapshots'));
+  // Each kind of full build against the same without one thing, each into a fresh store, in pairs,
+  // the pair's order alternating from round to round: this machine's disk drifts by a fifth between
+  // two builds a minute apart (measured), so only a pair's own ratio compares like with like, and
+  // the order's own effect (the second build of a pair follows the first's deletion) falls on each
+  // kind as often. Signing (a key made under MARQUEE_HOME) against SNAPSHOT_SIGNING_KEY=none, both
+  // without coded forms so that the pair differs by the signatures alone; coded forms (the default)
+  // against SNAPSHOT_CODINGS=none, both signed.
+  const paired = async (name: string, withIt: NodeJS.ProcessEnv, without: NodeJS.ProcessEnv): Promise<Pairs> => {
+    const pairs: Pairs = { with: [], without: [] };
     for (const round of [1, 2, 3, 4]) {
-      const unsigned = () => measuredBuild({ ...env, SNAPSHOT_STORE: join(work, `unsigned-${round}`), SNAPSHOT_SIGNING_KEY: 'none' }, 'build');
-      const signed = () => measuredBuild({ ...env, SNAPSHOT_STORE: join(work, `signed-${round}`) }, 'build');
-      if (round % 2 === 1) {
-        signing.unsigned.push(await unsigned());
-        signing.signed.push(await signed());
-      } else {
-        signing.signed.push(await signed());
-        signing.unsigned.push(await unsigned());
-      }
-      await rm(join(work, `unsigned-${round}`), { recursive: true, force: true });
-      await rm(join(work, `signed-${round}`), { recursive: true, force: true });
+      const build = (kind: keyof Pairs, overrides: NodeJS.ProcessEnv) => async () => {
+        const store = join(work, `${name}-${kind}-${round}`);
+        pairs[kind].push(await measuredBuild({ ...env, ...overrides, SNAPSHOT_STORE: store }, 'build'));
+        await rm(store, { recursive: true, force: true });
+      };
+      const [first, second] = round % 2 === 1 ? [build('without', without), build('with', withIt)] : [build('with', withIt), build('without', without)];
+      await first();
+      await second();
     }
-  }
-  // What signing costs a build is CPU (a canonical form and a signature per manifest); its wall time
-  // here is the disk's and the neighbours' (identical builds ranged from 29 s to 83 s in one run).
-  // So the target is judged on the median of the pairs' CPU-time ratios; wall times are printed.
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+    return pairs;
   };
-  const cpuRatios = signing.signed.map((build, round) => build.cpuMs / signing.unsigned[round]!.cpuMs);
-  const signingRatio = cpuRatios.length > 0 ? median(cpuRatios) : undefined;
-  const roundRatios = cpuRatios.map((ratio) => `${ratio.toFixed(3)}×`).join(', ');
-  const wallRatio = signing.signed.length > 0 ? median(signing.signed.map((build, round) => build.wallMs / signing.unsigned[round]!.wallMs)) : undefined;
+  // What signing or compressing costs a build is CPU (a canonical form and a signature per
+  // manifest; brotli and gzip on libuv's threads, counted in the process's CPU time); its wall time
+  // here is the disk's and the neighbours' (identical builds ranged from 29 s to 83 s in one run).
+  // So each is judged on the median of its pairs' CPU-time ratios; wall times are printed beside.
+  const signing = process.env.BENCH_SIGNING === '0' ? undefined : await paired('signing', { SNAPSHOT_CODINGS: 'none' }, { SNAPSHOT_CODINGS: 'none', SNAPSHOT_SIGNING_KEY: 'none' });
+  const coding = process.env.BENCH_CODINGS === '0' ? undefined : await paired('codings', {}, { SNAPSHOT_CODINGS: 'none' });
   // Nothing published, nothing logged: the publication log does not grow over the unchanged runs.
   const logSize = () =>
     databasePublicationLog(db)
@@ -103,7 +153,7 @@ try {
   const [twoBuilders, joined] = await Promise.all([measuredBuild(fleet, 'open', 'builder-a'), joining]);
   await db.close();
 
-  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const s = seconds;
   const rows = [
     ['reference: read every organization (no build)', s(reference.wallMs), '—', `${reference.maxRssMb.toFixed(0)} MB`, '—'],
     ['full build', s(full.wallMs), String(full.objectsWritten), `${full.maxRssMb.toFixed(0)} MB`, `${(full.wallMs / reference.wallMs).toFixed(2)}× reference`],
@@ -128,18 +178,13 @@ try {
       `${scheduledOne.maxRssMb.toFixed(0)} MB`,
       `${scheduledOne.organizations} built`,
     ],
-    ...(signingRatio === undefined
-      ? []
-      : [
-          [
-            'full build, signed (four, paired with the next row, order alternating)',
-            signing.signed.map((build) => `${s(build.wallMs)} (CPU ${s(build.cpuMs)})`).join(', '),
-            '',
-            '',
-            `CPU: median pair ${signingRatio.toFixed(3)}× unsigned (pairs: ${roundRatios}); wall: median pair ${wallRatio!.toFixed(3)}×`,
-          ],
-          ['full build, unsigned (SNAPSHOT_SIGNING_KEY=none)', signing.unsigned.map((build) => `${s(build.wallMs)} (CPU ${s(build.cpuMs)})`).join(', '), '', '', ''],
-        ]),
+    ...pairRows(
+      signing,
+      'full build, signed (four, paired with the next row, order alternating; no coded forms in either)',
+      'full build, unsigned (SNAPSHOT_SIGNING_KEY=none)',
+      'unsigned',
+    ),
+    ...pairRows(coding, 'full build, with coded forms (br, gzip; four, paired with the next row, order alternating)', 'full build, without (SNAPSHOT_CODINGS=none)', 'without'),
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
     ['one organization, unchanged', s(oneUnchanged.wallMs), String(oneUnchanged.objectsWritten), `${oneUnchanged.maxRssMb.toFixed(0)} MB`, ''],
     ['a run over every organization, one builder (Redis work list)', s(oneBuilder.wallMs), '—', `${oneBuilder.maxRssMb.toFixed(0)} MB`, shares(oneBuilder)],
@@ -153,6 +198,12 @@ try {
   ];
   console.log('\n| phase | wall time | objects written | peak RSS | ratio |\n|---|---|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  console.log(
+    `\nstore after the full build: ${stored.objects} objects, JSON ${mb(stored.json)}; ${stored.coded} of them worth coding (${mb(stored.codedJson)} of JSON): ` +
+      `br ${mb(stored.br)} (${((100 * stored.br) / stored.codedJson).toFixed(1)} %), gzip ${mb(stored.gz)} (${((100 * stored.gz) / stored.codedJson).toFixed(1)} %); ` +
+      `the store's objects take ${((stored.json + stored.br + stored.gz) / stored.json).toFixed(2)}× their JSON`,
+  );
   // The full-build targets were set for 1,000 organizations, the scheduled-run ratio for 10,000.
   const atThousand = ORGANIZATIONS <= 1_000;
   reportChecks([
@@ -165,7 +216,8 @@ try {
       : []),
     ['unchanged rebuild writes 0 objects', unchanged.objectsWritten === 0],
     [`unchanged rebuild and scheduled run log nothing (${loggedByUnchanged} entries)`, loggedByUnchanged === 0],
-    ...(signingRatio === undefined ? [] : ([['signed full build within 5 % of unsigned in CPU time (median of four pairs)', signingRatio <= 1.05]] as const)),
+    ...(signing === undefined ? [] : ([['signed full build within 5 % of unsigned in CPU time (median of four pairs)', ratios(signing).cpu <= 1.05]] as const)),
+    ...(coding === undefined ? [] : ([['full build with coded forms ≤ 1.3× without, in CPU time (median of four pairs)', ratios(coding).cpu <= 1.3]] as const)),
     ['scheduled run, nothing changed: ≤ 5 s', scheduledNothing.wallMs <= 5_000],
     // A ratio of fixed costs (a connection, one statement) to a read that grows with the platform:
     // judged at the size the target was set for.

@@ -544,7 +544,7 @@ async function measureCodings(gateway: Child, solo: Published, big: Published, r
   const json = (await answerAs(`${gateway.url}${organization.path}`, organization.headers, 'identity')).bytes;
   // The files the builder stores for it: coded forms only at MIN_CODED_BYTES and over (nginx would
   // serve a .gz of any size), so that nginx answers every coding with the gateway's bytes.
-  const forms = worthCoding(json.length) ? { '.gz': await compress('gzip', json, 'stored'), '.br': await compress('br', json, 'stored') } : {};
+  const forms = worthCoding(json.length) ? { '.gz': await compress('gzip', json), '.br': await compress('br', json) } : {};
   const nginx = await startStaticFiles({ 'organization.json': { '': json, ...forms } });
   try {
     verdicts.push(

@@ -22,6 +22,7 @@ import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
 import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 import { signerFromPem } from '../snapshot/signing.ts';
+import { CODINGS, type Coding } from '../snapshot/codings.ts';
 import { publicationLogOrigin } from '../records/publication-log/checkpoint.ts';
 
 export interface Config {
@@ -41,6 +42,11 @@ export interface Config {
    * store that several builders share, which a build refuses to start with (bin/signing-key.ts).
    */
   signingKey: { file: string; generate: boolean } | 'none' | 'missing';
+  /**
+   * SNAPSHOT_CODINGS: the compressed forms a build stores beside each object worth coding
+   * (snapshot/codings.ts), which gateways and the CDN serve as they are; [] (`none`): the JSON alone.
+   */
+  snapshotCodings: readonly Coding[];
   /**
    * PUBLICATION_LOG_ORIGIN: the origin (and key name) of the publication log's checkpoints
    * (records/publication-log/checkpoint.ts). Unset: made of SNAPSHOT_CDN_URL, else of the store's
@@ -153,6 +159,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   };
   const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
   const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
+  const snapshotCodings = codingsSetting(settings);
   const publicationLogOrigin = publicationLogOriginSetting(settings, snapshotStore, snapshotReading.snapshotCdnUrl);
   const signing = needs.builds && snapshotStore !== undefined ? signingKeyProblem(signingKey) : undefined;
   if (signing !== undefined) settings.problem(signing);
@@ -186,6 +193,7 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
     snapshotStore,
     ...snapshotReading,
     signingKey,
+    snapshotCodings,
     publicationLogOrigin,
     redisUrl,
     ...ports,
@@ -418,6 +426,29 @@ export function signingKeyProblem(setting: Config['signingKey']): string | undef
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/**
+ * SNAPSHOT_CODINGS: both codings (the default), gzip alone (for builders that cannot spare
+ * brotli's time), or none. Not brotli alone: every client that accepts br accepts gzip too, not the
+ * other way round, so it would leave the gzip-only clients without a stored form.
+ */
+const CODING_CHOICES: ReadonlyMap<string, readonly Coding[]> = new Map<string, readonly Coding[]>([
+  [CODINGS.join(','), CODINGS],
+  ['gzip', ['gzip']],
+  ['none', []],
+]);
+
+function codingsSetting(settings: Settings): readonly Coding[] {
+  const value = settings.text('SNAPSHOT_CODINGS')?.replace(/\s*,\s*/g, ',');
+  if (value === undefined) return CODINGS;
+  const codings = CODING_CHOICES.get(value);
+  if (codings !== undefined) return codings;
+  const choices = [...CODING_CHOICES.keys()].map((choice) => JSON.stringify(choice));
+  settings.problem(
+    `SNAPSHOT_CODINGS must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (the compressed forms a build stores beside each object), got ${JSON.stringify(value)}`,
+  );
+  return CODINGS;
 }
 
 function redisSetting(settings: Settings): string | undefined {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isUuid } from '../snapshot/layout.ts';
 import type { BuildContext } from '../builder/build.ts';
 import { openBuildLocks } from '../builder/fleet-backends.ts';
-import { createCloudFrontInvalidator } from '../builder/cdn-invalidation.ts';
+import type { CloudFrontInvalidatorOptions } from '../builder/cdn-invalidation.ts';
 import type { PlatformSource } from '../builder/platform/rows.ts';
 import { assertPlatformRelations } from '../builder/platform/migrations.ts';
 import { openPlatformDatabase } from '../records/database/database-backends.ts';
@@ -83,6 +83,18 @@ export interface BuildServices {
   context(source: PlatformSource, versions?: SqlClient, webhooks?: WebhookOutbox): BuildContext;
 }
 
+/**
+ * builder/cdn-invalidation.ts's invalidator, loaded with its AWS SDK client only by a process that
+ * invalidates: loading the AWS SDK is about half a second of CPU, which every command paid at its
+ * start while this module imported it.
+ */
+function cloudFrontInvalidator(options: CloudFrontInvalidatorOptions): (organizationIds: string[]) => Promise<void> {
+  const invalidator = import('../builder/cdn-invalidation.ts').then(({ createCloudFrontInvalidator }) => createCloudFrontInvalidator(options));
+  // Loading starts now, so the first build does not wait for it; a failure is the first invalidation's.
+  invalidator.catch(() => {});
+  return async (organizationIds) => (await invalidator)(organizationIds);
+}
+
 /** `states`: a builder process's backend states, where the CDN invalidations' outcomes are written (builder/backend-watch.ts). */
 export function openBuildServices(config: Config, log: Log, channel = openPublishChannel(config, log), states?: BackendStates): BuildServices {
   // First: a missing signing key stops a build before it opens anything.
@@ -92,7 +104,7 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
   const cdnPrefix = config.snapshotStore.cdnPrefix;
   const invalidate =
     config.cloudFrontDistributionId !== undefined && cdnPrefix !== undefined
-      ? createCloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: cdnPrefix, log, ...(states ? { states } : {}) })
+      ? cloudFrontInvalidator({ distributionId: config.cloudFrontDistributionId, prefix: cdnPrefix, log, ...(states ? { states } : {}) })
       : undefined;
   return {
     store,
@@ -130,6 +142,7 @@ export function openBuildServices(config: Config, log: Log, channel = openPublis
         schemas: new SchemaSet(),
         publicBaseUrl: config.platformPublicUrl,
         builderVersion: BUILDER_VERSION,
+        codings: config.snapshotCodings,
         ...(signer ? { signer } : {}),
         channel,
         locks,

@@ -7,6 +7,7 @@ import type { BuildTrigger, OrganizationState } from '../snapshot/manifest.ts';
 import type { SchemaSet } from '../snapshot/schemas.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Signer } from '../snapshot/signing.ts';
+import type { Coding } from '../snapshot/codings.ts';
 import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import { describeError } from '../runtime/errors.ts';
 import { type BuildLease, type BuildLocks, DEFAULT_LOCK_TIMING, waitForLock } from './build-locks.ts';
@@ -30,6 +31,8 @@ export interface BuildContext {
   builderVersion: string;
   /** Signs every manifest and state record these builds publish (SNAPSHOT_SIGNING_KEY); absent: unsigned. */
   signer?: Signer;
+  /** The compressed forms stored beside each object these builds write (SNAPSHOT_CODINGS); absent: every coding. */
+  codings?: readonly Coding[];
   /**
    * The publication log (records/publication-log/): every manifest and state record these builds
    * publish, and every one their retention removes, is appended to it before anything names it
@@ -323,6 +326,7 @@ async function readAndPublish(context: BuildContext, target: Target, trigger: Bu
     builderVersion: context.builderVersion,
     projectionVersion: projectionVersionOf(context),
     ...(context.signer ? { signer: context.signer } : {}),
+    ...(context.codings ? { codings: context.codings } : {}),
     ...(context.publicationLog ? { publicationLog: context.publicationLog } : {}),
   };
   // The pointer before the rows: its version is what this publish's pointer write expects, so a

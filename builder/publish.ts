@@ -1,5 +1,6 @@
-// Publish stage: atomically per organization. New content-addressed objects first, then the
-// manifest, then the pointer last, so a reader (or a crash) never sees half a snapshot.
+// Publish stage: atomically per organization. New content-addressed objects first (each with its
+// compressed forms, snapshot/codings.ts), then the manifest, then the pointer last, so a reader (or
+// a crash) never sees half a snapshot.
 // A build whose content equals the current snapshot writes nothing (docs/design.md step 5).
 // The pointer is written only if it is still the one this publish read (putIfVersion): another
 // builder that published meanwhile is never overwritten with what may be older data.
@@ -23,7 +24,8 @@
 // logs it likewise, when it is the newest manifest, where verify begins a suspended chain.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
-import { manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
+import { CODINGS, type Coding, compress, worthCoding } from '../snapshot/codings.ts';
+import { codedObjectKey, manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
 import {
   contentHashOf,
   SNAPSHOT_FORMAT,
@@ -76,6 +78,11 @@ export interface PublishInput {
   durationMs: number;
   /** Signs the manifest and state record this publish writes; absent: unsigned (SNAPSHOT_SIGNING_KEY=none, tests). */
   signer?: Signer;
+  /**
+   * The compressed forms stored beside each object it writes that is worth coding (SNAPSHOT_CODINGS,
+   * snapshot/codings.ts); absent: every coding; empty: the JSON alone.
+   */
+  codings?: readonly Coding[];
   /**
    * Where each manifest and state record is logged before anything names it (records/publication-log/).
    * Every process with the platform database gives it (build, builder, start); absent only where
@@ -131,7 +138,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
     }
   }
 
-  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest);
+  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest, input.codings ?? CODINGS);
   const snapshotId = newSnapshotId(input.now, contentHash);
   // The same snapshot left by a killed publish is not superseded: writeManifest adopts it.
   left ??= latest ? await neverCurrent(store, input.organizationId, latest) : [];
@@ -438,17 +445,38 @@ async function neverCurrent(store: SnapshotStore, orgId: string, latest: { manif
 }
 
 /**
- * Writes every object the latest manifest does not name. Those it names are in the store (and
- * retention keeps them: it keeps the newest snapshot); any other object may be one that retention
- * is about to delete as unreferenced and old, so it is written again, which makes it young and
- * spares it (builder/retention.ts). Objects are immutable: writing one again changes no byte.
+ * Writes every object the latest manifest does not name, each with its coded forms. Those it names
+ * are in the store (and retention keeps them: it keeps the newest snapshot), so an unchanged run
+ * compresses nothing; any other object may be one that retention is about to delete as
+ * unreferenced and old, so it is written again, which makes it young and spares it
+ * (builder/retention.ts). Objects are immutable: writing one again changes no byte of its JSON.
  */
-async function writeNewObjects(store: SnapshotStore, orgId: string, objects: readonly SerializedResource[], latest: Manifest | undefined): Promise<number> {
+async function writeNewObjects(
+  store: SnapshotStore,
+  orgId: string,
+  objects: readonly SerializedResource[],
+  latest: Manifest | undefined,
+  codings: readonly Coding[],
+): Promise<number> {
   const present = new Set(Object.values(latest?.resources ?? {}));
   const pending = new Map<string, SerializedResource>();
   for (const object of objects) if (!present.has(object.hash)) pending.set(object.hash, object);
-  await mapConcurrently([...pending.values()], WRITE_CONCURRENCY, (object) => store.put(objectKey(orgId, object.hash), object.bytes));
+  await mapConcurrently([...pending.values()], WRITE_CONCURRENCY, (object) => writeObject(store, orgId, object, codings));
   return pending.size;
+}
+
+/**
+ * The object's JSON, then its coded forms (compressed on libuv's thread pool while the JSON is
+ * written). All of them are in the store before the manifest that names the object, which is when
+ * a gateway may first ask for one. The JSON first: a publish killed between the two leaves an
+ * object without coded forms, which gateways serve as JSON and audit accepts, never a coded form
+ * without its JSON; and the JSON's write is what makes the object young to retention, which judges
+ * an object and its coded forms by it.
+ */
+async function writeObject(store: SnapshotStore, orgId: string, object: SerializedResource, codings: readonly Coding[]): Promise<void> {
+  const wanted = worthCoding(object.bytes.length) ? codings : [];
+  const [, ...coded] = await Promise.all([store.put(objectKey(orgId, object.hash), object.bytes), ...wanted.map((coding) => compress(coding, object.bytes))]);
+  await Promise.all(wanted.map((coding, i) => store.put(codedObjectKey(orgId, object.hash, coding), coded[i]!)));
 }
 
 /**

@@ -12,7 +12,8 @@
 // right now has written its objects but not yet the manifest that names them, and deleting those
 // would leave its snapshot pointing at missing objects. Publish writes again every object the
 // latest manifest does not name (builder/publish.ts), which makes it young. So gc may run beside
-// running builders and gateways.
+// running builders and gateways. An object's coded forms (`{hash}.json.br`, `.json.gz`) are part
+// of it: kept, spared and deleted with its JSON, and counted with it as one object.
 //
 // With the publication log (records/publication-log/), the manifests and state records retention
 // deletes are appended to it as removals ('retention'), one append per organization, before the
@@ -21,11 +22,12 @@
 import type { LogRecord } from '../records/publication-log/log-entry.ts';
 import type { PublicationLog } from '../records/publication-log/log-store.ts';
 import { sha256Hex } from '../snapshot/hash.ts';
-import { instantOfName, manifestKey, objectKey, objectPrefix, stateRecordName } from '../snapshot/layout.ts';
+import { instantOfName, manifestKey, objectPrefix, stateRecordName } from '../snapshot/layout.ts';
 import type { Pointer } from '../snapshot/manifest.ts';
 import { listOrganizationIds, listSnapshotIds, readManifest, readPointer } from '../snapshot/reader.ts';
 import { listStateMarks, type StateMark } from '../snapshot/state-records.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { type ObjectFiles, objectFiles } from './object-files.ts';
 
 export const DEFAULT_KEEP = 50;
 /** Every snapshot younger than this many days is kept, however many there are: an auditor's evidence. */
@@ -134,19 +136,34 @@ export async function retainOrganization(store: SnapshotStore, orgId: string, po
   if (!dryRun) for (const id of result.snapshots) await store.delete(manifestKey(orgId, id));
   if (!dryRun) for (const key of result.stateRecords) await store.delete(key);
   const cutoff = graceCutoff(policy);
-  const prefix = objectPrefix(orgId);
-  for (const key of await store.list(prefix)) {
-    const hash = key.slice(prefix.length, -'.json'.length);
+  for (const [hash, files] of objectFiles(orgId, await store.list(objectPrefix(orgId)))) {
     if (referenced.has(hash)) continue;
-    const written = await store.modifiedAt(key);
+    const written = await writtenAt(store, files);
     if (written !== undefined && written >= cutoff) {
       result.objectsSpared++;
       continue;
     }
-    if (!dryRun) await store.delete(objectKey(orgId, hash));
+    // The coded forms first: retention killed in between leaves the JSON without them, as a killed
+    // publish does, never a coded form without its JSON (an audit finding).
+    if (!dryRun) for (const key of [...files.coded.map((form) => form.key), ...(files.json === undefined ? [] : [files.json])]) await store.delete(key);
     result.objects++;
   }
   return result;
+}
+
+/**
+ * When the object was written: its JSON's time, since a publish writes the JSON first and its coded
+ * forms right after (a publish under way has made it young); without a JSON, its newest coded form's.
+ * Undefined when it is gone since the listing.
+ */
+async function writtenAt(store: SnapshotStore, files: ObjectFiles): Promise<Date | undefined> {
+  if (files.json !== undefined) return store.modifiedAt(files.json);
+  let newest: Date | undefined;
+  for (const { key } of files.coded) {
+    const at = await store.modifiedAt(key);
+    if (at !== undefined && (newest === undefined || at > newest)) newest = at;
+  }
+  return newest;
 }
 
 /**

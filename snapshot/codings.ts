@@ -1,9 +1,10 @@
 // Content codings of the API's answers (docs/design.md "Compressed answers"). A snapshot's objects
-// are immutable, so each is compressed once, when it is built, at the highest quality the build's
-// time allows, and stored beside its JSON (snapshot/layout.ts codedObjectKey); gateways and the CDN
-// serve those bytes as they are. Clock-dependent answers are rendered by the gateway, so they are
-// compressed there, once per rendering, at a quality fast enough for the request that renders it.
+// are immutable, so each is compressed once, when it is built, and stored beside its JSON
+// (snapshot/layout.ts codedObjectKey); gateways and the CDN serve those bytes as they are.
+// Clock-dependent answers are rendered by the gateway, so they are compressed there, once per
+// rendering, with the same parameters.
 // The same module names the codings, their keys' suffixes and their parameters for both sides.
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants, gunzip, gunzipSync, gzip } from 'node:zlib';
 
@@ -29,13 +30,37 @@ export const MIN_CODED_BYTES = 1024;
 /** Whether a body of `length` bytes is worth a coded form. */
 export const worthCoding = (length: number): boolean => length >= MIN_CODED_BYTES;
 
-/** How hard each side compresses: `stored` once per object at build, `rendered` once per rendering at a gateway. */
-export type CodingEffort = 'stored' | 'rendered';
+/**
+ * One quality for both sides: brotli 5 and gzip 6, for the objects a build stores and the renderings
+ * a gateway compresses alike. Measured on bench:build's 1,000 organizations (775 MB of JSON), brotli
+ * 5's forms are 10.9 % of the JSON, 9's 10.8 %, 11's 9.6 %, and gzip 6 is within a few percent of 9;
+ * but 11 costs about 1.5 ms of CPU per KB, fifteen times 5, which a full build pays for every object
+ * (docs/design.md "Compressed answers", docs/performance.md). The 13 % that 11 would save on brotli
+ * answers is not worth a build several times as long.
+ */
+const BROTLI_QUALITY = 5;
+const GZIP_LEVEL = 6;
 
-/** Brotli qualities: 11 for what is stored (built once, served for ever); 5 for a rendering a request waits for. */
-const BROTLI_QUALITY: Readonly<Record<CodingEffort, number>> = { stored: 11, rendered: 5 };
-/** gzip levels: 9 stored; 6 rendered, zlib's default, within a few percent of 9 on our JSON at a third of its time. */
-const GZIP_LEVEL: Readonly<Record<CodingEffort, number>> = { stored: 9, rendered: 6 };
+/**
+ * Compressions under way at once in this process, at most one per core. libuv's pool runs four at
+ * a time by default, and a builder asks for sixteen: on two cores, sixteen small compressions at
+ * once cost up to seven times the CPU per KB of one at a time (each brotli or deflate state is
+ * allocated and filled while the others evict it from the caches; measured, docs/performance.md).
+ */
+const AT_ONCE = Math.max(1, availableParallelism());
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -48,16 +73,15 @@ const gunzipAsync = promisify(gunzip);
  * answer takes to compress (measured: 16 ms against 0.4 ms for 7 KB at quality 9), and a smaller
  * window asks less memory of the decoder.
  */
-export function compress(coding: Coding, bytes: Uint8Array, effort: CodingEffort): Promise<Buffer> {
-  if (coding === 'gzip') return gzipAsync(bytes, { level: GZIP_LEVEL[effort] });
-  return brotliAsync(bytes, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY[effort],
-      [constants.BROTLI_PARAM_LGWIN]: brotliWindow(bytes.length),
-      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-    },
-  });
+export function compress(coding: Coding, bytes: Uint8Array): Promise<Buffer> {
+  if (coding === 'gzip') return inTurn(() => gzipAsync(bytes, { level: GZIP_LEVEL }));
+  const params = {
+    [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+    [constants.BROTLI_PARAM_LGWIN]: brotliWindow(bytes.length),
+    [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+  };
+  return inTurn(() => brotliAsync(bytes, { params }));
 }
 
 /** log2 of the smallest window holding the whole input, within brotli's bounds (10–24). */

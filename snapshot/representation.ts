@@ -39,6 +39,8 @@ export class Representation {
     private readonly source: CodedSource,
     /** Told after a coded form is kept: a cache weighs the representation again. */
     private readonly onKept?: (representation: Representation) => void,
+    /** What describes the body besides its tag, length and coding: the API's JSON unless said (the docs pages). */
+    private readonly described: readonly string[] = JSON_HEADERS,
   ) {
     this.quotedEtag = `"${etag}"`;
     this.headers = [...this.describing(), 'Content-Length', String(bytes.length)];
@@ -93,13 +95,13 @@ export class Representation {
   }
 
   private describing(): string[] {
-    return ['ETag', this.quotedEtag, 'Cache-Control', CACHE_CONTROL, 'Content-Type', JSON_TYPE];
+    return ['ETag', this.quotedEtag, ...this.described];
   }
 }
 
 /** docs/api.md §8 "Response freshness", docs/design.md "caching headers": on every 200 and 304. */
 export const CACHE_CONTROL = 'private, max-age=60';
-const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_HEADERS: readonly string[] = ['Cache-Control', CACHE_CONTROL, 'Content-Type', 'application/json; charset=utf-8'];
 
 /** A stored resource is served as stored: its content hash is its entity tag; its coded forms are the builder's (`stored`). */
 export function storedRepresentation(bytes: Buffer, hash: string, stored: CodedSource, onKept?: (representation: Representation) => void): Representation {
@@ -115,7 +117,7 @@ export function storedRepresentation(bytes: Buffer, hash: string, stored: CodedS
  */
 export function computedRepresentation(body: string | Buffer, sourceHash: string, state: string, onKept?: (representation: Representation) => void): Representation {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return new Representation(bytes, computedTag(sourceHash, state), (coding) => compress(coding, bytes, 'rendered'), onKept);
+  return new Representation(bytes, computedTag(sourceHash, state), (coding) => compress(coding, bytes), onKept);
 }
 
 /** Heap bytes a representation holds beyond its object (its JSON and coded forms), for the caches' weights. */

@@ -2,18 +2,20 @@
 // interface alone (so it works on every backend) and reports what must never be there
 // (docs/api.md §1): e-mail addresses other than the organization's own contact address, ids and
 // slugs of other organizations; and what breaks content addressing: objects no manifest names,
-// manifests naming objects that are missing, objects whose bytes do not hash to their name; and
-// state records (snapshot/state-records.ts) that are not what their name says. The history's own
-// evidence is checked as `verify` checks it, with the same expectations (what the platform database
-// says was published into the store) and the same refusals of a store that is missing, cannot be
-// read or holds nothing: an organization whose history was removed whole is a finding of its own
-// kind, 'missing-history', as are its other breaks, 'broken-history'.
+// manifests naming objects that are missing, objects whose bytes do not hash to their name, coded
+// forms that do not decode to them or stand without their JSON; and state records
+// (snapshot/state-records.ts) that are not what their name says. The history's own evidence is
+// checked as `verify` checks it, with the same expectations (what the platform database says was
+// published into the store) and the same refusals of a store that is missing, cannot be read or
+// holds nothing: an organization whose history was removed whole is a finding of its own kind,
+// 'missing-history', as are its other breaks, 'broken-history'.
 //
 // Two passes with I/O only at the edges: `indexOrganization` reads one organization's pointer,
 // manifests and /organization resources into an index; `storeIndex` joins those indexes once;
 // `objectScanner` is a pure scan of one parsed object against them. Reads go a few at a time
 // (against S3, a thousand organizations' objects one after the other took minutes), and the report
 // lists its findings in the same order whatever order the reads finished in.
+import { decode } from '../../snapshot/codings.ts';
 import { sha256Hex } from '../../snapshot/hash.ts';
 import { manifestKey, objectKey, objectPrefix, pointerKey, stateRecordPrefix } from '../../snapshot/layout.ts';
 import type { Manifest } from '../../snapshot/manifest.ts';
@@ -21,7 +23,9 @@ import { listSnapshotIds, parsePointer } from '../../snapshot/reader.ts';
 import { resourceAt, resourcePath } from '../../snapshot/resource-catalog.ts';
 import { parseStateRecord, stateMarkOf } from '../../snapshot/state-records.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
+import { describeError } from '../../runtime/errors.ts';
 import { mapConcurrently } from '../concurrently.ts';
+import { type ObjectFiles, objectFiles } from '../object-files.ts';
 import { DEFAULT_GRACE_MINUTES } from '../retention.ts';
 import { type Expectations, SigningKeys, storeOrganizations, verifyOrganization } from './verify-history.ts';
 
@@ -36,6 +40,10 @@ type FindingKind =
   | 'orphan-object'
   | 'missing-object'
   | 'corrupt-object'
+  /** A coded form (`{hash}.json.br`, `.json.gz`) that does not decode, or decodes to bytes of another hash. */
+  | 'corrupt-coded-form'
+  /** A coded form whose object's JSON is not in the store. */
+  | 'coded-form-without-json'
   | 'broken-snapshot'
   | 'broken-state-record'
   | 'broken-history'
@@ -94,13 +102,17 @@ export async function auditStore(store: SnapshotStore, options: AuditOptions = {
   for (const index of indexes) {
     report.findings.push(...index.findings);
     const scan = objectScanner(index, all);
-    const prefix = objectPrefix(index.id);
-    const keys = (await store.list(prefix)).filter((key) => key.endsWith('.json'));
-    const audited = await mapConcurrently(keys, OBJECTS_AT_ONCE, (key) => auditObject(store, index, scan, key.slice(prefix.length, -'.json'.length), cutoff));
-    for (const findings of audited) {
-      if (findings === undefined) continue; // deleted since the listing (gc)
-      report.objects++;
-      report.findings.push(...findings);
+    const objects = [...objectFiles(index.id, await store.list(objectPrefix(index.id)))];
+    const audited = await mapConcurrently(objects, OBJECTS_AT_ONCE, async ([hash, files]) => {
+      const object = files.json === undefined ? undefined : await auditObject(store, index, scan, hash, cutoff);
+      const coded: AuditFinding[] = [];
+      for (const form of files.coded) coded.push(...(await auditCodedForm(store, index, hash, form, object !== undefined)));
+      return { object, coded };
+    });
+    for (const { object, coded } of audited) {
+      // An object is its JSON: one deleted since the listing (gc) is not counted.
+      if (object !== undefined) report.objects++;
+      report.findings.push(...(object ?? []), ...coded);
     }
   }
   // The history's own evidence, checked as `verify` checks it: an edited or removed past manifest,
@@ -148,6 +160,33 @@ async function auditObject(
     if (written === undefined || written < cutoff) {
       findings.push({ ...at, kind: 'orphan-object', detail: `no manifest names it (written ${written?.toISOString() ?? 'at an unknown time'})` });
     }
+  }
+  return findings;
+}
+
+/**
+ * What is wrong with one of an object's coded forms: it must decode to bytes of the hash that names
+ * it (the JSON's), as a gateway checks it before serving it, and its JSON must be there (a publish
+ * writes the JSON first, retention deletes it last). An object without coded forms is no finding:
+ * published before they were stored, too small to be worth them, or with SNAPSHOT_CODINGS=none.
+ */
+async function auditCodedForm(store: SnapshotStore, index: OrganizationIndex, hash: string, form: ObjectFiles['coded'][number], jsonRead: boolean): Promise<AuditFinding[]> {
+  const bytes = await store.get(form.key);
+  if (bytes === undefined) return []; // deleted since the listing (gc)
+  const path = index.referenced.get(hash);
+  const at = { organizationId: index.id, ...(path === undefined ? {} : { path }), object: hash };
+  const findings: AuditFinding[] = [];
+  let decoded: Buffer | undefined;
+  try {
+    decoded = decode(form.coding, bytes);
+  } catch (error) {
+    findings.push({ ...at, kind: 'corrupt-coded-form', detail: `${form.key}: not ${form.coding} data (${describeError(error)})` });
+  }
+  if (decoded !== undefined && sha256Hex(decoded) !== hash)
+    findings.push({ ...at, kind: 'corrupt-coded-form', detail: `${form.key}: it decodes to bytes that do not hash to its name` });
+  // Asked again when the listing had no JSON: written since, by a publish of the same object.
+  if (!jsonRead && !(await store.has(objectKey(index.id, hash)))) {
+    findings.push({ ...at, kind: 'coded-form-without-json', detail: `${form.key}: its object's JSON ${objectKey(index.id, hash)} is not in the store` });
   }
   return findings;
 }

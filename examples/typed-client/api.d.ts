@@ -424,6 +424,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -435,6 +436,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -453,6 +455,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -471,6 +474,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -489,6 +493,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -507,6 +512,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -525,6 +531,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -544,6 +551,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -561,6 +569,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
@@ -587,6 +596,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -605,6 +615,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -628,6 +639,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -642,11 +654,31 @@ export interface components {
                 };
             };
         };
+        /** @description `Accept-Encoding` refuses the JSON as it is (`identity;q=0`, or `*;q=0` without naming `identity`) and accepts neither `br` nor `gzip`. The problem itself goes as it is. */
+        NotAcceptable: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-Error"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {unknown} */
+                    errorCode: "NOT_ACCEPTABLE";
+                };
+            };
+        };
         /** @description The key used up its requests of the last 60 seconds, or the client's address sent too many invalid keys. Wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
@@ -674,6 +706,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /**
@@ -700,6 +733,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-Error"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                Vary: components["headers"]["Vary"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
@@ -739,18 +773,27 @@ export interface components {
         Since: string;
         /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
         SnapshotPin: string;
+        /**
+         * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+         * @example br, gzip
+         */
+        AcceptEncoding: string;
         /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
         IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
         /**
-         * @description A strong entity tag naming the exact bytes of this representation. Send it back in `If-None-Match`.
+         * @description A strong entity tag naming the exact bytes of the answer's JSON, the same whatever content coding it travels in. Send it back in `If-None-Match`.
          * @example "9f2c4d0e7b1a5c3f8e6d2b4a0c9e7f5d3b1a8c6e4f2d0b9a7c5e3f1d8b6a4c2e"
          */
         ETag: string;
         /** @description Every 200 and 304: the same response need not be requested again for a minute. */
         "Cache-Control": "private, max-age=60";
+        /** @description The body's content coding, as the request's `Accept-Encoding` allowed: sent for bodies of 1,024 bytes or more (and smaller ones when the request refuses `identity`); absent when the body is the JSON as it is. */
+        "Content-Encoding": "br" | "gzip";
+        /** @description Every response: the key and the origin decide its content, `Accept-Encoding` its coding. */
+        Vary: "Authorization, X-Api-Key, Origin, Accept-Encoding";
         /** @description Errors are never stored. */
         "Cache-Control-Error": "no-store";
         /**
@@ -797,6 +840,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -810,10 +858,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -828,6 +878,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -840,6 +891,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -853,10 +909,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -871,6 +929,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -883,6 +942,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -896,10 +960,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -914,6 +980,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -926,6 +993,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -939,10 +1011,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -957,6 +1031,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -976,6 +1051,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -989,10 +1069,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1007,6 +1089,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1019,6 +1102,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -1038,10 +1126,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1056,6 +1146,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1068,6 +1159,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -1087,10 +1183,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1105,6 +1203,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1117,6 +1216,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -1136,10 +1240,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1154,6 +1260,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1166,6 +1273,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -1185,10 +1297,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1203,6 +1317,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["EventNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1218,6 +1333,11 @@ export interface operations {
             header?: {
                 /** @description An `ETag` received earlier (or a comma-separated list of them, or `*`). When it matches, the answer is 304 without a body. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description The content codings the client can decode (RFC 9110 §12.5.3). `br` and `gzip` are served for answers of 1,024 bytes or more, br when both are equally welcome; without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.
+                 * @example br, gzip
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
                 /** @description A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`. */
                 "Marquee-Snapshot-Id"?: components["parameters"]["SnapshotPin"];
             };
@@ -1231,10 +1351,12 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     "Marquee-Snapshot-Id": components["headers"]["Marquee-Snapshot-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Vary: components["headers"]["Vary"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -1249,6 +1371,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
             409: components["responses"]["SnapshotNotCurrent"];
             410: components["responses"]["SinceExpired"];
             429: components["responses"]["TooManyRequests"];

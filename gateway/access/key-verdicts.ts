@@ -1,7 +1,8 @@
 // The seam between access control and where keys and per-key counts live (docs/design.md "Keys",
 // decisions table "rate limit window"): what a presented key is, and its request counted. The
 // embedded verdicts ask a KeyStore and then a RateLimiter, synchronously when both answer
-// synchronously; a networked backend (access/redis-key-verdicts.ts) does both in one round trip.
+// synchronously; a networked backend (access/redis-key-verdicts.ts) does both in one round trip, shared by the
+// requests of one turn of the event loop (access/verdict-batch.ts).
 import { after, type Awaitable } from '../../runtime/awaitable.ts';
 import type { KeyRecord, KeyStore } from '../../records/keys/key-store.ts';
 import type { RateDecision, RateLimiter } from './rate-limit.ts';

@@ -11,7 +11,8 @@
 // then answer from memory (access/redis-key-verdicts.ts) while the client reconnects in the
 // background with a capped backoff. The connection's own timeout is only a backstop that frees
 // the commands a black-holed Redis never answers. Auto-pipelining writes the commands of one
-// event-loop turn together.
+// event-loop turn together, all but the key verdicts' batch script, which gathers a turn's
+// requests itself and is written the moment it is made.
 import { closeRedis, connectRedis } from '../../runtime/redis-connection.ts';
 import type { BackendStates } from '../../runtime/backend-states.ts';
 import type { Log } from '../../runtime/log.ts';
@@ -21,7 +22,7 @@ import { RedisUsageSpool } from '../../records/usage/redis-usage-spool.ts';
 import type { UsageOutbox } from '../../records/usage/usage-spool.ts';
 import type { KeyVerdicts } from './key-verdicts.ts';
 import type { RecentVerdictsOptions } from './recent-verdicts.ts';
-import { RedisKeyVerdicts } from './redis-key-verdicts.ts';
+import { RedisKeyVerdicts, VERDICT_BATCH_COMMAND } from './redis-key-verdicts.ts';
 
 export interface RedisAccessOptions {
   /** redis:// or rediss:// */
@@ -61,6 +62,7 @@ export interface RedisAccess {
 export async function openRedisAccess(options: RedisAccessOptions): Promise<RedisAccess> {
   const redis = await connectRedis(options.url, {
     enableAutoPipelining: true,
+    autoPipeliningIgnoredCommands: [VERDICT_BATCH_COMMAND],
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: ABANDONED_COMMAND_MS,

@@ -1,8 +1,11 @@
 // Key verdicts from Redis (docs/design.md "Production shape"): the key's record and its request
-// counted against the limit shared by every gateway, in ONE round trip per request — a Lua script
-// that reads the record and, for an unrevoked key, runs the sliding-window count
-// (access/redis-sliding-window.ts) on the key's bucket. A request then refused with 403 gives its
-// slot back in a second script call; those are rare.
+// counted against the limit shared by every gateway, in one script call for every request the
+// gateway gathered in one turn of its event loop (access/verdict-batch.ts; docs/design.md "Keys
+// and the rate limit in one call per turn"): the script reads each record and, for an unrevoked
+// key, runs the sliding-window count (access/redis-sliding-window.ts) on the key's bucket. One
+// turn's calls are in flight at a time; what arrives meanwhile goes in the next, sent when their
+// replies are read, so the busier the gateway, the more each call carries. A request then refused with 403
+// gives its slot back in a second script call; those are rare.
 //
 // While Redis cannot be reached, the gateway keeps answering on its own: a key whose verdict it
 // saw within the last minutes (access/recent-verdicts.ts) is judged as then, and its requests
@@ -26,7 +29,6 @@ import type { BackendStates } from '../../runtime/backend-states.ts';
 import { describeError } from '../../runtime/errors.ts';
 import type { Log } from '../../runtime/log.ts';
 import type { Awaitable } from '../../runtime/awaitable.ts';
-import { RECORD_FIELDS, RELOADING, recordKey, recordOf, syncedKey } from '../../records/keys/redis-key-store.ts';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.ts';
 import type { KeyVerdict, KeyVerdicts, UsableVerdict } from './key-verdicts.ts';
 import type { RateDecision } from './rate-limit.ts';
@@ -34,6 +36,7 @@ import { withinDeadline } from '../../runtime/deadline.ts';
 import type { CacheStats } from '../../runtime/lru.ts';
 import { RecentVerdicts, type RecentVerdictsOptions } from './recent-verdicts.ts';
 import { SLIDING_WINDOW_LUA } from './redis-sliding-window.ts';
+import { type BatchJudge, type BatchReply, bucketKey, COMPLETE, REFILLING, VERDICT_BATCH_SCRIPT, VerdictBatch } from './verdict-batch.ts';
 
 export interface RedisKeyVerdictsOptions {
   /** Where losing and regaining Redis is reported. */
@@ -68,48 +71,24 @@ const REDIS_MEANWHILE = 'answering the keys it checked in the last 5 minutes fro
  */
 const VERDICT_DEADLINE_MS = 2_000;
 
-const REVOKED_AT = RECORD_FIELDS.indexOf('revokedAt') + 1;
-const SCHEDULED = RECORD_FIELDS.indexOf('revocationScheduled') + 1;
-const EXPIRES_AT = RECORD_FIELDS.indexOf('expiresAt') + 1;
-/** Where a reply holds the copy's mark and the count (0-based): after the record's fields. */
-const MARK_AT = RECORD_FIELDS.length;
-const COUNT_AT = MARK_AT + 1;
-/** The copy's mark: no marker (lost, or never filled), a keeper's number (complete), a keeper refilling it. */
-const NO_MARK = 0;
-const COMPLETE = 1;
-const REFILLING = 2;
-
-// KEYS: the record, the key's rate bucket, the keys-synced marker; ARGV: limit, window, nowMs, now
-// as an ISO instant. Answers the copy's mark alone for an unknown key; the record's fields and the
-// mark for one revoked (outright, or scheduled and due) or expired at that instant (not counted);
-// and those followed by the count (allowed, remaining, resetSeconds, second) for a usable one.
-// Usable is key-validity.ts's rule: the stored instants are toISOString's texts, so comparing them
-// with now's text compares the instants. The mark is read for every key, so that a gateway learns
-// that a keeper keeps this copy before it ever needs to know. The marker lies outside the record's
-// hash slot: Marquee runs on one Redis (with replicas or not), not Redis Cluster, whose slots the
-// key store's own transactions already span.
-const VERDICT_LUA = `${SLIDING_WINDOW_LUA}
-local synced = redis.call('GET', KEYS[3])
-local mark = ${NO_MARK}
-if synced then
-  if string.sub(synced, 1, ${RELOADING.length}) == '${RELOADING}' then mark = ${REFILLING} else mark = ${COMPLETE} end
-end
-local record = redis.call('HMGET', KEYS[1], ${RECORD_FIELDS.map((field) => `'${field}'`).join(', ')})
-if not record[1] then return {mark} end
-record[${MARK_AT + 1}] = mark
-local revokedAt, expiresAt = record[${REVOKED_AT}], record[${EXPIRES_AT}]
-if (revokedAt and (not record[${SCHEDULED}] or revokedAt <= ARGV[4])) or (expiresAt and expiresAt <= ARGV[4]) then return record end
-local counted = count(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
-for i = 1, 4 do record[${COUNT_AT} + i] = counted[i] end
-return record`;
+/**
+ * Requests a script call carries at most: a script holds Redis for its whole run, every other
+ * client waiting (other gateways, builders' locks), so more requests in one turn go in several
+ * calls, sent together.
+ */
+const MAX_BATCH = 256;
 
 const GIVE_BACK_LUA = `${SLIDING_WINDOW_LUA}
 return giveBack(KEYS[1], ARGV[1])`;
 
-type VerdictReply = Array<string | number | null>;
+/**
+ * The batch script's command name: redis-access.ts keeps it out of ioredis's auto-pipelining,
+ * whose own setImmediate would hold each batch one more turn (this class gathers them already).
+ */
+export const VERDICT_BATCH_COMMAND = 'marqueeKeyVerdicts';
 
 interface VerdictCommands {
-  marqueeKeyVerdict(record: string, bucket: string, synced: string, limit: number, windowSeconds: number, nowMs: number, nowIso: string): Promise<VerdictReply>;
+  [VERDICT_BATCH_COMMAND](...args: Array<string | number>): Promise<BatchReply>;
   marqueeKeyGiveBack(bucket: string, second: number): Promise<number>;
 }
 
@@ -126,7 +105,6 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private readonly local: InMemoryRateLimiter;
   private readonly unavailable: KeyVerdict;
   private readonly commandTimeoutMs: number;
-  private readonly synced: string;
   private readonly states: BackendStates | undefined;
   /** This gateway has seen a keeper's mark on the copy since it started: a copy without one has lost its data. */
   private kept = false;
@@ -134,12 +112,34 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   private probing = false;
   private isoMs = Number.NaN;
   private iso = '';
+  /** The requests gathered for the next script calls, MAX_BATCH a call. */
+  private pending: VerdictBatch[] = [];
+  /** Calls whose replies are awaited: the next ones wait for them. */
+  private inFlight = 0;
+  /** A send of `pending` is scheduled. */
+  private scheduled = false;
+  /** What a batch's reply means here. */
+  private readonly judge: BatchJudge = {
+    // Redis's record of a key, for the memory used while it cannot be reached.
+    found: (secretHash, record, nowMs) => {
+      if (record === undefined) this.recent.forget(secretHash);
+      else this.recent.confirm(record, nowMs);
+    },
+    // Unknown beside a complete copy, or beside one no keeper ever marked; otherwise a key that cannot be checked.
+    unknown: (mark) => {
+      if (mark === COMPLETE || mark === REFILLING) this.kept = true;
+      return mark === COMPLETE || !this.kept ? UNKNOWN : this.unavailable;
+    },
+    withoutRedis: (secretHash, nowMs, error) => {
+      this.degrade(error);
+      return this.fromMemory(secretHash, nowMs);
+    },
+  };
 
   constructor(redis: Redis, options: RedisKeyVerdictsOptions) {
     this.limit = options.limit ?? 600;
     this.windowSeconds = options.windowSeconds ?? 60;
     this.namespace = options.namespace ?? 'marquee:';
-    this.synced = syncedKey(this.namespace);
     this.log = options.log;
     this.recent = new RecentVerdicts(options.recent);
     this.local = new InMemoryRateLimiter({ limit: this.limit, windowSeconds: this.windowSeconds, maxBytes: options.localRateBytes ?? 4 * 1024 * 1024 });
@@ -148,8 +148,8 @@ export class RedisKeyVerdicts implements KeyVerdicts {
     this.states = options.states;
     this.states?.use('redis', { meanwhile: REDIS_MEANWHILE });
     // EVALSHA, falling back to EVAL once after a Redis restart emptied its script cache.
-    if (!('marqueeKeyVerdict' in redis)) {
-      redis.defineCommand('marqueeKeyVerdict', { numberOfKeys: 3, lua: VERDICT_LUA });
+    if (!(VERDICT_BATCH_COMMAND in redis)) {
+      redis.defineCommand(VERDICT_BATCH_COMMAND, VERDICT_BATCH_SCRIPT);
       redis.defineCommand('marqueeKeyGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_LUA });
     }
     this.redis = redis as Redis & VerdictCommands;
@@ -188,22 +188,54 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       this.probe();
       return this.fromMemory(secretHash, nowMs);
     }
-    const reply = this.redis.marqueeKeyVerdict(
-      recordKey(this.namespace, secretHash),
-      this.bucketOf(secretHash),
-      this.synced,
-      this.limit,
-      this.windowSeconds,
-      nowMs,
-      this.isoOf(nowMs),
-    );
-    return withinDeadline(reply, this.commandTimeoutMs, 'Redis key verdict').then(
-      (reply) => this.fromReply(reply, secretHash, nowMs),
-      (error: unknown) => {
-        this.degrade(error);
-        return this.fromMemory(secretHash, nowMs);
-      },
-    );
+    return new Promise<KeyVerdict>((resolve, reject) => {
+      let batch = this.pending.at(-1);
+      if (batch === undefined || batch.size >= MAX_BATCH) {
+        batch = new VerdictBatch();
+        this.pending.push(batch);
+      }
+      batch.add(secretHash, nowMs, this.isoOf(nowMs), { resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Once the requests of this turn have come in (setImmediate runs after the loop has read its sockets), unless calls are in flight. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight > 0) return;
+    this.scheduled = true;
+    setImmediate(this.send);
+  }
+
+  private readonly send = (): void => {
+    this.scheduled = false;
+    const batches = this.pending;
+    this.pending = [];
+    for (const batch of batches) this.call(batch);
+  };
+
+  private call(batch: VerdictBatch): void {
+    // Gone meanwhile (a call before this one found Redis down): no waiting for it.
+    if (this.degraded) {
+      this.probe();
+      batch.fail(new Error('Redis cannot be reached'), this.judge);
+      return;
+    }
+    this.inFlight++;
+    let reply: Promise<BatchReply>;
+    try {
+      reply = this.redis[VERDICT_BATCH_COMMAND](...batch.args(this.namespace, this.limit, this.windowSeconds));
+    } catch (error) {
+      reply = Promise.reject(error);
+    }
+    const fail = (error: unknown) => batch.fail(error instanceof Error ? error : new Error(String(error)), this.judge);
+    withinDeadline(reply, this.commandTimeoutMs, 'Redis key verdicts')
+      .then((reply) => batch.settle(reply, this.limit, this.judge), fail)
+      // A reply that could not be read to the end: the requests not answered yet are answered without it.
+      .catch(fail)
+      .finally(() => {
+        this.inFlight--;
+        if (this.pending.length > 0) this.schedule();
+      });
   }
 
   /** Counted by the verdict in Redis; a verdict from memory is counted here, in this process. */
@@ -214,7 +246,7 @@ export class RedisKeyVerdicts implements KeyVerdicts {
   release(verdict: UsableVerdict): Awaitable<void> {
     if (verdict.countedIn === undefined || verdict.rate?.allowed !== true) return;
     // A give-back that fails (Redis gone meanwhile) costs the key one slot for a window: not worth an error.
-    return this.redis.marqueeKeyGiveBack(this.bucketOf(verdict.record.secretHash), verdict.countedIn).then(ignore, ignore);
+    return this.redis.marqueeKeyGiveBack(bucketKey(this.namespace, verdict.record.secretHash), verdict.countedIn).then(ignore, ignore);
   }
 
   /** The instant as the script compares it; formatting costs about 1 µs, so one per millisecond, shared by that millisecond's requests. */
@@ -224,25 +256,6 @@ export class RedisKeyVerdicts implements KeyVerdicts {
       this.iso = new Date(nowMs).toISOString();
     }
     return this.iso;
-  }
-
-  /** Same hash tag as the record, so that the verdict's script touches one Redis Cluster slot. */
-  private bucketOf(secretHash: string): string {
-    return `${this.namespace}key-rate:{${secretHash}}`;
-  }
-
-  private fromReply(reply: VerdictReply, secretHash: string, nowMs: number): KeyVerdict {
-    const mark = reply.length === 1 ? reply[0] : reply[MARK_AT];
-    if (mark === COMPLETE || mark === REFILLING) this.kept = true;
-    if (reply.length === 1) {
-      this.recent.forget(secretHash);
-      return mark === COMPLETE || !this.kept ? UNKNOWN : this.unavailable;
-    }
-    const record = recordOf(reply as Array<string | null>, secretHash)!;
-    this.recent.confirm(record, nowMs);
-    if (reply.length === COUNT_AT) return { record };
-    const rate: RateDecision = { allowed: reply[COUNT_AT] === 1, limit: this.limit, remaining: reply[COUNT_AT + 1] as number, resetSeconds: reply[COUNT_AT + 2] as number };
-    return { record, rate, countedIn: reply[COUNT_AT + 3] as number };
   }
 
   private fromMemory(secretHash: string, nowMs: number): KeyVerdict {

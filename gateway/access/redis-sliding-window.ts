@@ -1,7 +1,8 @@
 // The sliding-window rate limit in Redis (docs/design.md decisions table "rate limit window"),
 // shared by every gateway: the same counting as the in-process limiter, as Lua functions that the
-// key verdicts' script (access/redis-key-verdicts.ts) calls, so that looking the key up, reading
-// and moving the window and counting are one atomic step and one round trip.
+// key verdicts' batch script (access/verdict-batch.ts) calls, so that looking the keys up, reading
+// and moving their windows and counting are one atomic step and one round trip for every request
+// a gateway gathered in one turn.
 //
 // A bucket is one Redis hash: a field per second holding that second's accepted requests, and
 // `latest` (the latest second seen, so a clock that steps back counts into it), `total` and
@@ -12,9 +13,11 @@
 // verdicts (test/integration/contracts/redis-rate-limiter.test.ts).
 
 /**
- * Lua functions for a script to call: `count(bucket, limit, window, nowMs)` → {allowed 0|1,
- * remaining, resetSeconds, second counted in}; `giveBack(bucket, second)` → 1 when a slot of
- * that second was given back. Scripts pass numbers as ARGV strings; tonumber() them first.
+ * Lua functions for a script to call: `count(bucket, limit, window, nowMs, n)` counts `n` requests
+ * of one instant, as `n` calls one after the other would → {how many of them were allowed (the
+ * first ones), remaining after them all, resetSeconds, second counted in}; `giveBack(bucket,
+ * second)` → 1 when a slot of that second was given back. Scripts pass numbers as ARGV strings;
+ * tonumber() them first.
  */
 export const SLIDING_WINDOW_LUA = `
 local function oldestOf(fields)
@@ -26,7 +29,7 @@ local function oldestOf(fields)
   return oldest
 end
 
-local function count(bucket, limit, window, nowMs)
+local function count(bucket, limit, window, nowMs, n)
   local now = math.floor(nowMs / 1000)
   local meta = redis.call('HMGET', bucket, 'latest', 'total', 'oldest', now)
   local latest = tonumber(meta[1])
@@ -63,11 +66,12 @@ local function count(bucket, limit, window, nowMs)
       if #gone > 0 then redis.call('HDEL', bucket, unpack(gone)) end
     end
   end
-  local allowed = total < limit
-  if allowed then
-    total = total + 1
+  -- The first of the n moves the window; the others find it moved, so only the total decides them.
+  local allowed = math.max(0, math.min(n, limit - total))
+  if allowed > 0 then
+    total = total + allowed
     if oldest == -1 then oldest = second end
-    redis.call('HSET', bucket, second, here + 1, 'latest', second, 'total', total, 'oldest', oldest)
+    redis.call('HSET', bucket, second, here + allowed, 'latest', second, 'total', total, 'oldest', oldest)
   else
     redis.call('HSET', bucket, 'latest', second, 'total', total, 'oldest', oldest)
   end
@@ -76,7 +80,7 @@ local function count(bucket, limit, window, nowMs)
   if oldest ~= -1 then
     reset = math.max(1, math.ceil(((oldest + window) * 1000 - nowMs) / 1000))
   end
-  return {allowed and 1 or 0, limit - total, reset, second}
+  return {allowed, limit - total, reset, second}
 end
 
 local function giveBack(bucket, second)

@@ -3,7 +3,8 @@
 // swagger-ui-dist from the gateway's own copy of its files — nothing is fetched from elsewhere.
 // Both live outside the API base, so "every path below /api/integration/v1 needs a key" holds.
 // Every file is read once, when the middleware is made; each is tagged with the SHA-256 of its
-// bytes, so a client revalidates with If-None-Match and gets a 304 while nothing changed.
+// bytes, so a client revalidates with If-None-Match and gets a 304 while nothing changed, and is
+// sent in the coding Accept-Encoding prefers, as the API's answers are.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,6 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
 import { packagePath } from '../../runtime/package-root.ts';
 import { ifNoneMatchMatches } from './conditional.ts';
+import { acceptedCodings } from './accept-encoding.ts';
+import { bodyFor } from './respond.ts';
+import { compress } from '../../snapshot/codings.ts';
+import { Representation } from '../../snapshot/representation.ts';
 
 const OPENAPI_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
@@ -70,13 +75,6 @@ const INITIALIZER_JS = `window.addEventListener('load', function () {
 });
 `;
 
-interface StaticFile {
-  readonly bytes: Buffer;
-  readonly quotedEtag: string;
-  /** writeHead's name/value pairs for a 200. */
-  readonly headers: readonly string[];
-}
-
 export interface DocsOptions {
   /** Default: schemas/openapi.json. */
   openApiFile?: string;
@@ -86,7 +84,7 @@ export interface DocsOptions {
 
 export function docs({ openApiFile = OPENAPI_FILE, swaggerUiDir = SWAGGER_UI_DIR }: DocsOptions = {}): RequestHandler {
   const fromSwaggerUi = (name: string) => readFileSync(join(swaggerUiDir, name));
-  const files = new Map<string, StaticFile>([
+  const files = new Map<string, Representation>([
     [OPENAPI_PATH, staticFile(readFileSync(openApiFile), 'application/json; charset=utf-8')],
     [DOCS_PATH, staticFile(Buffer.from(INDEX_HTML), 'text/html; charset=utf-8', ['Content-Security-Policy', CONTENT_SECURITY_POLICY])],
     [`${DOCS_PATH}/initializer.js`, staticFile(Buffer.from(INITIALIZER_JS), 'text/javascript; charset=utf-8')],
@@ -103,22 +101,32 @@ export function docs({ openApiFile = OPENAPI_FILE, swaggerUiDir = SWAGGER_UI_DIR
     const file = files.get(req.path);
     if (file === undefined) return next();
     const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, file.quotedEtag.slice(1, -1))) {
+    if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, file.etag)) {
       res.writeHead(304, ['ETag', file.quotedEtag, 'Cache-Control', CACHE_CONTROL]);
       res.end();
       return;
     }
-    res.writeHead(200, file.headers as string[]);
-    if (req.method === 'HEAD') res.end();
-    else res.end(file.bytes);
+    const send = (body: Pick<Representation, 'bytes' | 'headers'>) => {
+      res.writeHead(200, body.headers as string[]);
+      if (req.method === 'HEAD') res.end();
+      else res.end(body.bytes);
+    };
+    let body: ReturnType<typeof bodyFor>;
+    try {
+      body = bodyFor(file, acceptedCodings(req.headers['accept-encoding']));
+    } catch (error) {
+      return next(error);
+    }
+    if (body instanceof Promise) body.then(send, next);
+    else send(body);
   };
 }
 
-function staticFile(bytes: Buffer, contentType: string, extraHeaders: readonly string[] = []): StaticFile {
-  const quotedEtag = `"${createHash('sha256').update(bytes).digest('hex')}"`;
-  return {
-    bytes,
-    quotedEtag,
-    headers: ['Content-Type', contentType, 'Content-Length', String(bytes.length), 'ETag', quotedEtag, 'Cache-Control', CACHE_CONTROL, ...extraHeaders],
-  };
+/**
+ * A file served as it is, or compressed once, at the first request accepting a coding, and kept
+ * (swagger-ui's bundle is 1.4 MB, 0.4 MB in brotli): the gateway's answers' rules, its negotiation.
+ */
+function staticFile(bytes: Buffer, contentType: string, extraHeaders: readonly string[] = []): Representation {
+  const etag = createHash('sha256').update(bytes).digest('hex');
+  return new Representation(bytes, etag, (coding) => compress(coding, bytes), undefined, ['Cache-Control', CACHE_CONTROL, 'Content-Type', contentType, ...extraHeaders]);
 }

@@ -65,7 +65,7 @@ export class ObjectCache {
         coding,
       });
     }
-    return stored ?? (await compress(coding, json, 'rendered'));
+    return stored ?? (await compress(coding, json));
   }
 
   /**

@@ -3,8 +3,9 @@
 // IPC what runs (for the statement timeout) and what was notified (for change-triggered builds).
 // PGlite runs a statement on this process's one thread and cannot be interrupted; in here, a
 // statement that never ends stalls nobody but the clients waiting for the database.
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
+import { createPglite } from './pglite-engine.ts';
 import { serveEmbedded } from './embedded-server.ts';
 import type { SessionTimeouts } from './embedded-timeouts.ts';
 import { failureReason, quoteIdentifier } from './sql.ts';
@@ -39,7 +40,7 @@ async function main(options: ChildOptions): Promise<void> {
   const unlock = await lockEmbeddedDatabase(options.dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(options.dataDir);
+    db = await createPglite(options.dataDir);
     await db.exec(`SET search_path TO ${options.searchPath}`);
   } catch (error) {
     await unlock();

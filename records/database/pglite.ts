@@ -2,18 +2,22 @@
 // open it while no start serves it (build, keys, db …) and for tests' in-memory databases; locked
 // against a second process (embedded-lock.ts). start runs it in a process of its own instead
 // (embedded-supervisor.ts).
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { connectionSchemas, failureReason, type OpenOptions, PlatformDatabaseError, type SqlClient, type SqlQueries, type TransactionOptions } from './sql.ts';
 import { lockEmbeddedDatabase } from './embedded-lock.ts';
+import { createPglite } from './pglite-engine.ts';
 
-/** `dataDir` undefined: an in-memory database (tests). */
-export async function openPglite(dataDir?: string, options: OpenOptions = {}): Promise<SqlClient> {
+/**
+ * `dataDir` undefined: an in-memory database (tests), made by initdb or, given `from`, from that
+ * dump of a data directory (tests make one once: initdb costs seconds of CPU).
+ */
+export async function openPglite(dataDir?: string, options: OpenOptions & { from?: Blob } = {}): Promise<SqlClient> {
   const { schema, marqueeSchema, searchPath } = connectionSchemas(options);
   const where = dataDir ?? '(in memory)';
   const unlock = dataDir === undefined ? async () => {} : await lockEmbeddedDatabase(dataDir);
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir);
+    db = await createPglite(dataDir, options.from);
     // PGlite is one session, so setting the search_path once covers every later statement.
     await db.exec(`SET search_path TO ${searchPath}`);
   } catch (error) {

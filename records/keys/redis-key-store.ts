@@ -15,8 +15,9 @@
 // With a durable store (records/keys/postgres-key-store.ts) this is the gateways' copy of it: `put`
 // writes a whole record there, and a record also keeps the durable `change` it was copied at, so
 // copies that arrive out of order never put an older state over a newer one.
-// The braces make the secret hash the record's Redis Cluster hash tag: the key verdicts' script
-// (access/redis-key-verdicts.ts) touches the record and the key's rate bucket, tagged the same.
+// The braces make the secret hash the record's Redis Cluster hash tag, which the key's rate bucket
+// shares; the key verdicts' batch script (gateway/access/verdict-batch.ts) touches many keys' of
+// both and the marker at once, on one Redis (not Redis Cluster).
 // Records are never deleted, so a change (each a script that first checks the record exists)
 // cannot race a removal. Instants are ISO texts as toISOString writes them, so they compare as
 // text, in Lua too: a scheduled revocation keeps the earliest instant, a last use the latest.

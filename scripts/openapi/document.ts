@@ -2,6 +2,7 @@
 // headers and errors as the gateway answers them (gateway/routes/, gateway/access/,
 // gateway/errors.ts, gateway/problem.ts), around the component schemas derived from schemas/
 // (components.ts) and with examples the real gateway gave for the sample data (examples.ts).
+import { CODINGS, MIN_CODED_BYTES } from '../../snapshot/codings.ts';
 import { CACHE_CONTROL } from '../../snapshot/representation.ts';
 import { API_ROUTES } from '../../gateway/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
@@ -12,6 +13,9 @@ import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts'
 
 /** docs/api.md §9: "The interface description states version 1.0." */
 const VERSION = '1.0';
+
+/** What every response varies on: the key and the origin choose its content, Accept-Encoding its coding. */
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
 
 const DESCRIPTION = `Read-only access for an organization's own website to that organization's data on the events
 platform: its public profile, its published events with their programme, speakers and sponsors,
@@ -28,7 +32,8 @@ carrying \`Origin\` is refused with it.
 
 **Order of checks.** Key (401; an address that keeps sending invalid keys gets 429 instead),
 organization state (403), browser origin (403), rate limit (429), path (404) and method (405),
-parameters and \`Marquee-Snapshot-Id\` (400), a pinned snapshot (409), the resource (404). Any path below the base that names no operation here
+parameters and \`Marquee-Snapshot-Id\` (400), a pinned snapshot (409), the resource (404), the
+content coding (406, after a matching \`If-None-Match\` has had its 304). Any path below the base that names no operation here
 answers 404 \`NOT_FOUND\` once the key has passed (\`x-unknown-paths\` lists its answers); a method
 other than GET, HEAD or OPTIONS answers 405 \`METHOD_NOT_ALLOWED\` with \`Allow\`.
 
@@ -37,6 +42,13 @@ Send the tag back in \`If-None-Match\` (one tag, a list, or \`*\`; compared weak
 request's own \`Cache-Control\` says): while the content is unchanged the answer is 304 without a
 body. Event lists and details depend on the clock (\`timing\`, \`isRegistrationOpen\`); their tag
 changes exactly when those fields do. Errors carry \`Cache-Control: no-store\` and no tag.
+
+**Compression.** An answer of ${MIN_CODED_BYTES.toLocaleString('en-US')} bytes or more is sent \`Content-Encoding: br\` or \`gzip\` as the
+request's \`Accept-Encoding\` allows (quality values, \`identity;q=0\` and \`*\` honoured; br when both
+are equally welcome); a smaller one, and any answer to a request without \`Accept-Encoding\`, is
+the JSON as it is. The \`ETag\` is the same for every coding: it names the JSON. A request that
+refuses the JSON as it is and accepts neither br nor gzip gets 406 \`NOT_ACCEPTABLE\`. Every
+response carries \`Vary: ${VARY}\`.
 
 **One build, one snapshot.** Every answer a snapshot decides (200, 304, 404 \`EVENT_NOT_FOUND\`)
 names it in \`Marquee-Snapshot-Id\`. Send that id back in the request header of the same name and
@@ -182,6 +194,7 @@ const OPERATION_TEXT: Record<string, OperationText> = {
 
 // Response headers (RFC 9110 unless said otherwise). In components.headers they are required;
 // where a header is sent only sometimes, the response copies it with `required: false`.
+// Content-Encoding, which no response always carries, is the one declared optional here.
 /** A strong entity tag (RFC 9110 §8.8.3): the gateway never sends weak ones. */
 const ENTITY_TAG = '^"[\\x21\\x23-\\x7e]*"$';
 /** A snapshot id: when it was published (UTC, to the millisecond) and a digest of its content. */
@@ -189,7 +202,7 @@ const SNAPSHOT_ID = '^\\d{8}T\\d{9}Z-[0-9a-f]{12}$';
 
 const HEADERS: Record<string, JsonSchema> = {
   ETag: {
-    description: 'A strong entity tag naming the exact bytes of this representation. Send it back in `If-None-Match`.',
+    description: "A strong entity tag naming the exact bytes of the answer's JSON, the same whatever content coding it travels in. Send it back in `If-None-Match`.",
     required: true,
     schema: { type: 'string', pattern: ENTITY_TAG },
     example: '"9f2c4d0e7b1a5c3f8e6d2b4a0c9e7f5d3b1a8c6e4f2d0b9a7c5e3f1d8b6a4c2e"',
@@ -198,6 +211,16 @@ const HEADERS: Record<string, JsonSchema> = {
     description: 'Every 200 and 304: the same response need not be requested again for a minute.',
     required: true,
     schema: { type: 'string', const: CACHE_CONTROL },
+  },
+  'Content-Encoding': {
+    description: `The body's content coding, as the request's \`Accept-Encoding\` allowed: sent for bodies of ${MIN_CODED_BYTES.toLocaleString('en-US')} bytes or more (and smaller ones when the request refuses \`identity\`); absent when the body is the JSON as it is.`,
+    required: false,
+    schema: { type: 'string', enum: [...CODINGS] },
+  },
+  Vary: {
+    description: 'Every response: the key and the origin decide its content, `Accept-Encoding` its coding.',
+    required: true,
+    schema: { type: 'string', const: VARY },
   },
   'Cache-Control-Error': {
     description: 'Errors are never stored.',
@@ -272,6 +295,7 @@ function sometimesCounted(all: Record<string, JsonSchema>, when: string) {
 const ERROR_HEADERS = {
   'Cache-Control': headerRef('Cache-Control-Error'),
   'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+  Vary: headerRef('Vary'),
   'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
   'X-Request-Id': headerRef('X-Request-Id'),
 };
@@ -316,6 +340,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
         'Cache-Control': headerRef('Cache-Control'),
         ...COUNTED,
         'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+        Vary: headerRef('Vary'),
         'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
         'X-Request-Id': headerRef('X-Request-Id'),
       },
@@ -379,6 +404,12 @@ export function openApiDocument(examples: Examples): JsonSchema {
       ...COUNTED,
       Allow: headerRef('Allow'),
     }),
+    NotAcceptable: problem(
+      '`Accept-Encoding` refuses the JSON as it is (`identity;q=0`, or `*;q=0` without naming `identity`) and accepts neither `br` nor `gzip`. The problem itself goes as it is.',
+      ['NOT_ACCEPTABLE'],
+      ['notAcceptable'],
+      COUNTED,
+    ),
     TooManyRequests: problem(
       "The key used up its requests of the last 60 seconds, or the client's address sent too many invalid keys. Wait `Retry-After` seconds.",
       ['RATE_LIMITED'],
@@ -418,16 +449,18 @@ export function openApiDocument(examples: Examples): JsonSchema {
         tags: [operation.tag],
         summary: operation.summary,
         description: operation.description,
-        parameters: [...operation.parameters, 'IfNoneMatch', 'SnapshotPin'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+        parameters: [...operation.parameters, 'IfNoneMatch', 'AcceptEncoding', 'SnapshotPin'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
         responses: sortedByStatus({
           200: {
             description: `${operation.summary}.`,
             headers: {
               ETag: headerRef('ETag'),
               'Cache-Control': headerRef('Cache-Control'),
+              'Content-Encoding': headerRef('Content-Encoding'),
               'Marquee-Snapshot-Id': headerRef('Marquee-Snapshot-Id'),
               ...COUNTED,
               'Access-Control-Allow-Origin': headerRef('Access-Control-Allow-Origin'),
+              Vary: headerRef('Vary'),
               'X-Content-Type-Options': headerRef('X-Content-Type-Options'),
               'X-Request-Id': headerRef('X-Request-Id'),
             },
@@ -440,6 +473,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
           ...(operation.gone ? { 410: { $ref: `#/components/responses/${operation.gone}` } } : {}),
           404: { $ref: `#/components/responses/${operation.notFound}` },
           405: { $ref: '#/components/responses/MethodNotAllowed' },
+          406: { $ref: '#/components/responses/NotAcceptable' },
         }),
       },
     };
@@ -518,6 +552,17 @@ export function openApiDocument(examples: Examples): JsonSchema {
           description:
             'A snapshot id an earlier answer named: the answer comes from that snapshot while it is current or stopped being current less than the pin window ago, else 409 `SNAPSHOT_NOT_CURRENT`.',
           schema: { type: 'string', pattern: SNAPSHOT_ID },
+        },
+        AcceptEncoding: {
+          name: 'Accept-Encoding',
+          in: 'header',
+          required: false,
+          description:
+            `The content codings the client can decode (RFC 9110 §12.5.3). \`br\` and \`gzip\` are served for answers of ${MIN_CODED_BYTES.toLocaleString('en-US')} bytes or more, br when both are equally welcome; ` +
+            'without this header the answer is the JSON as it is. Refusing `identity` while accepting neither br nor gzip is 406 `NOT_ACCEPTABLE`. ' +
+            'Browsers, `fetch()`, `curl --compressed` and `requests` send it and decode by themselves.',
+          schema: { type: 'string' },
+          example: 'br, gzip',
         },
         IfNoneMatch: {
           name: 'If-None-Match',

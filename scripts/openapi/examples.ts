@@ -49,6 +49,8 @@ interface ExampleRequest {
   storageDown?: true;
   /** Marquee-Snapshot-Id: the snapshot the request pins. */
   pin?: string;
+  /** Accept-Encoding; none unless given, so that every other example is the JSON as it is. */
+  acceptEncoding?: string;
 }
 
 /** Every request an example is taken from, by the name the document uses. */
@@ -80,6 +82,8 @@ export const EXAMPLE_REQUESTS = {
   nothingPublished: { path: '/events', key: 'pacific' },
   nothingPublishedEvent: { path: `/events/${SAMPLE.sharedEventSlug}`, key: 'pacific' },
   methodNotAllowed: { path: '/organization', key: 'nordic', method: 'POST' },
+  // Refuses every coding, the JSON as it is included.
+  notAcceptable: { path: '/organization', key: 'nordic', acceptEncoding: '*;q=0' },
   rateLimited: { path: '/organization', key: 'nordic', overLimit: true },
   serviceUnavailable: { path: '/events', key: 'nordic', storageDown: true },
   // The object behind this path is damaged in the store before any request.
@@ -158,6 +162,7 @@ async function ask(origin: string, spec: ExampleRequest, secrets: Record<KeyName
   if (spec.key !== undefined) headers['x-api-key'] = secrets[spec.key];
   if (spec.origin !== undefined) headers.origin = spec.origin;
   if (spec.pin !== undefined) headers['marquee-snapshot-id'] = spec.pin;
+  if (spec.acceptEncoding !== undefined) headers['accept-encoding'] = spec.acceptEncoding;
   // A fixed id, so that the examples' `instance` (path#request=id) is the same on every generation.
   headers['x-request-id'] = EXAMPLE_REQUEST_ID;
   const response = await request(origin + target, { method: method as 'GET', headers });

@@ -127,6 +127,8 @@ export class CdnSource implements SnapshotSource {
   private async attempt(key: string, path: string): Promise<Attempt> {
     let response: Dispatcher.ResponseData;
     try {
+      // No Accept-Encoding asked and no Content-Encoding undone: the bytes are the store's as they
+      // are, an object's coded forms too (stored without Content-Encoding, s3.ts contentTypeOf).
       response = await this.pool.request({ path, method: 'GET' });
     } catch (error) {
       return this.failed(key, error);

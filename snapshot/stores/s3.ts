@@ -2,17 +2,8 @@
 // prefix, the ETag is the version, and the pointer is replaced with a conditional write.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  type ListObjectsV2CommandOutput,
-  PutObjectCommand,
-  type PutObjectCommandInput,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { isPointerKey } from '../layout.ts';
+import type { ListObjectsV2CommandOutput, PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
+import { isPointerKey, objectOfName } from '../layout.ts';
 import type { Log } from '../../runtime/log.ts';
 import {
   assertStoreKey,
@@ -27,6 +18,15 @@ import {
 } from '../store.ts';
 import { HTTP_HANDLER_OPTIONS, quietNodeVersionWarning, RETRY_OPTIONS } from './aws-sdk.ts';
 import { isHttpUrl } from '../../runtime/http-url.ts';
+
+/**
+ * The SDK's S3 module, loaded when an S3 store is opened: loading it (and the SDK's core under it)
+ * is about 0.45 s of CPU, which every command paid at its start while this module imported it,
+ * on a directory store too (docs/development.md "Where the time goes").
+ */
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+let s3Sdk: Promise<S3Sdk> | undefined;
+const loadS3Sdk = (): Promise<S3Sdk> => (s3Sdk ??= import('@aws-sdk/client-s3'));
 
 // S3's bucket naming rules (virtual-host safe): 3-63 lower-case letters, digits, dots and hyphens.
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -76,12 +76,27 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The pointer is replaced by every publish: a cache may keep it, but must ask the store before each use. */
 const MUTABLE = 'no-cache';
 
+/**
+ * An object's coded forms (snapshot/layout.ts codedObjectKey) go as opaque bytes, every other key
+ * as JSON. No Content-Encoding on them: with one, HTTP readers decode by themselves (fetch, a
+ * browser, a CDN answering a client that does not accept the coding), and a gateway reading through
+ * the CDN (cdn-source.ts) would be handed the JSON where it expects the coded bytes it checks and
+ * serves as they are. Nor application/json: a CDN that compresses by type (CloudFront compresses
+ * application/json) would compress them a second time, and tools would show them as text.
+ */
+function contentTypeOf(key: string): string {
+  return objectOfName(key.slice(key.lastIndexOf('/') + 1))?.coding === undefined ? 'application/json' : 'application/octet-stream';
+}
+
 /** Far above any snapshot object or manifest; a body larger than this is refused, not buffered. */
 const MAX_OBJECT_BYTES = 64 * 1024 * 1024;
 
 export class S3Store implements SnapshotStore {
   readonly description: string;
-  private readonly client: S3Client;
+  private readonly endpoint: string | undefined;
+  private readonly givenClient: S3Client | undefined;
+  /** The SDK and this store's client, made once the SDK is loaded. */
+  private sdk: Promise<{ s3: S3Sdk; client: S3Client }> | undefined;
   private readonly bucket: string;
   /** `prefix/`, or '' at the bucket's root. */
   private readonly root: string;
@@ -90,7 +105,15 @@ export class S3Store implements SnapshotStore {
     this.bucket = options.bucket;
     this.root = options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
     this.description = `s3://${options.bucket}/${this.root.slice(0, -1)}`;
-    this.client = options.client ?? createClient(options.endpoint);
+    this.endpoint = options.endpoint;
+    this.givenClient = options.client;
+    // Loading starts now, so the first request does not wait for all of it; its failure is that request's.
+    this.loaded().catch(() => {});
+  }
+
+  private loaded(): Promise<{ s3: S3Sdk; client: S3Client }> {
+    this.sdk ??= loadS3Sdk().then((s3) => ({ s3, client: this.givenClient ?? createClient(s3, this.endpoint) }));
+    return this.sdk;
   }
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -108,15 +131,17 @@ export class S3Store implements SnapshotStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const input = this.putInput(key, bytes);
-    await this.call('put', key, () => this.client.send(new PutObjectCommand(input)));
+    const { s3, client } = await this.loaded();
+    await this.call('put', key, () => client.send(new s3.PutObjectCommand(input)));
   }
 
   async putIfVersion(key: string, bytes: Uint8Array, expected: Version | null): Promise<'written' | 'conflict'> {
     const input = { ...this.putInput(key, bytes), ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }) };
     // If-Match on a key deleted since answers 404 NoSuchKey: refused too.
     const refused = (error: unknown) => isRefusedCondition(error) || isMissingKey(error);
+    const { s3, client } = await this.loaded();
     try {
-      await this.call('put', key, () => this.client.send(new PutObjectCommand(input)), refused);
+      await this.call('put', key, () => client.send(new s3.PutObjectCommand(input)), refused);
       return 'written';
     } catch (error) {
       if (!refused(error)) throw error;
@@ -130,11 +155,12 @@ export class S3Store implements SnapshotStore {
   async list(prefix: string): Promise<string[]> {
     assertStorePrefix(prefix);
     const keys: string[] = [];
+    const { s3, client } = await this.loaded();
     // A page holds at most 1,000 keys; the continuation token leads to the next.
     let token: string | undefined;
     do {
       const page: ListObjectsV2CommandOutput = await this.call('list', prefix, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${this.root}${prefix}`, ContinuationToken: token })),
+        client.send(new s3.ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${this.root}${prefix}`, ContinuationToken: token })),
       );
       for (const object of page.Contents ?? []) {
         const key = object.Key?.slice(this.root.length);
@@ -149,7 +175,8 @@ export class S3Store implements SnapshotStore {
 
   async delete(key: string): Promise<void> {
     const name = this.objectName(key);
-    await this.call('delete', key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: name })));
+    const { s3, client } = await this.loaded();
+    await this.call('delete', key, () => client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: name })));
   }
 
   async modifiedAt(key: string): Promise<Date | undefined> {
@@ -172,12 +199,13 @@ export class S3Store implements SnapshotStore {
    */
   async probeConditionalWrites(): Promise<boolean> {
     const name = `${this.root}.conditional-write-probe-${randomUUID()}${IN_PROGRESS_SUFFIX}`;
+    const { s3, client } = await this.loaded();
     const attempt = async (): Promise<boolean> => {
       try {
         await this.call(
           'probe',
           name,
-          () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: Buffer.from('probe'), IfNoneMatch: '*' })),
+          () => client.send(new s3.PutObjectCommand({ Bucket: this.bucket, Key: name, Body: Buffer.from('probe'), IfNoneMatch: '*' })),
           isRefusedCondition,
         );
         return true;
@@ -190,7 +218,7 @@ export class S3Store implements SnapshotStore {
       await attempt();
       return !(await attempt());
     } finally {
-      await this.call('probe', name, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: name })));
+      await this.call('probe', name, () => client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: name })));
     }
   }
 
@@ -216,19 +244,20 @@ export class S3Store implements SnapshotStore {
       Key: this.objectName(key),
       // A view, not a copy: the request is sent before put resolves.
       Body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      ContentType: 'application/json',
+      ContentType: contentTypeOf(key),
       CacheControl: isPointerKey(key) ? MUTABLE : IMMUTABLE,
     };
   }
 
   private async read(key: string, version: Version | undefined): Promise<VersionedBytes | 'unchanged' | undefined> {
     const name = this.objectName(key);
+    const { s3, client } = await this.loaded();
     try {
       return await this.call(
         'get',
         key,
         async () => {
-          const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: name, IfNoneMatch: version }));
+          const answer = await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: name, IfNoneMatch: version }));
           const bytes = await readBody(answer.Body as Readable | undefined, answer.ContentLength, `${this.description}: ${key}`);
           return { bytes, version: answer.ETag ?? '' };
         },
@@ -242,8 +271,9 @@ export class S3Store implements SnapshotStore {
 
   private async head(key: string) {
     const name = this.objectName(key);
+    const { s3, client } = await this.loaded();
     try {
-      return await this.call('head', key, () => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: name })), isMissingKey);
+      return await this.call('head', key, () => client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: name })), isMissingKey);
     } catch (error) {
       if (isMissingKey(error)) return undefined;
       throw error;
@@ -268,9 +298,9 @@ export class S3Store implements SnapshotStore {
   }
 }
 
-function createClient(endpoint: string | undefined): S3Client {
+function createClient(s3: S3Sdk, endpoint: string | undefined): S3Client {
   quietNodeVersionWarning();
-  return new S3Client({
+  return new s3.S3Client({
     // The SDK's chain finds credentials (environment, profile, SSO, container or instance role);
     // the region is AWS_REGION's, and a bucket in another region is followed there.
     region: process.env.AWS_REGION || 'us-east-1',

@@ -16,3 +16,29 @@ http {
 ${options.http}}
 `;
 }
+
+/** The S3 host the shipped deploy/nginx/marquee-cdn.conf names, in its upstream, its Host and its TLS name. */
+const SHIPPED_S3_HOST = 'acme-marquee.s3.eu-central-1.amazonaws.com';
+
+/**
+ * The shipped deploy/nginx/marquee-cdn.conf (`shipped`) with only this machine's parts changed:
+ * the store's address (`store`, host:port of an s3rver, which speaks plain HTTP), the bucket the
+ * Host names (s3rver reads the bucket from Host, as S3 does), the port and the cache's directory.
+ * Every other line runs as shipped; a line the substitution no longer finds is an error, so that
+ * the tests follow the file.
+ */
+export function shippedCdnSite(shipped: string, machine: { store: string; bucket: string; port: number; cacheDirectory: string }): string {
+  const replacements: Array<[string, string]> = [
+    [`server ${SHIPPED_S3_HOST}:443;`, `server ${machine.store};`],
+    ['proxy_pass https://marquee_store;', 'proxy_pass http://marquee_store;'],
+    ['listen 8090;', `listen 127.0.0.1:${machine.port};`],
+    ['/var/cache/nginx/marquee', machine.cacheDirectory],
+    [SHIPPED_S3_HOST, `${machine.bucket}.s3.eu-central-1.amazonaws.com`],
+  ];
+  let site = shipped;
+  for (const [from, to] of replacements) {
+    if (!site.includes(from)) throw new Error(`deploy/nginx/marquee-cdn.conf no longer holds ${JSON.stringify(from)}: the test's substitution must follow it`);
+    site = site.replaceAll(from, to);
+  }
+  return site;
+}

@@ -1,10 +1,10 @@
 // The two platform backends every platform test runs against: a real PostgreSQL 15 (one server
-// per test file, one database per `open`) and an in-memory PGlite.
+// per test file, one database per `open`) and a new PGlite (a copy of an empty one: fresh-pglite.ts).
 import { randomUUID } from 'node:crypto';
 import { listenForChanges } from '../../builder/platform/changes.ts';
-import { openPglite } from '../../records/database/pglite.ts';
 import { openPostgres } from '../../records/database/postgres.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
+import { openFreshPglite } from './fresh-pglite.ts';
 import { createDatabase, startPostgres, type TestPostgres } from './postgres.ts';
 
 export interface Backend {
@@ -31,7 +31,7 @@ export function platformBackends(): { backends: Backend[]; close(): Promise<void
           return track(await openPostgres(url, options));
         },
       },
-      { name: 'PGlite', open: async (options = {}) => track(await openPglite(undefined, options)) },
+      { name: 'PGlite', open: async (options = {}) => track(await openFreshPglite(options)) },
     ],
     async close() {
       await Promise.all(opened.map((db) => db.close().catch(() => {})));

@@ -1,13 +1,14 @@
 // The publication log's tests and benchmark: well-formed records to append, and the log's two
-// databases — a PostgreSQL 15 server (one per file, one database per log) and an in-memory PGlite —
+// databases — a PostgreSQL 15 server (one per file, one database per log) and a new PGlite (a copy of
+// an empty one: fresh-pglite.ts) —
 // each with Marquee's migrations applied.
 import { createHash, randomUUID } from 'node:crypto';
-import { openPglite } from '../../records/database/pglite.ts';
 import { openPostgres } from '../../records/database/postgres.ts';
 import type { SqlClient } from '../../records/database/sql.ts';
 import type { LogRecord } from '../../records/publication-log/log-entry.ts';
 import { migrateMarquee } from '../../records/schema/migrate.ts';
 import { newSnapshotId } from '../../snapshot/layout.ts';
+import { openFreshPglite } from './fresh-pglite.ts';
 import { createDatabase, startPostgres, type TestPostgres } from './postgres.ts';
 
 export const LOG_ORGANIZATIONS = ['0b7c3c1e-6f1a-4d7e-9a1b-2c3d4e5f6a7b', '9f8e7d6c-5b4a-4321-8fed-cba987654321'] as const;
@@ -60,7 +61,7 @@ export function logDatabases(): { backends: Array<{ name: 'PostgreSQL' | 'PGlite
         name: 'PGlite',
         // One in-process session: "several clients" are the same one, taking turns as its callers do.
         async open(count = 1) {
-          const db = await openPglite();
+          const db = await openFreshPglite();
           opened.push(db);
           await migrateMarquee(db);
           return Array.from({ length: count }, () => db);

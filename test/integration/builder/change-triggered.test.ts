@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditStore } from '../../../builder/history/audit.ts';
 import { listenForChanges } from '../../../builder/platform/changes.ts';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { BuildRunner } from '../../../builder/runs/runner.ts';
 import { resourcePath } from '../../../snapshot/resource-catalog.ts';
@@ -15,7 +15,7 @@ import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 
 describe('change-triggered builds', () => {
   it('drop a removed team member and an unpublished event from the snapshot within about a second', async () => {
-    const db = await seeded(await openPglite());
+    const db = await seeded(await openFreshPglite());
     const store = new MemoryStore();
     const log = new RecordingLog();
     const runner = new BuildRunner(context(db, store), { debounceMs: 50, log });

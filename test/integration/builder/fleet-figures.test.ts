@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerFleetFigures } from '../../../builder/fleet-figures.ts';
 import { snapshotLag } from '../../../builder/platform/snapshot-lag.ts';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import type { SqlClient } from '../../../records/database/sql.ts';
 import { migrateMarquee } from '../../../records/schema/migrate.ts';
 import { RecordingLog } from '../../support/recording-log.ts';
@@ -17,7 +17,7 @@ let db: SqlClient;
 let organizations: string[];
 
 beforeAll(async () => {
-  db = await seeded(await openPglite());
+  db = await seeded(await openFreshPglite());
   await migrateMarquee(db);
   organizations = (await db.query<{ id: string }>('SELECT id FROM organizations ORDER BY id')).map((row) => row.id);
 }, 60_000);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditStore } from '../../../builder/history/audit.ts';
 import { buildOrganizations } from '../../../builder/build.ts';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import { openPostgres } from '../../../records/database/postgres.ts';
 import { resourcePath } from '../../../snapshot/resource-catalog.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe('the same platform data through PostgreSQL 15 and PGlite', () => {
   it('yields byte-identical snapshots', async () => {
-    const [pg, lite] = await Promise.all([openPostgres(postgres.url).then(seeded), openPglite().then(seeded)]);
+    const [pg, lite] = await Promise.all([openPostgres(postgres.url).then(seeded), openFreshPglite().then(seeded)]);
     const [fromPg, fromLite] = [new MemoryStore(), new MemoryStore()];
     try {
       const [a, b] = await Promise.all([buildOrganizations(context(pg, fromPg), { trigger: 'manual' }), buildOrganizations(context(lite, fromLite), { trigger: 'manual' })]);
@@ -56,7 +56,7 @@ describe('the same platform data through PostgreSQL 15 and PGlite', () => {
 
 describe('platform data that fails a schema', () => {
   it('is a failed result naming organization, resource and reason; the previous snapshot stays current', async () => {
-    const db = await seeded(await openPglite());
+    const db = await seeded(await openFreshPglite());
     try {
       const store = new MemoryStore();
       const orgId = SAMPLE.organizations.nordic.id;
@@ -83,7 +83,7 @@ describe('platform data that fails a schema', () => {
 
 describe('a build killed between any two writes', () => {
   it('leaves every previous snapshot readable and whole, and the next build completes', async () => {
-    const db = await seeded(await openPglite());
+    const db = await seeded(await openFreshPglite());
     try {
       const base = join(work, 'base');
       await buildOrganizations(context(db, new DirectoryStore(base)), { trigger: 'manual' });

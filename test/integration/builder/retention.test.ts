@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { applyRetention } from '../../../builder/retention.ts';
-import { objectPrefix } from '../../../snapshot/layout.ts';
-import { listSnapshotIds } from '../../../snapshot/reader.ts';
+import { objectOfName, objectPrefix } from '../../../snapshot/layout.ts';
+import { listSnapshotIds, readManifest, readPointer } from '../../../snapshot/reader.ts';
 import { DirectoryStore, TEMP_SUFFIX } from '../../../snapshot/stores/directory.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { expectCodedForms, resourcesWithLargeOnes } from '../../support/coded-forms.ts';
 import { CrashingStore } from '../../support/faulty-store.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
 
@@ -50,6 +51,28 @@ describe('applyRetention', () => {
     expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, version: 2 });
     // Hours later, the superseded object goes.
     expect(await applyRetention(store, { keep: 1, days: 0, now: HOURS_LATER })).toMatchObject({ manifestsDeleted: 1, objectsDeleted: 1 });
+  });
+
+  it("deletes an unreferenced object's coded forms with it and spares them with it, counting each object once", async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, { ...version(1, '2026-11-21T10:00:00Z'), resources: resourcesWithLargeOnes(ORG, 'first') });
+    const firstKeys = await store.list(objectPrefix(ORG));
+    await publishSnapshot(store, { ...version(2, '2026-11-21T10:00:01Z'), resources: resourcesWithLargeOnes(ORG, 'second') });
+    const pointer = await readPointer(store, ORG);
+    const current = new Set(Object.values((await readManifest(store, ORG, pointer!.snapshotId!))!.resources));
+    // Once the first snapshot goes, its /organization and its speakers (with their two coded forms) are unreferenced.
+    const gone = firstKeys.filter((key) => !current.has(objectOfName(key.slice(objectPrefix(ORG).length))!.hash));
+    expect(gone).toHaveLength(4);
+    // Within the grace period: spared, every file of them.
+    expect(await applyRetention(store, { keep: 1, days: 0 })).toMatchObject({ manifestsDeleted: 1, objectsDeleted: 0, objectsSpared: 2 });
+    expect(await store.list(objectPrefix(ORG))).toEqual(expect.arrayContaining(gone));
+    // Past it: deleted, every file of them; the current snapshot's objects and coded forms stay.
+    expect(await applyRetention(store, { keep: 1, days: 0, now: HOURS_LATER })).toMatchObject({ objectsDeleted: 2, objectsSpared: 0 });
+    const left = await store.list(objectPrefix(ORG));
+    expect(left.filter((key) => gone.includes(key))).toEqual([]);
+    expect(left).toHaveLength(5); // /organization, [], the speakers and their two coded forms
+    expect(await expectCodedForms(store, ORG)).toBe(1);
+    expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'second' });
   });
 
   it('refuses a keep below one', async () => {

@@ -4,7 +4,7 @@
 // process that has it, alive after all, shows its live copy and writes it under way again; an end
 // recorded stays final.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import { migrateMarquee } from '../../../records/schema/migrate.ts';
 import type { SqlClient } from '../../../records/database/sql.ts';
 import type { BuildRun } from '../../../builder/runs/build-runs.ts';
@@ -12,7 +12,7 @@ import { DatabaseRunRecord, mergeRuns } from '../../../records/runs/run-record.t
 
 let db: SqlClient;
 beforeAll(async () => {
-  db = await openPglite();
+  db = await openFreshPglite();
   await migrateMarquee(db);
 }, 60_000);
 afterAll(async () => {

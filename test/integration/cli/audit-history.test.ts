@@ -1,12 +1,11 @@
 // The auditors' commands through the real program: history with state changes, diff by id, show
 // as of an instant (clock-dependent fields computed for that instant), and gc --dry-run.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE } from '../../../builder/platform/sample.ts';
+import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { marquee } from '../../support/cli.ts';
 import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 let home: string;
 let env: Record<string, string>;
@@ -34,18 +33,20 @@ let removedMember: { id: string; fullName: string; index: number };
 let snapshots: string[];
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-audit-'));
+  home = await migratedHome({ prefix: 'marquee-audit-' });
   env = { MARQUEE_HOME: home };
-  expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
-  expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
   workshopStart = new Date(Date.now() + WORKSHOP_STARTS_IN_MS);
-  await onEmbeddedPlatform(home, (db) =>
-    db.query('UPDATE events SET starts_at = $2, ends_at = $3, registration_starts_at = NULL, registration_ends_at = NULL WHERE id = $1', [
+  // Seeded and the workshop moved in one opening of the database, in this process (what `db seed` does is cli.test.ts's).
+  const { seeded } = await onEmbeddedPlatform(home, async (db) => {
+    const result = await seedSample(db, { now: new Date() });
+    await db.query('UPDATE events SET starts_at = $2, ends_at = $3, registration_starts_at = NULL, registration_ends_at = NULL WHERE id = $1', [
       workshop.id,
       workshopStart,
       new Date(workshopStart.getTime() + 1000),
-    ]),
-  );
+    ]);
+    return result;
+  });
+  expect(seeded).toBe(true);
   await build();
   firstBuiltAt = new Date();
   // One team member from the middle of the list leaves.

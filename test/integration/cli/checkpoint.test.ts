@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
-import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
+import { onEmbeddedPlatform, seedSampleIn } from '../../support/embedded-platform.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import { exportLeaves, verifyPublicationLogExample } from '../../support/example-verifiers.ts';
 
 let work: string;
@@ -34,10 +35,9 @@ interface CheckpointJson {
 
 describe('marquee checkpoint', () => {
   it('prints the checkpoint a build left, verified by the example verifier; a fresh one once the log grew', async () => {
-    const home = join(work, 'built');
+    const home = await migratedHome({ at: join(work, 'built') });
     const env = { MARQUEE_HOME: home };
-    expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
-    expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
+    await seedSampleIn(home);
     const built = await marquee(['build', '--json'], env);
     expect(built, built.stderr).toMatchObject({ code: 0 });
 
@@ -85,10 +85,9 @@ describe('marquee checkpoint', () => {
   });
 
   it('--backfill logs the history a store held before the log, once, and the checkpoint then covers it', async () => {
-    const home = join(work, 'older');
+    const home = await migratedHome({ at: join(work, 'older') });
     const env = { MARQUEE_HOME: home };
-    expect((await marquee(['db', 'migrate'], env)).code).toBe(0);
-    expect((await marquee(['db', 'seed', '--sample'], env)).code).toBe(0);
+    await seedSampleIn(home);
     // Published by a release without the log: in the store, not in the log.
     const store = new DirectoryStore(join(home, 'snapshots'));
     const org = SAMPLE.organizations.nordic.id;

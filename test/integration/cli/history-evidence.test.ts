@@ -21,6 +21,7 @@ import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { nodeLines } from '../../support/node-lines.ts';
 import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 const ORG = SAMPLE.organizations.nordic.id;
 const EXAMPLE = fileURLToPath(new URL('../../../examples/verify-history.mjs', import.meta.url));
@@ -58,7 +59,8 @@ async function example(store: string): Promise<{ code: number; stdout: string }>
 }
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-evidence-'));
+  // start finds the embedded database migrated (the run's template: test/support/migrated-home.ts) and seeds it.
+  home = await migratedHome({ prefix: 'marquee-evidence-' });
   work = await mkdtemp(join(tmpdir(), 'marquee-evidence-copies-'));
   env = { MARQUEE_HOME: home };
   [s3, cdn] = await (async () => {

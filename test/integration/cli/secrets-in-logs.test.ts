@@ -6,15 +6,16 @@
 // everywhere. Its complete stdout and stderr must contain none of the secrets, and must contain
 // the failed requests' ids (so the log is there and the test can fail).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 let home: string;
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-secrets-'));
+  // start finds the embedded database migrated (the run's template: test/support/migrated-home.ts) and seeds it.
+  home = await migratedHome({ prefix: 'marquee-secrets-' });
 });
 afterAll(async () => {
   await rm(home, { recursive: true, force: true });

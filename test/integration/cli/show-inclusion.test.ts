@@ -17,6 +17,8 @@ import { publishSnapshot } from '../../../builder/publish.ts';
 import { manifestKey } from '../../../snapshot/layout.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
+import { seedSampleIn, sqlIn } from '../../support/embedded-platform.ts';
 
 const VERIFIER = fileURLToPath(new URL('../../../examples/verify-publication-log.mjs', import.meta.url));
 const ORG = SAMPLE.organizations.nordic.id;
@@ -37,11 +39,10 @@ let files = 0;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'marquee-show-inclusion-'));
-  home = join(work, 'built');
-  for (const args of [['db', 'migrate'], ['db', 'seed', '--sample'], ['build']]) {
-    const done = await marquee(args, env());
-    expect(done, done.stderr).toMatchObject({ code: 0 });
-  }
+  home = await migratedHome({ at: join(work, 'built') });
+  await seedSampleIn(home);
+  const done = await marquee(['build'], env());
+  expect(done, done.stderr).toMatchObject({ code: 0 });
 }, 120_000);
 
 afterAll(async () => {
@@ -80,7 +81,7 @@ async function check(shown: Evidence, options: { home?: string; keyId?: string; 
 
 const decodedLeaf = (shown: Evidence) => JSON.parse(Buffer.from(shown.inclusion!.proof.leaf, 'base64').toString('utf8'));
 
-const sql = async (statement: string) => expect((await marquee(['db', 'sql', statement], env())).code).toBe(0);
+const sql = (statement: string) => sqlIn(home, statement);
 
 describe('show --evidence', () => {
   let first: Evidence;
@@ -153,10 +154,9 @@ describe('show --evidence', () => {
   });
 
   it('says why for a manifest published before the log, and proves it after checkpoint --backfill', async () => {
-    const older = join(work, 'older');
+    // The relations alone (the migrated template): the organization is named by id, which needs no platform row.
+    const older = await migratedHome({ at: join(work, 'older') });
     const olderEnv = { MARQUEE_HOME: older };
-    // The relations alone: the organization is named by id, which needs no platform row.
-    expect((await marquee(['db', 'migrate'], olderEnv)).code).toBe(0);
     // Published by a release without the log: in the store, not in the log.
     const store = new DirectoryStore(join(older, 'snapshots'));
     const published = new Date('2026-01-10T10:00:00Z');

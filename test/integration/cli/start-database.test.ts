@@ -4,12 +4,12 @@
 // gateway and /healthz answer as ever and the admin API answers 503 with Retry-After. One start
 // for the file; the protocol's details are test/integration/platform/embedded-server.test.ts's.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 let home: string;
 let env: Record<string, string>;
@@ -20,7 +20,8 @@ let key: string;
 let token: string;
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-start-database-'));
+  // start finds the embedded database migrated (the run's template: test/support/migrated-home.ts) and seeds it.
+  home = await migratedHome({ prefix: 'marquee-start-database-' });
   // A short idle-in-transaction timeout, so that its test takes seconds (the default is 10 s).
   env = { MARQUEE_HOME: home, EMBEDDED_IDLE_TRANSACTION_TIMEOUT: '3' };
   start = await marqueeProcess(['start'], { ...env, PORT: '0', ADMIN_PORT: '0' }, /console: (http:\/\/\S+)\//, { readyTimeoutMs: 240_000 });

@@ -5,9 +5,14 @@
 // RATE_LIMITED with a Retry-After they can read, (e) HEAD with GET's headers and no body. Clients
 // add headers of their own (fetch adds `Cache-Control: no-cache` and `Pragma: no-cache` to a
 // request carrying If-None-Match; Chromium sends `max-age=0`): the gateway evaluates the tag
-// regardless (docs/design.md, "Where the contract is silent"). Then the shared-address defect:
-// sites behind one egress address, one of them sending a revoked key over and over, must not
-// lock the others out. Every response a client receives is checked against schemas/openapi.json.
+// regardless (docs/design.md, "Where the contract is silent"). Then compressed answers (docs/api.md
+// §6.4): every client, those that decode by themselves (fetch, curl --compressed,
+// Chromium, Python with gzip.decompress) and those that do not (undici.request; curl and urllib,
+// which ask for none), reads the same JSON byte for byte as the identity answer, sees the same
+// ETag and gets its 304 with it; and the negotiation's edges (q-values, a refused identity, 406,
+// HEAD). Then the shared-address defect: sites behind one egress address, one of them sending a
+// revoked key over and over, must not lock the others out. Every response a client receives is
+// checked against schemas/openapi.json.
 //
 // Organizations are published into a temporary directory store; keys are made and revoked with
 // the CLI, as an operator does; everything listens on 127.0.0.1 and is stopped afterwards.
@@ -17,9 +22,20 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, Client } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Coding } from '../../../snapshot/codings.ts';
 import { launchChromium } from '../../support/chromium.ts';
 import { acmeFixture, API } from '../../support/gateway-fixtures.ts';
-import { curlClient, nodeFetchClient, pythonUrllibClient, undiciClient, type ClientReply, type ClientRequest, type HttpClient } from '../../support/http-clients.ts';
+import {
+  bodyText,
+  curlClient,
+  nodeFetchClient,
+  pythonGunzipClient,
+  pythonUrllibClient,
+  undiciClient,
+  type ClientReply,
+  type ClientRequest,
+  type HttpClient,
+} from '../../support/http-clients.ts';
 import { assertContract } from '../../support/openapi-contract.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../support/recording-proxy.ts';
@@ -30,12 +46,16 @@ const acme = new PlatformFixture({ id: randomUUID(), name: 'Acme Events', slug: 
 acmeFixture(acme);
 /** Another site of the platform, whose staging server keeps sending a revoked key. */
 const harbor = new PlatformFixture({ id: randomUUID(), name: 'Harbor Games', slug: 'harbor' });
+/** A site whose answers are worth compressing (lumenFixture). */
+const lumen = lumenFixture(Date.now());
 
 /** The per-key limit (docs/api.md §8) and the invalid-credentials threshold of an address (docs/design.md). */
 const KEY_LIMIT = 600;
 const INVALID_CREDENTIALS_THRESHOLD = 60;
 const ETAG = /^"[0-9a-f]{64}"$/;
 const RETRY_AFTER = /^[1-9][0-9]*$/;
+/** On every answer: the key, the origin and the accepted codings each choose what comes back. */
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
 
 let served: ServedGateway;
 /** A page's site: an origin of its own (its own port) serving an empty page. */
@@ -54,7 +74,7 @@ let exhauster: Agent;
 
 beforeAll(async () => {
   // Started side by side; whatever started is stopped by afterAll even when another part failed.
-  const [started, page, chromium] = await Promise.allSettled([startServedGateway([acme, harbor]), startSite(), launchChromium()]);
+  const [started, page, chromium] = await Promise.allSettled([startServedGateway([acme, harbor, lumen]), startSite(), launchChromium()]);
   if (started.status === 'fulfilled') served = started.value;
   if (page.status === 'fulfilled') site = page.value;
   if (chromium.status === 'fulfilled') browser = chromium.value;
@@ -98,16 +118,16 @@ async function exhaustRateKey(): Promise<void> {
   throw new Error(`the gateway accepted ${accepted} requests with one key without a 429`);
 }
 
-/** What the client received must be what schemas/openapi.json promises. */
-function checkContract(request: ClientRequest, reply: ClientReply): ClientReply {
+/** What the client received must be what schemas/openapi.json promises, its body read as the application reads it. */
+function checkContract(client: HttpClient, request: ClientRequest, reply: ClientReply): ClientReply {
   const { pathname, search } = new URL(request.url);
-  assertContract({ method: request.method, path: pathname + search, status: reply.status, headers: reply.headers, body: reply.body });
+  assertContract({ method: request.method, path: pathname + search, status: reply.status, headers: reply.headers, body: bodyText(client, reply) });
   return reply;
 }
 
 /** Sends with `client` and checks the reply against the contract. */
 async function sendChecked(client: HttpClient, request: ClientRequest): Promise<ClientReply> {
-  return checkContract(request, await client.send(request));
+  return checkContract(client, request, await client.send(request));
 }
 
 function problemOf(reply: ClientReply): { status: number; errorCode: string; title: string; detail: string } {
@@ -152,7 +172,10 @@ function describeClientContract(name: string, subject: () => Subject, revalidati
       expect(reply.headers['cache-control']).toBe('private, max-age=60');
       expect(reply.headers['content-length']).toBe(String(Buffer.byteLength(reply.body)));
       expect(JSON.parse(reply.body)).toMatchObject({ id: acme.organization.id, name: 'Acme Events', slug: 'acme' });
-      if (subject().seesAllHeaders) expect(reply.headers['access-control-allow-origin']).toBe('*');
+      if (subject().seesAllHeaders) {
+        expect(reply.headers['access-control-allow-origin']).toBe('*');
+        expect(reply.headers.vary).toBe(VARY);
+      }
     });
 
     it(
@@ -199,8 +222,11 @@ function describeClientContract(name: string, subject: () => Subject, revalidati
       expect(head.body).toBe('');
       expect(head.headers.etag).toMatch(ETAG);
       expect(head.headers.etag).toBe(full.headers.etag);
-      expect(head.headers['content-length']).toBe(String(Buffer.byteLength(full.body)));
+      // The length of what travelled: the coded body's, for a client that asked for a coding
+      // (fetch and Chromium do by themselves), which only one that does not decode still holds.
+      if (!subject().client.decodes) expect(head.headers['content-length']).toBe(String(full.bytes.length));
       expect(head.headers['content-length']).toBe(full.headers['content-length']);
+      expect(head.headers['content-encoding']).toBe(full.headers['content-encoding']);
       expect(head.headers['content-type']).toBe(full.headers['content-type']);
       expect(head.headers['cache-control']).toBe(full.headers['cache-control']);
       expect(JSON.parse(full.body)).toMatchObject({ totalCount: 4 });
@@ -246,24 +272,7 @@ describe('headless Chromium', () => {
     }
   });
 
-  /** fetch() in the page; the reply holds only what page JavaScript can read. */
-  const pageClient: HttpClient = {
-    name: 'Chromium page fetch',
-    send: ({ method, url, headers }) =>
-      page.evaluate(
-        async ({ method, url, headers }) => {
-          // no-store: these cases are about the gateway's answer, not the browser's cache.
-          const response = await fetch(url, { method, headers, cache: 'no-store' });
-          const readable: Record<string, string> = {};
-          response.headers.forEach((value, name) => {
-            readable[name] = value;
-          });
-          return { status: response.status, headers: readable, body: await response.text() };
-        },
-        { method, url, headers },
-      ),
-    close: async () => {},
-  };
+  const pageClient = pageFetchClient(() => page);
 
   it('sends a preflight without the key before the first request with it', async () => {
     proxy.exchanges.length = 0;
@@ -328,6 +337,248 @@ describe('headless Chromium', () => {
     const conditional = proxy.exchanges.filter(({ method, requestHeaders }) => method === 'GET' && requestHeaders['if-none-match'] !== undefined);
     expect(conditional).toHaveLength(1);
     expect(conditional[0]!.status).toBe(304);
+  });
+});
+
+/**
+ * fetch() in the page `page()` gives; the reply holds only what page JavaScript can read, and its
+ * body as the page read it: the browser decodes whatever coding it asked for.
+ */
+function pageFetchClient(page: () => Page): HttpClient {
+  return {
+    name: 'Chromium page fetch',
+    decodes: true,
+    send: async ({ method, url, headers }) => {
+      const seen = await page().evaluate(
+        async ({ method, url, headers }) => {
+          // no-store: these cases are about the gateway's answer, not the browser's cache.
+          const response = await fetch(url, { method, headers, cache: 'no-store' });
+          const readable: Record<string, string> = {};
+          response.headers.forEach((value, name) => {
+            readable[name] = value;
+          });
+          return { status: response.status, headers: readable, body: await response.text() };
+        },
+        { method, url, headers },
+      );
+      return { ...seen, bytes: Buffer.from(seen.body, 'utf8') };
+    },
+    close: async () => {},
+  };
+}
+
+// Compressed answers (docs/api.md §6.4): lumen's profile is a stored object (served from the
+// coded forms stored beside it, or compressed once by the gateway where none are), its page of 100
+// events and an event's detail are compressed once per rendering, its team is a small answer that
+// goes as it is. The identity answers, read first with no Accept-Encoding, are
+// what every client must end up with, byte for byte. Every client talks through one recording
+// proxy, which shows what it really asked for and what really travelled.
+describe('compressed answers', () => {
+  /** The answers compared: three worth coding, and a small one (under 1,024 bytes) that never is. */
+  const PATHS = ['/organization', '/events?pageSize=100', '/events/talk-0', '/team'] as const;
+  const SMALL = '/team';
+  /** Each path's identity answer: the JSON text and its tag. */
+  const identity = new Map<string, { body: string; etag: string }>();
+  let proxy: RecordingProxy;
+  let page: Page;
+  /** Sends exactly what it is given and decodes nothing: for the negotiation's edges. */
+  let raw: HttpClient;
+  /**
+   * lumen's one key, for page JavaScript of `site` and for servers alike (a request without
+   * Origin is never refused for its origin): each key is one run of the CLI, the slowest part of
+   * the file's set-up.
+   */
+  let lumenKey: CreatedKey;
+
+  beforeAll(async () => {
+    lumenKey = await served.createKey('lumen', { origins: [site.origin], label: 'lumen site and servers' });
+    raw = undiciClient();
+    proxy = await startRecordingProxy(served.url);
+    page = await browser.newPage();
+    await page.goto(`${site.origin}/`);
+    for (const path of PATHS) {
+      const reply = await sendChecked(raw, { method: 'GET', url: `${served.api}${path}`, headers: { 'X-Api-Key': lumenKey.key } });
+      expect(reply.status, path).toBe(200);
+      expect(reply.headers['content-encoding'], path).toBeUndefined();
+      expect(reply.headers.vary, path).toBe(VARY);
+      identity.set(path, { body: reply.body, etag: reply.headers.etag! });
+    }
+    // The sizes these cases are about: the small answer under the threshold, the others well over it.
+    expect(Buffer.byteLength(identity.get(SMALL)!.body)).toBeLessThan(1024);
+    for (const path of PATHS.filter((path) => path !== SMALL)) expect(Buffer.byteLength(identity.get(path)!.body), path).toBeGreaterThan(1536);
+  });
+  afterAll(async () => {
+    await raw?.close();
+    await page?.close();
+    await proxy?.close();
+  });
+
+  interface CodedClient {
+    client: HttpClient;
+    /** The Accept-Encoding the test sends; undefined: the client's own, if any. */
+    accepts?: string;
+    /** The Accept-Encoding that went out on the wire (undefined: none). */
+    sent: string | undefined;
+    /** The coding of an answer worth coding; undefined: it goes as it is. */
+    coding: Coding | undefined;
+  }
+
+  // What each client asks for by itself was read off the wire (Node 20's fetch offers br only over
+  // HTTPS; Chromium offers br and zstd to this loopback origin); a change of a client's default
+  // shows here first.
+  const CLIENTS: Array<[string, () => CodedClient]> = [
+    ['Node fetch', () => ({ client: nodeFetchClient(), sent: 'gzip, deflate', coding: 'gzip' })],
+    ['undici.request (decoded by the application)', () => ({ client: undiciClient(), accepts: 'br, gzip', sent: 'br, gzip', coding: 'br' })],
+    ['curl --compressed', () => ({ client: curlClient(['--compressed']), sent: 'deflate, gzip, br, zstd', coding: 'br' })],
+    ['curl', () => ({ client: curlClient(), sent: undefined, coding: undefined })],
+    ['Python urllib.request', () => ({ client: pythonUrllibClient(), sent: 'identity', coding: undefined })],
+    ['Python urllib + gzip.decompress (as requests)', () => ({ client: pythonGunzipClient(), accepts: 'gzip', sent: 'gzip', coding: 'gzip' })],
+    ['headless Chromium page', () => ({ client: pageFetchClient(() => page), sent: 'gzip, deflate, br, zstd', coding: 'br' })],
+  ];
+
+  for (const [name, make] of CLIENTS) {
+    describe(name, () => {
+      let subject: CodedClient;
+      beforeAll(() => {
+        subject = make();
+      });
+      afterAll(async () => subject?.client.close());
+
+      const send = (path: string, headers: Record<string, string> = {}) =>
+        subject.client.send({
+          method: 'GET',
+          url: `${proxy.origin}${API}${path}`,
+          headers: { 'X-Api-Key': lumenKey.key, ...(subject.accepts === undefined ? {} : { 'Accept-Encoding': subject.accepts }), ...headers },
+        });
+      /** The one GET the proxy carried since `before`, checked against the contract as it travelled. */
+      const wireSince = (before: number) => {
+        const gets = proxy.exchanges.slice(before).filter(({ method }) => method === 'GET');
+        expect(gets).toHaveLength(1);
+        const [wire] = gets;
+        assertContract({ method: wire!.method, path: wire!.path, status: wire!.status, headers: wire!.responseHeaders, body: wire!.body });
+        return wire!;
+      };
+
+      it.each(PATHS)('%s: the identity answer byte for byte after decoding, its ETag, then 304 with that tag', async (path) => {
+        const expected = identity.get(path)!;
+        const coding = path === SMALL ? undefined : subject.coding;
+
+        let before = proxy.exchanges.length;
+        const reply = await send(path);
+        expect(reply.status).toBe(200);
+        expect(bodyText(subject.client, reply)).toBe(expected.body);
+        expect(reply.headers.etag).toBe(expected.etag);
+        const wire = wireSince(before);
+        expect(wire.requestHeaders['accept-encoding']).toBe(subject.sent);
+        expect(wire.responseHeaders['content-encoding']).toBe(coding);
+        expect(wire.responseHeaders.vary).toBe(VARY);
+        expect(wire.responseHeaders.etag).toBe(expected.etag);
+        // What travelled: the JSON itself, or a coding of it that is smaller.
+        expect(wire.body).toBe(expected.body);
+        expect(wire.responseHeaders['content-length']).toBe(String(wire.bytes.length));
+        if (coding === undefined) expect(wire.bytes.equals(Buffer.from(expected.body))).toBe(true);
+        else expect(wire.bytes.length).toBeLessThan(Buffer.byteLength(expected.body) / 2);
+
+        before = proxy.exchanges.length;
+        const again = await send(path, { 'If-None-Match': reply.headers.etag! });
+        expect(again.status).toBe(304);
+        expect(again.body).toBe('');
+        expect(again.headers.etag).toBe(expected.etag);
+        const revalidated = wireSince(before);
+        expect(revalidated.status).toBe(304);
+        expect(revalidated.responseHeaders['content-encoding']).toBeUndefined();
+        expect(revalidated.responseHeaders.vary).toBe(VARY);
+      });
+    });
+  }
+
+  describe('the negotiation', () => {
+    const ask = (path: string, headers: Record<string, string>, method: ClientRequest['method'] = 'GET') =>
+      sendChecked(raw, { method, url: `${served.api}${path}`, headers: { 'X-Api-Key': lumenKey.key, ...headers } });
+
+    it.each([
+      // q-values: the highest wins; br on a tie; `*` stands for every coding not named.
+      ['br;q=0.5, gzip', 'gzip'],
+      ['gzip, br', 'br'],
+      ['gzip;q=0.8, br;q=0.8', 'br'],
+      ['*', 'br'],
+      ['br;q=0, *', 'gzip'],
+      ['gzip;q=0, br;q=0', undefined],
+      ['deflate', undefined],
+      ['identity', undefined],
+    ])('Accept-Encoding: %s gets %s, the same JSON and the same ETag', async (accepts, coding) => {
+      const expected = identity.get('/organization')!;
+      const reply = await ask('/organization', { 'Accept-Encoding': accepts });
+      expect(reply.status).toBe(200);
+      expect(reply.headers['content-encoding']).toBe(coding);
+      expect(bodyText(raw, reply)).toBe(expected.body);
+      expect(reply.headers.etag).toBe(expected.etag);
+      expect(reply.headers.vary).toBe(VARY);
+    });
+
+    it('codes a small answer when the request refuses identity (identity;q=0)', async () => {
+      const expected = identity.get(SMALL)!;
+      const reply = await ask(SMALL, { 'Accept-Encoding': 'gzip, identity;q=0' });
+      expect(reply.status).toBe(200);
+      expect(reply.headers['content-encoding']).toBe('gzip');
+      expect(bodyText(raw, reply)).toBe(expected.body);
+      expect(reply.headers.etag).toBe(expected.etag);
+    });
+
+    it.each([
+      ['*;q=0', '/organization'],
+      ['*;q=0', SMALL],
+      ['identity;q=0', SMALL],
+      ['deflate, identity;q=0', '/events?pageSize=100'],
+    ])('Accept-Encoding: %s on %s refuses every coding the API has: 406 NOT_ACCEPTABLE as it is', async (accepts, path) => {
+      const reply = await ask(path, { 'Accept-Encoding': accepts });
+      expect(reply.status).toBe(406);
+      expect(reply.headers['content-encoding']).toBeUndefined();
+      expect(reply.headers['cache-control']).toBe('no-store');
+      expect(reply.headers.etag).toBeUndefined();
+      expect(reply.headers.vary).toBe(VARY);
+      expect(problemOf(reply)).toMatchObject({ status: 406, errorCode: 'NOT_ACCEPTABLE' });
+    });
+
+    // `*;q=0` too: a 304 has no body to code, so a matching tag is answered before any 406.
+    it.each([undefined, 'identity', 'gzip', 'br', 'br;q=0.5, gzip', '*;q=0'])('Accept-Encoding: %s revalidates with the tag of any coding: 304', async (accepts) => {
+      for (const path of PATHS) {
+        const { etag } = identity.get(path)!;
+        const reply = await ask(path, { 'If-None-Match': etag, ...(accepts === undefined ? {} : { 'Accept-Encoding': accepts }) });
+        expect(reply.status, path).toBe(304);
+        expect(reply.body, path).toBe('');
+        expect(reply.headers.etag, path).toBe(etag);
+        expect(reply.headers['content-encoding'], path).toBeUndefined();
+      }
+    });
+
+    // What makes one strong tag for every coding sound (docs/api-decisions.md): no part of one
+    // coding can ever be joined to a part of another under that tag.
+    it('serves no byte ranges: Range is ignored, If-Range with it too, and no Accept-Ranges is offered', async () => {
+      const expected = identity.get('/organization')!;
+      const ranges: Array<Record<string, string>> = [{ Range: 'bytes=0-99' }, { Range: 'bytes=0-99', 'If-Range': expected.etag }];
+      for (const headers of ranges) {
+        const reply = await ask('/organization', { 'Accept-Encoding': 'br', ...headers });
+        expect(reply.status).toBe(200);
+        expect(reply.headers['accept-ranges']).toBeUndefined();
+        expect(reply.headers['content-range']).toBeUndefined();
+        expect(bodyText(raw, reply)).toBe(expected.body);
+      }
+    });
+
+    it.each([undefined, 'gzip', 'br'])("HEAD with Accept-Encoding: %s has GET's headers, the coding's Content-Length and Content-Encoding", async (accepts) => {
+      for (const path of PATHS) {
+        const headers: Record<string, string> = accepts === undefined ? {} : { 'Accept-Encoding': accepts };
+        const full = await ask(path, headers);
+        const head = await ask(path, headers, 'HEAD');
+        expect(head.status, path).toBe(200);
+        expect(head.bytes.length, path).toBe(0);
+        expect(head.headers['content-length'], path).toBe(String(full.bytes.length));
+        expect(head.headers['content-encoding'], path).toBe(path === SMALL ? undefined : accepts);
+        for (const name of ['content-type', 'content-encoding', 'etag', 'cache-control', 'vary', 'marquee-snapshot-id'])
+          expect(head.headers[name], `${path} ${name}`).toBe(full.headers[name]);
+      }
+    });
   });
 });
 
@@ -398,6 +649,43 @@ describe('sites sharing one egress address', () => {
     expect(elsewhere.body.errorCode).toBe('API_KEY_INVALID');
   });
 });
+
+/**
+ * An organization whose answers are worth compressing: a long profile, 120 upcoming events (so a
+ * page of 100 is full) and a programme of 16 sessions in the first one's detail; its one team
+ * member is a small answer. Times count from `now`, the gateway's clock, and are days away from it,
+ * so no clock-dependent field changes while the file runs.
+ */
+function lumenFixture(now: number): PlatformFixture {
+  const DAY = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const fixture = new PlatformFixture({
+    id: randomUUID(),
+    name: 'Lumen Talks',
+    slug: 'lumen',
+    description: 'Evening talks on light, optics and the instruments that measure them, held in the old observatory. '.repeat(16),
+  });
+  fixture.teamMember({ fullName: 'Visible Member', sortOrder: 1 });
+  const speakers = Array.from({ length: 8 }, (_, i) => fixture.speaker({ name: `Speaker ${i}`, jobTitle: 'Physicist', bio: 'Works on lenses and mirrors.' }));
+  for (let e = 0; e < 120; e++) {
+    const start = now + (e + 2) * DAY;
+    fixture.event({
+      name: `Lumen Talk ${e}`,
+      slug: `talk-${e}`,
+      description: 'An evening of talks.',
+      venueName: 'Observatory',
+      startsAt: iso(start),
+      endsAt: iso(start + DAY / 8),
+    });
+  }
+  const first = fixture.events[0]!;
+  for (let s = 0; s < 16; s++) {
+    const at = Date.parse(first.startsAt) + s * 600_000;
+    const session = fixture.session(first, { name: `Short talk ${s}`, description: 'Ten minutes on one instrument.', startsAt: iso(at), endsAt: iso(at + 600_000) });
+    fixture.bill(session, speakers[s % speakers.length]!, 0);
+  }
+  return fixture;
+}
 
 async function startSite(): Promise<{ server: Server; origin: string }> {
   const server = createServer((_req, res) => {

@@ -8,10 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
+import { publishSnapshot } from '../../../builder/publish.ts';
+import { manifestKey, objectKey, objectPrefix, pointerKey } from '../../../snapshot/layout.ts';
 import { StoreUnavailableError } from '../../../snapshot/store.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { snapshotStoreContract } from '../../contracts/snapshot-store.ts';
+import { expectCodedForms, resourcesWithLargeOnes } from '../../support/coded-forms.ts';
 import { type ConditionalWritesProxy, startConditionalWrites } from '../../support/conditional-writes.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
 
@@ -93,6 +95,30 @@ describe('S3Store beyond the contract', () => {
     const now = await store.getIfChanged(pointerKey(org), undefined);
     expect(now).toMatchObject({ version: (await raw(`${prefix}/${pointerKey(org)}`)).headers.get('etag') });
     expect(await new S3Store({ bucket: s3.bucket, prefix: `${prefix}-other`, endpoint: proxy.endpoint }).list('')).toEqual([]);
+  });
+
+  it("keeps a publish's coded forms beside each object as opaque bytes, immutable for a year, with no Content-Encoding for a reader to undo", async () => {
+    const prefix = freshPrefix();
+    const store = new S3Store({ bucket: s3.bucket, prefix, endpoint: proxy.endpoint });
+    await publishSnapshot(store, {
+      organizationId: org,
+      organizationSlug: 'nordic',
+      state: 'active',
+      trigger: 'manual',
+      now: new Date(),
+      slugs: {},
+      resources: resourcesWithLargeOnes(org, 'Nordic'),
+    });
+    expect(await expectCodedForms(store, org)).toBe(1);
+    const coded = (await store.list(objectPrefix(org))).filter((key) => !key.endsWith('.json'));
+    expect(coded).toHaveLength(2);
+    for (const key of coded) {
+      const head = await raw(`${prefix}/${key}`);
+      expect(head.status, key).toBe(200);
+      expect(head.headers.get('content-type'), key).toBe('application/octet-stream');
+      expect(head.headers.get('content-encoding'), key).toBeNull();
+      expect(head.headers.get('cache-control'), key).toBe('public, max-age=31536000, immutable');
+    }
   });
 
   it('lists beyond one page of 1,000 keys, in order', async () => {

@@ -6,8 +6,10 @@ import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { publishSnapshot } from '../../../builder/publish.ts';
 import { DirectoryStore, LOCK_SUFFIX, TEMP_SUFFIX } from '../../../snapshot/stores/directory.ts';
 import { snapshotStoreContract } from '../../contracts/snapshot-store.ts';
+import { expectCodedForms, resourcesWithLargeOnes } from '../../support/coded-forms.ts';
 
 snapshotStoreContract('DirectoryStore', {
   async setup() {
@@ -48,6 +50,23 @@ describe('DirectoryStore beyond the contract', () => {
     expect(names.filter((name) => name.endsWith(TEMP_SUFFIX))).toEqual([]);
     expect(names).toContain(join('orgs', 'a', 'current.json'));
     expect(names.filter((name) => name.startsWith(`${join('orgs', 'a', 'objects')}${sep}`))).toHaveLength(20);
+  });
+
+  it("keeps a publish's coded forms as files beside each object's JSON, which decode to it", async () => {
+    const store = new DirectoryStore(root);
+    const org = '0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11';
+    await publishSnapshot(store, {
+      organizationId: org,
+      organizationSlug: 'nordic',
+      state: 'active',
+      trigger: 'manual',
+      now: new Date(),
+      slugs: {},
+      resources: resourcesWithLargeOnes(org, 'Nordic'),
+    });
+    expect(await expectCodedForms(store, org)).toBe(1);
+    const files = await readdir(join(root, 'orgs', org, 'objects'));
+    expect(files.filter((name) => !name.endsWith('.json')).map((name) => name.slice(64))).toEqual(['.json.br', '.json.gz']);
   });
 
   it('takes over the lock a conditional writer died holding, hides it from list, and sweeps it', async () => {

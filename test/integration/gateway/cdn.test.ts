@@ -1,19 +1,23 @@
 // Gateways reading snapshots through a CDN (snapshot/stores/cdn-source.ts) on real servers: s3rver
 // as the bucket, written by the real S3Store as the builder writes it, and nginx as the caching CDN
 // in front of it. Two recording proxies count the traffic: `edge` every request a gateway sends to
-// the CDN (with nginx's X-Cache-Status), `fill` every request the CDN sends to the bucket.
+// the CDN (with nginx's X-Cache-Status), `fill` every request the CDN sends to the bucket. Then
+// the shipped deploy/nginx/marquee-cdn.conf in front of the same bucket, carrying objects' coded
+// forms as the store holds them.
 //
 //   gateway ─► edge ─► nginx ─► fill ─► s3rver ◄─ S3Store (publish; the gateways' pointer reads)
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
+import { CODINGS, compress, decode } from '../../../snapshot/codings.ts';
+import { codedObjectKey, manifestKey, objectKey, pointerKey } from '../../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../../snapshot/reader.ts';
 import type { Organization } from '../../../snapshot/schema-types.ts';
 import { CdnSource } from '../../../snapshot/stores/cdn-source.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { API, type GatewayHarness, publishFixture, startHarness } from '../../support/gateway-fixtures.ts';
-import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
+import { startHttpCache, startShippedCdn, type TestHttpCache } from '../../support/http-cache.ts';
 import { PlatformFixture } from '../../support/platform-fixture.ts';
 import { type RecordingProxy, startRecordingProxy } from '../../support/recording-proxy.ts';
 import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
@@ -186,5 +190,79 @@ describe('a gateway reading through the CDN', () => {
     await republish(fixture, 'after');
     expect(await throughCdn()).toEqual({ body: oldPointer!.toString(), cacheStatus: 'HIT' });
     expect(await untilDescription(harness, key, 'after', 3_000)).toBeLessThan(3_000);
+  });
+});
+
+// Debian's nginx.conf turns gzip on in the http context that includes conf.d/; these are its
+// commented gzip lines, as an operator who uncomments them has them: application/json among the
+// types, proxied requests included. The shipped file must carry the coded forms through that.
+const DEBIAN_GZIP_UNCOMMENTED = `  gzip on;
+  gzip_vary on;
+  gzip_proxied any;
+  gzip_comp_level 6;
+  gzip_types text/plain text/css application/json application/javascript text/xml application/xml application/xml+rss text/javascript;
+`;
+
+describe('the shipped CDN file (deploy/nginx/marquee-cdn.conf)', () => {
+  let shipped: TestHttpCache;
+
+  beforeAll(async () => {
+    shipped = await startShippedCdn(new URL(s3.endpoint).host, s3.bucket, { http: DEBIAN_GZIP_UNCOMMENTED });
+  });
+  afterAll(async () => shipped?.stop());
+
+  /** One GET of the bucket's `key` from `base`, as a requester offering both codings: a CDN compressing by itself would gzip it here. */
+  const read = async (base: string, key: string) => {
+    const response = await request(`${base}/${PREFIX}/${key}`, { headers: { 'accept-encoding': 'gzip, br' } });
+    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const header = (name: string) => response.headers[name] as string | undefined;
+    return {
+      status: response.statusCode,
+      bytes,
+      headers: { 'content-type': header('content-type'), 'content-encoding': header('content-encoding'), 'cache-control': header('cache-control'), etag: header('etag') },
+      cacheStatus: header('x-cache-status'),
+    };
+  };
+
+  it("carries an object's coded forms ({hash}.json.br, .json.gz) byte for byte with the store's headers, kept for good, as a gateway reads them", async () => {
+    // A profile of a few kilobytes: worth its coded forms.
+    const fixture = organization('Talks on light and the instruments that measure it. '.repeat(60));
+    await publishFixture(store, fixture, { now: new Date() });
+    const id = fixture.organization.id;
+    const pointer = await readPointer(store, id);
+    const manifest = await readManifest(store, id, pointer!.snapshotId!);
+    const hash = manifest!.resources['/organization']!;
+    const json = await store.get(objectKey(id, hash));
+    expect(json!.length).toBeGreaterThan(2048);
+
+    const snapshots = new CdnSource(store, `${shipped.url}/${PREFIX}`);
+    closing.push(() => snapshots.close());
+    for (const coding of CODINGS) {
+      const key = codedObjectKey(id, hash, coding);
+      // The coded forms as a build stores them: compressed once, at the stored effort, put beside the JSON.
+      if (!(await store.has(key))) await store.put(key, await compress(coding, json!));
+      const stored = await store.get(key);
+      expect(decode(coding, stored!).equals(json!)).toBe(true);
+      // The bucket's own answer (path-style, straight to s3rver), then nginx's: a fill, then a HIT.
+      const direct = await request(`${s3.endpoint}/${s3.bucket}/${PREFIX}/${key}`);
+      await direct.body.dump();
+      const fromStore = {
+        'content-type': direct.headers['content-type'],
+        'content-encoding': direct.headers['content-encoding'],
+        'cache-control': direct.headers['cache-control'],
+        etag: direct.headers.etag,
+      };
+      expect(fromStore['cache-control']).toBe('public, max-age=31536000, immutable');
+      const first = await read(shipped.url, key);
+      const second = await read(shipped.url, key);
+      expect([first.cacheStatus, second.cacheStatus], key).toEqual(['MISS', 'HIT']);
+      for (const answer of [first, second]) {
+        expect(answer.status, key).toBe(200);
+        expect(answer.headers, key).toEqual(fromStore);
+        expect(answer.bytes.equals(stored!), `${key}: the stored bytes, neither recompressed nor decoded`).toBe(true);
+      }
+      // A gateway's read: CdnSource, which asks for the key by name and takes the bytes as they come.
+      expect((await snapshots.get(key))?.equals(stored!), key).toBe(true);
+    }
   });
 });

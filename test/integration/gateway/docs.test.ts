@@ -1,8 +1,10 @@
 // The API's description outside the API base, without a key: GET /openapi.json (the committed
 // schemas/openapi.json, tagged with the SHA-256 of its bytes, 304 on If-None-Match, HEAD) and the
-// reference page under /docs with the gateway's own copy of Swagger UI.
+// reference page under /docs with the gateway's own copy of Swagger UI; coded as the API's answers are.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, startHarness, type GatewayHarness } from '../../support/gateway-fixtures.ts';
 
@@ -48,6 +50,24 @@ describe('GET /openapi.json', () => {
     const reply = await harness.call('/openapi.json', { headers: { 'if-none-match': '"0000"' } });
     expect(reply.status).toBe(200);
     expect(reply.body).toBe(OPENAPI_BYTES.toString('utf8'));
+  });
+
+  it.each([
+    ['br', '/openapi.json', OPENAPI_BYTES],
+    ['gzip', '/docs/swagger-ui-bundle.js', undefined],
+  ])('travels in %s when asked for it, the same bytes decoded and the same tag (%s)', async (coding, path, expected) => {
+    const read = async (headers: Record<string, string>) => {
+      const response = await request(`${harness.origin}${path}`, { headers });
+      return { headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
+    };
+    const plain = await read({});
+    const coded = await read({ 'accept-encoding': coding });
+    expect(coded.headers['content-encoding']).toBe(coding);
+    expect(coded.headers.etag).toBe(plain.headers.etag);
+    expect(coded.headers.vary).toContain('Accept-Encoding');
+    expect(coded.bytes.length).toBeLessThan(plain.bytes.length / 3);
+    const decoded = coding === 'br' ? brotliDecompressSync(coded.bytes) : gunzipSync(coded.bytes);
+    expect(decoded.equals(expected ?? plain.bytes)).toBe(true);
   });
 
   it("answers HEAD with GET's headers and no body", async () => {

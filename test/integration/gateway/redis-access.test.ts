@@ -1,14 +1,17 @@
 // The gateway with its keys and per-key counts in Redis (gateway/access/redis-access.ts), on a
 // real redis-server and real gateways (createGateway on loopback): keys written by the CLI's
-// store, one round trip per request, limits shared by several gateways, 403s that use no quota;
-// and what happens while Redis is down (killed, or stopped answering) and when it is back. Every
-// answer, the 503 of a key that cannot be judged included, is checked against the published
-// contract by the harness.
+// store, one script call per turn of the event loop whatever it carries, limits shared by several
+// gateways and exact under concurrent requests, 403s that use no quota; what happens while Redis
+// is down (killed, or stopped answering) and when it is back, with a batch in flight when it dies
+// and with one key of a batch that Redis cannot count. Every answer, the 503 of a key that cannot
+// be judged included, is checked against the published contract by the harness.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedisAccess, openRedisKeyStore, type RedisAccess } from '../../../gateway/access/redis-access.ts';
+import type { KeyVerdict } from '../../../gateway/access/key-verdicts.ts';
 import type { KeyStore } from '../../../records/keys/key-store.ts';
 import { hashSecret } from '../../../records/keys/format.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
@@ -97,6 +100,9 @@ function expectUnavailable(reply: Reply): void {
 }
 
 const remaining = (reply: Reply): number => Number(/r=(\d+)/.exec(reply.headers.ratelimit ?? '')?.[1]);
+const bucketOf = (namespace: string, secret: string): string => `${namespace}key-rate:{${hashSecret(secret)}}`;
+/** Each verdict's count, as access control reads it: allowed (with what remains) or refused. */
+const counts = (verdicts: KeyVerdict[]): string[] => verdicts.map(({ rate }) => (rate === undefined ? 'not counted' : rate.allowed ? `r=${rate.remaining}` : 'refused'));
 
 describe('keys and limits in Redis', () => {
   const namespace = `test-${randomUUID()}:`;
@@ -133,6 +139,56 @@ describe('keys and limits in Redis', () => {
       for (let i = 0; i < 3; i++) expect((await one.get(key.secret)).status).toBe(200);
     });
     expect(seen.map((command) => command[0]?.toLowerCase())).toEqual(['evalsha', 'evalsha', 'evalsha']);
+  });
+
+  it('judges the verdicts of one turn in one script call, each key counted as one request after another would be', async () => {
+    const keys = [await createKey(cli), await createKey(cli), await createKey(cli)];
+    const revoked = await createKey(cli);
+    await cli.revoke(revoked.id, new Date());
+    await one.get(keys[0]!.secret);
+    const now = one.harness.clock.now;
+    let verdicts: KeyVerdict[] = [];
+    const seen = await watchCommands(redis.url, async () => {
+      // Ten requests of each key, the second five a millisecond later, and two of a revoked key and of an unknown one.
+      const asked = Array.from({ length: 30 }, (_, i) => one.access.verdicts.verdict(hashSecret(keys[i % 3]!.secret), now + (i < 15 ? 0 : 1)));
+      for (const secret of [revoked.secret, revoked.secret, 'mqk_0000000000000000000000000000000sQHLi']) asked.push(one.access.verdicts.verdict(hashSecret(secret), now));
+      verdicts = await Promise.all(asked);
+    });
+    expect(seen.map((command) => command[0]?.toLowerCase())).toEqual(['evalsha']);
+    // The first key had one request counted before.
+    const expected = [
+      ['r=3', 'r=2', 'r=1', 'r=0', 'refused', 'refused', 'refused', 'refused', 'refused', 'refused'],
+      ['r=4', 'r=3', 'r=2', 'r=1', 'r=0', 'refused', 'refused', 'refused', 'refused', 'refused'],
+      ['r=4', 'r=3', 'r=2', 'r=1', 'r=0', 'refused', 'refused', 'refused', 'refused', 'refused'],
+    ];
+    for (const k of [0, 1, 2]) expect(counts(verdicts.slice(0, 30).filter((_, i) => i % 3 === k))).toEqual(expected[k]);
+    expect(verdicts.slice(30, 32).map((verdict) => [verdict.record?.id, verdict.rate])).toEqual([
+      [revoked.id, undefined],
+      [revoked.id, undefined],
+    ]);
+    expect(verdicts[32]).toEqual({ record: undefined });
+    for (const key of keys) expect(await monitor.hget(bucketOf(namespace, key.secret), 'total')).toBe(String(LIMIT));
+  });
+
+  it('accepts exactly the limit of many requests of one key sent to both gateways at once', async () => {
+    const key = await createKey(cli);
+    // One instant on both (a test above moved one gateway's clock a window on).
+    two.harness.clock.now = one.harness.clock.now;
+    const pools = [one, two].map((gateway) => new Pool(gateway.harness.origin, { connections: 16 }));
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 64 }, async (_, i) => {
+          const reply = await pools[i % 2]!.request({ path: ORGANIZATION, method: 'GET', headers: { 'x-api-key': key.secret } });
+          await reply.body.dump();
+          return { status: reply.statusCode, remaining: Number(/r=(\d+)/.exec(String(reply.headers.ratelimit))?.[1]) };
+        }),
+      );
+      const ok = statuses.filter(({ status }) => status === 200);
+      expect(ok.map(({ remaining }) => remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+      expect(statuses.filter(({ status }) => status === 429)).toHaveLength(64 - LIMIT);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()));
+    }
   });
 
   it('shares one limit among the gateways', async () => {
@@ -279,6 +335,71 @@ describe('while Redis is down', () => {
   });
 });
 
+describe('a batch that Redis answers only in part, or not at all', () => {
+  it("answers the other keys of a turn from Redis when one key's count fails, and that one from memory, counted once", async () => {
+    const namespace = `test-${randomUUID()}:`;
+    const gateway = await redisGateway(namespace);
+    const cli = await cliStore(namespace);
+    const [good, broken] = [await createKey(cli), await createKey(cli)];
+    for (const key of [good, broken]) expect((await gateway.get(key.secret)).status).toBe(200);
+    // A bucket Redis cannot count in: not a hash.
+    const writer = new Redis(redis.url);
+    // Quiet while the next test kills Redis: ioredis prints the errors of a client without a listener.
+    writer.on('error', () => {});
+    closers.push(async () => writer.disconnect());
+    await writer.del(bucketOf(namespace, broken.secret));
+    await writer.set(bucketOf(namespace, broken.secret), 'not a hash');
+    const now = gateway.harness.clock.now;
+    const [fromRedis, fromMemory] = await Promise.all([good, broken].map((key) => gateway.access.verdicts.verdict(hashSecret(key.secret), now)));
+    expect(counts([fromRedis!])).toEqual([`r=${LIMIT - 2}`]);
+    expect(await writer.hget(bucketOf(namespace, good.secret), 'total')).toBe('2');
+    // The key Redis judged a moment ago, vouched for from memory and counted here.
+    expect(fromMemory).toMatchObject({ record: { id: broken.id } });
+    expect(fromMemory!.rate).toBeUndefined();
+    expect(gateway.log.lines.map(({ level, message }) => `${level} ${message.split(':')[0]}`)).toEqual(['warn Redis cannot be reached']);
+    expect(String(gateway.log.lines[0]?.fields.err)).toMatch(/WRONGTYPE/);
+    // Redis still answers: the next request's probe finds it, and the good key is counted there again.
+    await eventually(async () => {
+      await gateway.get(good.secret);
+      expect(gateway.log.lines.at(-1)?.message).toMatch(/^Redis is reachable again/);
+    });
+    const counted = Number(await writer.hget(bucketOf(namespace, good.secret), 'total'));
+    expect(counts([await gateway.access.verdicts.verdict(hashSecret(good.secret), now)])).toEqual([`r=${LIMIT - counted - 1}`]);
+  });
+
+  it('answers every request of a batch in flight when Redis dies under it, at once and without it, and counts in Redis again once it is back', async () => {
+    const namespace = `test-${randomUUID()}:`;
+    // A deadline far away: the batch is answered because its connection is gone, not because time ran out.
+    const gateway = await redisGateway(namespace, { commandTimeoutMs: 30_000 });
+    const cli = await cliStore(namespace);
+    const [seen, unseen] = [await createKey(cli), await createKey(cli)];
+    expect(remaining(await gateway.get(seen.secret))).toBe(LIMIT - 1);
+    const pid = await redisPid();
+    process.kill(pid, 'SIGSTOP');
+    let verdicts: KeyVerdict[];
+    const started = performance.now();
+    try {
+      const now = gateway.harness.clock.now;
+      const asked = Promise.all([seen, seen, unseen].map((key) => gateway.access.verdicts.verdict(hashSecret(key.secret), now)));
+      // The batch is written from a setImmediate of the turn that asked; this one runs after it: the batch is in flight.
+      await new Promise((resolve) => setImmediate(resolve));
+      await redis.halt();
+      verdicts = await asked;
+    } finally {
+      await redis.resume();
+    }
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(verdicts.map(({ record, rate, retryAfterSeconds }) => [record?.id, rate, retryAfterSeconds])).toEqual([
+      [seen.id, undefined, undefined],
+      [seen.id, undefined, undefined],
+      [undefined, undefined, 5],
+    ]);
+    // Back to Redis: the unseen key is judged there, and the seen key's count in Redis holds only the request Redis answered.
+    await eventually(async () => expect((await gateway.get(unseen.secret)).status).toBe(200), 15_000);
+    expect(remaining(await gateway.get(seen.secret))).toBe(LIMIT - 2);
+  });
+});
+
 describe('while the gateway itself stalls', () => {
   const namespace = `test-${randomUUID()}:`;
 
@@ -286,9 +407,9 @@ describe('while the gateway itself stalls', () => {
     const stalled = await redisGateway(namespace, { commandTimeoutMs: 200 });
     const key = await createKey(await cliStore(namespace));
     const verdict = stalled.access.verdicts.verdict(hashSecret(key.secret), Date.now());
-    // The auto-pipeline writes the command from a setImmediate; this one runs right after it, before
-    // the loop reads any socket, and stalls for five times the timeout (a long garbage collection,
-    // a paused process): Redis answers meanwhile, and its reply waits unread.
+    // The verdicts write their batch from a setImmediate; this one runs right after it, before the
+    // loop reads any socket, and stalls for five times the timeout (a long garbage collection, a
+    // paused process): Redis answers meanwhile, and its reply waits unread.
     await new Promise<void>((resolve) =>
       setImmediate(() => {
         const until = performance.now() + 1_000;

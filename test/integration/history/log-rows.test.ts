@@ -13,7 +13,7 @@ import { createPrivateKey, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE } from '../../../builder/platform/sample.ts';
+import { SAMPLE, seedSample } from '../../../builder/platform/sample.ts';
 import { openPlatformDatabase } from '../../../records/database/database-backends.ts';
 import type { SqlClient } from '../../../records/database/sql.ts';
 import { signCheckpoint } from '../../../records/publication-log/checkpoint.ts';
@@ -26,6 +26,7 @@ import { listSnapshotIds } from '../../../snapshot/reader.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import { type ExampleRun, exportLeaves, newestCheckpoint, verifyHistoryExample, verifyPublicationLogExample, writeConsistencyProof } from '../../support/example-verifiers.ts';
 import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 
@@ -101,13 +102,18 @@ describe.each(['PostgreSQL', 'PGlite'] as const)('a log row changed or deleted, 
   };
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), `marquee-log-rows-${backend.toLowerCase()}-`));
+    const prefix = `marquee-log-rows-${backend.toLowerCase()}-`;
+    // The embedded database from the migrated template (test/support/migrated-home.ts); PostgreSQL's migrated here.
+    home = backend === 'PGlite' ? await migratedHome({ prefix }) : await mkdtemp(join(tmpdir(), prefix));
     store = join(home, 'snapshots');
     pristine = join(home, 'pristine');
     env = { MARQUEE_HOME: home };
-    if (backend === 'PostgreSQL') env.DATABASE_URL = await createDatabase((await (postgres ??= await startPostgres())).url, `log_rows_${randomUUID().replaceAll('-', '')}`);
-    await ok(['db', 'migrate']);
-    await ok(['db', 'seed', '--sample']);
+    if (backend === 'PostgreSQL') {
+      env.DATABASE_URL = await createDatabase((await (postgres ??= await startPostgres())).url, `log_rows_${randomUUID().replaceAll('-', '')}`);
+      await ok(['db', 'migrate']);
+    }
+    // Seeded in this process, as `db seed --sample` would (the seed is not what this file tests).
+    expect((await withDb((db) => seedSample(db, { now: new Date() }))).seeded).toBe(true);
     // Four leaves (two manifests, two state records), and the checkpoint the build writes: kept.
     await ok(['build']);
     const first = await newestCheckpoint(store);

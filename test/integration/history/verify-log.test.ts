@@ -14,9 +14,8 @@
 // where verify does). One store, built once: each tampering starts from a pristine copy put back in
 // its place (the database records builds by the store's location, so a copy elsewhere would not be
 // this store to it).
-import { cp, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publish, publishSnapshot } from '../../../builder/publish.ts';
@@ -33,6 +32,8 @@ import { newSigningKeyPem, signerFromPem } from '../../../snapshot/signing.ts';
 import type { SnapshotStore } from '../../../snapshot/store.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { seedSampleIn, sqlIn } from '../../support/embedded-platform.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import {
   type ExampleRun,
   expectHistoryBreak,
@@ -73,21 +74,16 @@ const brokenOf = (report: Awaited<ReturnType<typeof verifyJson>>['report']) =>
 const nordicIds = () => listSnapshotIds(new DirectoryStore(store), nordic);
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-verify-log-'));
+  home = await migratedHome({ prefix: 'marquee-verify-log-' });
   store = join(home, 'store');
   pristine = join(home, 'pristine');
-  for (const args of [
-    ['db', 'migrate'],
-    ['db', 'seed', '--sample'],
-  ])
-    expect((await marquee(args, { MARQUEE_HOME: home })).code).toBe(0);
+  await seedSampleIn(home);
   const built = JSON.parse((await ok(['build', '--json'])).stdout) as { organizations: Array<{ id: string; result: string }> };
   suspended = built.organizations.find((o) => o.result === 'suspended')!.id;
-  await ok(['db', 'sql', "UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'"]);
+  await sqlIn(home, "UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'");
   await ok(['build', '--org', nordic]);
   // pacific suspended beside nordic's third snapshot: a suspended organization with a manifest.
-  await ok(['db', 'sql', "UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'"]);
-  await ok(['db', 'sql', `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific}'`]);
+  await sqlIn(home, "UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'", `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific}'`);
   await ok(['build']);
   expect(await nordicIds()).toHaveLength(3);
   expect(await listSnapshotIds(new DirectoryStore(store), pacific)).toHaveLength(1);
@@ -205,7 +201,7 @@ describe('verify checks the store against the publication log', () => {
     } finally {
       await db.close();
     }
-    await ok(['db', 'sql', "UPDATE team_members SET title = 'Speaker' WHERE full_name = 'Mikko Virtanen'"]);
+    await sqlIn(home, "UPDATE team_members SET title = 'Speaker' WHERE full_name = 'Mikko Virtanen'");
     await ok(['build', '--org', nordic]);
     const { code, report } = await verifyJson();
     expect({ code, broken: brokenOf(report) }).toEqual({ code: 0, broken: [] });
@@ -264,7 +260,7 @@ describe('verify --since a checkpoint an auditor kept', () => {
   const rewritten = (run: ExampleRun) => expect({ code: run.code, out: run.stdout }).toEqual({ code: 1, out: expect.stringMatching(/rewritten|forked/) });
 
   it('passes after more builds: the log extends it, and what was logged since is in the store', async () => {
-    await ok(['db', 'sql', "UPDATE team_members SET title = 'Moderator' WHERE full_name = 'Mikko Virtanen'"]);
+    await sqlIn(home, "UPDATE team_members SET title = 'Moderator' WHERE full_name = 'Mikko Virtanen'");
     await ok(['build', '--org', nordic]);
     const done = await ok(['verify', '--all', '--since', kept, '--json']);
     expect(JSON.parse(done.stdout)).toMatchObject({ ok: true, against: expect.stringMatching(/every publication its publication log records from leaf \d+ on$/) });

@@ -24,6 +24,8 @@ import { manifestKey, pointerKey } from '../../../snapshot/layout.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { DirectoryStore } from '../../../snapshot/stores/directory.ts';
 import { marquee } from '../../support/cli.ts';
+import { seedSampleIn } from '../../support/embedded-platform.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 import { expectHistoryBreak, expectHistoryVerified, verifyHistoryExample } from '../../support/example-verifiers.ts';
 
 const nordic = SAMPLE.organizations.nordic.id;
@@ -46,13 +48,9 @@ async function builtStore(...orgs: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-verify-missing-'));
+  home = await migratedHome({ prefix: 'marquee-verify-missing-' });
   work = await mkdtemp(join(tmpdir(), 'marquee-verify-missing-stores-'));
-  for (const args of [
-    ['db', 'migrate'],
-    ['db', 'seed', '--sample'],
-  ])
-    expect((await marquee(args, { MARQUEE_HOME: home })).code).toBe(0);
+  await seedSampleIn(home);
 }, 120_000);
 
 afterAll(async () => {

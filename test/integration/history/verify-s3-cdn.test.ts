@@ -8,8 +8,7 @@
 // (publication-missing), a manifest edited and signed again by a key record the forger published
 // (content-hash-mismatch); then the whole store deleted, which both refuse. The untampered store is
 // read through the CDN as a copy under another prefix, so the CDN never caches what is then changed.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE } from '../../../builder/platform/sample.ts';
@@ -20,7 +19,8 @@ import { listSnapshotIds } from '../../../snapshot/reader.ts';
 import { newSigningKeyPem, signerFromPem, signingKeyRecordKey } from '../../../snapshot/signing.ts';
 import { S3Store } from '../../../snapshot/stores/s3.ts';
 import { marquee } from '../../support/cli.ts';
-import { onEmbeddedPlatform } from '../../support/embedded-platform.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
+import { seedSampleIn, sqlIn } from '../../support/embedded-platform.ts';
 import { expectHistoryBreak, expectHistoryVerified, exportLeaves, verifyHistoryExample } from '../../support/example-verifiers.ts';
 import { startHttpCache, type TestHttpCache } from '../../support/http-cache.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
@@ -50,21 +50,15 @@ const verifyJson = async () => {
 const deleteAll = async (prefix: string) => {
   for (const key of await store.list(prefix)) await store.delete(key);
 };
-const changes = (...statements: string[]) =>
-  onEmbeddedPlatform(home, async (db) => {
-    for (const statement of statements) await db.query(statement);
-  });
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-verify-s3-'));
-  // The platform database is made while the bucket and the CDN start: it needs neither.
-  env = { MARQUEE_HOME: home };
+  // The platform database is copied and seeded while the bucket and the CDN start: it needs neither.
   const servers = (async () => {
     s3 = await startS3();
     cdn = await startHttpCache(s3.endpoint);
   })();
-  await ok(['db', 'migrate']);
-  await ok(['db', 'seed', '--sample']);
+  home = await migratedHome({ prefix: 'marquee-verify-s3-' });
+  await seedSampleIn(home);
   await servers;
   env = { MARQUEE_HOME: home, ...s3.env(PREFIX) };
   for (const [name, value] of Object.entries(env)) if (name.startsWith('AWS_')) vi.stubEnv(name, value);
@@ -72,13 +66,14 @@ beforeAll(async () => {
   // nordic and pacific published, harbor suspended, oldTown closed; then three snapshots of nordic,
   // two of pacific and then its suspension, and harbor reactivated with one snapshot.
   await ok(['build']);
-  await changes(
+  await sqlIn(
+    home,
     `UPDATE team_members SET title = 'Host' WHERE full_name = 'Mikko Virtanen'`,
     `UPDATE organizations SET name = 'Pacific Renamed' WHERE id = '${pacific.id}'`,
     `UPDATE organizations SET status = 'active' WHERE id = '${harbor.id}'`,
   );
   await ok(['build']);
-  await changes(`UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'`, `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific.id}'`);
+  await sqlIn(home, `UPDATE team_members SET title = 'Co-host' WHERE full_name = 'Mikko Virtanen'`, `UPDATE organizations SET status = 'suspended' WHERE id = '${pacific.id}'`);
   await ok(['build']);
   leaves = await exportLeaves(env, join(home, 'leaves.txt'));
   expect((await listSnapshotIds(store, nordic.id)).length).toBe(3);

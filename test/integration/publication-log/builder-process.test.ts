@@ -11,7 +11,7 @@ import { openBuilderProcess } from '../../../bin/builder-process.ts';
 import { parseConfig } from '../../../bin/config.ts';
 import { BackendStates } from '../../../runtime/backend-states.ts';
 import { ProcessReadiness } from '../../../runtime/readiness.ts';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import { latestCheckpoint, verifyStoredCheckpoint } from '../../../records/publication-log/checkpoint-store.ts';
 import { databasePublicationLog } from '../../../records/publication-log/log-store.ts';
 import { migrateMarquee } from '../../../records/schema/migrate.ts';
@@ -47,7 +47,7 @@ const RECORD: AuditRecord = {
 
 it('a running builder writes a checkpoint of the grown log within its interval, and logs the trail head once', async () => {
   const config = parseConfig({ MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json' }, home, false, { builds: true });
-  const db = await seeded(await openPglite());
+  const db = await seeded(await openFreshPglite());
   await migrateMarquee(db);
   // An admin's change before the builder starts: its first look at the head logs it.
   const head = await databaseAuditTrail(db).append(RECORD);

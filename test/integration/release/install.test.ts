@@ -17,13 +17,12 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marqueeProcess } from '../../support/cli.ts';
-import { type Daemon, daemon } from '../../support/daemon.ts';
 import { freePort } from '../../support/ports.ts';
 import { createDatabase, startPostgres, type TestPostgres } from '../../support/postgres.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 import { S3RVER_CREDENTIALS, startS3, type TestS3 } from '../../support/s3.ts';
+import { startShippedCdn, type TestHttpCache } from '../../support/http-cache.ts';
 import { editEnvironment, environmentOf, recipeBlocks, substitute, unitDirectives } from './recipe.ts';
-import { nginxConf } from '../../support/nginx-conf.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const INSTALL_TIMEOUT_MS = 240_000;
@@ -203,7 +202,8 @@ describe('the recipe of docs/production.md, run as written', () => {
   let postgres: TestPostgres;
   let redis: TestRedis;
   let s3: TestS3;
-  let cdn: Daemon;
+  /** The shipped deploy/nginx/marquee-cdn.conf in front of the bucket. */
+  let cdn: TestHttpCache;
   let cdnUrl: string;
   let pgEnv: NodeJS.ProcessEnv;
   const processes: Array<{ stop(): Promise<void> }> = [];
@@ -216,12 +216,13 @@ describe('the recipe of docs/production.md, run as written', () => {
     const server = new URL(postgres.url);
     // psql's own variables name the server and its administrator, as `sudo -u postgres` would.
     pgEnv = { PGHOST: server.hostname, PGPORT: server.port, PGUSER: 'postgres' };
-    ({ cdn, cdnUrl } = await startShippedCdn(join(work, 'cdn'), new URL(s3.endpoint).host));
+    cdn = await startShippedCdn(new URL(s3.endpoint).host, 'acme-marquee');
+    cdnUrl = cdn.url;
   }, 60_000);
 
   afterAll(async () => {
     for (const started of processes) await started.stop();
-    await cdn?.stop('SIGTERM');
+    await cdn?.stop();
     await Promise.all([postgres?.stop(), redis?.stop(), s3?.stop()]);
   });
 
@@ -340,38 +341,6 @@ describe('the recipe of docs/production.md, run as written', () => {
     return marqueeProcess(args, { ...(operatorEnv() as Record<string, string>), ...environment }, ready, { command: command!, cwd, readyTimeoutMs: 60_000 });
   }
 });
-
-/** The shipped deploy/nginx/marquee-cdn.conf, with only the store's address, the port, the scheme and the cache's directory this machine's. */
-async function startShippedCdn(prefix: string, store: string): Promise<{ cdn: Daemon; cdnUrl: string }> {
-  await mkdir(join(prefix, 'logs'), { recursive: true });
-  const port = await freePort();
-  const shipped = await readFile(join(ROOT, 'deploy', 'nginx', 'marquee-cdn.conf'), 'utf8');
-  const site = substitute(
-    shipped,
-    [
-      ['server acme-marquee.s3.eu-central-1.amazonaws.com:443;', `server ${store};`],
-      // s3rver speaks plain HTTP; it reads the bucket from the Host header the file sets, as S3 does.
-      ['proxy_pass https://marquee_store;', 'proxy_pass http://marquee_store;'],
-      ['listen 8090;', `listen 127.0.0.1:${port};`],
-      ['/var/cache/nginx/marquee', join(prefix, 'cache')],
-    ],
-    'deploy/nginx/marquee-cdn.conf',
-  );
-  await writeFile(join(prefix, 'marquee-cdn.conf'), site);
-  // What Debian's nginx.conf gives a conf.d file: the http context, here with this directory's paths.
-  await writeFile(
-    join(prefix, 'nginx.conf'),
-    nginxConf(prefix, {
-      errorLevel: 'warn',
-      workerConnections: 256,
-      http: `  include ${prefix}/marquee-cdn.conf;
-`,
-    }),
-  );
-  const cdn = daemon('nginx', '/usr/sbin/nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], port);
-  await cdn.start();
-  return { cdn, cdnUrl: `http://127.0.0.1:${port}` };
-}
 
 /** One statement on the platform database as its administrator; the rows. */
 async function platformSql(serverUrl: string, text: string): Promise<unknown[]> {

@@ -4,14 +4,14 @@
 // beside it allowing http on loopback): the registration warns that the running builder refuses
 // the URL, and after a test message `webhooks list` (text and --json), the admin API and the
 // console show the endpoint's last attempt, that it failed and why, and when the next retry is due.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminContractFetch } from '../../support/admin-contract.ts';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 type Process = Awaited<ReturnType<typeof marqueeProcess>>;
 
@@ -23,7 +23,8 @@ let receiver: Server;
 let url: string;
 let received = 0;
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-endpoint-health-'));
+  // start finds the embedded database migrated (the run's template: test/support/migrated-home.ts) and seeds it.
+  home = await migratedHome({ prefix: 'marquee-endpoint-health-' });
   start = await marqueeProcess(['start'], { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', LOG_FORMAT: 'json', BUILDER_NAME: 'strict-builder' }, /console: (http:\/\/\S+)\/ \(/);
   admin = start.match[1]!;
   token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();

@@ -5,14 +5,13 @@
 // key), each receiver is registered with the CLI and told of one change made with `db sql`: it
 // verifies the signature and refetches the listed path with its key, getting the gateway's new
 // ETag; a forged message is refused with 401, and a redelivered one is handled once.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { marquee, marqueeProcess } from '../../support/cli.ts';
 import { nodeLines } from '../../support/node-lines.ts';
 import { freePort } from '../../support/ports.ts';
+import { migratedHome } from '../../support/migrated-home.ts';
 
 const API = '/api/integration/v1';
 const EXAMPLE = fileURLToPath(new URL('../../../examples/webhook-receiver/', import.meta.url));
@@ -24,7 +23,8 @@ let env: Record<string, string>;
 let start: Process;
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'marquee-example-receiver-'));
+  // start finds the embedded database migrated (the run's template: test/support/migrated-home.ts) and seeds it.
+  home = await migratedHome({ prefix: 'marquee-example-receiver-' });
   env = { MARQUEE_HOME: home, PORT: '0', ADMIN_PORT: '0', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_ALLOW_INSECURE: '1', LOG_FORMAT: 'json' };
   start = await marqueeProcess(['start'], env, /try: (curl .*)\n/, { readyTimeoutMs: 90_000 });
 }, 120_000);

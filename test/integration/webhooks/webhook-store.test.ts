@@ -4,7 +4,7 @@
 // builder at a time, and a second claim of the same endpoint waits for the first to finish; an
 // attempt finished by a builder that lost its claim is logged but changes nothing.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openPglite } from '../../../records/database/pglite.ts';
+import { openFreshPglite } from '../../support/fresh-pglite.ts';
 import type { SqlClient } from '../../../records/database/sql.ts';
 import { testMessage } from '../../../builder/webhooks/messages.ts';
 import { WebhookStore } from '../../../builder/webhooks/webhook-store.ts';
@@ -15,7 +15,7 @@ let store: WebhookStore;
 const failedAttempt = { status: 500, error: 'answered 500', durationMs: 3, response: 'no' };
 
 beforeAll(async () => {
-  db = await openPglite();
+  db = await openFreshPglite();
   await migrateMarquee(db);
   await migrateMarquee(db); // idempotent
   store = new WebhookStore(db);

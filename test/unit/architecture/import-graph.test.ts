@@ -15,6 +15,11 @@
 // and not through anything they import (records/ holds both the key file and the database
 // connections, and a gateway may load only the first).
 //
+// What a command loads at its start is what bin/cli.ts and the command's own module (bin/commands/,
+// loaded by its registration) import by value, transitively: the AWS SDK is not among it (a
+// quarter to half a second of CPU per command), but loaded with import() by an S3 store or a
+// CloudFront invalidator when one is opened.
+//
 // And the same rule holds inside every folder: no arrow runs back up. At each folder, its rooms —
 // each subfolder taken whole, and each file — must import each other without a circle, so they
 // stack in floors with every arrow pointing down (gateway/routes/ may import gateway/access/,
@@ -158,6 +163,57 @@ function typeScriptFiles(dir: string): string[] {
 function productImports(): ImportEdge[] {
   return PRODUCT.flatMap((area) => typeScriptFiles(join(ROOT, area)).flatMap((path) => importsOf(relative(ROOT, path).split(sep).join('/'), readFileSync(path, 'utf8'))));
 }
+
+/**
+ * The modules evaluating `text` loads: imports and re-exports, but not `import type` and
+ * `export type` (dropped from the JavaScript) nor import() (loaded when it runs).
+ */
+function loadedBy(file: string, text: string): ImportEdge[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const edges: ImportEdge[] = [];
+  for (const statement of source.statements) {
+    const specifier = ts.isImportDeclaration(statement)
+      ? statement.importClause?.isTypeOnly
+        ? undefined
+        : statement.moduleSpecifier
+      : ts.isExportDeclaration(statement) && !statement.isTypeOnly
+        ? statement.moduleSpecifier
+        : undefined;
+    if (specifier === undefined || !ts.isStringLiteral(specifier)) continue;
+    const target = specifier.text.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), specifier.text)) : undefined;
+    edges.push({ file, line: source.getLineAndCharacterOfPosition(statement.getStart()).line + 1, specifier: specifier.text, target });
+  }
+  return edges;
+}
+
+describe('what a command loads at its start', () => {
+  it('is not the AWS SDK: of every bin/ module (the CLI and each command it loads), none loads it, s3.ts and services.ts included', () => {
+    const edges = PRODUCT.flatMap((area) => typeScriptFiles(join(ROOT, area)).flatMap((path) => loadedBy(relative(ROOT, path).split(sep).join('/'), readFileSync(path, 'utf8'))));
+    const chains = walkFrom(edges, 'bin/');
+    expect([...chains.keys()]).toEqual(expect.arrayContaining(['snapshot/stores/s3.ts', 'bin/services.ts']));
+    const sdk = edges.filter((edge) => edge.target === undefined && edge.specifier.startsWith('@aws-sdk/') && chains.has(edge.file));
+    expect(sdk.map((edge) => `${chains.get(edge.file)!.join(' → ')} → ${edge.specifier}`)).toEqual([]);
+  });
+
+  it('counts value imports and re-exports, not type-only ones nor import()', () => {
+    const text = [
+      "import { S3Client } from '@aws-sdk/client-s3';",
+      "import type { S3Client as Client } from '@aws-sdk/client-s3';",
+      "import { type A } from './a.ts';",
+      "export { b } from './b.ts';",
+      "export type { C } from './c.ts';",
+      "const cloudFront = await import('@aws-sdk/client-cloudfront');",
+      "import './d.ts';",
+    ].join('\n');
+    // `import { type A }` keeps an import of './a.ts' in the JavaScript (verbatimModuleSyntax): it loads it.
+    expect(loadedBy('bin/x.ts', text).map((edge) => [edge.line, edge.specifier])).toEqual([
+      [1, '@aws-sdk/client-s3'],
+      [3, './a.ts'],
+      [4, './b.ts'],
+      [7, './d.ts'],
+    ]);
+  });
+});
 
 describe('import graph of the product folders', () => {
   it('has no arrow the design forbids', () => {

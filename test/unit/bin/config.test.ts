@@ -17,6 +17,7 @@ describe('parseConfig', () => {
       snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
       signingKey: { file: '/srv/marquee/var/signing-key.pem', generate: true },
+      snapshotCodings: ['br', 'gzip'],
       publicationLogOrigin: '/srv/marquee/var/snapshots/publication-log',
       cloudFrontDistributionId: undefined,
       redisUrl: undefined,
@@ -52,6 +53,17 @@ describe('parseConfig', () => {
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'keys/signing.pem' }, '/srv', false).signingKey).toEqual({ file: '/srv/keys/signing.pem', generate: false });
     expect(parseConfig({ SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false).signingKey).toBe('none');
     expect(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod' }, '/srv', false).signingKey).toBe('missing');
+  });
+
+  it('stores the coded forms SNAPSHOT_CODINGS names: br,gzip, gzip or none, and refuses anything else naming the variable', () => {
+    expect(parseConfig({ SNAPSHOT_CODINGS: 'br, gzip' }, '/srv', false).snapshotCodings).toEqual(['br', 'gzip']);
+    expect(parseConfig({ SNAPSHOT_CODINGS: 'gzip' }, '/srv', false).snapshotCodings).toEqual(['gzip']);
+    expect(parseConfig({ SNAPSHOT_CODINGS: 'none' }, '/srv', false).snapshotCodings).toEqual([]);
+    for (const value of ['br', 'gzip,br', 'zstd', 'br,gzip,gzip', 'off']) {
+      expect(() => parseConfig({ SNAPSHOT_CODINGS: value }, '/srv', false)).toThrow(
+        new ConfigError([`SNAPSHOT_CODINGS must be "br,gzip", "gzip" or "none" (the compressed forms a build stores beside each object), got ${JSON.stringify(value)}`]),
+      );
+    }
   });
 
   it('names the publication log as PUBLICATION_LOG_ORIGIN says, or after the CDN or the store, and says why not when neither can', () => {

@@ -62,6 +62,22 @@ describe('openBuildServices', () => {
     }
   });
 
+  it('gives every publish the coded forms SNAPSHOT_CODINGS names', async () => {
+    for (const [setting, codings] of [
+      [undefined, ['br', 'gzip']],
+      ['gzip', ['gzip']],
+      ['none', []],
+    ] as const) {
+      const env = { MARQUEE_HOME: '/tmp/marquee-unused', SNAPSHOT_SIGNING_KEY: 'none', ...(setting === undefined ? {} : { SNAPSHOT_CODINGS: setting }) };
+      const services = openBuildServices(parseConfig(env, '/srv', false), new RecordingLog());
+      try {
+        expect(services.context(noPlatform).codings).toEqual(codings);
+      } finally {
+        await services.close();
+      }
+    }
+  });
+
   it('invalidates nothing without a distribution', () => {
     const services = openBuildServices(parseConfig({ SNAPSHOT_STORE: 's3://snapshots/prod', SNAPSHOT_SIGNING_KEY: 'none' }, '/srv', false), new RecordingLog());
     expect(services.context(noPlatform).onPointersChanged).toBeUndefined();

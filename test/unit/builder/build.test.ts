@@ -30,6 +30,16 @@ describe('buildOrganizations', () => {
     expect(announced).toEqual([orgId]); // nothing to announce
   });
 
+  it('stores the coded forms its context names (SNAPSHOT_CODINGS) beside the objects worth them, every coding by default', async () => {
+    const codedKeys = async (codings?: []) => {
+      const { store, context, orgId } = setup();
+      await buildOrganizations(codings === undefined ? context : { ...context, codings }, { trigger: 'manual' });
+      return (await store.list(`orgs/${orgId}/objects/`)).filter((key) => !key.endsWith('.json'));
+    };
+    expect((await codedKeys()).map((key) => key.slice(key.indexOf('.json')))).toEqual(expect.arrayContaining(['.json.br', '.json.gz']));
+    expect(await codedKeys([])).toEqual([]);
+  });
+
   it('keeps the previous snapshot when a resource fails its schema, naming organization, resource and reason', async () => {
     const { fixture, source, store, context, orgId } = setup();
     await buildOrganizations(context, { trigger: 'manual' });

@@ -1,12 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { auditStore } from '../../../builder/history/audit.ts';
 import { PointerConflictError } from '../../../builder/errors.ts';
 import { publishSnapshot } from '../../../builder/publish.ts';
-import { manifestPrefix, pointerKey } from '../../../snapshot/layout.ts';
+import { manifestPrefix, objectPrefix, pointerKey } from '../../../snapshot/layout.ts';
 import { listSnapshotIds, readManifest, readPointer } from '../../../snapshot/reader.ts';
 import { MemoryStore } from '../../../snapshot/stores/memory.ts';
+import { expectCodedForms, resourcesWithLargeOnes } from '../../support/coded-forms.ts';
 import { CrashingStore, SimulatedCrash } from '../../support/faulty-store.ts';
 import { readWholeSnapshot } from '../../support/snapshot-integrity.ts';
+
+/** The real compress, counted: what a publish compresses is its CPU, which the store does not show. */
+const compressions = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../../snapshot/codings.ts', async (original) => {
+  const codings = await original<typeof import('../../../snapshot/codings.ts')>();
+  return {
+    ...codings,
+    compress: (...args: Parameters<typeof codings.compress>) => {
+      compressions.count++;
+      return codings.compress(...args);
+    },
+  };
+});
 
 const ORG = '0b9a1c2e-7d3f-4c55-9a1e-2f6b8c0d4e11';
 const EVENT = '5d1f0c3a-9b7e-4a21-8c44-1e2f3a4b5c6d';
@@ -83,27 +97,74 @@ describe('publish', () => {
     expect(again.change).toMatchObject({ state: 'active', previousState: 'active', before: manifest.resources });
   });
 
+  it("stores every object of 1 KB or more also as brotli and gzip, named by its JSON's hash, each decoding to the JSON; smaller ones as JSON alone", async () => {
+    const store = new MemoryStore();
+    const outcome = await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    expect(outcome.objectsWritten).toBe(3); // counted per object, not per file
+    expect(await expectCodedForms(store, ORG)).toBe(1);
+    const names = (await store.list(objectPrefix(ORG))).map((key) => key.slice(objectPrefix(ORG).length));
+    expect(names.filter((name) => !name.endsWith('.json'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json\.br$/), expect.stringMatching(/^[0-9a-f]{64}\.json\.gz$/)]);
+  });
+
+  it('stores only the codings it is given (SNAPSHOT_CODINGS): gzip alone, or none', async () => {
+    const gzipOnly = new MemoryStore();
+    await publishSnapshot(gzipOnly, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: ['gzip'] });
+    expect(await expectCodedForms(gzipOnly, ORG, ['gzip'])).toBe(1);
+    const none = new MemoryStore();
+    compressions.count = 0;
+    await publishSnapshot(none, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: [] });
+    expect(await expectCodedForms(none, ORG, [])).toBe(0);
+    expect((await none.list(objectPrefix(ORG))).every((key) => key.endsWith('.json'))).toBe(true);
+    expect(compressions.count).toBe(0);
+  });
+
+  it('compresses only what it writes: a change compresses its changed objects alone, an unchanged publish nothing', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
+    const before = new Map(store.entries);
+    compressions.count = 0;
+    const unchanged = await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T11:00:00Z') });
+    expect(unchanged).toMatchObject({ result: 'unchanged', objectsWritten: 0 });
+    expect(compressions.count).toBe(0);
+    expect(store.entries).toEqual(before);
+    // Only /organization changes, and it is too small to be coded: the speakers' forms stay as they were.
+    const renamed = [{ path: '/organization', value: { id: ORG, name: 'B' } }, ...resourcesWithLargeOnes(ORG, 'A').slice(1)];
+    const changed = await publishSnapshot(store, { ...base, state: 'active', resources: renamed, slugs: {}, now: new Date('2026-11-21T12:00:00Z') });
+    expect(changed).toMatchObject({ result: 'published', objectsWritten: 1 });
+    expect(compressions.count).toBe(0);
+    const rewritten = [...store.entries].filter(([key, entry]) => key.startsWith(objectPrefix(ORG)) && before.get(key)?.version !== entry.version);
+    expect(rewritten.map(([key]) => key)).toEqual([expect.stringMatching(/[0-9a-f]{64}\.json$/)]);
+    await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'C'), slugs: {}, now: new Date('2026-11-21T13:00:00Z') });
+    expect(compressions.count).toBe(2); // the new speakers, in br and gzip
+    expect(await expectCodedForms(store, ORG)).toBe(1);
+  });
+
   it('a publish killed between any two writes leaves the previous snapshot whole, and the next one completes', async () => {
     const previous = new MemoryStore();
     await publishSnapshot(previous, { ...base, state: 'active', resources: resources('A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
     const expected = await readWholeSnapshot(previous, ORG);
-    const next = { ...base, state: 'active' as const, resources: [...resources('B'), { path: '/speakers', value: [{ x: 1 }] }], slugs: {}, now: new Date('2026-11-21T10:00:05Z') };
+    // The speakers are worth coding: a kill between an object's JSON and its coded forms, or between those, is among the kills.
+    const speakers = resourcesWithLargeOnes(ORG, 'B').filter((resource) => resource.path === '/speakers');
+    const next = { ...base, state: 'active' as const, resources: [...resources('B'), ...speakers], slugs: {}, now: new Date('2026-11-21T10:00:05Z') };
     for (let crashAfter = 0; ; crashAfter++) {
       const store = new MemoryStore();
       for (const [key, entry] of previous.entries) await store.put(key, entry.bytes);
       const crashing = new CrashingStore(store, crashAfter);
       const attempt = await publishSnapshot(crashing, next).catch((error: unknown) => error);
       if (!(attempt instanceof SimulatedCrash)) {
-        expect(crashAfter).toBe(4); // two new objects, a manifest, a pointer
+        expect(crashAfter).toBe(6); // two new objects, the speakers' two coded forms, a manifest, a pointer
         break;
       }
       expect(await readWholeSnapshot(store, ORG)).toEqual(expected);
+      // The JSON goes first: a kill never leaves a coded form without it.
+      expect((await auditStore(store)).findings.filter((finding) => finding.kind.includes('coded'))).toEqual([]);
       // Built again in the same millisecond (a fixed clock), at another pace: a manifest the crash
       // left is that snapshot's, adopted as it is, never a rival.
       const recovered = await publishSnapshot(store, { ...next, durationMs: 7 });
       expect(recovered.result).toBe('published');
       expect((await auditStore(store)).findings).toEqual([]);
       expect((await readWholeSnapshot(store, ORG)).resources['/organization']).toEqual({ id: ORG, name: 'B' });
+      expect(await expectCodedForms(store, ORG)).toBe(1);
     }
   });
 });

@@ -14,6 +14,7 @@ const SERVED = {
   ratelimit: '"default";r=599;t=60',
   'ratelimit-policy': '"default";q=600;w=60',
   'access-control-allow-origin': '*',
+  vary: 'Authorization, X-Api-Key, Origin, Accept-Encoding',
   'x-content-type-options': 'nosniff',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
   'marquee-snapshot-id': '20260501T120000000Z-0123456789ab',
@@ -22,6 +23,7 @@ const REFUSED = {
   'content-type': 'application/problem+json; charset=utf-8',
   'cache-control': 'no-store',
   'access-control-allow-origin': '*',
+  vary: SERVED.vary,
   'x-content-type-options': 'nosniff',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
 };
@@ -122,6 +124,10 @@ describe('names what the document does not describe', () => {
 
   it('a required header that is missing, and a header value its schema refuses', () => {
     expect(contractProblems(exchange({ headers: { ...SERVED, etag: undefined } }))).toEqual(['required header ETag is missing']);
+    // Vary without Accept-Encoding would let a cache hand a coded body to a client that cannot decode it.
+    expect(contractProblems(exchange({ headers: { ...SERVED, vary: 'Authorization, X-Api-Key, Origin' } }))![0]).toMatch(/^header Vary: /);
+    expect(contractProblems(exchange({ headers: { ...SERVED, 'content-encoding': 'br' } }))).toEqual([]);
+    expect(contractProblems(exchange({ headers: { ...SERVED, 'content-encoding': 'deflate' } }))![0]).toMatch(/^header Content-Encoding: "deflate" /);
     expect(contractProblems(exchange({ headers: { ...SERVED, 'cache-control': 'no-cache' } }))![0]).toMatch(/^header Cache-Control: "no-cache" /);
     expect(
       contractProblems({

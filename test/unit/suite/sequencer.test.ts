@@ -11,12 +11,21 @@ describe('startOrder', () => {
   });
 
   it('never starts a waiting file right after another while a busy one is left, then takes the waiting ones in turn', () => {
-    // webhooks (78 s), keys-outlive-redis (49 s) and builder-killed (40 s) wait; clients (27 s) computes.
+    // webhooks (90 s), builder-killed (44 s) and keys-outlive-redis (27 s) wait; clients (37 s) computes.
     expect(order(['production/builder-killed', 'clients/clients', 'production/keys-outlive-redis', 'webhooks/webhooks'])).toEqual([
       'webhooks/webhooks',
       'clients/clients',
-      'production/keys-outlive-redis',
       'production/builder-killed',
+      'production/keys-outlive-redis',
+    ]);
+  });
+
+  it('starts the history files, among the longest since run 23, ahead of the CLI suite and the webhooks', () => {
+    expect(order(['webhooks/webhooks', 'cli/cli', 'history/verify-missing', 'history/verify-log'])).toEqual([
+      'history/verify-log',
+      'history/verify-missing',
+      'cli/cli',
+      'webhooks/webhooks',
     ]);
   });
 });

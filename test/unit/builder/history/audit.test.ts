@@ -1,10 +1,12 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { auditStore } from '../../../../builder/history/audit.ts';
 import { publishSnapshot } from '../../../../builder/publish.ts';
-import { objectKey, objectPrefix } from '../../../../snapshot/layout.ts';
+import { codedObjectKey, objectKey, objectPrefix } from '../../../../snapshot/layout.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
 import { readManifest, readPointer } from '../../../../snapshot/reader.ts';
 import { MemoryStore } from '../../../../snapshot/stores/memory.ts';
+import { expectCodedForms, resourcesWithLargeOnes } from '../../../support/coded-forms.ts';
 import { PUBLIC_BASE_URL, publishFixture } from '../../../support/gateway-fixtures.ts';
 import { PlatformFixture } from '../../../support/platform-fixture.ts';
 
@@ -53,7 +55,8 @@ describe('auditStore', () => {
     const report = await auditStore(store, { now: TWO_HOURS_LATER() });
     expect(report.findings).toEqual([]);
     expect(report.organizations).toBe(2);
-    expect(report.objects).toBe((await store.list('orgs/')).filter((key) => key.includes('/objects/')).length);
+    // Counted per object: its coded forms are part of it.
+    expect(report.objects).toBe((await store.list('orgs/')).filter((key) => key.includes('/objects/') && key.endsWith('.json')).length);
   });
 
   it("reports an e-mail address other than the organization's own contact address", async () => {
@@ -119,7 +122,8 @@ describe('auditStore', () => {
       { organizationId: acme, kind: 'missing-object', path: '/team', object: team, detail: expect.stringContaining('is not in the store') },
       { organizationId: acme, kind: 'corrupt-object', path: '/organization', object: organization, detail: 'its bytes do not hash to its name' },
     ]);
-    expect(objects).toBe((await store.list(objectPrefix(acme))).length + (await store.list(objectPrefix(BERLIN))).length);
+    const jsonOf = async (orgId: string) => (await store.list(objectPrefix(orgId))).filter((key) => key.endsWith('.json')).length;
+    expect(objects).toBe((await jsonOf(acme)) + (await jsonOf(BERLIN)));
   });
 
   it("audits every snapshot of the history: an older contact address is the organization's own; a missing object is reported once", async () => {
@@ -146,6 +150,47 @@ describe('auditStore', () => {
     expect((await auditStore(store)).findings).toEqual([
       { organizationId: BERLIN, kind: 'missing-object', path: '/team', object: oldTeam, detail: expect.stringMatching(/^snapshot 20260401T/) },
     ]);
+  });
+
+  it('checks every coded form against its name: one that does not decode to its object, and one without its JSON, are findings naming the key', async () => {
+    const { store, acme } = await twoOrganizations(() => [{ path: '/speakers', value: resourcesWithLargeOnes(BERLIN, 'Berlin')[2]!.value }]);
+    expect(await expectCodedForms(store, BERLIN)).toBe(1);
+    const speakers = await objectOf(store, BERLIN, '/speakers');
+    expect((await auditStore(store)).findings).toEqual([]);
+    // A coded form of other bytes, and one that is no brotli at all.
+    const tampered = codedObjectKey(BERLIN, speakers, 'gzip');
+    await store.put(tampered, gzipSync('{"speakers":"forged"}'));
+    const garbled = codedObjectKey(BERLIN, speakers, 'br');
+    await store.put(garbled, Buffer.from('not brotli'));
+    // A coded form whose JSON was never written (or deleted on its own).
+    const orphan = contentObject({ left: 'over', padding: 'x'.repeat(2000) });
+    const alone = codedObjectKey(acme, orphan.hash, 'gzip');
+    await store.put(alone, gzipSync(orphan.bytes));
+    const { findings } = await auditStore(store);
+    expect(findings).toHaveLength(3);
+    expect(findings).toEqual(
+      expect.arrayContaining([
+        { organizationId: acme, kind: 'coded-form-without-json', object: orphan.hash, detail: `${alone}: its object's JSON ${objectKey(acme, orphan.hash)} is not in the store` },
+        { organizationId: BERLIN, kind: 'corrupt-coded-form', path: '/speakers', object: speakers, detail: expect.stringContaining(`${garbled}: not br data (`) },
+        { organizationId: BERLIN, kind: 'corrupt-coded-form', path: '/speakers', object: speakers, detail: `${tampered}: it decodes to bytes that do not hash to its name` },
+      ]),
+    );
+  });
+
+  it('finds nothing in objects without coded forms: published before they were stored, or with SNAPSHOT_CODINGS=none', async () => {
+    const store = new MemoryStore();
+    await publishSnapshot(store, {
+      organizationId: BERLIN,
+      organizationSlug: 'berlin',
+      state: 'active',
+      trigger: 'manual',
+      now: new Date('2026-01-01T00:00:00Z'),
+      slugs: {},
+      resources: resourcesWithLargeOnes(BERLIN, 'Berlin'),
+      codings: [],
+    });
+    expect(await expectCodedForms(store, BERLIN, [])).toBe(0);
+    expect(await auditStore(store, { now: TWO_HOURS_LATER() })).toMatchObject({ objects: 3, findings: [] });
   });
 
   it('reports a pointer naming a missing manifest', async () => {
