@@ -7,7 +7,10 @@
 // itself on the production backends (keys and the rate limit in Redis, snapshots in S3 read
 // through a CDN: redis-server, s3rver and nginx, started here and stopped at the end), measured
 // side by side with wrk on loopback (bench/load-generator.ts), then the gateway's RSS with 1,000 organizations'
-// snapshots served. Each server runs alone in a child process with the node flags
+// snapshots served; before the memory phase, the gateway's coded answers (bench/coded-answers.ts:
+// bytes per answer identity / br / gzip, br answers' requests/s and CPU against identity ones, and
+// `GET /organization` against nginx serving the same bytes as precompressed static files,
+// bench/nginx-static.ts). Each server runs alone in a child process with the node flags
 // bin/marquee runs `serve` with (bench/node-flags.ts) and loads only what it serves (modules are imported per role, so the gateway
 // child holds no builder, fixture or load-generator code; the production one loads the wiring of
 // `marquee serve`, bin/services.ts, as that command does); the load generator runs in a process of
@@ -22,7 +25,8 @@
 //
 // --only TEXT: only the scenarios whose name contains TEXT (e.g. `events`; a pinned read needs its
 // unpinned one, so `/organization` for either), and neither /changes nor the memory phase after
-// them: with --profile, a profile of that request alone. `--only memory`: the memory phase alone.
+// them: with --profile, a profile of that request alone. `--only memory`: the memory phase alone;
+// `--only coded`: the coded answers alone (no production backends).
 // --profile DIR: the embedded gateway and minimal Express run with node's --cpu-prof and write
 // their CPU profiles into DIR when they stop (the file names carry the pids the run prints;
 // summarize one with bench/cpu-profile.ts). --gateway-flags: more node flags
@@ -519,6 +523,40 @@ async function measureChanges(gatewayUrl: string, key: string, since: string): P
 }
 
 /**
+ * The gateway's coded answers (bench/coded-answers.ts): bytes per answer and br against identity on
+ * `/organization`, the 5,000-event list and its largest detail, then `/organization` against nginx
+ * serving the same bytes as static files, with the coded forms the builder stores beside them.
+ */
+async function measureCodings(gateway: Child, solo: Published, big: Published, rounds: number, seconds: number, generator: LoadGenerator): Promise<string[]> {
+  const { answerAs, measureAgainstStatic, measureBytes, measureCodedAgainstIdentity } = await import('./coded-answers.ts');
+  const { startStaticFiles } = await import('./nginx-static.ts');
+  const { compress, worthCoding } = await import('../snapshot/codings.ts');
+  const { LARGE_PROGRAMME_SLUG } = await import('../test/support/large-organization.ts');
+  const served = { url: gateway.url, pid: () => gateway.process.pid! };
+  const keyed = (key: string) => ({ 'x-api-key': key, origin: ORIGIN });
+  const organization = { name: 'GET /organization', path: `${API}/organization`, headers: keyed(solo.key), bytesTarget: false };
+  const routes = [
+    organization,
+    { name: 'GET /events?pageSize=100 of 5,000', path: `${API}/events?pageSize=100`, headers: keyed(big.key), bytesTarget: true },
+    { name: `GET /events/${LARGE_PROGRAMME_SLUG}`, path: `${API}/events/${LARGE_PROGRAMME_SLUG}`, headers: keyed(big.key), bytesTarget: true },
+  ];
+  const verdicts = [...(await measureBytes(gateway.url, routes)), ...(await measureCodedAgainstIdentity(generator, served, routes, rounds, seconds))];
+  const json = (await answerAs(`${gateway.url}${organization.path}`, organization.headers, 'identity')).bytes;
+  // The files the builder stores for it: coded forms only at MIN_CODED_BYTES and over (nginx would
+  // serve a .gz of any size), so that nginx answers every coding with the gateway's bytes.
+  const forms = worthCoding(json.length) ? { '.gz': await compress('gzip', json), '.br': await compress('br', json) } : {};
+  const nginx = await startStaticFiles({ 'organization.json': { '': json, ...forms } });
+  try {
+    verdicts.push(
+      ...(await measureAgainstStatic(generator, served, organization, { url: nginx.url, pid: nginx.workerPid, brotli: nginx.brotli }, 'organization.json', rounds, seconds)),
+    );
+  } finally {
+    await nginx.stop();
+  }
+  return verdicts;
+}
+
+/**
  * The gateway's answer to `url`, which the references will return and the production gateway must
  * match: its bytes, its tag, and its headers besides Node's own (for `express-same`).
  */
@@ -581,6 +619,15 @@ async function main(): Promise<void> {
     const many: Published[] = [];
     for (let n = 1; n <= 1000; n++) many.push(await publishOrganization(store, keys, smallOrganization(PlatformFixture, n, 5)));
     console.log(`published 1,002 organizations (one with 5,000 events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (text('only') === 'coded') {
+      // The coded answers alone (bytes, br against identity, nginx static), on the embedded gateway.
+      const configPath = join(dir, 'serve.json');
+      await writeFile(configPath, JSON.stringify({ storeDir, keyFile, bodies: {} } satisfies ServeConfig));
+      const gateway = await startChild('gateway', configPath, {}, gatewayFlags);
+      children.push(gateway);
+      if ((await measureCodings(gateway, solo, big, rounds, seconds, generator)).some((verdict) => verdict.includes('NOT met'))) process.exitCode = 1;
+      return;
+    }
     if (text('only') === 'memory') {
       // The memory phase alone, to weigh a node flag (--gateway-flags) against the memory target in a minute.
       const configPath = join(dir, 'serve.json');
@@ -669,6 +716,7 @@ async function main(): Promise<void> {
     ];
     const verdicts = report(scenarios, servers, await measureRounds(scenarios, servers, rounds, seconds, generator), rounds, seconds, generator);
     if (only === undefined) verdicts.push(await measureChanges(gateway.url, big.key, bigFirst));
+    if (only === undefined) verdicts.push(...(await measureCodings(gateway, solo, big, rounds, seconds, generator)));
     await Promise.all(children.splice(0).map((child) => child.stop()));
     if (only === undefined) verdicts.push(await measureMemory(configPath, [solo, big, ...many], children, gatewayFlags));
     // A target missed is a failed run, so that no change can be described as measured while one is
