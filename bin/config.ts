@@ -22,7 +22,7 @@ import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
 import { isHttpUrl } from '../runtime/http-url.ts';
 import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
 import { signerFromPem } from '../snapshot/signing.ts';
-import { CODINGS, type Coding } from '../snapshot/codings.ts';
+import { CODINGS, type Coding, STORED_CODINGS } from '../snapshot/codings.ts';
 import { publicationLogOrigin } from '../records/publication-log/checkpoint.ts';
 
 export interface Config {
@@ -429,9 +429,10 @@ export function signingKeyProblem(setting: Config['signingKey']): string | undef
 }
 
 /**
- * SNAPSHOT_CODINGS: both codings (the default), gzip alone (for builders that cannot spare
- * brotli's time), or none. Not brotli alone: every client that accepts br accepts gzip too, not the
- * other way round, so it would leave the gzip-only clients without a stored form.
+ * SNAPSHOT_CODINGS: gzip alone (the default, STORED_CODINGS), both codings (brotli's forms are
+ * smaller, for twice the full build's CPU), or none. Not brotli alone: every client that accepts br
+ * accepts gzip too, not the other way round, so it would leave the gzip-only clients without a
+ * stored form.
  */
 const CODING_CHOICES: ReadonlyMap<string, readonly Coding[]> = new Map<string, readonly Coding[]>([
   [CODINGS.join(','), CODINGS],
@@ -441,14 +442,14 @@ const CODING_CHOICES: ReadonlyMap<string, readonly Coding[]> = new Map<string, r
 
 function codingsSetting(settings: Settings): readonly Coding[] {
   const value = settings.text('SNAPSHOT_CODINGS')?.replace(/\s*,\s*/g, ',');
-  if (value === undefined) return CODINGS;
+  if (value === undefined) return STORED_CODINGS;
   const codings = CODING_CHOICES.get(value);
   if (codings !== undefined) return codings;
   const choices = [...CODING_CHOICES.keys()].map((choice) => JSON.stringify(choice));
   settings.problem(
     `SNAPSHOT_CODINGS must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (the compressed forms a build stores beside each object), got ${JSON.stringify(value)}`,
   );
-  return CODINGS;
+  return STORED_CODINGS;
 }
 
 function redisSetting(settings: Settings): string | undefined {

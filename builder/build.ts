@@ -31,7 +31,7 @@ export interface BuildContext {
   builderVersion: string;
   /** Signs every manifest and state record these builds publish (SNAPSHOT_SIGNING_KEY); absent: unsigned. */
   signer?: Signer;
-  /** The compressed forms stored beside each object these builds write (SNAPSHOT_CODINGS); absent: every coding. */
+  /** The compressed forms stored beside each object these builds write (SNAPSHOT_CODINGS); absent: STORED_CODINGS (gzip). */
   codings?: readonly Coding[];
   /**
    * The publication log (records/publication-log/): every manifest and state record these builds

@@ -24,7 +24,7 @@
 // logs it likewise, when it is the newest manifest, where verify begins a suspended chain.
 import { canonicalJson } from '../snapshot/canonical.ts';
 import { sha256Hex, type ContentObject } from '../snapshot/hash.ts';
-import { CODINGS, type Coding, compress, worthCoding } from '../snapshot/codings.ts';
+import { type Coding, compress, STORED_CODINGS, worthCoding } from '../snapshot/codings.ts';
 import { codedObjectKey, manifestKey, manifestPrefix, newSnapshotId, objectKey, pointerKey, stateRecordKey, stateRecordName } from '../snapshot/layout.ts';
 import {
   contentHashOf,
@@ -80,7 +80,7 @@ export interface PublishInput {
   signer?: Signer;
   /**
    * The compressed forms stored beside each object it writes that is worth coding (SNAPSHOT_CODINGS,
-   * snapshot/codings.ts); absent: every coding; empty: the JSON alone.
+   * snapshot/codings.ts); absent: STORED_CODINGS (gzip); empty: the JSON alone.
    */
   codings?: readonly Coding[];
   /**
@@ -138,7 +138,7 @@ export async function publish(store: SnapshotStore, input: PublishInput, current
     }
   }
 
-  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest, input.codings ?? CODINGS);
+  const objectsWritten = await writeNewObjects(store, input.organizationId, input.objects, latest?.manifest, input.codings ?? STORED_CODINGS);
   const snapshotId = newSnapshotId(input.now, contentHash);
   // The same snapshot left by a killed publish is not superseded: writeManifest adopts it.
   left ??= latest ? await neverCurrent(store, input.organizationId, latest) : [];

@@ -36,21 +36,32 @@ export class ObjectCache {
   representation(orgId: string, hash: string): Awaitable<Representation> {
     return this.cache.get(hash, async () => {
       const json = await this.read(orgId, hash);
-      return storedRepresentation(
+      const representation: Representation = storedRepresentation(
         json,
         hash,
-        (coding) => this.coded(orgId, hash, coding, json),
+        (coding) => this.coded(orgId, hash, coding, json, representation),
         (grown) => this.cache.reweigh(hash, grown),
       );
+      return representation;
     });
   }
 
   /**
-   * The builder's form of the object in `coding`. An object stored without one (published before
-   * coded forms were, or with SNAPSHOT_CODINGS=none) is compressed here once, as a rendering is,
-   * and kept with the object: the gateway never compresses one object per request.
+   * The builder's form of the object in `coding`. None in br, as builds store by default (gzip alone,
+   * snapshot/codings.ts STORED_CODINGS): the client gets the stored gzip, which every client that
+   * accepts br accepts too. Only an object stored without any form (published before coded forms
+   * were, or with SNAPSHOT_CODINGS=none) is compressed here, once, in the one coding it is asked for
+   * first, and kept with the object: the gateway never compresses one object per request.
    */
-  private async coded(orgId: string, hash: string, coding: Coding, json: Buffer): Promise<Buffer> {
+  private async coded(orgId: string, hash: string, coding: Coding, json: Buffer, representation: Representation): Promise<Buffer | undefined> {
+    const stored = await this.stored(orgId, hash, coding, json);
+    if (stored !== undefined) return stored;
+    if (coding === 'br' && (await representation.coded('gzip')) !== null) return undefined;
+    return compress(coding, json);
+  }
+
+  /** The stored form in `coding`; undefined when there is none, or it is unsound (logged, and compressed here instead). */
+  private async stored(orgId: string, hash: string, coding: Coding, json: Buffer): Promise<Buffer | undefined> {
     let stored: Buffer | undefined;
     try {
       stored = await readCodedObject(this.store, orgId, hash, coding, json);
@@ -59,13 +70,13 @@ export class ObjectCache {
       // per object held; `marquee audit` names the form to replace. A store that cannot be reached
       // is not this: that error stands, and the request falls back to another coding.
       if (!(error instanceof SnapshotIntegrityError)) throw error;
-      this.log?.error('a stored coded form does not decode to its object: compressed here instead; marquee audit names it', {
+      this.log?.error('a stored coded form does not decode to its object: served in another form instead; marquee audit names it', {
         organizationId: orgId,
         hash,
         coding,
       });
     }
-    return stored ?? (await compress(coding, json));
+    return stored;
   }
 
   /**

@@ -3,13 +3,13 @@
 // names, each coding asked for is stored beside the JSON when the JSON is worth coding and decodes
 // to the JSON's bytes, and no other coded form is there.
 import { expect } from 'vitest';
-import { CODINGS, type Coding, decode, worthCoding } from '../../snapshot/codings.ts';
+import { CODINGS, type Coding, decode, STORED_CODINGS, worthCoding } from '../../snapshot/codings.ts';
 import { codedObjectKey, objectKey } from '../../snapshot/layout.ts';
 import { readManifest, readPointer } from '../../snapshot/reader.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
 
-/** Checks the current snapshot's coded forms against `codings`; returns how many of its objects have them (a test that sees none proves nothing). */
-export async function expectCodedForms(store: SnapshotStore, orgId: string, codings: readonly Coding[] = CODINGS): Promise<number> {
+/** Checks the current snapshot's coded forms against `codings` (default: what a build stores unless told, gzip); returns how many of its objects have them (a test that sees none proves nothing). */
+export async function expectCodedForms(store: SnapshotStore, orgId: string, codings: readonly Coding[] = STORED_CODINGS): Promise<number> {
   const pointer = await readPointer(store, orgId);
   const manifest = await readManifest(store, orgId, pointer!.snapshotId!, pointer!.manifestHash!);
   let coded = 0;

@@ -16,6 +16,7 @@ import { openRedisAccess, openRedisKeyStore } from '../../gateway/access/redis-a
 import type { KeyVerdicts } from '../../gateway/access/key-verdicts.ts';
 import type { KeyStore } from '../../records/keys/key-store.ts';
 import { InProcessChannel, type PublishChannel } from '../../snapshot/notifications.ts';
+import type { Coding } from '../../snapshot/codings.ts';
 import type { OrganizationState } from '../../snapshot/manifest.ts';
 import { RedisPublishChannel } from '../../snapshot/redis-channel.ts';
 import type { SnapshotSource, SnapshotStore } from '../../snapshot/store.ts';
@@ -33,7 +34,12 @@ export const API = '/api/integration/v1';
 export const PUBLIC_BASE_URL = 'https://events.example.com';
 
 /** Publishes the fixture's organization as the builder would, projected from its rows. */
-export async function publishFixture(store: SnapshotStore, fixture: PlatformFixture, options: { state?: OrganizationState; now?: Date } = {}): Promise<PublishOutcome> {
+/** `codings`: the coded forms stored beside the objects worth them (SNAPSHOT_CODINGS); absent: a build's default. */
+export async function publishFixture(
+  store: SnapshotStore,
+  fixture: PlatformFixture,
+  options: { state?: OrganizationState; now?: Date; codings?: readonly Coding[] } = {},
+): Promise<PublishOutcome> {
   const projection = projectOrganization(fixture.data(), { publicBaseUrl: PUBLIC_BASE_URL });
   const state = options.state ?? 'active';
   return publishSnapshot(store, {
@@ -44,6 +50,7 @@ export async function publishFixture(store: SnapshotStore, fixture: PlatformFixt
     slugs: state === 'active' ? projection.slugs : {},
     trigger: 'manual',
     now: options.now ?? new Date('2026-01-01T00:00:00Z'),
+    ...(options.codings !== undefined ? { codings: options.codings } : {}),
   });
 }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate } from '../../builder/platform/migrations.ts';
 import { openPlatformDatabase } from '../../records/database/database-backends.ts';
+import type { Coding } from '../../snapshot/codings.ts';
 import { DirectoryStore } from '../../snapshot/stores/directory.ts';
 import { marquee, marqueeProcess } from './cli.ts';
 import { API, publishFixture } from './gateway-fixtures.ts';
@@ -33,7 +34,8 @@ export interface ServedGateway {
   stop(): Promise<void>;
 }
 
-export async function startServedGateway(organizations: PlatformFixture[]): Promise<ServedGateway> {
+/** `options.codings`: the coded forms the fixtures are published with (SNAPSHOT_CODINGS); absent: a build's default. */
+export async function startServedGateway(organizations: PlatformFixture[], options: { codings?: readonly Coding[] } = {}): Promise<ServedGateway> {
   const home = await mkdtemp(join(tmpdir(), 'marquee-served-'));
   const storeDir = join(home, 'store');
   const env: Record<string, string> = {
@@ -50,7 +52,7 @@ export async function startServedGateway(organizations: PlatformFixture[]): Prom
   let server: ServeProcess;
   try {
     const store = new DirectoryStore(storeDir);
-    for (const fixture of organizations) await publishFixture(store, fixture);
+    for (const fixture of organizations) await publishFixture(store, fixture, options.codings !== undefined ? { codings: options.codings } : {});
     // The gateway never opens the platform database, so it starts while the rows go in.
     const [rows, started] = await Promise.allSettled([insertOrganizations(home, organizations), startServe(env)]);
     if (started.status === 'rejected') throw started.reason;

@@ -74,7 +74,9 @@ let exhauster: Agent;
 
 beforeAll(async () => {
   // Started side by side; whatever started is stopped by afterAll even when another part failed.
-  const [started, page, chromium] = await Promise.allSettled([startServedGateway([acme, harbor, lumen]), startSite(), launchChromium()]);
+  // Published with both coded forms (SNAPSHOT_CODINGS=br,gzip), so that each client's own first
+  // choice is what travels; a build's default, gzip alone, is compressed-answers.test.ts's.
+  const [started, page, chromium] = await Promise.allSettled([startServedGateway([acme, harbor, lumen], { codings: ['br', 'gzip'] }), startSite(), launchChromium()]);
   if (started.status === 'fulfilled') served = started.value;
   if (page.status === 'fulfilled') site = page.value;
   if (chromium.status === 'fulfilled') browser = chromium.value;

@@ -63,8 +63,9 @@ describe('DirectoryStore beyond the contract', () => {
       now: new Date(),
       slugs: {},
       resources: resourcesWithLargeOnes(org, 'Nordic'),
+      codings: ['br', 'gzip'],
     });
-    expect(await expectCodedForms(store, org)).toBe(1);
+    expect(await expectCodedForms(store, org, ['br', 'gzip'])).toBe(1);
     const files = await readdir(join(root, 'orgs', org, 'objects'));
     expect(files.filter((name) => !name.endsWith('.json')).map((name) => name.slice(64))).toEqual(['.json.br', '.json.gz']);
   });

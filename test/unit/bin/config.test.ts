@@ -17,7 +17,7 @@ describe('parseConfig', () => {
       snapshotStore: expect.objectContaining({ backend: 'directory', description: '/srv/marquee/var/snapshots', settings: { path: '/srv/marquee/var/snapshots' } }),
       snapshotCdnUrl: undefined,
       signingKey: { file: '/srv/marquee/var/signing-key.pem', generate: true },
-      snapshotCodings: ['br', 'gzip'],
+      snapshotCodings: ['gzip'],
       publicationLogOrigin: '/srv/marquee/var/snapshots/publication-log',
       cloudFrontDistributionId: undefined,
       redisUrl: undefined,

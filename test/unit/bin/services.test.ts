@@ -64,7 +64,8 @@ describe('openBuildServices', () => {
 
   it('gives every publish the coded forms SNAPSHOT_CODINGS names', async () => {
     for (const [setting, codings] of [
-      [undefined, ['br', 'gzip']],
+      [undefined, ['gzip']],
+      ['br,gzip', ['br', 'gzip']],
       ['gzip', ['gzip']],
       ['none', []],
     ] as const) {

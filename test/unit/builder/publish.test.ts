@@ -97,19 +97,21 @@ describe('publish', () => {
     expect(again.change).toMatchObject({ state: 'active', previousState: 'active', before: manifest.resources });
   });
 
-  it("stores every object of 1 KB or more also as brotli and gzip, named by its JSON's hash, each decoding to the JSON; smaller ones as JSON alone", async () => {
+  it("stores every object of 1 KB or more also in gzip by default, named by its JSON's hash, decoding to the JSON; smaller ones as JSON alone", async () => {
     const store = new MemoryStore();
     const outcome = await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z') });
     expect(outcome.objectsWritten).toBe(3); // counted per object, not per file
-    expect(await expectCodedForms(store, ORG)).toBe(1);
+    expect(await expectCodedForms(store, ORG, ['gzip'])).toBe(1);
     const names = (await store.list(objectPrefix(ORG))).map((key) => key.slice(objectPrefix(ORG).length));
-    expect(names.filter((name) => !name.endsWith('.json'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json\.br$/), expect.stringMatching(/^[0-9a-f]{64}\.json\.gz$/)]);
+    expect(names.filter((name) => !name.endsWith('.json'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json\.gz$/)]);
   });
 
-  it('stores only the codings it is given (SNAPSHOT_CODINGS): gzip alone, or none', async () => {
-    const gzipOnly = new MemoryStore();
-    await publishSnapshot(gzipOnly, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: ['gzip'] });
-    expect(await expectCodedForms(gzipOnly, ORG, ['gzip'])).toBe(1);
+  it('stores only the codings it is given (SNAPSHOT_CODINGS): brotli and gzip, or none', async () => {
+    const both = new MemoryStore();
+    await publishSnapshot(both, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: ['br', 'gzip'] });
+    expect(await expectCodedForms(both, ORG, ['br', 'gzip'])).toBe(1);
+    const names = (await both.list(objectPrefix(ORG))).map((key) => key.slice(objectPrefix(ORG).length));
+    expect(names.filter((name) => !name.endsWith('.json'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json\.br$/), expect.stringMatching(/^[0-9a-f]{64}\.json\.gz$/)]);
     const none = new MemoryStore();
     compressions.count = 0;
     await publishSnapshot(none, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: [] });
@@ -135,7 +137,7 @@ describe('publish', () => {
     const rewritten = [...store.entries].filter(([key, entry]) => key.startsWith(objectPrefix(ORG)) && before.get(key)?.version !== entry.version);
     expect(rewritten.map(([key]) => key)).toEqual([expect.stringMatching(/[0-9a-f]{64}\.json$/)]);
     await publishSnapshot(store, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'C'), slugs: {}, now: new Date('2026-11-21T13:00:00Z') });
-    expect(compressions.count).toBe(2); // the new speakers, in br and gzip
+    expect(compressions.count).toBe(1); // the new speakers, in gzip
     expect(await expectCodedForms(store, ORG)).toBe(1);
   });
 
@@ -152,7 +154,7 @@ describe('publish', () => {
       const crashing = new CrashingStore(store, crashAfter);
       const attempt = await publishSnapshot(crashing, next).catch((error: unknown) => error);
       if (!(attempt instanceof SimulatedCrash)) {
-        expect(crashAfter).toBe(6); // two new objects, the speakers' two coded forms, a manifest, a pointer
+        expect(crashAfter).toBe(5); // two new objects, the speakers' coded form, a manifest, a pointer
         break;
       }
       expect(await readWholeSnapshot(store, ORG)).toEqual(expected);
