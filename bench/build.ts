@@ -8,9 +8,11 @@
 // process (bench/build-child.ts) wired like `marquee build`; a read-only pass over the same rows is
 // the in-run reference, because this machine is shared and noisy. Signing (SNAPSHOT_SIGNING_KEY)
 // and the coded forms (SNAPSHOT_CODINGS): full builds into fresh stores with and without each
-// (=none), alternated, in the same run; BENCH_SIGNING=0 and BENCH_CODINGS=0 leave them out. The
+// (=none), alternated, in the same run; BENCH_SIGNING=0 and BENCH_CODINGS=0 leave them out,
+// BENCH_CODINGS=br,gzip measures the forms an operator may add to the default. The
 // bytes the full build's store holds in each form (JSON, br, gzip) are printed after the table.
 import { reportChecks } from './checks.ts';
+import { STORED_CODINGS } from '../snapshot/codings.ts';
 import { machine } from './machine.ts';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -127,7 +129,9 @@ try {
   // here is the disk's and the neighbours' (identical builds ranged from 29 s to 83 s in one run).
   // So each is judged on the median of its pairs' CPU-time ratios; wall times are printed beside.
   const signing = process.env.BENCH_SIGNING === '0' ? undefined : await paired('signing', { SNAPSHOT_CODINGS: 'none' }, { SNAPSHOT_CODINGS: 'none', SNAPSHOT_SIGNING_KEY: 'none' });
-  const coding = process.env.BENCH_CODINGS === '0' ? undefined : await paired('codings', {}, { SNAPSHOT_CODINGS: 'none' });
+  // BENCH_CODINGS: the SNAPSHOT_CODINGS of the builds with coded forms (`br,gzip` for the opt-in); absent: a build's default.
+  const codings = process.env.BENCH_CODINGS;
+  const coding = codings === '0' ? undefined : await paired('codings', codings === undefined ? {} : { SNAPSHOT_CODINGS: codings }, { SNAPSHOT_CODINGS: 'none' });
   // Nothing published, nothing logged: the publication log does not grow over the unchanged runs.
   const logSize = () =>
     databasePublicationLog(db)
@@ -184,7 +188,12 @@ try {
       'full build, unsigned (SNAPSHOT_SIGNING_KEY=none)',
       'unsigned',
     ),
-    ...pairRows(coding, 'full build, with coded forms (br, gzip; four, paired with the next row, order alternating)', 'full build, without (SNAPSHOT_CODINGS=none)', 'without'),
+    ...pairRows(
+      coding,
+      `full build, with coded forms (${codings ?? STORED_CODINGS.join(',')}; four, paired with the next row, order alternating)`,
+      'full build, without (SNAPSHOT_CODINGS=none)',
+      'without',
+    ),
     ['one organization, one event renamed', s(oneChanged.wallMs), String(oneChanged.objectsWritten), `${oneChanged.maxRssMb.toFixed(0)} MB`, ''],
     ['one organization, unchanged', s(oneUnchanged.wallMs), String(oneUnchanged.objectsWritten), `${oneUnchanged.maxRssMb.toFixed(0)} MB`, ''],
     ['a run over every organization, one builder (Redis work list)', s(oneBuilder.wallMs), '—', `${oneBuilder.maxRssMb.toFixed(0)} MB`, shares(oneBuilder)],

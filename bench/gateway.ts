@@ -530,7 +530,6 @@ async function measureChanges(gatewayUrl: string, key: string, since: string): P
 async function measureCodings(gateway: Child, solo: Published, big: Published, rounds: number, seconds: number, generator: LoadGenerator): Promise<string[]> {
   const { answerAs, measureAgainstStatic, measureBytes, measureCodedAgainstIdentity } = await import('./coded-answers.ts');
   const { startStaticFiles } = await import('./nginx-static.ts');
-  const { compress, worthCoding } = await import('../snapshot/codings.ts');
   const { LARGE_PROGRAMME_SLUG } = await import('../test/support/large-organization.ts');
   const served = { url: gateway.url, pid: () => gateway.process.pid! };
   const keyed = (key: string) => ({ 'x-api-key': key, origin: ORIGIN });
@@ -541,11 +540,16 @@ async function measureCodings(gateway: Child, solo: Published, big: Published, r
     { name: `GET /events/${LARGE_PROGRAMME_SLUG}`, path: `${API}/events/${LARGE_PROGRAMME_SLUG}`, headers: keyed(big.key), bytesTarget: true },
   ];
   const verdicts = [...(await measureBytes(gateway.url, routes)), ...(await measureCodedAgainstIdentity(generator, served, routes, rounds, seconds))];
-  const json = (await answerAs(`${gateway.url}${organization.path}`, organization.headers, 'identity')).bytes;
-  // The files the builder stores for it: coded forms only at MIN_CODED_BYTES and over (nginx would
-  // serve a .gz of any size), so that nginx answers every coding with the gateway's bytes.
-  const forms = worthCoding(json.length) ? { '.gz': await compress('gzip', json), '.br': await compress('br', json) } : {};
-  const nginx = await startStaticFiles({ 'organization.json': { '': json, ...forms } });
+  // The files as the builder stored them, read back through the gateway: the JSON, and each coded
+  // form the gateway answers with (gzip alone, by default: a br request gets it from both), so that
+  // nginx answers every request with the gateway's bytes.
+  const answer = (asked: 'identity' | 'gzip' | 'br') => answerAs(`${gateway.url}${organization.path}`, organization.headers, asked);
+  const forms: { '': Buffer; '.gz'?: Buffer; '.br'?: Buffer } = { '': (await answer('identity')).bytes };
+  for (const asked of ['gzip', 'br'] as const) {
+    const coded = await answer(asked);
+    if (coded.coding === asked) forms[asked === 'gzip' ? '.gz' : '.br'] = coded.bytes;
+  }
+  const nginx = await startStaticFiles({ 'organization.json': forms });
   try {
     verdicts.push(
       ...(await measureAgainstStatic(generator, served, organization, { url: nginx.url, pid: nginx.workerPid, brotli: nginx.brotli }, 'organization.json', rounds, seconds)),

@@ -108,7 +108,14 @@ describe('publish', () => {
 
   it('stores only the codings it is given (SNAPSHOT_CODINGS): brotli and gzip, or none', async () => {
     const both = new MemoryStore();
-    await publishSnapshot(both, { ...base, state: 'active', resources: resourcesWithLargeOnes(ORG, 'A'), slugs: {}, now: new Date('2026-11-21T10:00:00Z'), codings: ['br', 'gzip'] });
+    await publishSnapshot(both, {
+      ...base,
+      state: 'active',
+      resources: resourcesWithLargeOnes(ORG, 'A'),
+      slugs: {},
+      now: new Date('2026-11-21T10:00:00Z'),
+      codings: ['br', 'gzip'],
+    });
     expect(await expectCodedForms(both, ORG, ['br', 'gzip'])).toBe(1);
     const names = (await both.list(objectPrefix(ORG))).map((key) => key.slice(objectPrefix(ORG).length));
     expect(names.filter((name) => !name.endsWith('.json'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.json\.br$/), expect.stringMatching(/^[0-9a-f]{64}\.json\.gz$/)]);
