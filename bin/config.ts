@@ -1,30 +1,25 @@
-// Configuration (docs/design.md "Process model and configuration"): read from the environment once at
-// start-up, validated, and refused with one message that names every bad variable, before the
-// command makes or changes anything.
+// Configuration (docs/configuration.md, docs/design.md "Process model and configuration"): read
+// from the environment once at start-up through the table of every variable
+// (bin/config/variables.ts), validated, and refused with one message that names every bad
+// variable, before the command makes or changes anything.
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import cron from 'node-cron';
-import { DEFAULT_PUBLIC_BASE_URL } from '../builder/defaults.ts';
-import { DEFAULT_MARQUEE_SCHEMA, DEFAULT_PLATFORM_SCHEMA } from '../records/database/schemas.ts';
-import { DEFAULT_EMBEDDED_TIMEOUTS, type SessionTimeouts } from '../records/database/embedded-timeouts.ts';
-import { DEFAULT_KEEP, DEFAULT_RETENTION_DAYS } from '../builder/retention.ts';
-import { parseTrustProxy, type TrustProxy } from '../gateway/access/client-address.ts';
-import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../gateway/http-timeouts.ts';
-import { DEFAULT_CACHE_BYTES, MIN_CACHE_MB } from '../gateway/cache-budget.ts';
-import { DEFAULT_PIN_WINDOW_MS } from '../gateway/snapshot-cache/pin-window.ts';
-import { MOVE_INTERVAL_MS } from '../gateway/usage/usage-mover.ts';
-import { parseDurationMs } from '../runtime/duration.ts';
+import type { WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
+import type { TrustProxy } from '../gateway/access/client-address.ts';
+import type { HttpTimeouts } from '../gateway/http-timeouts.ts';
+import type { SessionTimeouts } from '../records/database/embedded-timeouts.ts';
+import { publicationLogOrigin } from '../records/publication-log/checkpoint.ts';
 import { EXIT_USAGE, OperatorError } from '../runtime/errors.ts';
+import type { Coding } from '../snapshot/codings.ts';
+import { signerFromPem } from '../snapshot/signing.ts';
 import type { StoreLocation } from '../snapshot/store.ts';
 import { parseStoreSetting } from '../snapshot/stores/store-backends.ts';
-import { isHttpUrl } from '../runtime/http-url.ts';
-import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_DELAYS_MS, type WebhookPolicy } from '../builder/webhooks/webhook-policy.ts';
-import { signerFromPem } from '../snapshot/signing.ts';
-import { CODINGS, type Coding, STORED_CODINGS } from '../snapshot/codings.ts';
-import { publicationLogOrigin } from '../records/publication-log/checkpoint.ts';
+import { Refusal } from './config/kinds.ts';
+import type { Setting } from './config/variable.ts';
+import { type LogFormat, VARIABLES } from './config/variables.ts';
 
+/** The configuration every command runs with; each variable's default and meaning: bin/config/variables.ts. */
 export interface Config {
   home: string;
   databaseUrl: string | undefined;
@@ -75,9 +70,9 @@ export interface Config {
   retention: { keep: number; days: number };
   platformPublicUrl: string;
   buildSchedule: string;
-  /** FULL_BUILD_EVERY: every organization is built in full at least this often, whatever its source version says (default 24h). */
+  /** FULL_BUILD_EVERY: every organization is built in full at least this often, whatever its source version says */
   fullBuildEveryMs: number;
-  /** BUILDER_NAME: how this builder names itself where builders share work (which one ran a scheduled build); default host name and process id. */
+  /** BUILDER_NAME: how this builder names itself where builders share work (which one ran a scheduled build). */
   builderName: string;
   /** Proxies whose X-Forwarded-For names the client (Express `trust proxy`); false: none. */
   trustProxy: TrustProxy;
@@ -96,9 +91,9 @@ export interface Config {
   snapshotPinMs: number;
   /** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
   webhooks: WebhookPolicy;
-  /** USAGE_RETENTION_DAYS: how long usage counts per key are kept (default 90). */
+  /** USAGE_RETENTION_DAYS: how long usage counts per key are kept. */
   usageRetentionDays: number;
-  /** USAGE_MOVE_SECONDS: how often a gateway moves its usage counts to the shared place (1 to 10, default 10). */
+  /** USAGE_MOVE_SECONDS: how often a gateway moves its usage counts to the shared place. */
   usageMoveMs: number;
   /**
    * SHUTDOWN_DRAIN_SECONDS: after SIGTERM, how long a process with a gateway (serve, start) answers
@@ -112,19 +107,6 @@ export interface Config {
   snapshotStaleAfterMs: number | undefined;
 }
 
-/** Long enough for a load balancer that probes /readyz every 2 s to see two refusals (most take it out after two). */
-const DEFAULT_DRAIN_SECONDS = 5;
-const MAX_DRAIN_SECONDS = 300;
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Three months of usage per key: long enough to see who still uses a key before it is revoked. */
-const DEFAULT_USAGE_RETENTION_DAYS = 90;
-const MB = 1024 * 1024;
-
-/** LOG_FORMAT: JSON lines, or readable lines for a person; unset: readable on a terminal. */
-export type LogFormat = 'json' | 'pretty';
-const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
-
 /** Exit status 2, like a wrong command line: nothing was attempted. */
 export class ConfigError extends OperatorError {
   override name = 'ConfigError';
@@ -132,9 +114,6 @@ export class ConfigError extends OperatorError {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { exitCode: EXIT_USAGE });
   }
 }
-
-// CloudFront distribution ids are upper-case letters and digits (e.g. E2QWRUHAPOMQZL).
-const DISTRIBUTION_ID = /^[A-Z0-9]{6,32}$/;
 
 /**
  * What the command about to run does, for the checks only it needs, made here with every other
@@ -147,40 +126,63 @@ export interface ConfigNeeds {
   serves?: boolean;
 }
 
-/** `terminal`: whether stdout is one, which decides the log's format when LOG_FORMAT is unset. */
+/**
+ * Every variable of the table (bin/config/variables.ts) through its kind and fallback, then the
+ * defaults made of other settings and the checks of settings that cannot go together.
+ * `terminal`: whether stdout is one, which decides the log's format when LOG_FORMAT is unset.
+ */
 export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), terminal = process.stdout.isTTY === true, needs: ConfigNeeds = {}): Config {
   const settings = new Settings(env);
+  const read = settings.read.bind(settings);
+  const v = VARIABLES;
   // Read in this order, so the problems are listed in it.
-  const home = resolve(cwd, settings.text('MARQUEE_HOME') ?? 'var');
-  const database = databaseSettings(settings);
-  const embeddedTimeouts: SessionTimeouts = {
-    statementMs: settings.seconds('EMBEDDED_STATEMENT_TIMEOUT', DEFAULT_EMBEDDED_TIMEOUTS.statementMs),
-    idleInTransactionMs: settings.seconds('EMBEDDED_IDLE_TRANSACTION_TIMEOUT', DEFAULT_EMBEDDED_TIMEOUTS.idleInTransactionMs),
-  };
-  const { snapshotStore, ...snapshotReading } = snapshotSettings(settings, home, cwd);
-  const signingKey = signingKeySetting(settings, home, cwd, snapshotStore);
-  const snapshotCodings = codingsSetting(settings);
-  const publicationLogOrigin = publicationLogOriginSetting(settings, snapshotStore, snapshotReading.snapshotCdnUrl);
+  const home = resolve(cwd, read(v.MARQUEE_HOME));
+  const databaseUrl = read(v.DATABASE_URL);
+  const platformSchema = read(v.PLATFORM_SCHEMA);
+  const marqueeSchema = read(v.MARQUEE_SCHEMA);
+  const embeddedTimeouts: SessionTimeouts = { statementMs: read(v.EMBEDDED_STATEMENT_TIMEOUT), idleInTransactionMs: read(v.EMBEDDED_IDLE_TRANSACTION_TIMEOUT) };
+  const store = parseStoreSetting(read(v.SNAPSHOT_STORE), resolve(home, 'snapshots'), { env, cwd });
+  settings.problems.push(...store.problems);
+  const snapshotStore = store.location;
+  const snapshotCdnUrl = read(v.SNAPSHOT_CDN_URL);
+  const cloudFrontDistributionId = read(v.CLOUDFRONT_DISTRIBUTION_ID);
+  // CloudFront fronts a bucket: only a store with a CDN prefix can have its paths invalidated.
+  if (settings.given(v.CLOUDFRONT_DISTRIBUTION_ID) && snapshotStore !== undefined && snapshotStore.cdnPrefix === undefined) {
+    settings.problem('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
+  }
+  const signingKey = signingKeySetting(read(v.SNAPSHOT_SIGNING_KEY), home, cwd, snapshotStore);
+  const snapshotCodings = read(v.SNAPSHOT_CODINGS);
+  const publicationLogOrigin = read(v.PUBLICATION_LOG_ORIGIN) ?? originOf(snapshotCdnUrl ?? snapshotStore?.description ?? '');
   const signing = needs.builds && snapshotStore !== undefined ? signingKeyProblem(signingKey) : undefined;
   if (signing !== undefined) settings.problem(signing);
-  const redisUrl = redisSetting(settings);
-  const builds = buildSettings(settings);
-  const webhooks = webhookPolicy(settings);
-  const httpTimeouts = httpTimeoutSettings(settings);
-  const gatewayCacheBytes = settings.megabytes('GATEWAY_CACHE_MB', DEFAULT_CACHE_BYTES, MIN_CACHE_MB);
-  const snapshotPinMs = settings.wholeNumber('SNAPSHOT_PIN_SECONDS', DEFAULT_PIN_WINDOW_MS / 1000, 0) * 1000;
-  const retention = retentionSettings(settings);
-  const usageRetentionDays = settings.wholeNumber('USAGE_RETENTION_DAYS', DEFAULT_USAGE_RETENTION_DAYS, 1);
-  const usageMoveMs = usageMoveSetting(settings);
-  const shutdownDrainMs = drainSetting(settings);
-  const snapshotStaleAfterMs = settings.text('SNAPSHOT_STALE_AFTER') === undefined ? undefined : settings.duration('SNAPSHOT_STALE_AFTER', 0);
-  const admin = adminSettings(settings);
-  const gatewayHost = gatewayHostSetting(settings);
-  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
-  if (!trustProxy.ok) settings.problem(`TRUST_PROXY: ${trustProxy.problem}`);
-  const logFormat = logFormatSetting(settings, terminal);
+  const redisUrl = read(v.REDIS_URL);
+  const platformPublicUrl = read(v.PLATFORM_PUBLIC_URL);
+  const buildSchedule = read(v.BUILD_SCHEDULE);
+  const fullBuildEveryMs = read(v.FULL_BUILD_EVERY);
+  const builderName = read(v.BUILDER_NAME) ?? `${hostname()}:${process.pid}`;
+  const webhooks: WebhookPolicy = {
+    allowPrivate: read(v.WEBHOOK_ALLOW_PRIVATE),
+    allowInsecure: read(v.WEBHOOK_ALLOW_INSECURE),
+    retryDelaysMs: read(v.WEBHOOK_RETRY_SCHEDULE),
+    disableAfterMs: read(v.WEBHOOK_DISABLE_AFTER),
+  };
+  const httpTimeouts: HttpTimeouts = { headersMs: read(v.HTTP_HEADERS_TIMEOUT), requestMs: read(v.HTTP_REQUEST_TIMEOUT), keepAliveMs: read(v.HTTP_KEEP_ALIVE_TIMEOUT) };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (httpTimeouts.headersMs > httpTimeouts.requestMs) settings.problem('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
+  const gatewayCacheBytes = read(v.GATEWAY_CACHE_MB);
+  const snapshotPinMs = read(v.SNAPSHOT_PIN_SECONDS);
+  const retention = { keep: read(v.SNAPSHOT_RETENTION), days: read(v.SNAPSHOT_RETENTION_DAYS) };
+  const usageRetentionDays = read(v.USAGE_RETENTION_DAYS);
+  const usageMoveMs = read(v.USAGE_MOVE_SECONDS);
+  const shutdownDrainMs = read(v.SHUTDOWN_DRAIN_SECONDS);
+  const snapshotStaleAfterMs = read(v.SNAPSHOT_STALE_AFTER);
+  const adminHost = read(v.ADMIN_HOST);
+  const adminToken = read(v.ADMIN_TOKEN);
+  const gatewayHost = read(v.GATEWAY_HOST);
+  const trustProxy = read(v.TRUST_PROXY);
+  const logFormat = read(v.LOG_FORMAT) ?? (terminal ? 'pretty' : 'json');
   const problemsBefore = settings.problems.length;
-  const ports = { port: settings.port('PORT', 8080), adminPort: settings.port('ADMIN_PORT', 8081) };
+  const ports = { port: read(v.PORT), adminPort: read(v.ADMIN_PORT) };
   // Compared only as given (a bad one stands in as its default); 0 is any free port, each its own.
   const portsRead = settings.problems.length === problemsBefore;
   if (needs.serves && portsRead && ports.port === ports.adminPort && ports.port !== 0) settings.problem(`PORT and ADMIN_PORT must be two ports, both are ${ports.port}`);
@@ -188,20 +190,27 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   if (settings.problems.length > 0 || snapshotStore === undefined) throw new ConfigError(settings.problems);
   return {
     home,
-    ...database,
+    databaseUrl,
+    platformSchema,
+    marqueeSchema,
     embeddedTimeouts,
     snapshotStore,
-    ...snapshotReading,
+    snapshotCdnUrl,
+    cloudFrontDistributionId,
     signingKey,
     snapshotCodings,
     publicationLogOrigin,
     redisUrl,
     ...ports,
     gatewayHost,
-    ...admin,
+    adminHost,
+    adminToken,
     retention,
-    ...builds,
-    trustProxy: trustProxy.ok ? trustProxy.value : false,
+    platformPublicUrl,
+    buildSchedule,
+    fullBuildEveryMs,
+    builderName,
+    trustProxy,
     httpTimeouts,
     gatewayCacheBytes,
     snapshotPinMs,
@@ -214,26 +223,10 @@ export function parseConfig(env: NodeJS.ProcessEnv, cwd = process.cwd(), termina
   };
 }
 
-/** SHUTDOWN_DRAIN_SECONDS: whole seconds, 0 (no drain: tests, a process behind no load balancer) to MAX_DRAIN_SECONDS. */
-function drainSetting(settings: Settings): number {
-  const seconds = settings.wholeNumber('SHUTDOWN_DRAIN_SECONDS', DEFAULT_DRAIN_SECONDS, 0);
-  if (seconds <= MAX_DRAIN_SECONDS) return seconds * 1000;
-  settings.problem(`SHUTDOWN_DRAIN_SECONDS must be at most ${MAX_DRAIN_SECONDS}, got ${seconds}`);
-  return DEFAULT_DRAIN_SECONDS * 1000;
-}
-
-/** USAGE_MOVE_SECONDS: at most 10, what a killed gateway can lose of its counts (docs/reliability.md). */
-function usageMoveSetting(settings: Settings): number {
-  const seconds = settings.wholeNumber('USAGE_MOVE_SECONDS', MOVE_INTERVAL_MS / 1000, 1);
-  if (seconds <= MOVE_INTERVAL_MS / 1000) return seconds * 1000;
-  settings.problem(`USAGE_MOVE_SECONDS must be at most ${MOVE_INTERVAL_MS / 1000}, got ${seconds}`);
-  return MOVE_INTERVAL_MS;
-}
-
 /**
- * The environment, read one variable at a time: a value that is not what its variable takes is
- * recorded as a problem naming the variable, and the default stands in for it, so that every bad
- * variable is named at once.
+ * The environment, read one variable of the table at a time: a value its kind refuses is recorded
+ * as a problem naming the variable, and the fallback stands in for it, so that every bad variable
+ * is named at once.
  */
 class Settings {
   readonly problems: string[] = [];
@@ -243,140 +236,25 @@ class Settings {
     this.problems.push(message);
   }
 
-  /** Trimmed; unset and blank alike are undefined. */
-  text(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  /** Set to more than blanks (a blank variable is an unset one). */
+  given(variable: { name: string }): boolean {
+    return (this.env[variable.name]?.trim() ?? '') !== '';
   }
 
-  port(name: string, fallback: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n > 65535) {
-      this.problem(`${name} must be a TCP port number (0-65535), got ${JSON.stringify(value)}`);
-      return fallback;
-    }
-    return n;
-  }
-
-  /** Seconds, fractions allowed, above 0 and at most an hour; in milliseconds. */
-  seconds(name: string, fallbackMs: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallbackMs;
-    if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0 || Number(value) > 3600) {
-      this.problem(`${name} must be a number of seconds above 0 and at most 3600, got ${JSON.stringify(value)}`);
-      return fallbackMs;
-    }
-    return Math.round(Number(value) * 1000);
-  }
-
-  /** A duration (runtime/duration.ts) from 1s to 365d; in milliseconds. */
-  duration(name: string, fallbackMs: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallbackMs;
-    const ms = configDurationMs(value);
-    if (ms === undefined) {
-      this.problem(`${name} must be a whole number followed by s, m, h or d (e.g. 24h), from 1s to 365d, got ${JSON.stringify(value)}`);
-      return fallbackMs;
-    }
-    return ms;
-  }
-
-  /** Up to 20 durations separated by commas (WEBHOOK_RETRY_SCHEDULE: the delay before each retry). */
-  durations(name: string, fallback: readonly number[]): readonly number[] {
-    const value = this.text(name);
-    if (value === undefined) return fallback;
-    const items = value.split(',').map((item) => configDurationMs(item.trim()));
-    if (items.length > 20 || items.some((ms) => ms === undefined)) {
-      this.problem(`${name} must be up to 20 durations separated by commas, each a whole number followed by s, m, h or d (e.g. 5s,5m,30m), got ${JSON.stringify(value)}`);
-      return fallback;
-    }
-    return items as number[];
-  }
-
-  /** `1`: on; unset, empty or `0`: off. */
-  flag(name: string): boolean {
-    const value = this.text(name);
-    if (value === undefined || value === '0') return false;
-    if (value !== '1') this.problem(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(value)}`);
-    return value === '1';
-  }
-
-  /** A whole number of megabytes (MiB) from `minMb` to 1,000,000; in bytes. */
-  megabytes(name: string, fallbackBytes: number, minMb: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallbackBytes;
-    if (!/^\d+$/.test(value) || Number(value) < minMb || Number(value) > 1_000_000) {
-      this.problem(`${name} must be a whole number of megabytes from ${minMb} to 1000000, got ${JSON.stringify(value)}`);
-      return fallbackBytes;
-    }
-    return Number(value) * MB;
-  }
-
-  wholeNumber(name: string, fallback: number, min: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 1_000_000) {
-      this.problem(`${name} must be a whole number from ${min} to 1000000, got ${JSON.stringify(value)}`);
-      return fallback;
-    }
-    return Number(value);
+  read<T, F extends T | undefined>(variable: Setting<T, F> & { name: string }): T | F {
+    const raw = this.env[variable.name];
+    if (raw === undefined || raw.trim() === '') return variable.fallback;
+    const value = variable.kind.parse(raw.trim(), variable.name, raw);
+    if (!(value instanceof Refusal)) return value;
+    this.problem(value.message);
+    return variable.fallback;
   }
 }
 
-/** A duration of at least a second and at most 365 days, as every duration variable takes. */
-function configDurationMs(value: string): number | undefined {
-  const ms = parseDurationMs(value);
-  return ms === undefined || ms < 1000 || ms > 365 * DAY_MS ? undefined : ms;
-}
-
-/** DATABASE_URL, PLATFORM_SCHEMA. */
-function databaseSettings(settings: Settings): Pick<Config, 'databaseUrl' | 'platformSchema' | 'marqueeSchema'> {
-  const databaseUrl = settings.text('DATABASE_URL');
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) settings.problem('DATABASE_URL must be a postgres:// or postgresql:// URL');
-  const platformSchema = settings.text('PLATFORM_SCHEMA') ?? DEFAULT_PLATFORM_SCHEMA;
-  if (!/^[a-z_][a-z0-9_]*$/.test(platformSchema)) settings.problem(`PLATFORM_SCHEMA must be a plain lower-case identifier, got ${JSON.stringify(platformSchema)}`);
-  // PostgreSQL keeps pg_* schema names for itself, and 63 bytes is its longest name.
-  const marqueeSchema = settings.text('MARQUEE_SCHEMA') ?? DEFAULT_MARQUEE_SCHEMA;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(marqueeSchema) || marqueeSchema.startsWith('pg_')) {
-    settings.problem(`MARQUEE_SCHEMA must be a plain lower-case identifier of up to 63 characters, not starting with pg_, got ${JSON.stringify(marqueeSchema)}`);
-  }
-  return { databaseUrl, platformSchema, marqueeSchema };
-}
-
-/** SNAPSHOT_STORE and its backend's variables, SNAPSHOT_CDN_URL, CLOUDFRONT_DISTRIBUTION_ID; no store when SNAPSHOT_STORE itself is at fault. */
-function snapshotSettings(
-  settings: Settings,
-  home: string,
-  cwd: string,
-): { snapshotStore: StoreLocation | undefined } & Pick<Config, 'snapshotCdnUrl' | 'cloudFrontDistributionId'> {
-  const { location: snapshotStore, problems } = parseStoreSetting(settings.text('SNAPSHOT_STORE'), resolve(home, 'snapshots'), { env: settings.env, cwd });
-  for (const problem of problems) settings.problem(problem);
-
-  const snapshotCdnUrl = settings.text('SNAPSHOT_CDN_URL')?.replace(/\/+$/, '');
-  if (snapshotCdnUrl !== undefined && !isHttpUrl(snapshotCdnUrl)) settings.problem(`SNAPSHOT_CDN_URL must be an absolute http(s) URL, got ${JSON.stringify(snapshotCdnUrl)}`);
-
-  const cloudFrontDistributionId = settings.text('CLOUDFRONT_DISTRIBUTION_ID');
-  if (cloudFrontDistributionId !== undefined) {
-    if (!DISTRIBUTION_ID.test(cloudFrontDistributionId)) {
-      settings.problem(`CLOUDFRONT_DISTRIBUTION_ID must be a distribution id (upper-case letters and digits), got ${JSON.stringify(cloudFrontDistributionId)}`);
-    }
-    // CloudFront fronts a bucket: only a store with a CDN prefix can have its paths invalidated.
-    if (snapshotStore !== undefined && snapshotStore.cdnPrefix === undefined) settings.problem('CLOUDFRONT_DISTRIBUTION_ID is set, but SNAPSHOT_STORE is not an s3:// store');
-  }
-  return { snapshotStore, snapshotCdnUrl, cloudFrontDistributionId };
-}
-
-/** PUBLICATION_LOG_ORIGIN, given (checked as a note's key name) or made of where readers reach the store. */
-function publicationLogOriginSetting(settings: Settings, store: StoreLocation | undefined, cdnUrl: string | undefined): Config['publicationLogOrigin'] {
-  const value = settings.text('PUBLICATION_LOG_ORIGIN');
-  if (value !== undefined) {
-    if (/[\s+\p{Cc}]/u.test(value)) settings.problem(`PUBLICATION_LOG_ORIGIN must hold no space, plus sign or control character, got ${JSON.stringify(value)}`);
-    return value;
-  }
+/** The publication log's origin made of where readers reach the store, or why none can be. */
+function originOf(location: string): Config['publicationLogOrigin'] {
   try {
-    return publicationLogOrigin(cdnUrl ?? store?.description ?? '');
+    return publicationLogOrigin(location);
   } catch (error) {
     return { problem: `${(error as Error).message}; set PUBLICATION_LOG_ORIGIN` };
   }
@@ -387,8 +265,7 @@ function publicationLogOriginSetting(settings: Settings, store: StoreLocation | 
  * MARQUEE_HOME; an s3:// store is the production shape, where every builder must sign with the
  * same key (docs/design.md "History as evidence"), so none is made up for it.
  */
-function signingKeySetting(settings: Settings, home: string, cwd: string, store: StoreLocation | undefined): Config['signingKey'] {
-  const value = settings.text('SNAPSHOT_SIGNING_KEY');
+function signingKeySetting(value: string | undefined, home: string, cwd: string, store: StoreLocation | undefined): Config['signingKey'] {
   if (value === 'none') return 'none';
   if (value !== undefined) return { file: resolve(cwd, value), generate: false };
   return store === undefined || store.backend === 'directory' ? { file: resolve(home, 'signing-key.pem'), generate: true } : 'missing';
@@ -425,121 +302,5 @@ export function signingKeyProblem(setting: Config['signingKey']): string | undef
     return undefined;
   } catch (error) {
     return (error as Error).message;
-  }
-}
-
-/**
- * SNAPSHOT_CODINGS: gzip alone (the default, STORED_CODINGS), both codings (brotli's forms are
- * smaller, for twice the full build's CPU), or none. Not brotli alone: every client that accepts br
- * accepts gzip too, not the other way round, so it would leave the gzip-only clients without a
- * stored form.
- */
-const CODING_CHOICES: ReadonlyMap<string, readonly Coding[]> = new Map<string, readonly Coding[]>([
-  [CODINGS.join(','), CODINGS],
-  ['gzip', ['gzip']],
-  ['none', []],
-]);
-
-function codingsSetting(settings: Settings): readonly Coding[] {
-  const value = settings.text('SNAPSHOT_CODINGS')?.replace(/\s*,\s*/g, ',');
-  if (value === undefined) return STORED_CODINGS;
-  const codings = CODING_CHOICES.get(value);
-  if (codings !== undefined) return codings;
-  const choices = [...CODING_CHOICES.keys()].map((choice) => JSON.stringify(choice));
-  settings.problem(
-    `SNAPSHOT_CODINGS must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)} (the compressed forms a build stores beside each object), got ${JSON.stringify(value)}`,
-  );
-  return STORED_CODINGS;
-}
-
-function redisSetting(settings: Settings): string | undefined {
-  const redisUrl = settings.text('REDIS_URL');
-  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) settings.problem('REDIS_URL must be a redis:// or rediss:// URL');
-  return redisUrl;
-}
-
-/** PLATFORM_PUBLIC_URL, BUILD_SCHEDULE, FULL_BUILD_EVERY, BUILDER_NAME. */
-function buildSettings(settings: Settings): Pick<Config, 'platformPublicUrl' | 'buildSchedule' | 'fullBuildEveryMs' | 'builderName'> {
-  const platformPublicUrl = (settings.text('PLATFORM_PUBLIC_URL') ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
-  if (!isHttpUrl(platformPublicUrl)) settings.problem(`PLATFORM_PUBLIC_URL must be an absolute http(s) URL, got ${JSON.stringify(settings.env.PLATFORM_PUBLIC_URL)}`);
-
-  const buildSchedule = settings.text('BUILD_SCHEDULE') ?? '*/5 * * * *';
-  if (!cron.validate(buildSchedule)) settings.problem(`BUILD_SCHEDULE must be a cron expression (e.g. "*/5 * * * *"), got ${JSON.stringify(buildSchedule)}`);
-
-  return {
-    platformPublicUrl,
-    buildSchedule,
-    fullBuildEveryMs: settings.duration('FULL_BUILD_EVERY', DAY_MS),
-    builderName: settings.text('BUILDER_NAME') ?? `${hostname()}:${process.pid}`,
-  };
-}
-
-/** WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_INSECURE, WEBHOOK_RETRY_SCHEDULE, WEBHOOK_DISABLE_AFTER. */
-function webhookPolicy(settings: Settings): WebhookPolicy {
-  return {
-    allowPrivate: settings.flag('WEBHOOK_ALLOW_PRIVATE'),
-    allowInsecure: settings.flag('WEBHOOK_ALLOW_INSECURE'),
-    retryDelaysMs: settings.durations('WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_DELAYS_MS),
-    disableAfterMs: settings.duration('WEBHOOK_DISABLE_AFTER', DEFAULT_DISABLE_AFTER_MS),
-  };
-}
-
-/** HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT, HTTP_KEEP_ALIVE_TIMEOUT. */
-function httpTimeoutSettings(settings: Settings): HttpTimeouts {
-  const httpTimeouts: HttpTimeouts = {
-    headersMs: settings.seconds('HTTP_HEADERS_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.headersMs),
-    requestMs: settings.seconds('HTTP_REQUEST_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.requestMs),
-    keepAliveMs: settings.seconds('HTTP_KEEP_ALIVE_TIMEOUT', DEFAULT_HTTP_TIMEOUTS.keepAliveMs),
-  };
-  // Node refuses a headers timeout longer than the request timeout.
-  if (httpTimeouts.headersMs > httpTimeouts.requestMs) settings.problem('HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT');
-  return httpTimeouts;
-}
-
-/** SNAPSHOT_RETENTION, SNAPSHOT_RETENTION_DAYS. */
-function retentionSettings(settings: Settings): Config['retention'] {
-  return { keep: settings.wholeNumber('SNAPSHOT_RETENTION', DEFAULT_KEEP, 1), days: settings.wholeNumber('SNAPSHOT_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 0) };
-}
-
-/** ADMIN_HOST, ADMIN_TOKEN (ADMIN_PORT is read with PORT). */
-function adminSettings(settings: Settings): Pick<Config, 'adminHost' | 'adminToken'> {
-  const adminHost = settings.text('ADMIN_HOST') ?? '127.0.0.1';
-  if (!/^[A-Za-z0-9.:-]+$/.test(adminHost)) settings.problem(`ADMIN_HOST must be a host name or an IP address, got ${JSON.stringify(adminHost)}`);
-  const adminToken = settings.text('ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) settings.problem('ADMIN_TOKEN must be at least 16 characters (e.g. openssl rand -hex 32)');
-  return { adminHost, adminToken };
-}
-
-/**
- * GATEWAY_HOST: an IP address (an IPv6 one with or without its brackets) or a host name, as
- * listen() takes it; whether this machine has it is known only when the gateway binds it.
- */
-function gatewayHostSetting(settings: Settings): string | undefined {
-  const value = settings.text('GATEWAY_HOST');
-  if (value === undefined) return undefined;
-  const unbracketed = value.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(unbracketed) !== 0 || HOST_NAME.test(value)) return unbracketed;
-  settings.problem(`GATEWAY_HOST must be an IP address or a host name (127.0.0.1, 0.0.0.0, ::1, ::, localhost), got ${JSON.stringify(value)}`);
-  return undefined;
-}
-
-/** Dot-separated labels of letters, digits and inner hyphens (RFC 1123), 253 characters at most. */
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-
-function logFormatSetting(settings: Settings, terminal: boolean): LogFormat {
-  const setting = settings.text('LOG_FORMAT');
-  if (setting === undefined) return terminal ? 'pretty' : 'json';
-  const known = LOG_FORMATS.find((format) => format === setting);
-  if (known) return known;
-  settings.problem(`LOG_FORMAT must be json or pretty, got ${JSON.stringify(setting)}`);
-  return terminal ? 'pretty' : 'json';
-}
-
-function isRedisUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
-  } catch {
-    return false;
   }
 }

@@ -12,7 +12,7 @@
 // their order with the plain lines a command prints on purpose (start's demo key and curl line).
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import type { Log, LogFields } from '../runtime/log.ts';
-import type { LogFormat } from './config.ts';
+import type { LogFormat } from './config/variables.ts';
 
 /** A log whose lines can carry fields of their own, e.g. `{ component: 'gateway' }`. */
 export interface ProcessLog extends Log {

@@ -298,12 +298,15 @@ export class S3Store implements SnapshotStore {
   }
 }
 
+/** The region when AWS_REGION is unset (docs/configuration.md). */
+export const DEFAULT_REGION = 'us-east-1';
+
 function createClient(s3: S3Sdk, endpoint: string | undefined): S3Client {
   quietNodeVersionWarning();
   return new s3.S3Client({
     // The SDK's chain finds credentials (environment, profile, SSO, container or instance role);
     // the region is AWS_REGION's, and a bucket in another region is followed there.
-    region: process.env.AWS_REGION || 'us-east-1',
+    region: process.env.AWS_REGION || DEFAULT_REGION,
     ...(endpoint === undefined ? { followRegionRedirects: true } : { endpoint, forcePathStyle: true }),
     // No checksum headers unless an operation needs one: S3-compatible servers store an
     // aws-chunked body as its chunks. Every read is checked against its content hash anyway.
