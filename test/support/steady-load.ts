@@ -1,7 +1,7 @@
 // A steady stream of requests through one address (a load balancer), at a fixed pace from a few
 // concurrent clients on keep-alive connections, counting every answer that is not 200 and every
 // request that got no answer at all (a refused or cut connection): what a rolling restart must not
-// cost (test/integration/production/rolling-restart.test.ts, bench/rolling-restart.ts).
+// cost (test/integration/production/readiness.test.ts, bench/rolling-restart.ts).
 import { Agent, request } from 'undici';
 
 export interface LoadTally {

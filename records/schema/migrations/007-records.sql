@@ -14,7 +14,7 @@ CREATE TABLE IF NOT EXISTS marquee_run_records (
 CREATE INDEX IF NOT EXISTS marquee_run_records_newest ON marquee_run_records (queued_at DESC, id DESC);
 COMMENT ON TABLE marquee_run_records IS 'Marquee: every build run, with its trigger and who requested it';
 -- The running builders and the webhook destinations each accepts (WEBHOOK_ALLOW_PRIVATE and
--- WEBHOOK_ALLOW_INSECURE), refreshed while it runs (builder/webhooks/builder-policies.ts): a
+-- WEBHOOK_ALLOW_INSECURE), refreshed while it runs (builder/webhooks/webhook-store.ts, announcePolicy): a
 -- registration made elsewhere (the CLI) warns when a running builder would refuse to deliver there.
 CREATE TABLE IF NOT EXISTS marquee_builder_policies (
   builder text PRIMARY KEY,
