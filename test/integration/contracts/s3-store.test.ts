@@ -108,8 +108,9 @@ describe('S3Store beyond the contract', () => {
       now: new Date(),
       slugs: {},
       resources: resourcesWithLargeOnes(org, 'Nordic'),
+      codings: ['br', 'gzip'],
     });
-    expect(await expectCodedForms(store, org)).toBe(1);
+    expect(await expectCodedForms(store, org, ['br', 'gzip'])).toBe(1);
     const coded = (await store.list(objectPrefix(org))).filter((key) => !key.endsWith('.json'));
     expect(coded).toHaveLength(2);
     for (const key of coded) {

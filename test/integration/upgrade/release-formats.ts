@@ -134,6 +134,8 @@ async function writeStore(store: DirectoryStore): Promise<void> {
       projectionVersion: projectionVersion(),
       sourceVersion: '1',
       signer,
+      // Every coded form this release can write (br is the opt-in beside the default gzip).
+      codings: ['br', 'gzip'],
     });
   };
   await publish(active, '2026-01-01T00:00:00Z');
