@@ -6,24 +6,28 @@ import { HttpProblem } from '../snapshot/problem.ts';
 /** Names the snapshot an answer came from, and the one a request pins (docs/api.md §10). */
 export const SNAPSHOT_ID_HEADER = 'Marquee-Snapshot-Id';
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'API_KEY_INVALID'
-  | 'ORGANIZATION_SUSPENDED'
-  | 'API_KEY_ORIGIN_NOT_ALLOWED'
-  | 'EVENT_NOT_FOUND'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'NOT_ACCEPTABLE'
-  | 'RATE_LIMITED'
-  | 'SNAPSHOT_NOT_CURRENT'
-  | 'SNAPSHOT_EXPIRED'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE'
+/** Every `errorCode` the gateway answers, spelled once: the type below and the docs' test read it. */
+export const API_ERRORS = [
+  'BAD_REQUEST',
+  'API_KEY_INVALID',
+  'ORGANIZATION_SUSPENDED',
+  'API_KEY_ORIGIN_NOT_ALLOWED',
+  'EVENT_NOT_FOUND',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'NOT_ACCEPTABLE',
+  'RATE_LIMITED',
+  'SNAPSHOT_NOT_CURRENT',
+  'SNAPSHOT_EXPIRED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
   // Raised by the HTTP parser before a request reaches the API (gateway/protocol-errors.ts).
-  | 'REQUEST_TIMEOUT'
-  | 'EXPECTATION_FAILED'
-  | 'REQUEST_HEADERS_TOO_LARGE';
+  'REQUEST_TIMEOUT',
+  'EXPECTATION_FAILED',
+  'REQUEST_HEADERS_TOO_LARGE',
+] as const;
+
+export type ErrorCode = (typeof API_ERRORS)[number];
 
 export class ApiError extends HttpProblem<ErrorCode> {
   override name = 'ApiError';
