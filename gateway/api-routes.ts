@@ -23,7 +23,7 @@ import {
 import type { SchemaName } from '../snapshot/schema-catalog.ts';
 import type { Awaitable } from '../runtime/awaitable.ts';
 import { badRequest } from './errors.ts';
-import { parseEventsQuery, parseSince } from './events/query.ts';
+import { parseChangesQuery, parseEventsQuery } from './events/query.ts';
 import type { OrganizationResources, Reading } from './organization-resources.ts';
 import type { Representation } from '../snapshot/representation.ts';
 
@@ -67,7 +67,7 @@ function answerOf(kind: ResourceKind): Answer {
 }
 
 /** GET /changes (docs/api.md §10): not a resource of the snapshot, but read from its manifests. */
-const CHANGES_ROUTE: ApiRoute = { name: 'listChanges', pattern: '/changes', schema: 'changes', answer: (c) => c.resources.changes(c, parseSince(c.queryString)) };
+const CHANGES_ROUTE: ApiRoute = { name: 'listChanges', pattern: '/changes', schema: 'changes', answer: (c) => c.resources.changes(c, parseChangesQuery(c.queryString).since) };
 
 export const API_ROUTES: readonly ApiRoute[] = [
   ...RESOURCE_KINDS.map((kind) => {

@@ -4,6 +4,7 @@
 // The gateway's route table, the manifest paths the projection publishes under, the validation
 // and serialization schemas, the webhook messages and the audit all read it, so adding a resource
 // is its schema, its projection, one entry here and its docs.
+import { SNAPSHOT_ID_FORM } from './layout.ts';
 import type { SchemaName } from './schema-catalog.ts';
 
 /** Every API path begins here; the catalog's patterns and the manifests' paths are below it. */
@@ -43,6 +44,51 @@ export const RESOURCE_CATALOG = {
   eventSpeakers: { operationId: 'listEventSpeakers', pattern: '/events/{idOrSlug}/speakers', storedSchema: 'speaker-list', apiSchema: 'speaker-list', clockDependent: false },
   eventSponsors: { operationId: 'listEventSponsors', pattern: '/events/{idOrSlug}/sponsors', storedSchema: 'sponsor-list', apiSchema: 'sponsor-list', clockDependent: false },
 } as const satisfies Record<string, CatalogEntry>;
+
+/**
+ * The public queries (docs/api.md §4.1, §10), each declared once as the JSON Schema of the query
+ * once parsed: its members, with their defaults filled in. The gateway's parser is compiled from it
+ * (gateway/events/query.ts), snapshot/schema-types.ts types it (npm run schema:types), the OpenAPI
+ * parameters are written from it, docs/api.md §4.1 is checked against it, and the page cache keys
+ * by its members (snapshot/clock-rendering/index-view.ts). A parameter it does not name is ignored.
+ * A member's `description` is its OpenAPI text; `title` is its rule in words where the schema
+ * keywords do not make one (a 400's detail: "<name> must be <rule>.").
+ */
+export const QUERY_SCHEMAS = {
+  /** GET /events (the eventIndex entry). */
+  EventsQuery: {
+    description: 'Which page of the events list is asked for (docs/api.md §4.1).',
+    type: 'object',
+    additionalProperties: false,
+    required: ['timing', 'page', 'pageSize'],
+    properties: {
+      timing: {
+        description: '`upcoming`: not yet started. `ongoing`: running now. `past`: ended, newest first. `all`: every published event.',
+        type: 'string',
+        enum: ['upcoming', 'ongoing', 'past', 'all'],
+        default: 'upcoming',
+      },
+      // An int32, as the response schema's page is.
+      page: { description: 'The 1-based page number.', type: 'integer', minimum: 1, maximum: 2_147_483_647, default: 1 },
+      pageSize: { description: 'Events per page.', type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    },
+  },
+  /** GET /changes. */
+  ChangesQuery: {
+    description: 'Which snapshot GET /changes compares the current one with (docs/api.md §10); without `since`, none.',
+    type: 'object',
+    additionalProperties: false,
+    required: [],
+    properties: {
+      since: {
+        description: 'A snapshot id an earlier answer named (its `Marquee-Snapshot-Id`, or `snapshotId` of an earlier `/changes`). Without it, every path is listed.',
+        title: 'a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it',
+        type: 'string',
+        pattern: `^${SNAPSHOT_ID_FORM}$`,
+      },
+    },
+  },
+} as const;
 
 type Catalog = typeof RESOURCE_CATALOG;
 export type ResourceKind = keyof Catalog;

@@ -6,10 +6,10 @@ import { CODINGS, MIN_CODED_BYTES } from '../../snapshot/codings.ts';
 import { CACHE_CONTROL } from '../../snapshot/representation.ts';
 import { API_ROUTES } from '../../gateway/api-routes.ts';
 import type { ErrorCode } from '../../gateway/errors.ts';
-import { DEFAULT_EVENTS_QUERY } from '../../snapshot/clock-rendering/events-query.ts';
-import { API_BASE } from '../../snapshot/resource-catalog.ts';
+import { API_BASE, QUERY_SCHEMAS } from '../../snapshot/resource-catalog.ts';
 import { componentOfSchema, componentRef, componentSchemas, inSchemaOrder, responseSchema, type JsonSchema } from './components.ts';
 import { EXAMPLE_INSTANT, type ExampleName, type Examples } from './examples.ts';
+import { queryParameters } from './query-parameters.ts';
 
 /** docs/api.md §9: "The interface description states version 1.0." */
 const VERSION = '1.0';
@@ -99,6 +99,10 @@ interface OperationText {
   gone?: string;
 }
 
+/** The public queries' parameters, from their schemas: the operations name them, components.parameters holds them. */
+const EVENTS_PARAMETERS = queryParameters(QUERY_SCHEMAS.EventsQuery);
+const CHANGES_PARAMETERS = queryParameters(QUERY_SCHEMAS.ChangesQuery);
+
 const EVENT_PART_ERRORS = { parameters: ['IdOrSlug'], badRequest: 'InvalidPathEncoding', notFound: 'EventNotFound' } as const;
 
 const OPERATION_TEXT: Record<string, OperationText> = {
@@ -143,7 +147,7 @@ const OPERATION_TEXT: Record<string, OperationText> = {
       'A page beyond the last is a 200 with empty `items`, the true `totalCount` and `hasMore: false`. ' +
       'Unknown query parameters are ignored; a parameter given twice is a 400.',
     example: 'events',
-    parameters: ['Timing', 'Page', 'PageSize'],
+    parameters: Object.keys(EVENTS_PARAMETERS),
     badRequest: 'InvalidEventsParameter',
     notFound: 'NotFound',
   },
@@ -185,7 +189,7 @@ const OPERATION_TEXT: Record<string, OperationText> = {
       'and `nextClockChangeAt` says when the clock alone will next change one (rebuild then, with no publish). ' +
       'A `since` the store no longer keeps is 410 `SNAPSHOT_EXPIRED`: read everything again. Pin it (`Marquee-Snapshot-Id`) like any answer.',
     example: 'changes',
-    parameters: ['Since'],
+    parameters: Object.keys(CHANGES_PARAMETERS),
     badRequest: 'InvalidChangesParameter',
     notFound: 'NotFound',
     gone: 'SinceExpired',
@@ -479,12 +483,6 @@ export function openApiDocument(examples: Examples): JsonSchema {
     };
   }
 
-  const pagedProperties = (schemas.PagedResponseOfEventSummary.properties ?? {}) as Record<string, JsonSchema>;
-  const summaryProperties = (schemas.EventSummary.properties ?? {}) as Record<string, JsonSchema>;
-  const timingValues = summaryProperties.timing?.enum;
-  if (!Array.isArray(timingValues)) throw new Error('EventSummary.timing names no values');
-  const timings = [...(timingValues as string[]), 'all'];
-
   return {
     openapi: '3.1.0',
     info: {
@@ -509,27 +507,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
       schemas,
       responses,
       parameters: {
-        Timing: {
-          name: 'timing',
-          in: 'query',
-          required: false,
-          description: '`upcoming`: not yet started. `ongoing`: running now. `past`: ended, newest first. `all`: every published event.',
-          schema: { type: 'string', enum: timings, default: 'upcoming' },
-        },
-        Page: {
-          name: 'page',
-          in: 'query',
-          required: false,
-          description: 'The 1-based page number.',
-          schema: { ...pagedProperties.page, default: 1 },
-        },
-        PageSize: {
-          name: 'pageSize',
-          in: 'query',
-          required: false,
-          description: 'Events per page.',
-          schema: { ...pagedProperties.pageSize, default: DEFAULT_EVENTS_QUERY.pageSize },
-        },
+        ...EVENTS_PARAMETERS,
         IdOrSlug: {
           name: 'idOrSlug',
           in: 'path',
@@ -538,13 +516,7 @@ export function openApiDocument(examples: Examples): JsonSchema {
           schema: { type: 'string', minLength: 1 },
           example: examples.event.target.split('/').pop(),
         },
-        Since: {
-          name: 'since',
-          in: 'query',
-          required: false,
-          description: 'A snapshot id an earlier answer named (its `Marquee-Snapshot-Id`, or `snapshotId` of an earlier `/changes`). Without it, every path is listed.',
-          schema: { type: 'string', pattern: SNAPSHOT_ID },
-        },
+        ...CHANGES_PARAMETERS,
         SnapshotPin: {
           name: 'Marquee-Snapshot-Id',
           in: 'header',

@@ -9,6 +9,7 @@
 // budget: a request inside a known window for a known page costs a few lookups.
 import { LruCache } from '../../runtime/lru.ts';
 import { keyOrderOf } from '../key-order.ts';
+import { QUERY_SCHEMAS } from '../resource-catalog.ts';
 import { computedRepresentation, heldBytes, type Representation } from '../representation.ts';
 import type { StoredEventSummary } from '../schema-types.ts';
 import { type ClockField, splitClock } from './clock-fields.ts';
@@ -176,7 +177,7 @@ export class EventIndexView {
     const key = pageKey(query);
     let page = window.pages.get(key);
     if (!page) {
-      page = this.render(window, query);
+      page = this.render(window, query, key);
       window.pages.set(key, page);
     }
     return page;
@@ -222,7 +223,8 @@ export class EventIndexView {
     return this.window;
   }
 
-  private render(window: Window, query: EventsQuery): Representation {
+  /** `key`: the query's page key, which the ETag's state begins with. */
+  private render(window: Window, query: EventsQuery, key: string): Representation {
     const list = window.lists[query.timing];
     const first = Math.min((query.page - 1) * query.pageSize, list.length);
     const positions = list.subarray(first, first + query.pageSize);
@@ -234,7 +236,7 @@ export class EventIndexView {
     const partsPerEvent = this.slots.length + 1;
     const fieldText = (slot: ClockField, state: ClockState): Buffer => (slot === 'timing' ? TIMING_TEXT[timingOf(state)] : OPEN_TEXT[`${isOpenIn(state)}`]);
     let length = PAGE_HEAD.length + tail.length + Math.max(0, positions.length - 1);
-    let state = `${query.timing} ${query.page} ${query.pageSize} ${list.length}`;
+    let state = `${key} ${list.length}`;
     for (const position of positions) {
       const eventState: ClockState = window.states[position]!;
       const at = position * partsPerEvent;
@@ -257,15 +259,28 @@ export class EventIndexView {
     }
     tail.copy(body, written);
     // A coded form kept later makes the page heavier: weighed again while the window still holds it.
-    const key = pageKey(query);
     return computedRepresentation(body, this.hash, state, (grown) => {
       if (window.pages.peek(key) === grown) window.pages.set(key, grown);
     });
   }
 }
 
-/** A rendered page's name within its window. */
-const pageKey = (query: EventsQuery): string => `${query.timing} ${query.page} ${query.pageSize}`;
+/**
+ * A query's page key: every member the query's schema names, in its order, space-separated. It
+ * names a rendered page within its window and begins the page's ETag state, so a parameter added
+ * to the schema is in both without an edit here (two queries that differ only in it would
+ * otherwise share a page and its tag).
+ */
+export function pageKeyOf<Query extends object>(schema: { readonly properties: { readonly [Member in keyof Query]: unknown } }): (query: Query) => string {
+  const members = Object.keys(schema.properties) as (keyof Query)[];
+  return (query) => {
+    let key = '';
+    for (const member of members) key += key === '' ? `${query[member]}` : ` ${query[member]}`;
+    return key;
+  };
+}
+
+const pageKey = pageKeyOf<EventsQuery>(QUERY_SCHEMAS.EventsQuery);
 
 /**
  * `past` lists newest first: start descending (docs/design.md "Orders"). Ties keep the index's order,

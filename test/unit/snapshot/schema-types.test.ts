@@ -4,15 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readSchemas, SCHEMA_TYPES_FILE, schemaTypesModule, typeNameOf } from '../../../scripts/schema-types.ts';
+import { QUERY_SCHEMAS } from '../../../snapshot/resource-catalog.ts';
 
 describe('snapshot/schema-types.ts', () => {
-  it('is current: what npm run schema:types makes of schemas/ (run it after changing a schema)', () => {
-    expect(readFileSync(SCHEMA_TYPES_FILE, 'utf8')).toBe(schemaTypesModule(readSchemas()));
+  it('is current: what npm run schema:types makes of schemas/ and the queries (run it after changing a schema)', () => {
+    expect(readFileSync(SCHEMA_TYPES_FILE, 'utf8')).toBe(schemaTypesModule(readSchemas(), QUERY_SCHEMAS));
   });
 
-  it('has one type for every schema, named after its file', () => {
+  it('has one type for every schema, named after its file, and one for every public query, by its name', () => {
     const text = readFileSync(SCHEMA_TYPES_FILE, 'utf8');
     for (const fileName of readSchemas().keys()) expect(text).toMatch(new RegExp(`^export (interface|type) ${typeNameOf(fileName)}\\b`, 'm'));
+    for (const name of Object.keys(QUERY_SCHEMAS)) expect(text).toMatch(new RegExp(`^export interface ${name} \\{`, 'm'));
   });
 });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../gateway/errors.ts';
-import { parseEventsQuery } from '../../../../gateway/events/query.ts';
+import { parseChangesQuery, parseEventsQuery } from '../../../../gateway/events/query.ts';
 
-function rejection(queryString: string): ApiError {
+function rejection(queryString: string, parser: (queryString: string) => unknown = parseEventsQuery): ApiError {
   try {
-    parseEventsQuery(queryString);
+    parser(queryString);
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -61,5 +61,35 @@ describe('parseEventsQuery', () => {
     expect(error.status).toBe(400);
     expect(error.errorCode).toBe('BAD_REQUEST');
     expect(error.detail.startsWith(`${parameter} `)).toBe(true);
+  });
+});
+
+describe('the 400s, word for word as before the schema (docs/api.md §4.1 rule 3, §10)', () => {
+  it.each([
+    ['timing=soon', 'timing must be one of upcoming, ongoing, past, all.'],
+    ['page=abc', 'page must be an integer from 1 to 2147483647.'],
+    ['pageSize=101', 'pageSize must be an integer from 1 to 100.'],
+    ['page=1&page=2', 'page must be given at most once.'],
+    // The first member in the schema's order that is wrong is the one named, as by hand.
+    ['page=1&page=2&timing=soon', 'timing must be one of upcoming, ongoing, past, all.'],
+    ['pageSize=0&page=x', 'page must be an integer from 1 to 2147483647.'],
+  ])('GET /events?%s: %s', (queryString, detail) => {
+    expect(rejection(queryString).detail).toBe(detail);
+  });
+
+  it.each([
+    ['since=x', 'since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.'],
+    ['since=', 'since must be a snapshot id, as Marquee-Snapshot-Id or an earlier answer of /changes named it.'],
+    ['since=a&since=b', 'since must be given at most once.'],
+  ])('GET /changes?%s: %s', (queryString, detail) => {
+    const error = rejection(queryString, parseChangesQuery);
+    expect({ status: error.status, errorCode: error.errorCode, detail: error.detail }).toEqual({ status: 400, errorCode: 'BAD_REQUEST', detail });
+  });
+});
+
+describe('parseChangesQuery', () => {
+  it('reads since when given, and nothing else', () => {
+    expect(parseChangesQuery('')).toEqual({});
+    expect(parseChangesQuery('since=20260101T000000000Z-0123456789ab&page=2')).toEqual({ since: '20260101T000000000Z-0123456789ab' });
   });
 });

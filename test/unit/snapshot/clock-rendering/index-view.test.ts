@@ -3,9 +3,10 @@ import { canonicalJson } from '../../../../snapshot/canonical.ts';
 import { keyOrderOf } from '../../../../snapshot/key-order.ts';
 import { SchemaSet } from '../../../../snapshot/schemas.ts';
 import type { PagedEventSummaries } from '../../../../snapshot/schema-types.ts';
-import { EventIndexView, pastOrder } from '../../../../snapshot/clock-rendering/index-view.ts';
+import { EventIndexView, pageKeyOf, pastOrder } from '../../../../snapshot/clock-rendering/index-view.ts';
 import type { EventsQuery } from '../../../../snapshot/clock-rendering/events-query.ts';
 import { contentObject } from '../../../../snapshot/hash.ts';
+import { QUERY_SCHEMAS } from '../../../../snapshot/resource-catalog.ts';
 import { inIndexOrder, storedSummary } from '../../../support/stored-events.ts';
 
 const schemas = new SchemaSet();
@@ -106,5 +107,27 @@ describe('EventIndexView', () => {
 describe('pastOrder', () => {
   it('sorts start descending and keeps index order among equal starts', () => {
     expect(pastOrder([1, 2, 2, 3])).toEqual([3, 1, 2, 0]);
+  });
+});
+
+describe('pageKeyOf: the page cache key and the ETag state follow the query schema', () => {
+  it('names every member of EventsQuery, in the schema order', () => {
+    expect(pageKeyOf<EventsQuery>(QUERY_SCHEMAS.EventsQuery)(query({ timing: 'past', page: 3, pageSize: 50 }))).toBe('past 3 50');
+  });
+
+  it('changes with a parameter added to a copy of the schema, with no edit of the view', () => {
+    const { EventsQuery: schema } = QUERY_SCHEMAS;
+    type WithCity = EventsQuery & { city: string };
+    const keyWithCity = pageKeyOf<WithCity>({ ...schema, properties: { ...schema.properties, city: { type: 'string' } } });
+    const oslo = keyWithCity({ ...query(), city: 'Oslo' });
+    expect(oslo).not.toBe(keyWithCity({ ...query(), city: 'Bergen' }));
+    expect(oslo).toBe('upcoming 1 20 Oslo');
+  });
+
+  it('gives pages of different queries different tags, and the same query the same page', () => {
+    const view = viewOf();
+    const first = view.page(NOW, query({ pageSize: 1 }));
+    expect(view.page(NOW, query({ pageSize: 1 }))).toBe(first);
+    expect(view.page(NOW, query({ pageSize: 2 })).etag).not.toBe(first.etag);
   });
 });
