@@ -7,12 +7,14 @@
 // a manifest whose resources were edited and signed again with a key record the forger published,
 // keeping its contentHash, is a break at that snapshot. The independent example verifier
 // (examples/verify-history.mjs) is given each store too, as an auditor holding only the store (the
-// database here records builds into many stores, so its publication log is no one store's): it
-// refuses the same stores, finds the same forgery, and, like --store-only, cannot see a prefix
-// deleted without the log (verify-log and verify-s3-cdn give it the log, and it does). What the
-// database records is per store (the store's description), so each tampering gets a store of its
-// own, built into by `build`.
-import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+// database here records builds into more than one store, so its publication log is no one
+// store's): it refuses the same stores, finds the same forgery, and, like --store-only, cannot see
+// a prefix deleted without the log (verify-log and verify-s3-cdn give it the log, and it does).
+// What the database records is per store (the store's location), so one store is built into by
+// `build` once, and each tampering starts from a pristine copy put back in its place (a copy
+// elsewhere would not be this store to the database); a store built into for one organization
+// alone is the second.
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,24 +35,32 @@ const pacific = SAMPLE.organizations.pacific.id;
 
 let home: string;
 let work: string;
-let stores = 0;
+/** Built into by `build` for every organization in beforeAll: the database records it. */
+let built: string;
+let pristine: string;
 
 const run = (args: string[], store: string, extra: Record<string, string> = {}) => marquee(args, { MARQUEE_HOME: home, SNAPSHOT_STORE: store, ...extra });
 
-/** A new store, built into by `build` (every organization, or those named): the database records it. */
-async function builtStore(...orgs: string[]): Promise<string> {
-  const store = join(work, `store-${++stores}`);
-  for (const args of orgs.length === 0 ? [['build']] : orgs.map((org) => ['build', '--org', org])) {
-    const built = await run(args, store);
-    expect(built, built.stderr).toMatchObject({ code: 0 });
-  }
-  return store;
+async function build(store: string, ...args: string[]): Promise<void> {
+  const done = await run(['build', ...args], store);
+  expect(done, done.stderr).toMatchObject({ code: 0 });
+}
+
+/** The store as built, before a tampering: whatever the last test left at its place is replaced. */
+async function builtStore(): Promise<string> {
+  await rm(built, { recursive: true, force: true });
+  await cp(pristine, built, { recursive: true });
+  return built;
 }
 
 beforeAll(async () => {
   home = await migratedHome({ prefix: 'marquee-verify-missing-' });
   work = await mkdtemp(join(tmpdir(), 'marquee-verify-missing-stores-'));
+  built = join(work, 'built');
+  pristine = join(work, 'pristine');
   await seedSampleIn(home);
+  await build(built);
+  await cp(built, pristine, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -128,7 +138,8 @@ describe('every organization the database knows is checked', () => {
     expect(await run(['audit', '--json'], store)).toMatchObject({ code: 0, stdout: expect.stringContaining('"findings": []') });
     expectHistoryVerified(await verifyHistoryExample(store));
 
-    const partly = await builtStore('nordic-dev');
+    const partly = join(work, 'partly');
+    await build(partly, '--org', 'nordic-dev');
     const some = await run(['verify', '--all'], partly);
     expect(some, some.stderr).toMatchObject({ code: 0, stdout: expect.stringMatching(/^4 organizations: 1 verified, 3 never published, 0 broken in /) });
     expect(await run(['verify', '--org', 'pacific-oss'], partly)).toMatchObject({
