@@ -32,7 +32,7 @@ check 'types (tsc --noEmit, strict)' node_modules/.bin/tsc --noEmit
 # The suites run on two Node lines (docs/development.md, "Two Node lines"): the current LTS (Node
 # 26, installed into .tools/ from npm when missing: scripts/ensure-node.sh) runs every suite; the
 # machine's Node, when it is another line (20, past its end of life), runs the compatibility scope
-# (MARQUEE_TEST_SCOPE=compatibility in vitest.config.ts): every unit test, the contract suites
+# (MARQUEE_TEST_SCOPE=compatibility in vitest.config.ts): every unit test but those of the repository's text, the contract suites
 # against the real servers and a smoke test of each process. A run given vitest arguments (files,
 # -t) runs what they select on both lines. MARQUEE_TEST_ONE_NODE=1 runs every suite on the
 # machine's Node only, while working; CI never sets it.
