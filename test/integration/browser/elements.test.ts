@@ -274,6 +274,17 @@ describe('the served module', () => {
     }
   });
 
+  it('has a moving alias, revalidated at each load: ETag and 304', async () => {
+    const alias = await fetch(`${gatewayOrigin}/elements/marquee-elements.js`);
+    expect(alias.status).toBe(200);
+    expect(alias.headers.get('cache-control')).toBe('no-cache');
+    const etag = alias.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    const again = await fetch(`${gatewayOrigin}/elements/marquee-elements.js`, { headers: { 'If-None-Match': etag! } });
+    expect(again.status).toBe(304);
+    expect((await fetch(`${gatewayOrigin}/elements/0.0.0-other/marquee-elements.js`)).status).toBe(404);
+  });
+
   it('is under 12 KB compressed, in gzip and in brotli', () => {
     const bytes = readFileSync(new URL('../../../elements/marquee-elements.js', import.meta.url));
     const gzip = gzipSync(bytes, { level: 9 }).length;
