@@ -33,6 +33,8 @@ let gatewayOrigin: string;
 let allowedSite: Site;
 let otherSite: Site;
 let browserKey: string;
+/** A key of the suspended sample organization, allowed on the same site. */
+let suspendedKey: string;
 /** Every API request the gateway saw: path and the snapshot it pinned. */
 const seen: Array<{ path: string; pin: string | undefined; snapshot: string | undefined }> = [];
 
@@ -73,6 +75,7 @@ beforeAll(async () => {
   allowedSite = await site();
   otherSite = await site();
   browserKey = (await issueKey(keys, { organizationId: SAMPLE.organizations.nordic.id, origins: [allowedSite.origin] })).secret;
+  suspendedKey = (await issueKey(keys, { organizationId: SAMPLE.organizations.harbor.id, origins: [allowedSite.origin] })).secret;
   browser = await launchChromium();
 }, 120_000);
 
@@ -242,6 +245,15 @@ describe('refusals', () => {
     const page = await open(otherSite, sitePage(`<marquee-events ${attributes()}></marquee-events>`));
     try {
       expect(await textOf(page, 'marquee-events [part=message]')).toBe("This site's address is not on the list of origins its key allows, so the events cannot be shown here.");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("a suspended organization's key shows that its events are not available", async () => {
+    const page = await open(allowedSite, sitePage(`<marquee-speakers key="${suspendedKey}" base="${gatewayOrigin}"></marquee-speakers>`));
+    try {
+      expect(await textOf(page, 'marquee-speakers [part=message]')).toBe('These events are not available at the moment.');
     } finally {
       await page.close();
     }
