@@ -24,6 +24,7 @@ import { GatewayHealth } from './readiness.ts';
 import { OrganizationResources } from './organization-resources.ts';
 import { apiRouter } from './routes/api-router.ts';
 import { docs } from './routes/docs.ts';
+import { elements } from './routes/elements.ts';
 import { rejectUnknownPath } from './routes/fallbacks.ts';
 import { CurrentSnapshots } from './snapshot-cache/current-snapshots.ts';
 import { ObjectCache } from './snapshot-cache/object-cache.ts';
@@ -197,6 +198,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   );
   // The API's description (GET /openapi.json) and its reference page (GET /docs/), without a key.
   app.use(docs());
+  app.use(elements());
   app.use(rejectUnknownPath());
   app.use(problemHandler({ log, metrics }));
 
