@@ -793,7 +793,7 @@ export interface components {
         /** @description The body's content coding, as the request's `Accept-Encoding` allowed: sent for bodies of 1,024 bytes or more (and smaller ones when the request refuses `identity`); absent when the body is the JSON as it is. */
         "Content-Encoding": "br" | "gzip";
         /** @description Every response: the key and the origin decide its content, `Accept-Encoding` its coding. */
-        Vary: "Authorization, X-Api-Key, Origin, Accept-Encoding";
+        Vary: "Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id";
         /** @description Errors are never stored. */
         "Cache-Control-Error": "no-store";
         /**

@@ -19,8 +19,9 @@ const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 // key, or for a page of a refused origin. Accept-Encoding: a body may be coded (docs/api.md
 // "Compressed answers"), and a cache must not give a br body to a client that cannot decode it. On
 // every answer, short ones and problems too: a cache keys on the Vary of what it stores, whatever
-// the size.
-const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
+// the size. Marquee-Snapshot-Id: a pinned read is answered from the snapshot it names, so a cached
+// answer of the current snapshot must not be reused for a read pinned to another (docs/api.md §10).
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id';
 
 /** The CORS headers of every response, as writeHead takes them; part of gateway/standing-headers.ts's. */
 export const CORS_HEADERS: readonly string[] = ['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', EXPOSED_HEADERS, 'Vary', VARY];

@@ -15,7 +15,7 @@ import { queryParameters } from './query-parameters.ts';
 const VERSION = '1.0';
 
 /** What every response varies on: the key and the origin choose its content, Accept-Encoding its coding. */
-const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id';
 
 const DESCRIPTION = `Read-only access for an organization's own website to that organization's data on the events
 platform: its public profile, its published events with their programme, speakers and sponsors,

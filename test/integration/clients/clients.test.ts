@@ -55,7 +55,7 @@ const INVALID_CREDENTIALS_THRESHOLD = 60;
 const ETAG = /^"[0-9a-f]{64}"$/;
 const RETRY_AFTER = /^[1-9][0-9]*$/;
 /** On every answer: the key, the origin and the accepted codings each choose what comes back. */
-const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding';
+const VARY = 'Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id';
 
 let served: ServedGateway;
 /** A page's site: an origin of its own (its own port) serving an empty page. */

@@ -55,7 +55,7 @@ describe.each(PATHS)('%s', (path) => {
     expect(plain.headers['content-encoding']).toBeUndefined();
     const reply = await raw(path, { 'accept-encoding': acceptEncoding });
     expect(reply.status).toBe(200);
-    expect(reply.headers.vary).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding');
+    expect(reply.headers.vary).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id');
     expect(reply.headers.etag).toBe(plain.headers.etag);
     expect(reply.headers['content-length']).toBe(String(reply.bytes.length));
     if (plain.bytes.length >= MIN_CODED_BYTES) {
@@ -131,7 +131,7 @@ describe('a request that refuses every coding the answer has', () => {
     expect(reply.status).toBe(406);
     expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(reply.headers['content-encoding']).toBeUndefined();
-    expect(reply.headers.vary).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding');
+    expect(reply.headers.vary).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id');
     expect(JSON.parse(reply.bytes.toString())).toMatchObject({ status: 406, errorCode: 'NOT_ACCEPTABLE' });
   });
 });

@@ -89,6 +89,7 @@ describe('npm pack', () => {
       'schemas/openapi.json',
       'schemas/organization.schema.json',
       'templates/console.css',
+      'elements/marquee-elements.js',
       'builder/platform/migrations/001-platform-relations.sql',
       'records/schema/migrations/001-versions.sql',
       'docs/api.md',

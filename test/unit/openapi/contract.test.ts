@@ -14,7 +14,7 @@ const SERVED = {
   ratelimit: '"default";r=599;t=60',
   'ratelimit-policy': '"default";q=600;w=60',
   'access-control-allow-origin': '*',
-  vary: 'Authorization, X-Api-Key, Origin, Accept-Encoding',
+  vary: 'Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id',
   'x-content-type-options': 'nosniff',
   'x-request-id': '5f0c6d52-5b6e-4d3a-9b54-0a1c2e3f4a5b',
   'marquee-snapshot-id': '20260501T120000000Z-0123456789ab',

@@ -285,7 +285,7 @@ describe('CORS', () => {
     for (const response of [await get({ 'X-Api-Key': secrets.active }), await get({}), await get({ 'X-Api-Key': secrets.suspended })]) {
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Marquee-Snapshot-Id');
-      expect(response.headers.get('vary')).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding');
+      expect(response.headers.get('vary')).toBe('Authorization, X-Api-Key, Origin, Accept-Encoding, Marquee-Snapshot-Id');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
   });
