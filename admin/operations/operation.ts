@@ -2,9 +2,10 @@
 // the weakest role that may call it, its method and path, the JSON Schemas of its input and
 // output, what its audit entry is called, its summary, and `run(services, input, actor)`. The
 // admin API's route and OpenAPI operation are derived from it (api-routes.ts, api-document.ts),
-// and every door calls it through the one pipeline `call`: role → validate (ajv, compiled once)
-// → run, as the actor, so what `run` calls records its entry under them. The role comes first, as
-// the admin API always checked it: a role that may not call an operation learns nothing of its input.
+// and the admin API calls it through the one pipeline `call`: role → validate (ajv, compiled
+// once) → run, as the actor, so what `run` calls records its entry under them. The role comes
+// first, as the admin API always checked it: a role that may not call an operation learns nothing
+// of its input. The console and the CLI still call AdminServices themselves (issue 51, item 3).
 import type { Attribution } from '../../records/actor.ts';
 import type { AuditAction } from '../../records/trail/audit-entry.ts';
 import { actingAs } from '../acting.ts';
@@ -47,7 +48,7 @@ export function operation<
 }
 
 /**
- * The one pipeline of every door: the actor's role (403 ADMIN_FORBIDDEN before anything is read or
+ * The one pipeline meant for every door: the actor's role (403 ADMIN_FORBIDDEN before anything is read or
  * changed), the input checked against the operation's schemas (a 400 naming what does not fit),
  * then `run`, as `actor`.
  */

@@ -30,7 +30,7 @@ describe('call', () => {
     },
   });
 
-  it('runs the operation with its valid input, as the actor, through every door alike', async () => {
+  it('runs the operation with its valid input, as the actor the door names', async () => {
     expect(await call(relabel, services, { params: { id: 't1' }, query: {}, body: { label: 'x' } }, operator)).toEqual({ body: { id: 't1', label: 'x' } });
     expect(seen).toEqual([{ actor: 'ops', acting: 'ops', label: 'x' }]);
     expect(relabel.action).toBe('key.updated');
