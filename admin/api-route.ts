@@ -7,7 +7,7 @@
 // checked against the route's `params` schema first: a client's segment is never looked up, nor
 // made a store key, before it has its form.
 import type { AuditAction } from '../records/trail/audit-entry.ts';
-import type { AdminRole } from '../records/actor.ts';
+import type { AdminRole, Attribution } from '../records/actor.ts';
 import type { AdminSchemaType, JsonSchema } from './api-schemas.ts';
 import type { AdminErrorCode } from './errors.ts';
 import { bodyReader, paramsReader, queryReader } from './request-validation.ts';
@@ -27,14 +27,14 @@ export class PastAnswer {
 }
 
 /** A request as it arrives: path parameters as Express decoded them, the parsed query, the parsed body. */
-interface ArrivingRequest {
+export interface ArrivingRequest {
   readonly params: Readonly<Record<string, string | readonly string[] | undefined>>;
   readonly query: unknown;
   readonly body: unknown;
 }
 
 /** What a route answered: the body (or a PastAnswer) and, for what it created or queued, where that is. */
-interface RouteAnswer {
+export interface RouteAnswer {
   readonly body: unknown;
   readonly location?: string;
 }
@@ -70,7 +70,7 @@ export interface AdminRoute {
    */
   readonly action?: AuditAction;
   /** Checks the path parameters, the query, then the body, against the route's schemas (a 400 naming what does not fit), then answers. */
-  readonly handle: (services: AdminServices, request: ArrivingRequest) => Promise<RouteAnswer>;
+  readonly handle: (services: AdminServices, request: ArrivingRequest, actor: Attribution) => Promise<RouteAnswer>;
   /**
    * Compiles the checks of its schemas, once; else the first request does. The router calls it as
    * it is made, so a broken schema stops start-up, and a process that serves no admin API (serve)
@@ -91,7 +91,7 @@ type Valid<Schema> = [Schema] extends [undefined] ? Record<never, never> : Admin
 type Answered<Response> = [Response] extends [undefined] ? unknown : AdminSchemaType<Response>;
 
 /** A route's answer gets every member valid against the route's schemas. */
-interface ValidRequest<Path extends string, Query, Body> {
+export interface ValidRequest<Path extends string, Query, Body> {
   /** The path's `{name}` segments, percent-decoded. */
   readonly params: RouteParams<Path>;
   readonly query: Valid<Query>;
@@ -100,7 +100,7 @@ interface ValidRequest<Path extends string, Query, Body> {
 }
 
 /** A route as its table declares it: AdminRoute's members, with the answer typed from its schemas. */
-interface RouteDeclaration<
+export interface RouteDeclaration<
   Name extends string,
   Path extends string,
   Query extends JsonSchema | undefined,
@@ -113,11 +113,11 @@ interface RouteDeclaration<
   readonly body?: Body;
   readonly response?: Response;
   readonly location?: (answer: Answered<Response>) => string;
-  readonly answer: (services: AdminServices, request: ValidRequest<Path, Query, Body>) => Promise<Answered<Response>> | Answered<Response>;
+  readonly answer: (services: AdminServices, request: ValidRequest<Path, Query, Body>, actor: Attribution) => Promise<Answered<Response>> | Answered<Response>;
 }
 
 /** A declared route, keeping its name and the type of its body for the console's forms (console/console-forms.ts). */
-interface TypedAdminRoute<Name extends string, Body> extends AdminRoute {
+export interface TypedAdminRoute<Name extends string, Body> extends AdminRoute {
   readonly name: Name;
   /** The body checked against the route's schema, as the route's answer gets it: {} when the route takes none. */
   readonly readBody: (body: unknown) => Valid<Body>;
@@ -147,13 +147,13 @@ export function route<
     ...(location ? { location } : {}),
     compile,
     readBody: (body) => compile().body(body),
-    handle: async (services, request) => {
+    handle: async (services, request, actor) => {
       const params = request.params;
       if (!namesEvery(declaration.path, params)) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path} was answered without its path parameters`);
       const { params: checkParams, query, body: readBody } = compile();
       checkParams(params);
       const valid: ValidRequest<Path, Query, Body> = { params, query: query(request.query), body: readBody(request.body) };
-      const body = await answer(services, valid);
+      const body = await answer(services, valid, actor);
       return location === undefined ? { body } : { body, location: location(body) };
     },
   };

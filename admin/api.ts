@@ -5,11 +5,11 @@
 // every role). Each route's role is checked before anything else of the request. Errors are thrown
 // and answered by admin/problem.ts; no route writes an error body.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
-import { requireRole } from './request-actor.ts';
 import { adminApiDocument } from './api-document.ts';
 import { type AdminRoute, PastAnswer } from './api-route.ts';
 import { ADMIN_ROUTES } from './api-routes.ts';
 import { actingAs } from './acting.ts';
+import { call } from './operations/operation.ts';
 import type { AuditAction } from '../records/trail/audit-entry.ts';
 import { adminError } from './errors.ts';
 import { requestAttribution } from './request-attribution.ts';
@@ -40,11 +40,8 @@ export function adminApiRouter(services: AdminServices): Router {
 
 function handler(route: AdminRoute, services: AdminServices): RequestHandler {
   return async function adminRoute(req, res) {
-    // Refused before anything else; recordRefusal below makes it the route's refused entry.
-    requireRole(res, route.role, `${route.method.toUpperCase()} ${route.path}`);
-    const by = requestAttribution(req, res, 'api');
-    // Every operation it calls records its entry under who asked, through this door.
-    const { body: answer, location } = await actingAs(by, () => route.handle(services, { params: req.params, query: req.query, body: bodyOf(req, route) }));
+    // A refusal (its role, its input) goes on to recordRefusal below, which makes it the route's refused entry.
+    const { body: answer, location } = await call(route, services, { params: req.params, query: req.query, body: bodyOf(req, route) }, requestAttribution(req, res, 'api'));
     if (answer instanceof PastAnswer) {
       // The body as the gateway answered then: the resource, or its problem+json.
       res

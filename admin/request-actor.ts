@@ -18,7 +18,11 @@ export function setActor(res: Response, actor: Actor): void {
 
 /** Throws 403 ADMIN_FORBIDDEN unless the request's actor may do what `needed` allows; `what` names it ("POST /keys"). */
 export function requireRole(res: Response, needed: AdminRole, what: string): void {
-  const actor = actorOf(res);
+  requireActorRole(actorOf(res), needed, what);
+}
+
+/** The same refusal for an actor a door has in hand (operations/operation.ts call). */
+export function requireActorRole(actor: Actor, needed: AdminRole, what: string): void {
   if (roleAllows(actor.role, needed)) return;
   throw adminError('ADMIN_FORBIDDEN', `${what} needs the role ${needed} or above; ${actor.name} is ${actor.role}. Nothing was changed.`);
 }

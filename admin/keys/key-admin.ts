@@ -177,9 +177,10 @@ export async function findKeyBySecret(store: KeyStore, secret: string, slugs: Or
 /** Creation's and update's origin rules: each valid (§5.7), normalized, duplicates dropped. */
 function normalizedOrigins(origins: readonly string[]): string[] {
   const normalized: string[] = [];
-  for (const origin of origins) {
+  for (const [index, origin] of origins.entries()) {
     const parsed = normalizeAllowedOrigin(origin);
-    if (!parsed.ok) throw new KeyCommandError(parsed.reason, { field: 'origins' });
+    // Which one of the list, as a JSON pointer would say it: a client that sent five sees which.
+    if (!parsed.ok) throw new KeyCommandError(parsed.reason, { field: `origins[${index}]` });
     if (!normalized.includes(parsed.origin)) normalized.push(parsed.origin);
   }
   return normalized;

@@ -98,7 +98,7 @@ it("answers a client's malformed snapshot id, path or path segment 400 with a pr
 it('speaks in field names to an HTTP client: origins and expiresAt, not --origin and --expires', async () => {
   const badOrigin = await fetch(`${admin}/admin/v1/keys`, { method: 'POST', headers: json(), body: JSON.stringify({ organization: 'nordic-dev', origins: ['not a url'] }) });
   expect(badOrigin.status).toBe(400);
-  expect(((await badOrigin.json()) as { detail: string }).detail).toMatch(/^origins: "not a url" is not an origin/);
+  expect(((await badOrigin.json()) as { detail: string }).detail).toMatch(/^origins\[0\]: "not a url" is not an origin/);
   const past = await fetch(`${admin}/admin/v1/keys`, {
     method: 'POST',
     headers: json(),

@@ -8,8 +8,10 @@ import { route } from '../../../admin/api-route.ts';
 import { adminRoute } from '../../../admin/api-routes.ts';
 import type { AdminSchemaType } from '../../../admin/api-schemas.ts';
 import type { AdminServices } from '../../../admin/services.ts';
+import { type Attribution, ROOT_ACTOR } from '../../../records/actor.ts';
 
 const services = {} as AdminServices;
+const actor: Attribution = { actor: ROOT_ACTOR, door: 'api' };
 
 describe('a route declared with route()', () => {
   const declared = route({
@@ -44,14 +46,14 @@ describe('a route declared with route()', () => {
 
   it('answers with what passed the schemas, the body checked after the query', async () => {
     const request = { params: { id: 't1', name: 'n' }, query: { why: 'test' }, body: { label: 'x', other: 'ignored' } };
-    expect(await declared.handle(services, request)).toEqual({ body: { id: 't1/n', label: 'x' } });
-    await expect(declared.handle(services, { ...request, query: {} })).rejects.toMatchObject({ status: 400, detail: 'the query parameter why is required' });
+    expect(await declared.handle(services, request, actor)).toEqual({ body: { id: 't1/n', label: 'x' } });
+    await expect(declared.handle(services, { ...request, query: {} }, actor)).rejects.toMatchObject({ status: 400, detail: 'the query parameter why is required' });
     // A segment not of its form is refused before the answer sees it, whatever else the request holds.
-    await expect(declared.handle(services, { ...request, params: { id: '../../x', name: 'n' }, query: {} })).rejects.toMatchObject({
+    await expect(declared.handle(services, { ...request, params: { id: '../../x', name: 'n' }, query: {} }, actor)).rejects.toMatchObject({
       status: 400,
       detail: 'the path parameter id is not of its form: a thing id: t and digits',
     });
-    await expect(declared.handle(services, { ...request, body: { label: 7 } })).rejects.toMatchObject({ status: 400, detail: 'label must be a string or null' });
+    await expect(declared.handle(services, { ...request, body: { label: 7 } }, actor)).rejects.toMatchObject({ status: 400, detail: 'label must be a string or null' });
     expect(declared.readBody({ label: null, count: 2 })).toEqual({ label: null, count: 2 });
     expect(() => declared.readBody({ label: null, count: -1 })).toThrow('count must be a integer, 0 or more');
   });

@@ -7,8 +7,8 @@ import { OperatorError } from '../../../runtime/errors.ts';
 
 describe("the CLI's line for an operator's mistake", () => {
   it('names a field it has a flag for by that flag, and leaves the message of every other door in field names', () => {
-    const origin = new KeyCommandError('"not a url" is not an origin', { field: 'origins' });
-    expect(origin.message).toBe('origins: "not a url" is not an origin');
+    const origin = new KeyCommandError('"not a url" is not an origin', { field: 'origins[1]' });
+    expect(origin.message).toBe('origins[1]: "not a url" is not an origin');
     expect(cliErrorLine(origin)).toBe('--origin "not a url" is not an origin');
     const expiry = new KeyCommandError('2020-01-01T00:00:00.000Z is not in the future', { field: 'expiresAt' });
     expect(expiry.message).toBe('expiresAt: 2020-01-01T00:00:00.000Z is not in the future');

@@ -1,0 +1,131 @@
+// API keys: listed, created, changed, revoked, rolled, and their usage (admin/keys/key-admin.ts, usage-admin.ts).
+// One declaration per operation (operation.ts): the admin API's route, its OpenAPI operation
+// and its audit action are derived from it.
+import { operation } from './operation.ts';
+import { listOf, schemaRef } from '../api-schemas.ts';
+import { requestInstant } from '../request-instant.ts';
+import { ADMIN_API_BASE, text, optionalText, texts, body, query, ORGANIZATION, ORGANIZATION_PARAMS, KEY_PARAMS, usageQuery, usageRangeOf } from './forms.ts';
+
+/** Each operation of the area, in the order the OpenAPI document lists them. */
+export const KEY_OPERATIONS = [
+  operation({
+    name: 'listKeys',
+    method: 'get',
+    path: '/keys',
+    role: 'auditor',
+    tag: 'Keys',
+    summary: 'Keys without their secrets, oldest first, each with its requests in the last 24 hours, as `keys list --json`',
+    query: query({ organization: text(`only this organization: ${ORGANIZATION}`) }),
+    status: 200,
+    response: listOf('ListedKey'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    run: (services, { query }) => services.usage.keyList(query.organization),
+  }),
+  operation({
+    name: 'createKey',
+    audit: { action: 'key.created' },
+    method: 'post',
+    path: '/keys',
+    role: 'operator',
+    tag: 'Keys',
+    summary: 'Create a key, as `keys create --json`: the secret is in this answer only',
+    body: body(
+      {
+        organization: text(ORGANIZATION),
+        origins: texts('allowed browser origins; none: server-side use only'),
+        label: optionalText('a label'),
+        expiresAt: optionalText('an ISO 8601 instant with a zone, in the future; absent or null: never'),
+      },
+      ['organization'],
+    ),
+    status: 201,
+    response: schemaRef('NewKey'),
+    location: (key) => `${ADMIN_API_BASE}/keys/${key.id}`,
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    run: (services, { body }) =>
+      services.keys.create({
+        organization: body.organization,
+        ...(body.origins !== undefined ? { origins: body.origins } : {}),
+        ...(body.label !== undefined ? { label: body.label } : {}),
+        ...(body.expiresAt !== undefined && body.expiresAt !== null ? { expiresAt: requestInstant('expiresAt', body.expiresAt) } : {}),
+      }),
+  }),
+  operation({
+    name: 'updateKey',
+    audit: { action: 'key.updated' },
+    method: 'patch',
+    path: '/keys/{id}',
+    params: KEY_PARAMS,
+    role: 'operator',
+    tag: 'Keys',
+    summary: "Replace a key's allowed origins and/or label, from the next request on, as `keys update --json`",
+    body: body({ origins: texts('allowed browser origins, replacing the list; []: server-side use only'), label: optionalText("the label; null or '': none") }),
+    status: 200,
+    response: schemaRef('Key'),
+    errors: ['KEY_NOT_FOUND'],
+    run: (services, { params, body }) =>
+      services.keys.update(params.id, {
+        ...(body.origins !== undefined ? { origins: body.origins } : {}),
+        ...(body.label !== undefined ? { label: body.label } : {}),
+      }),
+  }),
+  operation({
+    name: 'revokeKey',
+    audit: { action: 'key.revoked' },
+    method: 'post',
+    path: '/keys/{id}/revoke',
+    params: KEY_PARAMS,
+    role: 'operator',
+    tag: 'Keys',
+    summary: 'Revoke a key from the next request on, as `keys revoke --json`',
+    status: 200,
+    response: schemaRef('Key'),
+    errors: ['KEY_NOT_FOUND'],
+    run: (services, { params }) => services.keys.revoke(params.id),
+  }),
+  operation({
+    name: 'rollKey',
+    audit: { action: 'key.rolled' },
+    method: 'post',
+    path: '/keys/{id}/roll',
+    params: KEY_PARAMS,
+    role: 'operator',
+    tag: 'Keys',
+    summary: 'Replace a key by a new one for the same organization, origins and label, as `keys roll --json`; the old one is revoked when the grace period ends',
+    body: body({ graceSeconds: { type: 'number', minimum: 0, description: 'how long the old key keeps working; absent: a day, as with the CLI; 0: now' } }),
+    status: 201,
+    response: schemaRef('NewKey'),
+    location: (key) => `${ADMIN_API_BASE}/keys/${key.id}`,
+    errors: ['KEY_NOT_FOUND'],
+    run: async (services, { params, body }) => (await services.keys.roll(params.id, body.graceSeconds === undefined ? {} : { graceSeconds: body.graceSeconds })).replacement,
+  }),
+  operation({
+    name: 'getKeyUsage',
+    method: 'get',
+    path: '/keys/{id}/usage',
+    params: KEY_PARAMS,
+    role: 'auditor',
+    tag: 'Keys',
+    summary:
+      "A key's requests over a range, by hour or day, by outcome (the status, with a 403's errorCode), route and refused browser origin, as `keys usage KEY_ID --json`; a revoked or expired key's 401s count against it",
+    query: usageQuery,
+    status: 200,
+    response: schemaRef('UsageReport'),
+    errors: ['KEY_NOT_FOUND'],
+    run: async (services, { params, query }) => services.usage.key(params.id, usageRangeOf(query)),
+  }),
+  operation({
+    name: 'getOrganizationUsage',
+    method: 'get',
+    path: '/organizations/{idOrSlug}/usage',
+    params: ORGANIZATION_PARAMS,
+    role: 'auditor',
+    tag: 'Keys',
+    summary: 'Every key of an organization: its requests over a range, together and by key, as `keys usage --org ORG --json`',
+    query: usageQuery,
+    status: 200,
+    response: schemaRef('UsageReport'),
+    errors: ['ORGANIZATION_NOT_FOUND'],
+    run: async (services, { params, query }) => services.usage.organization(params.idOrSlug, usageRangeOf(query)),
+  }),
+] as const;
