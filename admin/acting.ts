@@ -1,4 +1,4 @@
-// Who acts, for the length of one request or one command (docs/design.md "Who did what"): the door
+// Who acts, for the length of one request or one command (docs/design.md "Roles"): the door
 // that took it says so once (actingAs), and every operation it calls records its audit entry under
 // that attribution (audit/recorded-operations.ts), however deep the call. Kept apart and small: the CLI
 // sets it before it knows which command runs, without loading what the commands load; and the

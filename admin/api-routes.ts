@@ -4,7 +4,7 @@
 // output, its audit action, summary and run). The router (api.ts), the validation of every query
 // and body, the console's forms (console/console-forms.ts) and the OpenAPI document served at
 // /admin/v1/openapi.json (api-document.ts) are all derived from this list: an operation gets its
-// door here and nowhere else, with the role it needs (docs/design.md "Who did what"): reading is
+// door here and nowhere else, with the role it needs (docs/design.md "Roles"): reading is
 // for every role, and so is starting a verification (an auditor's check, which changes nothing);
 // a change for operators, admin credentials for owners.
 import type { AdminRoute } from './api-route.ts';

@@ -19,7 +19,7 @@
 // changes-during-run: the same, with 2,000 organizations more (BENCH_RUN_ORGANIZATIONS, a light
 //   shape: 2 events × 5 sessions) and a run over every organization kept in progress on the
 //   builder through its admin API (asked again as soon as one finishes): change builds run beside
-//   a run, not behind it (docs/design.md "Builders at platform scale").
+//   a run, not behind it (docs/design.md "Runs divided among builders").
 //
 //   node --import tsx bench/production.ts [--part changes|changes-during-run|build] [--changes 50] [--pause-ms 500]
 //   BENCH_ORGANIZATIONS=50 (default 1000) shrinks the build part for a quick run.

@@ -126,7 +126,7 @@ export async function openBuilderProcess(config: Config, db: SqlClient, options:
     place: config.redisUrl === undefined ? { name: 'the usage directory', backend: 'directory' } : { name: 'Redis', backend: 'redis' },
   });
   usage.start();
-  // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "Who did what").
+  // Every builder keeps the audit trail's head in the store, whoever appended to it (docs/design.md "The audit trail").
   const trail = databaseAuditTrail(db);
   // …and in the publication log, which every publish of this process appends to (bin/services.ts).
   const publicationLog = databasePublicationLog(db);

@@ -1,4 +1,4 @@
-// marquee: the one entry point (docs/design.md "Command line" — a contract operators, scripts and
+// marquee: the one entry point (docs/design.md "Process model and configuration" — a contract operators, scripts and
 // tests depend on). Thin: parses arguments, calls the modules, prints.
 // First: everything any command creates is owner-only (bin/umask.ts).
 import './umask.ts';

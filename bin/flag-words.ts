@@ -1,5 +1,4 @@
-// The CLI's words for an operator's mistake in one field (docs/design.md "One declaration per
-// operation"): operations name the field of their input (`origins[0]: "x" is not an origin…`,
+// The CLI's words for an operator's mistake in one field (docs/design.md "Admin API and console"): operations name the field of their input (`origins[0]: "x" is not an origin…`,
 // runtime/errors.ts OperatorError.field), as the admin API and the console answer them; the CLI
 // alone says it with the flag the operator typed (`--origin "x" is not an origin…`).
 import { describeError, OperatorError } from '../runtime/errors.ts';

@@ -233,7 +233,7 @@ function shownPath(path: string): string {
   return shown.startsWith('..') || isAbsolute(shown) ? path : shown;
 }
 
-/** start's gateway without GATEWAY_HOST: a demo on one machine is not served to the network it is on (docs/design.md "Safe by default"). */
+/** start's gateway without GATEWAY_HOST: a demo on one machine is not served to the network it is on (docs/design.md "Process model and configuration"). */
 const LOOPBACK = '127.0.0.1';
 
 /**

@@ -104,7 +104,7 @@ export interface BuildRequest {
   /**
    * Only the organizations whose source or projection version differs from what was built into
    * the store, and with `verification` a share of the others, built in full whatever their
-   * versions say (docs/design.md "Builders at platform scale"). Ignored with `organizationIds`.
+   * versions say (docs/design.md "Runs divided among builders"). Ignored with `organizationIds`.
    */
   changed?: { verification?: Verification };
   trigger: BuildTrigger;

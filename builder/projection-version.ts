@@ -1,4 +1,4 @@
-// The projection version (docs/design.md "Builders at platform scale"): a digest of everything,
+// The projection version (docs/design.md "Runs that cost what changed"): a digest of everything,
 // besides the platform's rows, that decides a snapshot's bytes — the JSON Schemas, the reader's
 // queries, the projection, and the canonical serialization. A release that changes any of them
 // has another version, and its first scheduled run rebuilds every organization once; a release

@@ -1,6 +1,6 @@
 // The headers every answer of the gateway carries, whoever writes it (a 200 or 304 in its one
 // writeHead batch, a problem, the docs pages, the HTTP parser's errors): CORS (access/cors.ts) and
-// `X-Content-Type-Options: nosniff` (docs/design.md "Safe by default": every answer is nosniff), so
+// `X-Content-Type-Options: nosniff` (docs/design.md "Gateway": every answer is nosniff), so
 // that no browser reads a JSON or problem body as a script or a page whatever it guesses of it.
 // One precomputed array, so that the hot path pays one spread of two more strings per answer.
 import type { RequestHandler } from 'express';

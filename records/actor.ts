@@ -1,4 +1,4 @@
-// Who acts on the control plane (docs/design.md "Who did what"): every request to the admin port and
+// Who acts on the control plane (docs/design.md "Roles"): every request to the admin port and
 // every CLI command runs as one actor with one role, through one door. Admin credentials
 // (credentials/) and the audit trail (trail/) record them; the admin port's credential check sets
 // the actor of a request (admin/request-actor.ts); the CLI acts as `cli:<user>@<host>`, an owner,

@@ -1,5 +1,5 @@
 // Every console page and form is a declaration that states its role, as each admin API route does
-// (docs/design.md "Who did what"): a page is its method, path, role and answer (`page(…)`); a form
+// (docs/design.md "Roles"): a page is its method, path, role and answer (`page(…)`); a form
 // that changes something is the console's door to an API route (console-forms.ts), whose role and
 // audit action it takes. The console registers these and nothing else: a weaker role is refused
 // (403 ADMIN_FORBIDDEN, shown as a page) before the answer runs, so nothing is read or changed, a

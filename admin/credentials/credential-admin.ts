@@ -1,5 +1,5 @@
 // What `marquee admins …`, the admin API's /admin/v1/admins routes and the console's credentials
-// page do with named admin credentials (docs/design.md "Who did what"), and the admin port's check
+// page do with named admin credentials (docs/design.md "Roles"), and the admin port's check
 // of a credential offered with a request: all call adminCredentialOperations and show the one shape,
 // AdminCredentialView. Which role may call what is decided at the doors (api-routes.ts, the
 // console's route declarations), not here: the CLI acts as an owner.

@@ -1,5 +1,5 @@
 // What `marquee keys …`, the admin API's key routes and the console's key pages do (docs/design.md
-// "Command line", "Admin API and console"): all three call keyOperations, and print, answer or show
+// "Process model and configuration", "Admin API and console"): all three call keyOperations, and print, answer or show
 // the one shape, KeyView. The doors only parse what they are given and present the result.
 import { OperatorError } from '../../runtime/errors.ts';
 import { normalizeAllowedOrigin } from '../../records/keys/origins.ts';

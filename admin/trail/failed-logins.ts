@@ -1,4 +1,4 @@
-// The audit trail's entries for wrong admin credentials (docs/design.md "Who did what"): the
+// The audit trail's entries for wrong admin credentials (docs/design.md "Failed logins"): the
 // admin port's throttle (login-throttle.ts) reports an address at most twice a minute, and each
 // report is one `admin.login` entry, refused, by `anonymous:login`, with the address's failures
 // so far; never the credential offered. The answer does not wait for it: a guesser must not be

@@ -1,4 +1,4 @@
-// Where the audit trail's entries come from (docs/design.md "Who did what"): the operations layer,
+// Where the audit trail's entries come from (docs/design.md "The audit trail"): the operations layer,
 // which every door calls (admin API, console, CLI), so an action leaves exactly one entry whichever
 // door took it. Each door says who acts once, around the request or the command (actingAs); each
 // state-changing operation is one line of AUDITED below, which says its action, what it acted on

@@ -1,4 +1,4 @@
-// How the CLI's commands record their audit entries (docs/design.md "Who did what"): the keys and
+// How the CLI's commands record their audit entries (docs/design.md "The audit trail"): the keys and
 // webhooks commands call the same recorded operations as the admin API and the console; build and
 // db, which are the CLI's alone, record around their work here. Every command runs as the CLI's
 // actor, set once in bin/cli.ts. What start and a builder do of their own accord (migrations,

@@ -40,7 +40,7 @@ export function listNamedOrganizations(db: SqlQueries): Promise<NamedOrganizatio
 }
 
 /**
- * The organization an operator named (docs/design.md "Command line"): by id when the name looks
+ * The organization an operator named (docs/design.md "Process model and configuration"): by id when the name looks
  * like one, else by slug; an OrganizationNotFoundError naming it when there is none.
  */
 export async function findOrganization(db: SqlQueries & { readonly description?: string }, idOrSlug: string): Promise<OrganizationRef> {

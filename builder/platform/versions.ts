@@ -1,5 +1,4 @@
-// What a scheduled run needs to build only what changed (docs/design.md "Builders at platform
-// scale"): the platform's change triggers advance each organization's source version
+// What a scheduled run needs to build only what changed (docs/design.md "Runs that cost what changed"): the platform's change triggers advance each organization's source version
 // (marquee_source_versions), and every build records, per snapshot store, the source and projection
 // versions it built from (marquee_built_versions). One query over both, never a read of an
 // organization's rows or its pointer, says which organizations differ from what is published, and

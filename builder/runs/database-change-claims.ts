@@ -1,5 +1,5 @@
 // Change builds claimed in the platform database, so that a change every builder hears is built
-// by one (docs/design.md "Day two"; change-builds.ts says when a claim covers a change). One row
+// by one (docs/design.md "A run never lies"; change-builds.ts says when a claim covers a change). One row
 // per organization (records/schema/migrations/014-change-claims.sql). A claim is taken when the
 // organization has none, when its claim was taken before this builder heard the change (that
 // build's read may predate it), or when its builder stopped keeping it for the claim timeout (it

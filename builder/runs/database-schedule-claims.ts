@@ -1,4 +1,4 @@
-// One scheduled run per period for the whole fleet (docs/design.md "Builders at platform scale"):
+// One scheduled run per period for the whole fleet (docs/design.md "Production shape (many machines)"):
 // every builder's schedule fires, and node-cron asks this coordinator whether this one should run.
 // The first builder to insert the period's row runs it; the others skip it. The row names the
 // schedule's slot (the instant the expression matched, the same on every builder whatever its

@@ -1,5 +1,5 @@
 // The work list of divided runs in the platform database, shared by every builder of a deployment
-// (docs/design.md "Builders at platform scale" and "A run never lies"). A run and each of its
+// (docs/design.md "Runs divided among builders" and "A run never lies"). A run and each of its
 // organizations are rows, so what a run listed, who holds what and what is done survive anything
 // short of the database itself: Redis may lose its data (it runs without persistence) and no run
 // loses its list or reports itself finished short. An organization is taken with `FOR UPDATE SKIP

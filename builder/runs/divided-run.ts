@@ -1,5 +1,4 @@
-// Runs over the fleet, divided among the live builders (docs/design.md "Builders at platform
-// scale"): the builder whose queue a run reaches (the one elected for a scheduled period, the one
+// Runs over the fleet, divided among the live builders (docs/design.md "Runs divided among builders"): the builder whose queue a run reaches (the one elected for a scheduled period, the one
 // asked through its admin API, a catch-up) lists what the run builds and opens it in the work
 // list; every builder, this one included, takes its share (run-share.ts) until every organization
 // has its result. Each records the run under the same id, so any builder's admin API and console

@@ -1,7 +1,6 @@
 // The queue of builds that are not change builds, one at a time in order: runs over the fleet on a
 // schedule or to catch up after the change listener lost its connection — which build the
-// organizations that changed since they were last built (docs/design.md "Builders at platform
-// scale") — and builds on request, of every organization or of some. A run asked for while one is
+// organizations that changed since they were last built (docs/design.md "Runs divided among builders") — and builds on request, of every organization or of some. A run asked for while one is
 // already waiting to start is that one: it will read after anything that happened until it starts.
 // A run that could not even list the organizations is tried again with a growing pause.
 import cron, { type RunCoordinator, type ScheduledTask, type SkipReason } from 'node-cron';

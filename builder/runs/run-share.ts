@@ -1,4 +1,4 @@
-// One builder's share of a divided run (docs/design.md "Builders at platform scale"): it takes the
+// One builder's share of a divided run (docs/design.md "Runs divided among builders"): it takes the
 // run's organizations from the work list one at a time, a few at once, builds each and records
 // its result, until the list has none left to take; then it waits for the other builders' last
 // organizations, taking over those of a builder that dies meanwhile, until the run is finished.

@@ -2,7 +2,7 @@
 // BUILD_SCHEDULE expression matches, which is how node-cron names a period when it asks the
 // fleet's claims who runs it (`<task name>:<instant>`, database-schedule-claims.ts). A builder's
 // start-up run claims that same slot, so a builder starting in a period another builder already
-// ran (or is running) does not run it again (docs/design.md "Day two": one scheduled run per
+// ran (or is running) does not run it again (docs/design.md "Production shape (many machines)": one scheduled run per
 // period across the fleet, also at start).
 import cron, { type ParsedFields } from 'node-cron';
 

@@ -1,4 +1,4 @@
-// The work list of a run divided among builders (docs/design.md "Builders at platform scale"): the
+// The work list of a run divided among builders (docs/design.md "Runs divided among builders"): the
 // builder that starts a run opens it with the organizations it builds, and every live builder takes
 // them one at a time until none is left, so each organization is built once per run by whichever
 // builder takes it. A claim its builder stops keeping (the process died) is taken over by another

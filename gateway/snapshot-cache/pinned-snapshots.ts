@@ -1,4 +1,4 @@
-// Pinned reads (docs/api.md §10, docs/design.md "One build, one snapshot"): a request that names a
+// Pinned reads (docs/api.md §10): a request that names a
 // snapshot in `Marquee-Snapshot-Id` is answered from it while it is current or stopped being
 // current less than the pin window ago. Manifests are immutable, so any gateway can serve any
 // snapshot it can read: one it never held is read through the store (the CDN in production) and

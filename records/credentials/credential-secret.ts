@@ -1,4 +1,4 @@
-// The secret of a named admin credential (docs/design.md "Who did what"): `mqa_` (for secret
+// The secret of a named admin credential (docs/design.md "Roles"): `mqa_` (for secret
 // scanners, and so the admin port tells it from ADMIN_TOKEN without a look-up) and 32 base64url
 // characters of CSPRNG randomness (192 bits). Only its SHA-256 is stored.
 import { createHash, randomBytes } from 'node:crypto';

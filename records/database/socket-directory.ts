@@ -1,6 +1,5 @@
 // Where start's embedded database listens: a directory only its owner may enter (0700), so that
-// no other account on the machine can reach the socket inside (docs/design.md "Who can reach the
-// embedded database"). In MARQUEE_HOME when the socket's path fits a Unix socket address
+// no other account on the machine can reach the socket inside (docs/design.md "Who can reach it"). In MARQUEE_HOME when the socket's path fits a Unix socket address
 // (sun_path: 108 bytes on Linux, 104 on macOS); otherwise a new private directory under the
 // system's temporary directory.
 import { chmod, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';

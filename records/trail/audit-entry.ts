@@ -1,4 +1,4 @@
-// One entry of the audit trail (docs/design.md "Who did what"): what it records, its canonical form
+// One entry of the audit trail (docs/design.md "The audit trail"): what it records, its canonical form
 // and its hash. Pure: the relation (audit-trail.ts) stores what this computes, the checker
 // (audit-verify.ts) recomputes it. Each entry's hash covers its predecessor's, as a git commit names
 // its parent: an edit or a removal anywhere changes every hash after it.

@@ -1,4 +1,4 @@
-// The audit trail's heads kept in the snapshot store (docs/design.md "Who did what"): the newest
+// The audit trail's heads kept in the snapshot store (docs/design.md "The audit trail"): the newest
 // entry's number and hash, written by each builder at least once a minute as an object never
 // rewritten. Whoever can rewrite the database alone (its owner can drop the append-only trigger
 // and recompute every hash after an edit) cannot change what the store already holds, so `audit-log

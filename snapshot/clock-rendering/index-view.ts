@@ -283,7 +283,7 @@ export function pageKeyOf<Query extends object>(schema: { readonly properties: {
 const pageKey = pageKeyOf<EventsQuery>(QUERY_SCHEMAS.EventsQuery);
 
 /**
- * `past` lists newest first: start descending (docs/design.md "Orders"). Ties keep the index's order,
+ * `past` lists newest first: start descending (docs/design.md "Orders and ties"). Ties keep the index's order,
  * which the builder already made name then id, so a reversed index would get ties wrong.
  */
 export function pastOrder(starts: readonly number[]): number[] {

@@ -1,4 +1,4 @@
-// What two builders of a fleet log, read as an operator reads it (docs/design.md "Day two"): each
+// What two builders of a fleet log, read as an operator reads it (docs/design.md "Production shape (many machines)"): each
 // starts on a real PostgreSQL and a real Redis without a warning or a stack trace (the usage intake
 // once sent its first command before its Redis connection was up, and logged the failure with its
 // stack at every start); the second to start in a period does not run again the scheduled run the

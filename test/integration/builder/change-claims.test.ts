@@ -1,4 +1,4 @@
-// A change is built by one builder of the fleet, not by each (docs/design.md "Day two"): every
+// A change is built by one builder of the fleet, not by each (docs/design.md "A run never lies"): every
 // builder hears each notification, and the one that claims the organization in the platform
 // database after hearing it builds it (builder/runs/database-change-claims.ts). First the claims
 // themselves against the real PostgreSQL, with a short claim timeout; then two `marquee builder`

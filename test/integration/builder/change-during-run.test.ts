@@ -1,4 +1,4 @@
-// Freshness while a run is in progress (docs/design.md "Builds are started in these ways"): a
+// Freshness while a run is in progress (docs/design.md "Data flow"): a
 // `marquee builder` on PostgreSQL runs a requested build of 1,000 organizations, and changes made
 // meanwhile to organizations the run has not reached yet are published by change builds beside it,
 // not queued behind it: each while the run is still running, within about a second.

@@ -1,4 +1,4 @@
-// Runs divided among builders (docs/design.md "Builders at platform scale"): `marquee builder`
+// Runs divided among builders (docs/design.md "Runs divided among builders"): `marquee builder`
 // processes on one PostgreSQL, one Redis and one store, and a run over 200 organizations asked of
 // one of them through its admin API. Every organization is built exactly once in the run, every
 // builder takes a share, and every builder's admin API shows the same run, with who built what.

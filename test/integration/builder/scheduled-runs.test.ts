@@ -1,4 +1,4 @@
-// Scheduled runs cost what changed (docs/design.md "Builders at platform scale"), on PostgreSQL 15
+// Scheduled runs cost what changed (docs/design.md "Runs that cost what changed"), on PostgreSQL 15
 // and PGlite: a run with nothing changed reads no organization's rows (every statement counted); a
 // change nobody heard is built by the next run, alone; a new projection version rebuilds every
 // organization once; the rolling verification builds a share of the rest in full, oldest first,

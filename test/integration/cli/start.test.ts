@@ -52,7 +52,7 @@ it('starts from nothing and prints a curl line that works as printed; commands w
   try {
     const output = first.output();
     // On loopback unless GATEWAY_HOST says otherwise, and the address printed is the one bound
-    // (docs/design.md "Safe by default"): another interface of this machine is not listened on.
+    // (docs/design.md "Process model and configuration"): another interface of this machine is not listened on.
     const printed = new URL(gatewayUrl(output));
     expect(printed.hostname).toBe('127.0.0.1');
     expect(output).not.toContain('on every interface');

@@ -11,7 +11,7 @@ import { PlatformFixture } from '../../support/platform-fixture.ts';
 const schemas = new SchemaSet();
 const acme = useAcmeWorld();
 
-/** The shape every error shares (docs/design.md "caching headers", "CORS"; "Safe by default": nosniff). */
+/** The shape every error shares (docs/design.md "caching headers", "CORS"; "Gateway": nosniff). */
 function expectProblem(reply: Reply, status: number, errorCode: string, instance: string): ProblemDetails {
   expect(reply.status).toBe(status);
   expect(reply.headers['content-type']).toBe('application/problem+json; charset=utf-8');

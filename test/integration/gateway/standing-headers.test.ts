@@ -1,4 +1,4 @@
-// Every answer of the gateway is nosniff (docs/design.md "Safe by default"), besides its CORS
+// Every answer of the gateway is nosniff (docs/design.md "Gateway"), besides its CORS
 // headers: a 200 and its HEAD, a 304, a problem of the API before and after the key check, a path
 // outside the API, the health check and the docs pages (gateway/standing-headers.ts).
 import { expect, it } from 'vitest';

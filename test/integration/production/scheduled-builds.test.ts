@@ -1,6 +1,5 @@
 // Two `marquee builder` processes on one PostgreSQL and one Redis, with a schedule every 3 seconds:
-// each period's scheduled build is run by one of them, not by both (docs/design.md "Builders at
-// platform scale"). Every builder's schedule fires at every period; the one that does not run it
+// each period's scheduled build is run by one of them, not by both (docs/design.md "Runs divided among builders"). Every builder's schedule fires at every period; the one that does not run it
 // logs "another builder runs it" with the period's instant. So within the window watched, every
 // period has exactly one such line across the two builders: none would mean both ran it. And each
 // run builds what changed: nothing here but the rolling verification's share (FULL_BUILD_EVERY of

@@ -1,6 +1,6 @@
 // Roles in one place: which role may do what (records/actor.ts), and the role every admin API route
 // (admin/api-routes.ts) and console page (admin/console/) states, with the policy of
-// docs/design.md "Who did what": reading for every role, changes for operators, admin credentials
+// docs/design.md "Roles": reading for every role, changes for operators, admin credentials
 // for owners. The integration tests walk the same declarations against the real program.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
