@@ -69,6 +69,82 @@ export function scheduleGrid(sessions) {
   return { rooms: columns.map((c) => c.room), rows: times.slice(0, -1), placed };
 }
 
+/** Where an event takes place, in one line: venue, street, city, country (the parts it has). */
+export const placeLine = (event) => [event.venueName, event.address, event.city, event.country].filter(Boolean).join(', ');
+
+/**
+ * The schema.org Event a search engine reads (https://schema.org/Event): dates on the venue's clock
+ * with its offset, the venue as a Place, or a VirtualLocation at the event's page when there is
+ * none. The API serves published events only and names no cancellation, so each is EventScheduled.
+ */
+export function eventJsonLd(event, organization) {
+  const onSite = Boolean(event.venueName || event.address || event.city);
+  const address = { '@type': 'PostalAddress', streetAddress: event.address, addressLocality: event.city, addressCountry: event.country };
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'Event',
+    name: event.name,
+    ...(event.description && { description: event.description }),
+    startDate: event.start.local,
+    endDate: event.end.local,
+    eventStatus: 'https://schema.org/EventScheduled',
+    eventAttendanceMode: `https://schema.org/${onSite ? 'Offline' : 'Online'}EventAttendanceMode`,
+    location: onSite
+      ? { '@type': 'Place', name: event.venueName || event.city, address: Object.fromEntries(Object.entries(address).filter(([, v]) => v)) }
+      : { '@type': 'VirtualLocation', url: event.publicUrl },
+    ...(event.speakers?.length && { performer: event.speakers.map((s) => ({ '@type': 'Person', name: s.name })) }),
+    organizer: { '@type': 'Organization', name: organization.name, url: organization.website || organization.publicUrl },
+    url: event.publicUrl,
+  };
+}
+
+/** An instant as iCalendar's UTC DATE-TIME (RFC 5545 §3.3.5, form 2): 20270327T100000Z. */
+const icsTime = (instant) => new Date(instant).toISOString().replace(/[-:]|\.\d+/g, '');
+
+/** TEXT escaped (RFC 5545 §3.3.11): backslash, semicolon, comma, and newlines as \n. */
+const icsText = (text) => text.replace(/[\\;,]/g, '\\$&').replace(/\r?\n|\r/g, '\\n');
+
+/** A content line folded at 75 octets of UTF-8, never inside a character (RFC 5545 §3.1). */
+function fold(line) {
+  let folded = '';
+  let octets = 0;
+  for (const char of line) {
+    const code = char.codePointAt(0);
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (octets + size > 75) {
+      folded += '\r\n ';
+      octets = 1;
+    }
+    folded += char;
+    octets += size;
+  }
+  return folded;
+}
+
+/**
+ * An RFC 5545 calendar of one event, for "add to calendar": UID stable across downloads and sites
+ * (the item's id at the gateway's host), times in UTC, text escaped, lines folded and ended by CRLF.
+ */
+export function calendarFile({ id, name, description, location, start, end, url }, { host, now }) {
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Marquee//Elements//EN',
+    'BEGIN:VEVENT',
+    `UID:${id}@${host}`,
+    `DTSTAMP:${icsTime(now)}`,
+    `DTSTART:${icsTime(start.utc)}`,
+    `DTEND:${icsTime(end.utc)}`,
+    `SUMMARY:${icsText(name)}`,
+    location && `LOCATION:${icsText(location)}`,
+    description && `DESCRIPTION:${icsText(description)}`,
+    url && `URL:${url}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+  ];
+  return `${lines.filter(Boolean).map(fold).join('\r\n')}\r\n`;
+}
+
 // Everything below touches the DOM; a page (or a test in Node) without one gets the functions only.
 const Element = globalThis.HTMLElement ?? class {};
 
@@ -119,6 +195,7 @@ class MarqueeElement extends Element {
   #pin = null;
   #queued = false;
   #generation = 0;
+  #calendarUrls = [];
 
   constructor() {
     super();
@@ -154,10 +231,12 @@ class MarqueeElement extends Element {
     if (!this.shadowRoot.querySelector('style')) this.shadowRoot.append(h('style', null, STYLE));
     this.shadowRoot.querySelector('[part=root]')?.remove();
     this.shadowRoot.append(root);
+    for (const url of this.#calendarUrls.splice(0)) URL.revokeObjectURL(url);
     let content;
     try {
       content = await this.render();
     } catch (error) {
+      this.describe(null);
       content = h('p', { part: 'message', class: 'message', role: 'status', lang: 'en' }, error instanceof Refusal ? error.message : messageFor(undefined));
     }
     if (generation !== this.#generation) return;
@@ -194,6 +273,31 @@ class MarqueeElement extends Element {
       return new Promise(() => {});
     }
     throw new Refusal(problem.errorCode, response.headers.get('Retry-After'));
+  }
+
+  /** The organization's name and site, for the events' `organizer`. */
+  organization() {
+    return this.read('/organization');
+  }
+
+  /**
+   * The events' schema.org JSON-LD, in the host's light DOM: search engines read the document, not
+   * a shadow root. `<` is escaped so that the script's text cannot end it if the page is serialized.
+   */
+  describe(data) {
+    let script = [...this.children].find((c) => c.localName === 'script' && c.type === 'application/ld+json');
+    if (data === null) return script?.remove();
+    script ??= this.appendChild(h('script', { type: 'application/ld+json' }));
+    script.textContent = JSON.stringify(data).replace(/</g, '\\u003c');
+  }
+
+  /** A link that saves `item` as an .ics file, made in the browser (a Blob URL, revoked at the next render). */
+  calendarLink(item) {
+    const host = new URL(this.getAttribute('base') || location.href, location.href).host;
+    const file = calendarFile(item, { host, now: Date.now() });
+    const url = URL.createObjectURL(new Blob([file], { type: 'text/calendar' }));
+    this.#calendarUrls.push(url);
+    return h('a', { href: url, download: `${item.id}.ics`, part: 'calendar' }, 'Add to calendar');
   }
 
   eventPath() {
@@ -273,6 +377,8 @@ class MarqueeEvents extends MarqueeElement {
     const timing = this.getAttribute('timing') || 'upcoming';
     const pageSize = Math.min(100, Math.max(1, Number.parseInt(this.getAttribute('page-size'), 10) || 10));
     const list = await this.read(`/events?timing=${encodeURIComponent(timing)}&page=${this.#page}&pageSize=${pageSize}`);
+    const organization = await this.organization();
+    this.describe(list.items.map((e) => eventJsonLd(e, organization)));
     const pages = Math.max(1, Math.ceil(list.totalCount / pageSize));
     const items = list.items.map((e) =>
       h(
@@ -324,12 +430,15 @@ class MarqueeEvents extends MarqueeElement {
 class MarqueeEvent extends MarqueeElement {
   async render() {
     const e = await this.read(this.eventPath());
+    this.describe(eventJsonLd(e, await this.organization()));
+    const calendarItem = { ...e, location: placeLine(e), url: e.publicUrl };
     return h(
       'article',
       { part: 'event' },
       h('h2', { part: 'name' }, h('a', { href: e.publicUrl, part: 'link' }, e.name)),
       h('p', { class: 'meta', part: 'time' }, this.span(e.start, e.end)),
-      (e.venueName || e.address || e.city) && h('p', { class: 'meta', part: 'venue' }, [e.venueName, e.address, e.city, e.country].filter(Boolean).join(', ')),
+      placeLine(e) && h('p', { class: 'meta', part: 'venue' }, placeLine(e)),
+      h('p', null, this.calendarLink(calendarItem)),
       e.description && h('p', { part: 'description' }, e.description),
       e.sessions.length > 0 && [
         h('h3', { part: 'heading' }, 'Programme'),
@@ -359,7 +468,10 @@ class MarqueeEvent extends MarqueeElement {
 /** `<marquee-schedule event="slug">`: the programme as a grid of rooms by time, per day; a list on narrow screens. */
 class MarqueeSchedule extends MarqueeElement {
   async render() {
-    const sessions = await this.read(`${this.eventPath()}/sessions`);
+    // The event's detail holds its sessions: one read gives the grid and the event's JSON-LD.
+    const event = await this.read(this.eventPath());
+    this.describe(eventJsonLd(event, await this.organization()));
+    const sessions = event.sessions;
     if (sessions.length === 0) return h('p', { part: 'empty' }, 'No programme yet.');
     return byDay(sessions).map(({ day, sessions: daySessions }) => {
       const grid = scheduleGrid(daySessions);

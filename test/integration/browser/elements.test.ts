@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ICAL from 'ical.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOrganizations } from '../../../builder/build.ts';
@@ -174,6 +176,99 @@ describe('each element, from a real gateway', () => {
       expect((await page.locator('marquee-speakers li[part~=speaker] h2').allInnerTexts()).length).toBeGreaterThan(2);
       expect(await page.locator('marquee-sponsors h2[part=tier]').allInnerTexts()).toEqual(['Coffee & Wi-Fi']);
       expect(await page.locator('marquee-sponsors li[part~=sponsor]').count()).toBe(2);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+/**
+ * schema.org's Event as this test reads it, written from the definitions at https://schema.org/Event,
+ * https://schema.org/Place, https://schema.org/PostalAddress, https://schema.org/VirtualLocation,
+ * https://schema.org/Person, https://schema.org/Organization, https://schema.org/EventStatusType and
+ * https://schema.org/EventAttendanceModeEnumeration: each property one of Event's, each value of the
+ * type schema.org expects there, dates in ISO 8601 with their offset (https://schema.org/DateTime).
+ */
+const thing = (type: string, properties: Record<string, object>, required: string[] = ['name']) => ({
+  type: 'object',
+  properties: { '@type': { const: type }, ...properties },
+  required: ['@type', ...required],
+  additionalProperties: false,
+});
+const url = { type: 'string', format: 'uri', pattern: '^https?://' };
+const text = { type: 'string', minLength: 1 };
+const dateTime = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' };
+const SCHEMA_ORG_EVENT = {
+  ...thing(
+    'Event',
+    {
+      '@context': { const: 'https://schema.org' },
+      name: text,
+      description: text,
+      startDate: dateTime,
+      endDate: dateTime,
+      url,
+      eventStatus: { enum: ['EventScheduled', 'EventCancelled', 'EventMovedOnline', 'EventPostponed', 'EventRescheduled'].map((s) => `https://schema.org/${s}`) },
+      eventAttendanceMode: { enum: ['Offline', 'Online', 'Mixed'].map((s) => `https://schema.org/${s}EventAttendanceMode`) },
+      location: {
+        oneOf: [
+          thing('Place', {
+            name: text,
+            address: thing('PostalAddress', { streetAddress: text, addressLocality: text, addressRegion: text, postalCode: text, addressCountry: text }, []),
+          }),
+          thing('VirtualLocation', { name: text, url }, ['url']),
+        ],
+      },
+      performer: { type: 'array', items: thing('Person', { name: text }) },
+      organizer: thing('Organization', { name: text, url }),
+    },
+    ['@context', 'name', 'startDate', 'location'],
+  ),
+};
+const validEvent = new Ajv2020({ allErrors: true, validateFormats: false }).compile(SCHEMA_ORG_EVENT);
+
+describe('for search engines and calendars', () => {
+  it('each element showing events puts schema.org Event JSON-LD in the light DOM, valid against schema.org types', async () => {
+    const page = await open(
+      allowedSite,
+      sitePage(
+        [
+          `<marquee-events ${attributes()} timing="all" page-size="2"></marquee-events>`,
+          `<marquee-event ${attributes()} event="night-hackathon"></marquee-event>`,
+          `<marquee-schedule ${attributes()} event="summit-2027"></marquee-schedule>`,
+        ].join(''),
+      ),
+    );
+    try {
+      // The document's own scripts, as a crawler reads them: each a child of its element, none in a shadow root.
+      const described = await page.evaluate(() =>
+        [...document.querySelectorAll('script[type="application/ld+json"]')].map((s) => ({ host: s.parentElement?.localName, data: JSON.parse(s.textContent ?? '') })),
+      );
+      expect(described.map((d) => d.host)).toEqual(['marquee-events', 'marquee-event', 'marquee-schedule']);
+      const events = described.flatMap((d) => d.data);
+      expect(events).toHaveLength(4);
+      for (const event of events) expect(validEvent(event) ? [] : validEvent.errors).toEqual([]);
+      const hackathon = described[1]!.data;
+      expect(hackathon).toMatchObject({ name: 'Berlin Night Hackathon', startDate: '2027-03-27T10:00:00+01:00', organizer: { '@type': 'Organization' } });
+      expect(hackathon.endDate).toMatch(/\+02:00$/);
+      expect(described[2]!.data.performer.length).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('<marquee-event>: "Add to calendar" downloads an .ics file a calendar reads', async () => {
+    const page = await open(allowedSite, sitePage(`<marquee-event ${attributes()} event="night-hackathon"></marquee-event>`));
+    try {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('marquee-event a[part=calendar]').click()]);
+      expect(download.suggestedFilename()).toMatch(/\.ics$/);
+      const file = readFileSync(await download.path(), 'utf8');
+      expect(file).toMatch(/^BEGIN:VCALENDAR\r\n/);
+      const event = new ICAL.Event(new ICAL.Component(ICAL.parse(file)).getFirstSubcomponent('vevent')!);
+      expect(event.summary).toBe('Berlin Night Hackathon');
+      expect(event.uid).toMatch(new RegExp(`@127\\.0\\.0\\.1:${portOf(gatewayServer)}$`));
+      expect(event.startDate.toJSDate().toISOString()).toBe('2027-03-27T09:00:00.000Z');
+      expect(event.component.getFirstPropertyValue('url')).toMatch(/night-hackathon/);
     } finally {
       await page.close();
     }
