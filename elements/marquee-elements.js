@@ -472,6 +472,7 @@ class MarqueeSchedule extends MarqueeElement {
     const event = await this.read(this.eventPath());
     this.describe(eventJsonLd(event, await this.organization()));
     const sessions = event.sessions;
+    const addToCalendar = (s) => this.calendarLink({ ...s, location: [s.room, placeLine(event)].filter(Boolean).join(', '), url: event.publicUrl });
     if (sessions.length === 0) return h('p', { part: 'empty' }, 'No programme yet.');
     return byDay(sessions).map(({ day, sessions: daySessions }) => {
       const grid = scheduleGrid(daySessions);
@@ -485,6 +486,7 @@ class MarqueeSchedule extends MarqueeElement {
           h('strong', null, p.session.name),
           this.sessionTimes(p.session),
           p.session.speakerNames && h('p', { class: 'meta' }, p.session.speakerNames),
+          addToCalendar(p.session),
         );
       const table = h(
         'table',
@@ -527,6 +529,7 @@ class MarqueeSchedule extends MarqueeElement {
               this.sessionTimes(s),
               h('strong', null, s.name),
               h('p', { class: 'meta' }, [s.room, s.speakerNames].filter(Boolean).join(' · ')),
+              addToCalendar(s),
             ),
           ),
         ),

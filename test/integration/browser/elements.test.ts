@@ -257,6 +257,23 @@ describe('for search engines and calendars', () => {
     }
   });
 
+  it('<marquee-schedule>: each session has its own "Add to calendar", in the room at the venue', async () => {
+    const page = await open(allowedSite, sitePage(`<marquee-schedule ${attributes()} event="night-hackathon"></marquee-schedule>`));
+    try {
+      const links = page.locator('marquee-schedule table a[part=calendar]');
+      expect(await links.count()).toBe(3);
+      const [download] = await Promise.all([page.waitForEvent('download'), links.nth(1).click()]);
+      const event = new ICAL.Event(new ICAL.Component(ICAL.parse(readFileSync(await download.path(), 'utf8'))).getFirstSubcomponent('vevent')!);
+      // 23:00 CET to 06:00 CEST: the night across the clock change, in UTC.
+      expect(event.startDate.toJSDate().toISOString()).toBe('2027-03-27T22:00:00.000Z');
+      expect(event.endDate.toJSDate().toISOString()).toBe('2027-03-28T04:00:00.000Z');
+      const room = await page.locator('marquee-schedule table').first().locator('thead th').nth(1).innerText();
+      expect(event.location).toBe(`${room}, Kulturbrauerei, Schönhauser Allee 36, Berlin, Germany`);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('<marquee-event>: "Add to calendar" downloads an .ics file a calendar reads', async () => {
     const page = await open(allowedSite, sitePage(`<marquee-event ${attributes()} event="night-hackathon"></marquee-event>`));
     try {
