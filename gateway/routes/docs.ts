@@ -2,20 +2,13 @@
 // (schemas/openapi.json as committed) and GET /docs, a reference page rendered in the browser by
 // swagger-ui-dist from the gateway's own copy of its files — nothing is fetched from elsewhere.
 // Both live outside the API base, so "every path below /api/integration/v1 needs a key" holds.
-// Every file is read once, when the middleware is made; each is tagged with the SHA-256 of its
-// bytes, so a client revalidates with If-None-Match and gets a 304 while nothing changed, and is
-// sent in the coding Accept-Encoding prefers, as the API's answers are.
-import { createHash } from 'node:crypto';
+// Every file is read once, when the middleware is made, and revalidated (static-files.ts).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestHandler } from 'express';
 import { packagePath } from '../../runtime/package-root.ts';
-import { ifNoneMatchMatches } from './conditional.ts';
-import { acceptedCodings } from './accept-encoding.ts';
-import { bodyFor } from './respond.ts';
-import { compress } from '../../snapshot/codings.ts';
-import { Representation } from '../../snapshot/representation.ts';
+import { type StaticFile, serveStaticFiles, staticFile } from './static-files.ts';
 
 const OPENAPI_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
@@ -84,49 +77,22 @@ export interface DocsOptions {
 
 export function docs({ openApiFile = OPENAPI_FILE, swaggerUiDir = SWAGGER_UI_DIR }: DocsOptions = {}): RequestHandler {
   const fromSwaggerUi = (name: string) => readFileSync(join(swaggerUiDir, name));
-  const files = new Map<string, Representation>([
-    [OPENAPI_PATH, staticFile(readFileSync(openApiFile), 'application/json; charset=utf-8')],
-    [DOCS_PATH, staticFile(Buffer.from(INDEX_HTML), 'text/html; charset=utf-8', ['Content-Security-Policy', CONTENT_SECURITY_POLICY])],
-    [`${DOCS_PATH}/initializer.js`, staticFile(Buffer.from(INITIALIZER_JS), 'text/javascript; charset=utf-8')],
-    [`${DOCS_PATH}/swagger-ui-bundle.js`, staticFile(fromSwaggerUi('swagger-ui-bundle.js'), 'text/javascript; charset=utf-8')],
-    [`${DOCS_PATH}/swagger-ui.css`, staticFile(fromSwaggerUi('swagger-ui.css'), 'text/css; charset=utf-8')],
-    [`${DOCS_PATH}/index.css`, staticFile(fromSwaggerUi('index.css'), 'text/css; charset=utf-8')],
-    [`${DOCS_PATH}/favicon-32x32.png`, staticFile(fromSwaggerUi('favicon-32x32.png'), 'image/png')],
-    [`${DOCS_PATH}/favicon-16x16.png`, staticFile(fromSwaggerUi('favicon-16x16.png'), 'image/png')],
+  const files = new Map<string, StaticFile>([
+    [OPENAPI_PATH, docsFile(readFileSync(openApiFile), 'application/json; charset=utf-8')],
+    [DOCS_PATH, docsFile(Buffer.from(INDEX_HTML), 'text/html; charset=utf-8', ['Content-Security-Policy', CONTENT_SECURITY_POLICY])],
+    [`${DOCS_PATH}/initializer.js`, docsFile(Buffer.from(INITIALIZER_JS), 'text/javascript; charset=utf-8')],
+    [`${DOCS_PATH}/swagger-ui-bundle.js`, docsFile(fromSwaggerUi('swagger-ui-bundle.js'), 'text/javascript; charset=utf-8')],
+    [`${DOCS_PATH}/swagger-ui.css`, docsFile(fromSwaggerUi('swagger-ui.css'), 'text/css; charset=utf-8')],
+    [`${DOCS_PATH}/index.css`, docsFile(fromSwaggerUi('index.css'), 'text/css; charset=utf-8')],
+    [`${DOCS_PATH}/favicon-32x32.png`, docsFile(fromSwaggerUi('favicon-32x32.png'), 'image/png')],
+    [`${DOCS_PATH}/favicon-16x16.png`, docsFile(fromSwaggerUi('favicon-16x16.png'), 'image/png')],
   ]);
   files.set(`${DOCS_PATH}/`, files.get(DOCS_PATH)!);
 
-  return function serveDocs(req, res, next) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const file = files.get(req.path);
-    if (file === undefined) return next();
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, file.etag)) {
-      res.writeHead(304, ['ETag', file.quotedEtag, 'Cache-Control', CACHE_CONTROL]);
-      res.end();
-      return;
-    }
-    const send = (body: Pick<Representation, 'bytes' | 'headers'>) => {
-      res.writeHead(200, body.headers as string[]);
-      if (req.method === 'HEAD') res.end();
-      else res.end(body.bytes);
-    };
-    let body: ReturnType<typeof bodyFor>;
-    try {
-      body = bodyFor(file, acceptedCodings(req.headers['accept-encoding']));
-    } catch (error) {
-      return next(error);
-    }
-    if (body instanceof Promise) body.then(send, next);
-    else send(body);
-  };
+  return serveStaticFiles(files);
 }
 
-/**
- * A file served as it is, or compressed once, at the first request accepting a coding, and kept
- * (swagger-ui's bundle is 1.4 MB, 0.4 MB in brotli): the gateway's answers' rules, its negotiation.
- */
-function staticFile(bytes: Buffer, contentType: string, extraHeaders: readonly string[] = []): Representation {
-  const etag = createHash('sha256').update(bytes).digest('hex');
-  return new Representation(bytes, etag, (coding) => compress(coding, bytes), undefined, ['Cache-Control', CACHE_CONTROL, 'Content-Type', contentType, ...extraHeaders]);
+/** A file of the docs: every one is revalidated. */
+function docsFile(bytes: Buffer, contentType: string, extraHeaders: readonly string[] = []): StaticFile {
+  return staticFile(bytes, CACHE_CONTROL, contentType, extraHeaders);
 }

@@ -10,11 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
 import { packagePath } from '../../runtime/package-root.ts';
-import { compress } from '../../snapshot/codings.ts';
-import { Representation } from '../../snapshot/representation.ts';
-import { acceptedCodings } from './accept-encoding.ts';
-import { ifNoneMatchMatches } from './conditional.ts';
-import { bodyFor } from './respond.ts';
+import { serveStaticFiles, staticFile } from './static-files.ts';
 
 const FILE_NAME = 'marquee-elements.js';
 const PACKAGE_VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
@@ -38,44 +34,11 @@ export interface ElementsOptions {
 
 export function elements({ file = packagePath('elements', FILE_NAME), version = PACKAGE_VERSION }: ElementsOptions = {}): RequestHandler {
   const bytes = readFileSync(file);
-  const etag = createHash('sha256').update(bytes).digest('hex');
-  const served = (cacheControl: string) =>
-    new Representation(bytes, etag, (coding) => compress(coding, bytes), undefined, [
-      'Cache-Control',
-      cacheControl,
-      'Content-Type',
-      'text/javascript; charset=utf-8',
-      'Cross-Origin-Resource-Policy',
-      'cross-origin',
-    ]);
-  const files = new Map([
-    [elementsPath(version), { representation: served(IMMUTABLE), cacheControl: IMMUTABLE }],
-    [ALIAS_PATH, { representation: served(REVALIDATED), cacheControl: REVALIDATED }],
-  ]);
-
-  return function serveElements(req, res, next) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    const found = files.get(req.path);
-    if (found === undefined) return next();
-    const { representation, cacheControl } = found;
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, representation.etag)) {
-      res.writeHead(304, ['ETag', representation.quotedEtag, 'Cache-Control', cacheControl]);
-      res.end();
-      return;
-    }
-    const send = (body: Pick<Representation, 'bytes' | 'headers'>) => {
-      res.writeHead(200, body.headers as string[]);
-      if (req.method === 'HEAD') res.end();
-      else res.end(body.bytes);
-    };
-    let body: ReturnType<typeof bodyFor>;
-    try {
-      body = bodyFor(representation, acceptedCodings(req.headers['accept-encoding']));
-    } catch (error) {
-      return next(error);
-    }
-    if (body instanceof Promise) body.then(send, next);
-    else send(body);
-  };
+  const served = (cacheControl: string) => staticFile(bytes, cacheControl, 'text/javascript; charset=utf-8', ['Cross-Origin-Resource-Policy', 'cross-origin']);
+  return serveStaticFiles(
+    new Map([
+      [elementsPath(version), served(IMMUTABLE)],
+      [ALIAS_PATH, served(REVALIDATED)],
+    ]),
+  );
 }
