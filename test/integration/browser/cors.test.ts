@@ -2,8 +2,8 @@
 // different ports) fetch the gateway with X-Api-Key, which makes Chromium send a real preflight.
 // The allowed page reads the JSON body and the exposed headers; the other page gets 403 and can
 // still read errorCode, because CORS is open on errors too.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { closeServers, listen, portOf } from '../../support/loopback-http.ts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryRateLimiter } from '../../../gateway/access/in-memory-rate-limiter.ts';
@@ -62,10 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  for (const server of [gatewayServer, allowedSite?.server, otherSite?.server]) {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-  }
+  await closeServers([gatewayServer, allowedSite?.server, otherSite?.server]);
   await gateway?.close();
 });
 
@@ -143,13 +140,4 @@ async function site(): Promise<{ server: Server; origin: string }> {
     res.end('<!doctype html><title>organization site</title>');
   });
   return { server, origin: `http://127.0.0.1:${portOf(server)}` };
-}
-
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
-  const server = createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-function portOf(server: Server): number {
-  return (server.address() as AddressInfo).port;
 }

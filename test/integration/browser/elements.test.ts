@@ -5,8 +5,8 @@
 // list is operated by keyboard, every read of an element names the snapshot of its first answer,
 // and a site whose origin the key refuses shows a readable line instead of a blank box.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { closeServers, listen, portOf } from '../../support/loopback-http.ts';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ICAL from 'ical.js';
@@ -83,10 +83,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  for (const server of [gatewayServer, allowedSite?.server, otherSite?.server]) {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-  }
+  await closeServers([gatewayServer, allowedSite?.server, otherSite?.server]);
   await gateway?.close();
 });
 
@@ -425,11 +422,3 @@ function site(): Promise<Site> {
     res.end(html ?? '');
   }).then((server) => ({ server, origin: `http://127.0.0.1:${portOf(server)}` }));
 }
-
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
-  return new Promise((resolve) => {
-    const server = createServer(handler).listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const portOf = (server: Server) => (server.address() as AddressInfo).port;
